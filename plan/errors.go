@@ -1,0 +1,95 @@
+package plan
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Code is a stable error code. Codes are part of plangit's interface: scripts
+// and agents branch on them, so they never change meaning.
+type Code string
+
+// The error codes plangit reports.
+const (
+	CodePlanNotFound        Code = "PLAN_NOT_FOUND"
+	CodeSessionNotFound     Code = "SESSION_NOT_FOUND"
+	CodeInvalidSessionID    Code = "INVALID_SESSION_ID"
+	CodeStepNotFound        Code = "STEP_NOT_FOUND"
+	CodePhaseNotFound       Code = "PHASE_NOT_FOUND"
+	CodeStepNotEditable     Code = "STEP_NOT_EDITABLE"
+	CodeInvalidStatus       Code = "INVALID_STATUS"
+	CodeInvalidDependency   Code = "INVALID_DEPENDENCY"
+	CodeCircularDependency  Code = "CIRCULAR_DEPENDENCY"
+	CodePlanNotActive       Code = "PLAN_NOT_ACTIVE"
+	CodePlanParseError      Code = "PLAN_PARSE_ERROR"
+	CodeRevisionNotFound    Code = "REVISION_NOT_FOUND"
+	CodeConflict            Code = "CONFLICT"
+	CodeLockTimeout         Code = "LOCK_TIMEOUT"
+	CodeInvalidArgument     Code = "INVALID_ARGUMENT"
+	CodeIOError             Code = "IO_ERROR"
+	CodeInternal            Code = "INTERNAL_ERROR"
+)
+
+// Error is a domain error carrying a stable Code. Messages are lowercase, say
+// what is wrong and, where there is one, what to do about it.
+type Error struct {
+	Code    Code
+	Message string
+	Details map[string]any
+	Err     error
+}
+
+// Errorf returns an *Error with the given code and a formatted message.
+func Errorf(code Code, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// WrapError returns an *Error with the given code that wraps err.
+func WrapError(code Code, err error, format string, args ...any) *Error {
+	msg := fmt.Sprintf(format, args...)
+	if err != nil {
+		msg += ": " + err.Error()
+	}
+	return &Error{Code: code, Message: msg, Err: err}
+}
+
+func (e *Error) Error() string { return e.Message }
+
+// Unwrap returns the underlying cause, if any.
+func (e *Error) Unwrap() error { return e.Err }
+
+// With records a detail for machine readers (the JSON envelope's details) and
+// returns e.
+func (e *Error) With(key string, value any) *Error {
+	if e.Details == nil {
+		e.Details = make(map[string]any, 2)
+	}
+	e.Details[key] = value
+	return e
+}
+
+// CodeOf returns the code of the first *Error in err's chain, or
+// CodeInternal when there is none.
+func CodeOf(err error) Code {
+	var e *Error
+	if errors.As(err, &e) && e.Code != "" {
+		return e.Code
+	}
+	return CodeInternal
+}
+
+// HasCode reports whether err carries the given code.
+func HasCode(err error, code Code) bool {
+	var e *Error
+	return errors.As(err, &e) && e.Code == code
+}
+
+// clip shortens s for quoting in an error message.
+func clip(s string) string {
+	const max = 80
+	r := []rune(s)
+	if len(r) <= max {
+		return s
+	}
+	return string(r[:max]) + "…"
+}

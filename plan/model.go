@@ -1,0 +1,327 @@
+// Package plan is plangit's model: plans, phases, steps, findings and error
+// records, every rule about statuses, transitions, ids and dependencies, and
+// the markdown files that hold them (task_plan.md, findings.md, errors.md).
+//
+// The package knows nothing of files or git: it parses and writes bytes.
+package plan
+
+import (
+	"encoding/json"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// PlanStatus is the status of a whole plan.
+type PlanStatus string
+
+// Plan statuses.
+const (
+	PlanPending   PlanStatus = "pending" // awaiting approval
+	PlanRunning   PlanStatus = "running"
+	PlanPaused    PlanStatus = "paused"
+	PlanCompleted PlanStatus = "completed"
+	PlanFailed    PlanStatus = "failed" // aborted
+)
+
+var planStatuses = []PlanStatus{PlanPending, PlanRunning, PlanPaused, PlanCompleted, PlanFailed}
+
+// Unfinished reports whether a plan in this status still has work ahead.
+func (s PlanStatus) Unfinished() bool {
+	return s == PlanPending || s == PlanRunning || s == PlanPaused
+}
+
+// StepStatus is the status of one step.
+type StepStatus string
+
+// Step statuses.
+const (
+	StepPending    StepStatus = "pending"
+	StepInProgress StepStatus = "in_progress"
+	StepCompleted  StepStatus = "completed"
+	StepFailed     StepStatus = "failed"
+	StepSkipped    StepStatus = "skipped"
+	StepBlocked    StepStatus = "blocked"
+)
+
+var stepStatuses = []StepStatus{StepPending, StepInProgress, StepCompleted, StepFailed, StepSkipped, StepBlocked}
+
+// Resolved reports whether a step in this status satisfies the steps that
+// need it: completed or skipped.
+func (s StepStatus) Resolved() bool { return s == StepCompleted || s == StepSkipped }
+
+// Icon is the status icon used in task_plan.md and terminal views.
+func (s StepStatus) Icon() string {
+	switch s {
+	case StepInProgress:
+		return "◐"
+	case StepCompleted:
+		return "●"
+	case StepFailed, StepBlocked:
+		return "✖"
+	case StepSkipped:
+		return "⊘"
+	default:
+		return "○"
+	}
+}
+
+// Progress is a step's sub-progress, current out of total. The zero value
+// means no progress is recorded.
+type Progress struct {
+	Current int `json:"current"`
+	Total   int `json:"total"`
+}
+
+func (p Progress) String() string {
+	return strconv.Itoa(p.Current) + "/" + strconv.Itoa(p.Total)
+}
+
+// Plan is one session's plan.
+type Plan struct {
+	ID         string     `json:"id"`
+	Title      string     `json:"title"`
+	Goal       string     `json:"goal"`
+	Status     PlanStatus `json:"status"`
+	Created    time.Time  `json:"created"`
+	Updated    time.Time  `json:"updated"`
+	Iterations int        `json:"iterations"`
+	Result     string     `json:"result,omitempty"` // final result, set by finish
+	Reason     string     `json:"reason,omitempty"` // why the plan was aborted or paused
+	Phases     []*Phase   `json:"phases"`
+
+	// NextStep and NextPhase are the ids the next added step and phase get.
+	// They only grow, so an id is never reused inside a plan.
+	NextStep  int `json:"-"`
+	NextPhase int `json:"-"`
+}
+
+// Phase groups steps. Its status is derived from its steps.
+type Phase struct {
+	ID    string  `json:"id"`
+	Title string  `json:"title"`
+	Notes string  `json:"notes,omitempty"`
+	Steps []*Step `json:"steps"`
+}
+
+// Step is one unit of work.
+type Step struct {
+	ID        string     `json:"id"`
+	Text      string     `json:"text"`
+	Status    StepStatus `json:"status"`
+	Active    string     `json:"active_form,omitempty"` // present-continuous text, as TodoWrite's activeForm
+	Needs     []string   `json:"needs,omitempty"`
+	Why       string     `json:"why,omitempty"`    // reasoning
+	Result    string     `json:"result,omitempty"` // what completing it produced
+	Reason    string     `json:"reason,omitempty"` // why it failed, was blocked or skipped
+	Progress  Progress   `json:"progress,omitzero"`
+	Started   time.Time  `json:"started,omitzero"`
+	Completed time.Time  `json:"completed,omitzero"`
+	Retries   int        `json:"retries,omitempty"`
+}
+
+// PhaseStatus is a phase's derived status.
+type PhaseStatus string
+
+// Phase statuses.
+const (
+	PhasePending    PhaseStatus = "pending"
+	PhaseInProgress PhaseStatus = "in_progress"
+	PhaseCompleted  PhaseStatus = "completed"
+	PhaseBlocked    PhaseStatus = "blocked"
+)
+
+// Status derives the phase's status from its steps: all resolved →
+// completed; any in progress → in progress; otherwise failed or blocked steps
+// make it blocked; some resolved → in progress; else pending.
+func (ph *Phase) Status() PhaseStatus {
+	if len(ph.Steps) == 0 {
+		return PhasePending
+	}
+	resolved, active, stuck := 0, false, false
+	for _, s := range ph.Steps {
+		switch {
+		case s.Status.Resolved():
+			resolved++
+		case s.Status == StepInProgress:
+			active = true
+		case s.Status == StepFailed || s.Status == StepBlocked:
+			stuck = true
+		}
+	}
+	switch {
+	case resolved == len(ph.Steps):
+		return PhaseCompleted
+	case active:
+		return PhaseInProgress
+	case stuck:
+		return PhaseBlocked
+	case resolved > 0:
+		return PhaseInProgress
+	}
+	return PhasePending
+}
+
+// Icon is the phase status icon.
+func (s PhaseStatus) Icon() string {
+	switch s {
+	case PhaseInProgress:
+		return "◐"
+	case PhaseCompleted:
+		return "●"
+	case PhaseBlocked:
+		return "✖"
+	}
+	return "○"
+}
+
+// MarshalJSON adds the derived status.
+func (ph *Phase) MarshalJSON() ([]byte, error) {
+	type phase Phase
+	return json.Marshal(struct {
+		*phase
+		Status PhaseStatus `json:"status"`
+	}{(*phase)(ph), ph.Status()})
+}
+
+// Steps returns every step in plan order.
+func (p *Plan) Steps() []*Step {
+	var out []*Step
+	for _, ph := range p.Phases {
+		out = append(out, ph.Steps...)
+	}
+	return out
+}
+
+// Counts is how many steps a plan has, by status.
+type Counts struct {
+	Total      int `json:"total"`
+	Done       int `json:"done"` // completed or skipped
+	Completed  int `json:"completed"`
+	Skipped    int `json:"skipped"`
+	InProgress int `json:"in_progress"`
+	Pending    int `json:"pending"`
+	Failed     int `json:"failed"`
+	Blocked    int `json:"blocked"`
+}
+
+// Counts counts the plan's steps by status.
+func (p *Plan) Counts() Counts {
+	var c Counts
+	for _, ph := range p.Phases {
+		for _, s := range ph.Steps {
+			c.Total++
+			switch s.Status {
+			case StepCompleted:
+				c.Completed++
+			case StepSkipped:
+				c.Skipped++
+			case StepInProgress:
+				c.InProgress++
+			case StepPending:
+				c.Pending++
+			case StepFailed:
+				c.Failed++
+			case StepBlocked:
+				c.Blocked++
+			}
+		}
+	}
+	c.Done = c.Completed + c.Skipped
+	return c
+}
+
+// Step finds a step by id. Agents may type "3" or "#3".
+func (p *Plan) Step(id string) (*Step, *Phase, error) {
+	id = normalizeID(id)
+	for _, ph := range p.Phases {
+		for _, s := range ph.Steps {
+			if s.ID == id {
+				return s, ph, nil
+			}
+		}
+	}
+	return nil, nil, Errorf(CodeStepNotFound, "no step %q in this plan; plangit show --all lists every step", clip(id)).With("step", id)
+}
+
+// Phase finds a phase by id, or by title when no id matches.
+func (p *Plan) Phase(ref string) (*Phase, error) {
+	id := normalizeID(ref)
+	for _, ph := range p.Phases {
+		if ph.ID == id {
+			return ph, nil
+		}
+	}
+	for _, ph := range p.Phases {
+		if strings.EqualFold(ph.Title, ref) {
+			return ph, nil
+		}
+	}
+	return nil, Errorf(CodePhaseNotFound, "no phase %q in this plan; plangit show lists the phases", clip(ref)).With("phase", ref)
+}
+
+// Current returns the first step in progress, or nil.
+func (p *Plan) Current() *Step {
+	for _, ph := range p.Phases {
+		for _, s := range ph.Steps {
+			if s.Status == StepInProgress {
+				return s
+			}
+		}
+	}
+	return nil
+}
+
+// Ready returns the pending steps whose needs are all completed or skipped,
+// in plan order.
+func (p *Plan) Ready() []*Step {
+	byID := p.index()
+	var out []*Step
+	for _, ph := range p.Phases {
+		for _, s := range ph.Steps {
+			if s.Status == StepPending && needsMet(s, byID) {
+				out = append(out, s)
+			}
+		}
+	}
+	return out
+}
+
+func needsMet(s *Step, byID map[string]*Step) bool {
+	for _, n := range s.Needs {
+		if d, ok := byID[n]; !ok || !d.Status.Resolved() {
+			return false
+		}
+	}
+	return true
+}
+
+func (p *Plan) index() map[string]*Step {
+	m := make(map[string]*Step)
+	for _, ph := range p.Phases {
+		for _, s := range ph.Steps {
+			m[s.ID] = s
+		}
+	}
+	return m
+}
+
+// Unfinished returns the steps that are neither completed nor skipped.
+func (p *Plan) Unfinished() []*Step {
+	var out []*Step
+	for _, s := range p.Steps() {
+		if !s.Status.Resolved() {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// normalizeID accepts the forms agents type for an id: "3", "#3", " 3 ".
+func normalizeID(id string) string {
+	id = strings.TrimSpace(id)
+	if len(id) > 1 && id[0] == '#' {
+		return strings.TrimSpace(id[1:])
+	}
+	return id
+}

@@ -1,0 +1,462 @@
+package plan
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Change describes one change to a plan: the operation, the step it concerns
+// and a one-line summary a person reads in `git log --oneline`.
+type Change struct {
+	Op      string `json:"op"`
+	Step    string `json:"step,omitempty"`
+	Summary string `json:"summary"`
+}
+
+// Stamp is the form every stored time takes: UTC, whole seconds.
+func Stamp(t time.Time) time.Time { return t.UTC().Truncate(time.Second) }
+
+// New creates a plan. With approval required it starts pending (awaiting
+// `approve`), otherwise running.
+func New(id, title, goal string, phases []string, now time.Time, needApproval bool) (*Plan, error) {
+	title, err := CleanLine("title", title)
+	if err != nil {
+		return nil, err
+	}
+	if title == "" {
+		return nil, Errorf(CodeInvalidArgument, "a plan needs a title: plangit init \"Title\" --goal \"...\"")
+	}
+	goal, err = CleanText("goal", goal)
+	if err != nil {
+		return nil, err
+	}
+	now = Stamp(now)
+	p := &Plan{ID: id, Title: title, Goal: goal, Status: PlanRunning, Created: now, Updated: now, NextStep: 1, NextPhase: 1}
+	if needApproval {
+		p.Status = PlanPending
+	}
+	for _, name := range phases {
+		if _, err := p.AddPhase(name, "", now); err != nil {
+			return nil, err
+		}
+	}
+	return p, nil
+}
+
+func (p *Plan) touch(now time.Time) { p.Updated = Stamp(now) }
+
+// requireRunning refuses status changes unless the plan is running.
+func (p *Plan) requireRunning() error {
+	switch p.Status {
+	case PlanRunning:
+		return nil
+	case PlanPaused:
+		return Errorf(CodePlanNotActive, "the plan is paused; resume it first: plangit resume").With("status", string(p.Status))
+	case PlanPending:
+		return Errorf(CodePlanNotActive, "the plan awaits approval; approve it first: plangit approve").With("status", string(p.Status))
+	}
+	return Errorf(CodePlanNotActive, "the plan is %s; plangit reset starts it over", p.Status).With("status", string(p.Status))
+}
+
+// requireEditable refuses structural edits to a finished plan.
+func (p *Plan) requireEditable() error {
+	if p.Status.Unfinished() {
+		return nil
+	}
+	return Errorf(CodePlanNotActive, "the plan is %s; plangit reset starts it over", p.Status).With("status", string(p.Status))
+}
+
+// AddPhase appends a phase.
+func (p *Plan) AddPhase(title, notes string, now time.Time) (*Phase, error) {
+	if err := p.requireEditable(); err != nil {
+		return nil, err
+	}
+	title, err := CleanLine("phase title", title)
+	if err != nil {
+		return nil, err
+	}
+	if title == "" {
+		return nil, Errorf(CodeInvalidArgument, "a phase needs a title")
+	}
+	if notes, err = CleanBlock("phase notes", notes); err != nil {
+		return nil, err
+	}
+	ph := &Phase{ID: strconv.Itoa(p.NextPhase), Title: title, Notes: notes}
+	p.NextPhase++
+	p.Phases = append(p.Phases, ph)
+	p.touch(now)
+	return ph, nil
+}
+
+// StepSpec describes a step to add.
+type StepSpec struct {
+	Text   string
+	Phase  string   // phase id or title; default: after After, else the last phase
+	After  string   // step id to insert after
+	Needs  []string // step ids
+	Why    string
+	Active string
+}
+
+// DefaultPhaseTitle names the phase plangit creates for a step added to a
+// plan that has no phase yet.
+const DefaultPhaseTitle = "Tasks"
+
+// AddStep adds a step and returns it.
+func (p *Plan) AddStep(spec StepSpec, now time.Time) (*Step, error) {
+	if err := p.requireEditable(); err != nil {
+		return nil, err
+	}
+	text, err := CleanLine("step text", spec.Text)
+	if err != nil {
+		return nil, err
+	}
+	if text == "" {
+		return nil, Errorf(CodeInvalidArgument, "a step needs text: plangit step add \"what to do\"")
+	}
+	why, err := CleanText("why", spec.Why)
+	if err != nil {
+		return nil, err
+	}
+	active, err := CleanLine("active form", spec.Active)
+	if err != nil {
+		return nil, err
+	}
+	s := &Step{ID: strconv.Itoa(p.NextStep), Text: text, Status: StepPending, Why: why, Active: active, Needs: dedupe(spec.Needs)}
+
+	var ph *Phase
+	at := -1
+	switch {
+	case spec.After != "":
+		prev, prevPhase, err := p.Step(spec.After)
+		if err != nil {
+			return nil, err
+		}
+		if spec.Phase != "" {
+			if want, err := p.Phase(spec.Phase); err != nil {
+				return nil, err
+			} else if want != prevPhase {
+				return nil, Errorf(CodeInvalidArgument, "step %s is in phase %s, not %s; give --after or --phase, not both", prev.ID, prevPhase.ID, want.ID)
+			}
+		}
+		ph, at = prevPhase, slices.Index(prevPhase.Steps, prev)+1
+	case spec.Phase != "":
+		if ph, err = p.Phase(spec.Phase); err != nil {
+			return nil, err
+		}
+	case len(p.Phases) > 0:
+		ph = p.Phases[len(p.Phases)-1]
+	default:
+		if ph, err = p.AddPhase(DefaultPhaseTitle, "", now); err != nil {
+			return nil, err
+		}
+	}
+	if at < 0 {
+		at = len(ph.Steps)
+	}
+	ph.Steps = slices.Insert(ph.Steps, at, s)
+	if err := p.Validate(); err != nil {
+		ph.Steps = slices.Delete(ph.Steps, at, at+1)
+		return nil, err
+	}
+	p.NextStep++
+	p.touch(now)
+	return s, nil
+}
+
+// TransitionOpts carries what a status change may record.
+type TransitionOpts struct {
+	Result string // done: what it produced
+	Reason string // fail, skip, block: why
+	Retry  bool   // fail: count a retry and put the step back to pending
+	Force  bool   // start, done: even though needs are unmet
+}
+
+// Transition applies a step action.
+func (p *Plan) Transition(id string, a Action, o TransitionOpts, now time.Time) (Change, error) {
+	if err := p.requireRunning(); err != nil {
+		return Change{}, err
+	}
+	s, _, err := p.Step(id)
+	if err != nil {
+		return Change{}, err
+	}
+	if err := CheckTransition(s, a); err != nil {
+		return Change{}, err
+	}
+	result, err := CleanText("result", o.Result)
+	if err != nil {
+		return Change{}, err
+	}
+	reason, err := CleanText("reason", o.Reason)
+	if err != nil {
+		return Change{}, err
+	}
+	if (a == ActStart || a == ActDone) && !o.Force {
+		if err := p.checkNeeds(s); err != nil {
+			return Change{}, err
+		}
+	}
+	now = Stamp(now)
+	from := s.Status
+	switch a {
+	case ActStart:
+		s.Status, s.Started, s.Completed, s.Reason = StepInProgress, now, time.Time{}, ""
+	case ActDone:
+		s.Status, s.Completed, s.Reason = StepCompleted, now, ""
+		if result != "" {
+			s.Result = result
+		}
+		if s.Progress.Total > 0 {
+			s.Progress.Current = s.Progress.Total
+		}
+	case ActFail:
+		s.Status, s.Reason = StepFailed, reason
+		if o.Retry {
+			s.Status, s.Started = StepPending, time.Time{}
+			s.Retries++
+		}
+	case ActSkip:
+		s.Status, s.Reason = StepSkipped, reason
+	case ActBlock:
+		s.Status, s.Reason = StepBlocked, reason
+	case ActReopen:
+		s.Status, s.Completed, s.Result, s.Reason = StepPending, time.Time{}, "", ""
+		s.Started = time.Time{}
+	}
+	p.touch(now)
+	c := Change{Op: "step." + string(a), Step: s.ID, Summary: fmt.Sprintf("step %s: %s → %s", s.ID, from, s.Status)}
+	if a == ActFail && o.Retry {
+		c.Summary += fmt.Sprintf(" (retry %d)", s.Retries)
+	}
+	return c, nil
+}
+
+func (p *Plan) checkNeeds(s *Step) error {
+	byID := p.index()
+	var open []string
+	for _, n := range s.Needs {
+		if d, ok := byID[n]; ok && !d.Status.Resolved() {
+			open = append(open, n+" ("+string(d.Status)+")")
+		}
+	}
+	if len(open) == 0 {
+		return nil
+	}
+	return Errorf(CodeInvalidStatus, "step %s needs %s first; finish those, or pass --force", s.ID, strings.Join(open, ", ")).
+		With("step", s.ID).With("needs", s.Needs)
+}
+
+// StepEdit lists the fields to change; nil means unchanged.
+type StepEdit struct {
+	Text   *string
+	Needs  *[]string
+	Why    *string
+	Active *string
+}
+
+// EditStep changes a step's text, needs, reasoning or active form. Completed
+// and skipped steps are a record and are not edited; reopen them first.
+func (p *Plan) EditStep(id string, e StepEdit, now time.Time) (Change, error) {
+	if err := p.requireEditable(); err != nil {
+		return Change{}, err
+	}
+	s, _, err := p.Step(id)
+	if err != nil {
+		return Change{}, err
+	}
+	if s.Status.Resolved() {
+		return Change{}, Errorf(CodeStepNotEditable, "step %s is %s and is kept as a record; reopen it first: plangit step reopen %s", s.ID, s.Status, s.ID).With("step", s.ID)
+	}
+	old := *s
+	var changed []string
+	if e.Text != nil {
+		t, err := CleanLine("step text", *e.Text)
+		if err != nil {
+			return Change{}, err
+		}
+		if t == "" {
+			return Change{}, Errorf(CodeInvalidArgument, "a step needs text")
+		}
+		if t != s.Text {
+			s.Text, changed = t, append(changed, "text")
+		}
+	}
+	if e.Why != nil {
+		w, err := CleanText("why", *e.Why)
+		if err != nil {
+			return Change{}, err
+		}
+		if w != s.Why {
+			s.Why, changed = w, append(changed, "why")
+		}
+	}
+	if e.Active != nil {
+		a, err := CleanLine("active form", *e.Active)
+		if err != nil {
+			return Change{}, err
+		}
+		if a != s.Active {
+			s.Active, changed = a, append(changed, "active form")
+		}
+	}
+	if e.Needs != nil {
+		n := dedupe(*e.Needs)
+		if !slices.Equal(n, s.Needs) {
+			s.Needs, changed = n, append(changed, "needs")
+			if err := p.Validate(); err != nil {
+				*s = old
+				return Change{}, err
+			}
+		}
+	}
+	if len(changed) == 0 {
+		return Change{}, nil
+	}
+	p.touch(now)
+	return Change{Op: "step.edit", Step: s.ID, Summary: fmt.Sprintf("step %s: edit %s", s.ID, strings.Join(changed, ", "))}, nil
+}
+
+// RemoveStep removes a pending step that no other step needs.
+func (p *Plan) RemoveStep(id string, now time.Time) (Change, error) {
+	if err := p.requireEditable(); err != nil {
+		return Change{}, err
+	}
+	s, ph, err := p.Step(id)
+	if err != nil {
+		return Change{}, err
+	}
+	if s.Status != StepPending {
+		return Change{}, Errorf(CodeStepNotEditable, "step %s is %s; only pending steps can be removed (skip it instead: plangit step skip %s)", s.ID, s.Status, s.ID).With("step", s.ID)
+	}
+	for _, o := range p.Steps() {
+		if slices.Contains(o.Needs, s.ID) {
+			return Change{}, Errorf(CodeInvalidDependency, "step %s needs step %s; change its needs first: plangit step edit %s --needs ...", o.ID, s.ID, o.ID).
+				With("step", s.ID).With("needed_by", o.ID)
+		}
+	}
+	ph.Steps = slices.DeleteFunc(ph.Steps, func(x *Step) bool { return x == s })
+	p.touch(now)
+	return Change{Op: "step.rm", Step: s.ID, Summary: fmt.Sprintf("step %s: removed (%s)", s.ID, clip(s.Text))}, nil
+}
+
+// SetProgress records a step's sub-progress.
+func (p *Plan) SetProgress(id string, pr Progress, now time.Time) (Change, error) {
+	if err := p.requireRunning(); err != nil {
+		return Change{}, err
+	}
+	s, _, err := p.Step(id)
+	if err != nil {
+		return Change{}, err
+	}
+	if s.Status.Resolved() || s.Status == StepFailed {
+		return Change{}, Errorf(CodeInvalidStatus, "step %s is %s; progress is for steps under way", s.ID, s.Status).With("step", s.ID)
+	}
+	if s.Progress == pr {
+		return Change{}, nil
+	}
+	s.Progress = pr
+	p.touch(now)
+	return Change{Op: "step.progress", Step: s.ID, Summary: fmt.Sprintf("step %s: progress %s", s.ID, pr)}, nil
+}
+
+// planTransition moves the plan between statuses.
+func (p *Plan) planTransition(op string, from []PlanStatus, to PlanStatus, hint string, now time.Time) (Change, error) {
+	if !slices.Contains(from, p.Status) {
+		return Change{}, Errorf(CodeInvalidStatus, "cannot %s: the plan is %s%s", op, p.Status, hint).With("status", string(p.Status))
+	}
+	old := p.Status
+	p.Status = to
+	p.touch(now)
+	return Change{Op: "plan." + op, Summary: fmt.Sprintf("plan: %s → %s", old, to)}, nil
+}
+
+// Pause pauses a running plan.
+func (p *Plan) Pause(reason string, now time.Time) (Change, error) {
+	reason, err := CleanText("reason", reason)
+	if err != nil {
+		return Change{}, err
+	}
+	c, err := p.planTransition("pause", []PlanStatus{PlanRunning}, PlanPaused, "", now)
+	if err == nil {
+		p.Reason = reason
+	}
+	return c, err
+}
+
+// Resume resumes a paused plan.
+func (p *Plan) Resume(now time.Time) (Change, error) {
+	c, err := p.planTransition("resume", []PlanStatus{PlanPaused}, PlanRunning, "", now)
+	if err == nil {
+		p.Reason = ""
+	}
+	return c, err
+}
+
+// Approve starts a plan that awaits approval.
+func (p *Plan) Approve(now time.Time) (Change, error) {
+	return p.planTransition("approve", []PlanStatus{PlanPending}, PlanRunning, "; only a plan awaiting approval can be approved", now)
+}
+
+// Abort ends an unfinished plan as failed.
+func (p *Plan) Abort(reason string, now time.Time) (Change, error) {
+	reason, err := CleanText("reason", reason)
+	if err != nil {
+		return Change{}, err
+	}
+	if reason == "" {
+		return Change{}, Errorf(CodeInvalidArgument, "say why the plan is aborted: plangit abort --reason \"...\"")
+	}
+	c, err := p.planTransition("abort", []PlanStatus{PlanPending, PlanRunning, PlanPaused}, PlanFailed, "", now)
+	if err == nil {
+		p.Reason = reason
+	}
+	return c, err
+}
+
+// Finish completes the plan with its final result. Unless forced, every step
+// must be completed or skipped.
+func (p *Plan) Finish(result string, force bool, now time.Time) (Change, error) {
+	result, err := CleanText("result", result)
+	if err != nil {
+		return Change{}, err
+	}
+	if left := p.Unfinished(); len(left) > 0 && !force && p.Status.Unfinished() {
+		ids := make([]string, len(left))
+		for i, s := range left {
+			ids[i] = s.ID
+		}
+		return Change{}, Errorf(CodeInvalidStatus, "steps %s are not done; finish them, skip them, or pass --force", strings.Join(ids, ", ")).With("unfinished", ids)
+	}
+	c, err := p.planTransition("finish", []PlanStatus{PlanRunning, PlanPaused}, PlanCompleted, "", now)
+	if err == nil {
+		p.Result, p.Reason = result, ""
+	}
+	return c, err
+}
+
+// Reset puts every step back to pending and the plan back to running.
+// Texts, needs and reasoning stay; results, times, progress and retries go.
+func (p *Plan) Reset(now time.Time) Change {
+	for _, s := range p.Steps() {
+		s.Status, s.Result, s.Reason = StepPending, "", ""
+		s.Progress, s.Started, s.Completed, s.Retries = Progress{}, time.Time{}, time.Time{}, 0
+	}
+	old := p.Status
+	p.Status, p.Result, p.Reason, p.Iterations = PlanRunning, "", "", 0
+	p.touch(now)
+	return Change{Op: "plan.reset", Summary: fmt.Sprintf("plan: reset (%s → running, every step pending)", old)}
+}
+
+func dedupe(ids []string) []string {
+	var out []string
+	for _, id := range ids {
+		if id = normalizeID(strings.TrimSpace(id)); id != "" && !slices.Contains(out, id) {
+			out = append(out, id)
+		}
+	}
+	return out
+}

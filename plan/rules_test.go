@@ -1,0 +1,321 @@
+package plan
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+var t0 = time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC)
+
+// samplePlan is a small plan with two phases and a dependency chain 1 ← 2 ← 3.
+func samplePlan(t *testing.T) *Plan {
+	t.Helper()
+	p, err := New("s1", "Add caching", "cache lookups", []string{"Analysis", "Build"}, t0, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	must := func(_ *Step, err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(p.AddStep(StepSpec{Text: "Analyze", Phase: "1"}, t0))
+	must(p.AddStep(StepSpec{Text: "Design", Phase: "1", Needs: []string{"1"}}, t0))
+	must(p.AddStep(StepSpec{Text: "Build", Phase: "2", Needs: []string{"2"}}, t0))
+	return p
+}
+
+func wantCode(t *testing.T, err error, code Code) {
+	t.Helper()
+	if err == nil {
+		t.Fatalf("got no error, want %s", code)
+	}
+	if got := CodeOf(err); got != code {
+		t.Fatalf("got %s (%v), want %s", got, err, code)
+	}
+}
+
+func TestTransitionsFromEveryStatus(t *testing.T) {
+	for _, from := range stepStatuses {
+		for _, a := range Actions {
+			t.Run(string(from)+"/"+string(a), func(t *testing.T) {
+				p := samplePlan(t)
+				s, _, _ := p.Step("1")
+				s.Status = from
+				before := string(WritePlan(p))
+				_, err := p.Transition("1", a, TransitionOpts{}, t0)
+				legal := slices.Contains(transitions[a].from, from)
+				if legal {
+					if err != nil {
+						t.Fatalf("legal transition failed: %v", err)
+					}
+					want := transitions[a].to
+					if s.Status != want {
+						t.Fatalf("status %s, want %s", s.Status, want)
+					}
+					return
+				}
+				wantCode(t, err, CodeInvalidStatus)
+				for _, l := range LegalActions(from) {
+					if !strings.Contains(err.Error(), string(l)) {
+						t.Errorf("message %q does not name legal action %s", err, l)
+					}
+				}
+				if after := string(WritePlan(p)); after != before {
+					t.Errorf("illegal transition changed the plan")
+				}
+			})
+		}
+	}
+}
+
+func TestTransitionEffects(t *testing.T) {
+	p := samplePlan(t)
+	c, err := p.Transition("1", ActStart, TransitionOpts{}, t0)
+	if err != nil || c.Summary != "step 1: pending → in_progress" || c.Op != "step.start" {
+		t.Fatalf("start: %+v %v", c, err)
+	}
+	if _, err := p.SetProgress("1", Progress{2, 5}, t0); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Transition("1", ActDone, TransitionOpts{Result: "3 hot paths"}, t0.Add(time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	s, _, _ := p.Step("1")
+	if s.Result != "3 hot paths" || s.Progress != (Progress{5, 5}) || !s.Completed.Equal(t0.Add(time.Minute)) || !s.Started.Equal(t0) {
+		t.Fatalf("after done: %+v", s)
+	}
+	if _, err := p.Transition("1", ActReopen, TransitionOpts{}, t0); err != nil {
+		t.Fatal(err)
+	}
+	if s.Status != StepPending || s.Result != "" || !s.Completed.IsZero() {
+		t.Fatalf("after reopen: %+v", s)
+	}
+
+	c, err = p.Transition("1", ActFail, TransitionOpts{Retry: true, Reason: "flaky"}, t0)
+	if err != nil || s.Status != StepPending || s.Retries != 1 || !strings.Contains(c.Summary, "retry 1") {
+		t.Fatalf("fail --retry: %+v %+v %v", s, c, err)
+	}
+	if _, err := p.Transition("1", ActFail, TransitionOpts{Reason: "broken"}, t0); err != nil || s.Status != StepFailed || s.Reason != "broken" {
+		t.Fatalf("fail: %+v %v", s, err)
+	}
+}
+
+func TestNeedsGateStartAndDone(t *testing.T) {
+	p := samplePlan(t)
+	_, err := p.Transition("2", ActStart, TransitionOpts{}, t0)
+	wantCode(t, err, CodeInvalidStatus)
+	if !strings.Contains(err.Error(), "1 (pending)") {
+		t.Errorf("message should name the open need: %v", err)
+	}
+	if _, err := p.Transition("2", ActStart, TransitionOpts{Force: true}, t0); err != nil {
+		t.Fatalf("--force: %v", err)
+	}
+}
+
+func TestReadyAndCurrent(t *testing.T) {
+	p := samplePlan(t)
+	if r := p.Ready(); len(r) != 1 || r[0].ID != "1" {
+		t.Fatalf("ready = %v", ids(r))
+	}
+	if _, err := p.Transition("1", ActSkip, TransitionOpts{}, t0); err != nil {
+		t.Fatal(err)
+	}
+	if r := p.Ready(); len(r) != 1 || r[0].ID != "2" {
+		t.Fatalf("a skipped need counts as met; ready = %v", ids(r))
+	}
+	if p.Current() != nil {
+		t.Fatal("nothing is in progress")
+	}
+	p.Transition("2", ActStart, TransitionOpts{}, t0)
+	if c := p.Current(); c == nil || c.ID != "2" {
+		t.Fatalf("current = %v", c)
+	}
+}
+
+func ids(steps []*Step) []string {
+	var out []string
+	for _, s := range steps {
+		out = append(out, s.ID)
+	}
+	return out
+}
+
+func TestDependencies(t *testing.T) {
+	p := samplePlan(t)
+	before := string(WritePlan(p))
+
+	_, err := p.AddStep(StepSpec{Text: "x", Needs: []string{"99"}}, t0)
+	wantCode(t, err, CodeInvalidDependency)
+
+	needs := []string{"3"}
+	_, err = p.EditStep("1", StepEdit{Needs: &needs}, t0)
+	wantCode(t, err, CodeCircularDependency)
+	if !strings.Contains(err.Error(), "1 → 3 → 2 → 1") {
+		t.Errorf("the message should name the cycle: %v", err)
+	}
+	self := []string{"1"}
+	_, err = p.EditStep("1", StepEdit{Needs: &self}, t0)
+	wantCode(t, err, CodeInvalidDependency)
+
+	if after := string(WritePlan(p)); after != before {
+		t.Errorf("refused changes altered the plan:\n%s", after)
+	}
+	if p.NextStep != 4 {
+		t.Errorf("a refused add used an id: next=%d", p.NextStep)
+	}
+}
+
+func TestIDsAreNeverReused(t *testing.T) {
+	p := samplePlan(t)
+	s, _ := p.AddStep(StepSpec{Text: "temp"}, t0)
+	if _, err := p.RemoveStep(s.ID, t0); err != nil {
+		t.Fatal(err)
+	}
+	s2, _ := p.AddStep(StepSpec{Text: "next"}, t0)
+	if s2.ID == s.ID {
+		t.Fatalf("id %s reused", s.ID)
+	}
+	// The counter survives the file.
+	q, err := ParsePlan(WritePlan(p))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s3, _ := q.AddStep(StepSpec{Text: "after reload"}, t0)
+	if s3.ID != "6" {
+		t.Fatalf("id after reload = %s, want 6", s3.ID)
+	}
+}
+
+func TestAddStepPlacement(t *testing.T) {
+	p := samplePlan(t)
+	s, err := p.AddStep(StepSpec{Text: "Review", After: "1"}, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := ids(p.Phases[0].Steps); !slices.Equal(got, []string{"1", s.ID, "2"}) {
+		t.Fatalf("--after 1: phase 1 = %v", got)
+	}
+	if _, err := p.AddStep(StepSpec{Text: "x", Phase: "Build"}, t0); err != nil {
+		t.Fatalf("--phase by title: %v", err)
+	}
+	_, err = p.AddStep(StepSpec{Text: "x", Phase: "9"}, t0)
+	wantCode(t, err, CodePhaseNotFound)
+	_, err = p.AddStep(StepSpec{Text: "x", After: "42"}, t0)
+	wantCode(t, err, CodeStepNotFound)
+
+	empty, _ := New("", "t", "", nil, t0, false)
+	if s, err := empty.AddStep(StepSpec{Text: "first"}, t0); err != nil || empty.Phases[0].Title != DefaultPhaseTitle || s.ID != "1" {
+		t.Fatalf("a plan without phases gets one: %v %+v", err, empty.Phases)
+	}
+}
+
+func TestRemoveAndEditRules(t *testing.T) {
+	p := samplePlan(t)
+	_, err := p.RemoveStep("1", t0)
+	wantCode(t, err, CodeInvalidDependency) // step 2 needs it
+	p.Transition("3", ActStart, TransitionOpts{Force: true}, t0)
+	_, err = p.RemoveStep("3", t0)
+	wantCode(t, err, CodeStepNotEditable)
+	p.Transition("1", ActDone, TransitionOpts{}, t0)
+	text := "new text"
+	_, err = p.EditStep("1", StepEdit{Text: &text}, t0)
+	wantCode(t, err, CodeStepNotEditable)
+	c, err := p.EditStep("2", StepEdit{Text: &text}, t0)
+	if err != nil || c.Summary != "step 2: edit text" {
+		t.Fatalf("edit: %+v %v", c, err)
+	}
+	if c, _ := p.EditStep("2", StepEdit{Text: &text}, t0); c.Op != "" {
+		t.Fatalf("an edit that changes nothing is no change: %+v", c)
+	}
+}
+
+func TestPlanStatusRules(t *testing.T) {
+	p := samplePlan(t)
+	if _, err := p.Pause("lunch", t0); err != nil {
+		t.Fatal(err)
+	}
+	_, err := p.Transition("1", ActStart, TransitionOpts{}, t0)
+	wantCode(t, err, CodePlanNotActive)
+	_, err = p.Pause("", t0)
+	wantCode(t, err, CodeInvalidStatus)
+	if _, err := p.Resume(t0); err != nil || p.Reason != "" {
+		t.Fatal(err)
+	}
+	_, err = p.Finish("done", false, t0)
+	wantCode(t, err, CodeInvalidStatus)
+	if _, err := p.Finish("shipped", true, t0); err != nil || p.Status != PlanCompleted {
+		t.Fatal(err)
+	}
+	_, err = p.AddStep(StepSpec{Text: "late"}, t0)
+	wantCode(t, err, CodePlanNotActive)
+	p.Reset(t0)
+	if p.Status != PlanRunning || p.Result != "" || p.Counts().Pending != 3 {
+		t.Fatalf("reset: %+v", p.Counts())
+	}
+	_, err = p.Abort("", t0)
+	wantCode(t, err, CodeInvalidArgument)
+	if _, err := p.Abort("wrong approach", t0); err != nil || p.Status != PlanFailed {
+		t.Fatal(err)
+	}
+
+	q, _ := New("", "needs approval", "", nil, t0, true)
+	q.AddStep(StepSpec{Text: "a"}, t0)
+	_, err = q.Transition("1", ActStart, TransitionOpts{}, t0)
+	wantCode(t, err, CodePlanNotActive)
+	if _, err := q.Approve(t0); err != nil || q.Status != PlanRunning {
+		t.Fatal(err)
+	}
+}
+
+func TestLimits(t *testing.T) {
+	p := samplePlan(t)
+	huge := strings.Repeat("x", 10<<20)
+	_, err := p.AddStep(StepSpec{Text: huge}, t0)
+	wantCode(t, err, CodeInvalidArgument)
+	if !strings.Contains(err.Error(), "limit is 2000") {
+		t.Errorf("the message should state the limit: %.100s", err)
+	}
+	_, err = p.Transition("1", ActDone, TransitionOpts{Result: huge}, t0)
+	wantCode(t, err, CodeInvalidArgument)
+	if p.Counts().Total != 3 || p.Counts().Done != 0 {
+		t.Fatal("refused input changed the plan")
+	}
+}
+
+func TestParseProgressAndNeeds(t *testing.T) {
+	if pr, err := ParseProgress(" 2 / 5 "); err != nil || pr != (Progress{2, 5}) {
+		t.Fatal(pr, err)
+	}
+	for _, bad := range []string{"", "5", "6/5", "-1/5", "1/0", "a/b", "1/2/3"} {
+		if _, err := ParseProgress(bad); CodeOf(err) != CodeInvalidArgument {
+			t.Errorf("%q: got %v", bad, err)
+		}
+	}
+	if got := ParseNeeds("#1, 2,2 ,#3"); !slices.Equal(got, []string{"1", "2", "3"}) {
+		t.Fatal(got)
+	}
+}
+
+func TestErrorLogCountsUp(t *testing.T) {
+	var l ErrorLog
+	l.Record(ErrorRecord{Tool: "Bash", Message: "exit status 1: timeout after 30s"}, t0)
+	l.Record(ErrorRecord{Tool: "Read", Message: "no such file"}, t0.Add(time.Minute))
+	r, _ := l.Record(ErrorRecord{Tool: "Bash", Message: "exit status 1: timeout after 45s", Step: "3"}, t0.Add(2*time.Minute))
+	if len(l) != 2 || r.Count != 2 || l[0] != r || !r.First.Equal(t0) || r.Step != "3" {
+		t.Fatalf("log = %+v", l)
+	}
+	if f := l.Find("Bash", "exit status 2: timeout after 99s"); f != r {
+		t.Fatal("digits are normalized away")
+	}
+	if got := NormalizeMessage("a  12\tb 3.5"); got != "a N b N.N" {
+		t.Fatalf("normalize = %q", got)
+	}
+	long := strings.Repeat("y", 150)
+	if got := NormalizeMessage(long + "1") + ""; len(got) != 100 {
+		t.Fatalf("only the first 100 characters count: %d", len(got))
+	}
+}

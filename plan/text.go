@@ -1,0 +1,118 @@
+package plan
+
+import (
+	"strings"
+	"unicode/utf8"
+)
+
+// Size limits. Input over a limit is refused with INVALID_ARGUMENT rather
+// than stored, so a runaway agent cannot bloat a plan's history.
+const (
+	MaxLine = 2000     // bytes in a one-line field: titles, step text
+	MaxText = 64 << 10 // bytes in a multi-line field: goal, result, notes, finding content, error messages
+	MaxFile = 8 << 20  // bytes in a file plangit will parse
+)
+
+// lineBreak is how a multi-line value is written inside one markdown line.
+// GitHub renders it as a line break; plangit reads it back as "\n".
+const lineBreak = "<br>"
+
+// CleanLine normalizes a one-line field: line breaks and tabs become spaces,
+// other control characters are dropped, invalid UTF-8 is replaced, and the
+// ends are trimmed. It refuses values over MaxLine bytes.
+func CleanLine(field, s string) (string, error) {
+	if len(s) > MaxLine*4 {
+		return "", tooLong(field, len(s), MaxLine)
+	}
+	s = strings.Map(func(r rune) rune {
+		switch {
+		case r == '\n' || r == '\r' || r == '\t':
+			return ' '
+		case isControl(r):
+			return -1
+		}
+		return r
+	}, strings.ToValidUTF8(s, "\uFFFD"))
+	s = strings.TrimSpace(s)
+	if len(s) > MaxLine {
+		return "", tooLong(field, len(s), MaxLine)
+	}
+	return s, nil
+}
+
+// CleanText normalizes a multi-line field that is written on one markdown
+// line: "<br>" and line endings become "\n", trailing spaces are trimmed from
+// every line, control characters other than tab are dropped, and leading and
+// trailing blank lines go. It refuses values over MaxText bytes.
+func CleanText(field, s string) (string, error) {
+	if len(s) > MaxText*4 {
+		return "", tooLong(field, len(s), MaxText)
+	}
+	s, err := cleanLines(field, strings.ReplaceAll(s, lineBreak, "\n"))
+	// The first line's indent cannot survive a one-line field.
+	return strings.TrimLeft(s, " \t"), err
+}
+
+// CleanBlock normalizes a multi-line field written as its own block (phase
+// notes, finding content, error messages): like CleanText, but "<br>" is
+// kept as written.
+func CleanBlock(field, s string) (string, error) {
+	if len(s) > MaxText*4 {
+		return "", tooLong(field, len(s), MaxText)
+	}
+	return cleanLines(field, s)
+}
+
+func cleanLines(field, s string) (string, error) {
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	s = strings.ReplaceAll(s, "\r\n", "\n")
+	s = strings.Map(func(r rune) rune {
+		switch {
+		case r == '\r':
+			return '\n'
+		case r == '\n' || r == '\t':
+			return r
+		case isControl(r):
+			return -1
+		}
+		return r
+	}, s)
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimRight(l, " \t")
+	}
+	s = strings.Trim(strings.Join(lines, "\n"), "\n")
+	if len(s) > MaxText {
+		return "", tooLong(field, len(s), MaxText)
+	}
+	return s, nil
+}
+
+// TruncateText shortens s to at most max bytes on a rune boundary, marking
+// the cut. Hooks use it for error messages, which are logged, never refused.
+func TruncateText(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	cut := max - len("…")
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}
+
+func isControl(r rune) bool {
+	return r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || r == '\u2028' || r == '\u2029'
+}
+
+func tooLong(field string, n, limit int) *Error {
+	return Errorf(CodeInvalidArgument, "%s is %d bytes; the limit is %d", field, n, limit).
+		With("field", field).With("bytes", n).With("limit", limit)
+}
+
+// splitLines splits a one-line field value written with lineBreak back into
+// its lines.
+func splitLines(s string) string { return strings.ReplaceAll(s, lineBreak, "\n") }
+
+// joinLines writes a multi-line value on one line.
+func joinLines(s string) string { return strings.ReplaceAll(s, "\n", lineBreak) }
