@@ -1,0 +1,262 @@
+package plan
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/yuin/goldmark/ast"
+)
+
+// FindingsFile is the name of the findings file in a session.
+const FindingsFile = "findings.md"
+
+// Category classifies a finding.
+type Category string
+
+// Finding categories, in the order findings.md lists them.
+const (
+	CatCode         Category = "code"
+	CatArchitecture Category = "architecture"
+	CatDependency   Category = "dependency"
+	CatIssue        Category = "issue"
+	CatInsight      Category = "insight"
+)
+
+// Categories lists every category in file order.
+var Categories = []Category{CatCode, CatArchitecture, CatDependency, CatIssue, CatInsight}
+
+// ParseCategory parses a category name, case-insensitively.
+func ParseCategory(s string) (Category, error) {
+	for _, c := range Categories {
+		if strings.EqualFold(string(c), strings.TrimSpace(s)) {
+			return c, nil
+		}
+	}
+	names := make([]string, len(Categories))
+	for i, c := range Categories {
+		names[i] = string(c)
+	}
+	return "", Errorf(CodeInvalidArgument, "unknown category %q; one of %s", clip(s), strings.Join(names, ", ")).With("categories", names)
+}
+
+// categoryHeading reads a "## Category" heading, singular or plural.
+func categoryHeading(text string) (Category, error) {
+	t := strings.ToLower(strings.TrimSpace(text))
+	for _, cand := range []string{t, strings.TrimSuffix(t, "s"), strings.TrimSuffix(t, "ies") + "y"} {
+		if c, err := ParseCategory(cand); err == nil {
+			return c, nil
+		}
+	}
+	return ParseCategory(text)
+}
+
+func (c Category) heading() string { return strings.ToUpper(string(c[:1])) + string(c[1:]) }
+
+// Finding is one research note.
+type Finding struct {
+	ID       string    `json:"id"`
+	Category Category  `json:"category"`
+	Title    string    `json:"title"`
+	Content  string    `json:"content,omitempty"`
+	Source   string    `json:"source,omitempty"`
+	Step     string    `json:"step,omitempty"` // the step it was found during
+	Time     time.Time `json:"time,omitzero"`
+}
+
+// Findings is a session's findings, in the order they were added.
+type Findings []*Finding
+
+// Add records a finding and returns it with its id.
+func (fs *Findings) Add(f Finding, now time.Time) (*Finding, error) {
+	var err error
+	if f.Title, err = CleanLine("finding title", f.Title); err != nil {
+		return nil, err
+	}
+	if f.Title == "" {
+		return nil, Errorf(CodeInvalidArgument, "a finding needs a title: --title \"...\"")
+	}
+	if f.Content, err = CleanBlock("finding content", f.Content); err != nil {
+		return nil, err
+	}
+	if f.Source, err = CleanLine("source", f.Source); err != nil {
+		return nil, err
+	}
+	var ok bool
+	if f.Step, ok = stepRef(f.Step); !ok {
+		return nil, Errorf(CodeInvalidArgument, "step %q is not a step id", clip(f.Step))
+	}
+	next := 1
+	for _, g := range *fs {
+		if n, _ := strconv.Atoi(g.ID); n >= next {
+			next = n + 1
+		}
+	}
+	f.ID, f.Time = strconv.Itoa(next), Stamp(now)
+	// Keep findings in file order: by category, then as added.
+	at := len(*fs)
+	for i, g := range *fs {
+		if slices.Index(Categories, g.Category) > slices.Index(Categories, f.Category) {
+			at = i
+			break
+		}
+	}
+	*fs = slices.Insert(*fs, at, &f)
+	return &f, nil
+}
+
+// ByCategory returns the findings of one category.
+func (fs Findings) ByCategory(c Category) []*Finding {
+	var out []*Finding
+	for _, f := range fs {
+		if f.Category == c {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// WriteFindings writes findings.md: findings grouped by category.
+func WriteFindings(fs Findings) []byte {
+	var b strings.Builder
+	b.WriteString("# Findings\n")
+	for _, c := range Categories {
+		group := fs.ByCategory(c)
+		if len(group) == 0 {
+			continue
+		}
+		b.WriteString("\n## " + c.heading() + "\n")
+		for _, f := range group {
+			b.WriteString("\n### " + f.Title + " `#" + f.ID + "`\n")
+			meta := [][2]string{{"source", f.Source}, {"step", f.Step}, {"time", formatTime(f.Time)}}
+			wrote := false
+			for _, m := range meta {
+				if m[1] != "" {
+					if !wrote {
+						b.WriteByte('\n')
+						wrote = true
+					}
+					b.WriteString("- " + m[0] + ": " + m[1] + "\n")
+				}
+			}
+			if f.Content != "" {
+				b.WriteByte('\n')
+				writeQuote(&b, f.Content)
+			}
+		}
+	}
+	return []byte(b.String())
+}
+
+// ParseFindings parses findings.md. An empty file holds no findings.
+func ParseFindings(src []byte) (Findings, error) {
+	if len(strings.TrimSpace(string(src))) == 0 {
+		return nil, nil
+	}
+	d, err := parseDoc(FindingsFile, src)
+	if err != nil {
+		return nil, err
+	}
+	var (
+		out     Findings
+		cat     Category
+		cur     *Finding
+		titled  bool
+		pending []*Finding // findings written without an id
+	)
+	for n := d.root.FirstChild(); n != nil; n = n.NextSibling() {
+		switch n := n.(type) {
+		case *ast.Heading:
+			text := d.headingText(n)
+			switch {
+			case n.Level == 1 && !titled && cat == "":
+				titled = true
+			case n.Level == 2:
+				c, err := categoryHeading(text)
+				if err != nil {
+					return nil, d.errAtNode(n, "%s", err.Error())
+				}
+				cat, cur = c, nil
+			case n.Level == 3 && cat != "":
+				title, machine := cutMachine(text)
+				cur = &Finding{Category: cat}
+				if machine != "" {
+					id := strings.TrimPrefix(machine, "#")
+					if !isStepID(id) {
+						return nil, d.errAtNode(n, "finding id %q is not a number", clip(machine))
+					}
+					cur.ID = id
+				} else {
+					pending = append(pending, cur)
+				}
+				if cur.Title, err = CleanLine("finding title", title); err != nil || cur.Title == "" {
+					return nil, d.errAtNode(n, "a finding heading needs a title")
+				}
+				out = append(out, cur)
+			default:
+				return nil, d.errAtNode(n, "findings.md holds \"## Category\" headings with \"### Title\" findings under them")
+			}
+		case *ast.List:
+			if cur == nil {
+				return nil, d.errAtNode(n, "a list here belongs to no finding")
+			}
+			fields, err := d.detailFields(n)
+			if err != nil {
+				return nil, err
+			}
+			for _, f := range fields {
+				switch f.key {
+				case "source":
+					cur.Source, _ = CleanLine("source", f.value)
+				case "step":
+					var ok bool
+					if cur.Step, ok = stepRef(f.value); !ok {
+						return nil, d.errAt(f.off, "step %q is not a step id", clip(f.value))
+					}
+				case "time":
+					t, ok := parseTime(f.value)
+					if !ok {
+						return nil, d.errAt(f.off, "the time %q is not an RFC 3339 time", clip(f.value))
+					}
+					cur.Time = t
+				default:
+					return nil, d.errAt(f.off, "unknown finding field %q; known: source, step, time", clip(f.key))
+				}
+			}
+		case *ast.Blockquote:
+			if cur == nil {
+				return nil, d.errAtNode(n, "a quote here belongs to no finding")
+			}
+			cur.Content = joinNotes(cur.Content, d.quoteText(n))
+		case *ast.Paragraph:
+			if cur == nil {
+				return nil, d.errAtNode(n, "text here belongs to no finding; put it under a \"### Title\"")
+			}
+			text, _ := CleanBlock("finding content", d.joinedLines(n, "\n"))
+			cur.Content = joinNotes(cur.Content, text)
+		case *ast.ThematicBreak:
+		default:
+			return nil, d.errAtNode(n, "plangit does not understand this %s in findings.md", kindName(n))
+		}
+	}
+	next := 1
+	seen := map[string]bool{}
+	for _, f := range out {
+		if f.ID == "" {
+			continue
+		}
+		if seen[f.ID] {
+			return nil, Errorf(CodePlanParseError, "%s: two findings have id %s; remove the id from the copy", FindingsFile, f.ID)
+		}
+		seen[f.ID] = true
+		if n, _ := strconv.Atoi(f.ID); n >= next {
+			next = n + 1
+		}
+	}
+	for _, f := range pending {
+		f.ID = strconv.Itoa(next)
+		next++
+	}
+	return out, nil
+}

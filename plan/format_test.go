@@ -1,0 +1,396 @@
+package plan
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// golden compares got with testdata/name, or rewrites it with -update.
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./plan -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from the golden file (go test ./plan -update rewrites it):\n--- got\n%s\n--- want\n%s", name, got, want)
+	}
+}
+
+// demoPlan exercises every field the format carries.
+func demoPlan(t *testing.T) *Plan {
+	t.Helper()
+	p := samplePlan(t)
+	p.Goal = "cache user lookups\nwithout changing the public API"
+	p.Phases[0].Notes = "Read the service first.\n\n> quoted line\n- a list item in notes"
+	p.AddStep(StepSpec{Text: "Use the cache in `UserService`", Phase: "2", Needs: []string{"3"}, Why: "the hot path", Active: "Using the cache"}, t0)
+	p.AddStep(StepSpec{Text: "Benchmark it", Phase: "2", Needs: []string{"3", "4"}}, t0)
+	p.Transition("1", ActStart, TransitionOpts{}, t0)
+	p.Transition("1", ActDone, TransitionOpts{Result: "found 3 hot paths\nall in GetUser"}, t0.Add(20*time.Minute))
+	p.Transition("2", ActDone, TransitionOpts{}, t0.Add(25*time.Minute))
+	p.Transition("3", ActStart, TransitionOpts{}, t0.Add(30*time.Minute))
+	p.SetProgress("3", Progress{2, 5}, t0.Add(31*time.Minute))
+	p.Transition("4", ActBlock, TransitionOpts{Reason: "waits for the cache", Force: true}, t0.Add(32*time.Minute))
+	p.Transition("5", ActFail, TransitionOpts{Retry: true}, t0.Add(33*time.Minute))
+	p.Iterations = 7
+	return p
+}
+
+func TestWritePlanGolden(t *testing.T) {
+	golden(t, "demo_plan.md", WritePlan(demoPlan(t)))
+}
+
+func TestPlanRoundTrip(t *testing.T) {
+	p := demoPlan(t)
+	out := WritePlan(p)
+	q, err := ParsePlan(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	assertSamePlan(t, p, q)
+}
+
+func assertSamePlan(t *testing.T, p, q *Plan) {
+	t.Helper()
+	a, _ := json.MarshalIndent(p, "", " ")
+	b, _ := json.MarshalIndent(q, "", " ")
+	if !bytes.Equal(a, b) || p.NextStep != q.NextStep || p.NextPhase != q.NextPhase {
+		t.Fatalf("plans differ:\n%s\n---\n%s\nnext %d/%d vs %d/%d", a, b, p.NextStep, p.NextPhase, q.NextStep, q.NextPhase)
+	}
+	if !bytes.Equal(WritePlan(p), WritePlan(q)) {
+		t.Fatalf("writes differ")
+	}
+}
+
+func TestHandEdits(t *testing.T) {
+	base := string(WritePlan(demoPlan(t)))
+	cases := []struct {
+		name  string
+		edit  func(string) string
+		check func(t *testing.T, p *Plan)
+	}{
+		{"tick a checkbox", func(s string) string {
+			return strings.Replace(s, "- [ ] ◐ Build", "- [x] ◐ Build", 1)
+		}, func(t *testing.T, p *Plan) {
+			if s, _, _ := p.Step("3"); s.Status != StepCompleted {
+				t.Fatalf("status %s", s.Status)
+			}
+		}},
+		{"untick a completed step", func(s string) string {
+			return strings.Replace(s, "- [x] ● Design", "- [ ] ● Design", 1)
+		}, func(t *testing.T, p *Plan) {
+			if s, _, _ := p.Step("2"); s.Status != StepPending {
+				t.Fatalf("status %s", s.Status)
+			}
+		}},
+		{"edit a step's text", func(s string) string {
+			return strings.Replace(s, "Benchmark it `#5", "Benchmark it under load `#5", 1)
+		}, func(t *testing.T, p *Plan) {
+			if s, _, _ := p.Step("5"); s.Text != "Benchmark it under load" {
+				t.Fatalf("text %q", s.Text)
+			}
+		}},
+		{"add a step line", func(s string) string {
+			return strings.Replace(s, "\n<!-- plangit", "- [ ] Write the docs\n- [ ] And a changelog\n\n<!-- plangit", 1)
+		}, func(t *testing.T, p *Plan) {
+			s, ph, err := p.Step("6")
+			if err != nil || s.Text != "Write the docs" || s.Status != StepPending || ph.ID != "2" {
+				t.Fatalf("new step: %+v %v", s, err)
+			}
+			if s, _, _ := p.Step("7"); s == nil || s.Text != "And a changelog" {
+				t.Fatal("second new step")
+			}
+			if p.NextStep != 8 {
+				t.Fatalf("next = %d", p.NextStep)
+			}
+		}},
+		{"add a plain bullet and a phase", func(s string) string {
+			return strings.Replace(s, "\n<!-- plangit", "## Ship\n\n- release it\n\n<!-- plangit", 1)
+		}, func(t *testing.T, p *Plan) {
+			ph, err := p.Phase("Ship")
+			if err != nil || ph.ID != "3" || len(ph.Steps) != 1 || ph.Steps[0].Text != "release it" {
+				t.Fatalf("phase: %+v %v", ph, err)
+			}
+		}},
+		{"loose list", func(s string) string {
+			return strings.Replace(s, "`#4 needs:3 blocked`\n", "`#4 needs:3 blocked`\n\n", 1)
+		}, func(t *testing.T, p *Plan) {
+			if s, _, _ := p.Step("4"); s.Status != StepBlocked || s.Why != "the hot path" {
+				t.Fatalf("loose item: %+v", s)
+			}
+			if s, _, _ := p.Step("5"); s.Retries != 1 {
+				t.Fatalf("loose item: %+v", s)
+			}
+		}},
+		{"wrapped step line", func(s string) string {
+			return strings.Replace(s, "Benchmark it `#5", "Benchmark\n  it `#5", 1)
+		}, func(t *testing.T, p *Plan) {
+			if s, _, _ := p.Step("5"); s.Text != "Benchmark it" {
+				t.Fatalf("text %q", s.Text)
+			}
+		}},
+		{"windows line endings", func(s string) string {
+			return strings.ReplaceAll(s, "\n", "\r\n")
+		}, func(t *testing.T, p *Plan) {
+			if p.Counts().Total != 5 || p.Goal != "cache user lookups\nwithout changing the public API" {
+				t.Fatalf("%+v", p)
+			}
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			edited := c.edit(base)
+			if edited == base {
+				t.Fatal("the edit did not apply")
+			}
+			p, err := ParsePlan([]byte(edited))
+			if err != nil {
+				t.Fatal(err)
+			}
+			c.check(t, p)
+			// Whatever was understood writes back stably.
+			q, err := ParsePlan(WritePlan(p))
+			if err != nil {
+				t.Fatal(err)
+			}
+			assertSamePlan(t, p, q)
+		})
+	}
+}
+
+func TestParseErrorsCarryPosition(t *testing.T) {
+	base := string(WritePlan(demoPlan(t)))
+	cases := []struct {
+		name, src, want string
+	}{
+		{"no title", "## Phase 1: x\n", "task_plan.md:1:1:"},
+		{"empty", "", "task_plan.md:1:1:"},
+		{"bad id", strings.Replace(base, "`#5", "`#x5", 1), "task_plan.md:28:1:"},
+		{"unknown detail", strings.Replace(base, "  - why: the hot path", "  - colour: red", 1), "task_plan.md:26:3:"},
+		{"unknown machine field", strings.Replace(base, "blocked`", "bogus`", 1), "task_plan.md:24:1:"},
+		{"bad status", strings.Replace(base, "**Status:** running", "**Status:** sleeping", 1), "task_plan.md:5:3:"},
+		{"heading level", strings.Replace(base, "## ◐ Phase 2", "### ◐ Phase 2", 1), "task_plan.md:20:1:"},
+		{"list without phase", "# T\n\n- [ ] a\n", "task_plan.md:3:1:"},
+		{"code block", base + "\n```\ncode\n```\n", "task_plan.md:32:1:"},
+		{"bad time", strings.Replace(base, "→ 2026-11-20T10:25:00Z", "→ yesterday", 1), "task_plan.md:18:3:"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := ParsePlan([]byte(c.src))
+			wantCode(t, err, CodePlanParseError)
+			if !strings.HasPrefix(err.Error(), c.want) {
+				t.Fatalf("error %q does not start with %q", err, c.want)
+			}
+			e := err.(*Error)
+			if _, ok := e.Details["line"]; !ok {
+				t.Fatal("details carry the line")
+			}
+		})
+	}
+}
+
+func TestSemanticErrorsFromFile(t *testing.T) {
+	base := string(WritePlan(demoPlan(t)))
+	_, err := ParsePlan([]byte(strings.Replace(base, "`#4 needs:3", "`#4 needs:3,9", 1)))
+	wantCode(t, err, CodeInvalidDependency)
+	if !strings.Contains(err.Error(), "task_plan.md:24:") {
+		t.Errorf("dependency errors name the line: %v", err)
+	}
+	_, err = ParsePlan([]byte(strings.Replace(base, "`#2 needs:1`", "`#2 needs:1,3`", 1)))
+	wantCode(t, err, CodeCircularDependency)
+	_, err = ParsePlan([]byte(strings.Replace(base, "`#5", "`#4", 1)))
+	wantCode(t, err, CodeInvalidArgument)
+}
+
+// randomText draws text from an alphabet heavy in markdown punctuation.
+func randomText(r *rand.Rand, maxLen int, multiline bool) string {
+	pieces := []string{"a", "b", "Z", "9", " ", " ", "`", "*", "_", "#", "[", "]", "(", ")", "<", ">", "!", "|", "\\",
+		"-", "+", ".", ":", "~", "=", "é", "中", "🙂", "<br>", "&amp;", "[x]", "- ", "1. ", "```", "> ", "<!--", "-->", "○", "●", "×"}
+	if multiline {
+		pieces = append(pieces, "\n", "\n", "\n\n", "\t", "    ")
+	}
+	var b strings.Builder
+	n := r.IntN(maxLen + 1)
+	for i := 0; i < n; i++ {
+		b.WriteString(pieces[r.IntN(len(pieces))])
+	}
+	return b.String()
+}
+
+// randomPlan builds a plan through the model's own operations, so it obeys
+// every invariant the operations keep.
+func randomPlan(r *rand.Rand) *Plan {
+	now := t0
+	tick := func() time.Time { now = now.Add(time.Duration(r.IntN(5000)) * time.Second); return now }
+	title := ""
+	for title == "" {
+		title = strings.TrimSpace(randomText(r, 8, false))
+		if c, err := CleanLine("t", title); err != nil || c == "" {
+			title = ""
+		}
+	}
+	p, err := New("sess-"+string(rune('a'+r.IntN(26))), title, randomText(r, 12, true), nil, tick(), r.IntN(5) == 0)
+	if err != nil {
+		panic(err)
+	}
+	for i := r.IntN(4); i >= 0; i-- {
+		p.AddPhase("P"+randomText(r, 6, false), randomText(r, 10, true), tick())
+	}
+	for i := r.IntN(12); i > 0; i-- {
+		var needs []string
+		if all := p.Steps(); len(all) > 0 && r.IntN(2) == 0 {
+			needs = []string{all[r.IntN(len(all))].ID}
+		}
+		phase := p.Phases[r.IntN(len(p.Phases))].ID
+		p.AddStep(StepSpec{Text: "s" + randomText(r, 10, false), Phase: phase, Needs: needs, Why: randomText(r, 8, true), Active: randomText(r, 5, false)}, tick())
+	}
+	if p.Status == PlanPending && r.IntN(2) == 0 {
+		p.Approve(tick())
+	}
+	for i := r.IntN(20); i > 0; i-- {
+		steps := p.Steps()
+		if len(steps) == 0 {
+			break
+		}
+		s := steps[r.IntN(len(steps))]
+		switch r.IntN(4) {
+		case 0:
+			p.SetProgress(s.ID, Progress{r.IntN(3), 3}, tick())
+		default:
+			a := Actions[r.IntN(len(Actions))]
+			p.Transition(s.ID, a, TransitionOpts{Result: randomText(r, 8, true), Reason: randomText(r, 6, true), Retry: r.IntN(2) == 0, Force: true}, tick())
+		}
+	}
+	p.Iterations = r.IntN(100)
+	switch r.IntN(6) {
+	case 0:
+		p.Pause(randomText(r, 6, true), tick())
+	case 1:
+		p.Finish(randomText(r, 8, true), true, tick())
+	case 2:
+		p.Abort("x"+randomText(r, 8, true), tick())
+	}
+	return p
+}
+
+// TestRoundTripProperty: for random plans, parse(write(p)) equals p and
+// write(parse(write(p))) == write(p).
+func TestRoundTripProperty(t *testing.T) {
+	n := 2000
+	if testing.Short() {
+		n = 200
+	}
+	for seed := 0; seed < n; seed++ {
+		r := rand.New(rand.NewPCG(uint64(seed), 7))
+		p := randomPlan(r)
+		out := WritePlan(p)
+		q, err := ParsePlan(out)
+		if err != nil {
+			t.Fatalf("seed %d: %v\n%s", seed, err, out)
+		}
+		a, _ := json.Marshal(p)
+		b, _ := json.Marshal(q)
+		if !bytes.Equal(a, b) || p.NextStep != q.NextStep || p.NextPhase != q.NextPhase {
+			t.Fatalf("seed %d: parse(write(p)) != p\n%s\n%s\n%s", seed, out, a, b)
+		}
+		if out2 := WritePlan(q); !bytes.Equal(out, out2) {
+			t.Fatalf("seed %d: write(parse(write(p))) != write(p)\n%s\n---\n%s", seed, out, out2)
+		}
+	}
+}
+
+func randomFindings(r *rand.Rand) Findings {
+	var fs Findings
+	now := t0
+	for i := r.IntN(8); i > 0; i-- {
+		now = now.Add(time.Minute)
+		fs.Add(Finding{Category: Categories[r.IntN(len(Categories))], Title: "f" + randomText(r, 8, false),
+			Content: randomText(r, 20, true), Source: randomText(r, 4, false), Step: []string{"", "3"}[r.IntN(2)]}, now)
+	}
+	return fs
+}
+
+func randomErrors(r *rand.Rand) ErrorLog {
+	var l ErrorLog
+	now := t0
+	for i := r.IntN(8); i > 0; i-- {
+		now = now.Add(time.Minute)
+		l.Record(ErrorRecord{Tool: []string{"Bash", "Edit", "mcp__x__y"}[r.IntN(3)], Message: "e" + randomText(r, 12, true),
+			Params: randomText(r, 5, false), Step: []string{"", "2"}[r.IntN(2)]}, now)
+	}
+	return l
+}
+
+func TestFindingsAndErrorsRoundTrip(t *testing.T) {
+	for seed := 0; seed < 1000; seed++ {
+		r := rand.New(rand.NewPCG(uint64(seed), 11))
+		fs := randomFindings(r)
+		out := WriteFindings(fs)
+		got, err := ParseFindings(out)
+		if err != nil {
+			t.Fatalf("seed %d: %v\n%s", seed, err, out)
+		}
+		a, _ := json.Marshal(fs)
+		b, _ := json.Marshal(got)
+		if !bytes.Equal(a, b) {
+			t.Fatalf("seed %d findings:\n%s\n%s\n%s", seed, out, a, b)
+		}
+		l := randomErrors(r)
+		out = WriteErrors(l)
+		gotl, err := ParseErrors(out)
+		if err != nil {
+			t.Fatalf("seed %d: %v\n%s", seed, err, out)
+		}
+		a, _ = json.Marshal(l)
+		b, _ = json.Marshal(gotl)
+		if !bytes.Equal(a, b) {
+			t.Fatalf("seed %d errors:\n%s\n%s\n%s", seed, out, a, b)
+		}
+	}
+}
+
+func TestFindingsAndErrorsGolden(t *testing.T) {
+	var fs Findings
+	fs.Add(Finding{Category: CatInsight, Title: "GetUser dominates", Content: "70% of calls.\n\n```go\nfunc GetUser()\n```", Step: "1"}, t0)
+	fs.Add(Finding{Category: CatCode, Title: "Cache interface", Source: "internal/cache/cache.go:12", Content: "Has Get/Set/Delete."}, t0.Add(time.Minute))
+	golden(t, "findings.md", WriteFindings(fs))
+
+	var l ErrorLog
+	l.Record(ErrorRecord{Tool: "Bash", Message: "go test ./...: exit status 1\n--- FAIL: TestCache (0.01s)", Step: "3", Params: `{"command":"go test ./..."}`}, t0)
+	l.Record(ErrorRecord{Tool: "Edit", Message: "old_string not found"}, t0.Add(time.Minute))
+	l.Record(ErrorRecord{Tool: "Bash", Message: "go test ./...: exit status 2\n--- FAIL: TestCache (0.02s)"}, t0.Add(2*time.Minute))
+	golden(t, "errors.md", WriteErrors(l))
+}
+
+func TestFindingsHandEdit(t *testing.T) {
+	src := "# Findings\n\n## Insights\n\n### A new note\n\nJust a paragraph.\n\n## Dependencies\n\n### Uses redis `#4`\n\n- source: go.mod\n"
+	fs, err := ParseFindings([]byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(fs) != 2 || fs[0].ID != "5" || fs[0].Category != CatInsight || fs[0].Content != "Just a paragraph." || fs[1].Category != CatDependency {
+		b, _ := json.Marshal(fs)
+		t.Fatalf("%s", b)
+	}
+	_, err = ParseFindings([]byte("# Findings\n\n## Rumours\n"))
+	wantCode(t, err, CodePlanParseError)
+}

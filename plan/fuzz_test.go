@@ -1,0 +1,106 @@
+package plan
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// addSeeds adds the golden files and some random writes as fuzz seeds.
+func addSeeds(f *testing.F, write func(r *rand.Rand) []byte, files ...string) {
+	for _, name := range files {
+		if b, err := os.ReadFile(filepath.Join("testdata", name)); err == nil {
+			f.Add(b)
+		}
+	}
+	for seed := 0; seed < 20; seed++ {
+		f.Add(write(rand.New(rand.NewPCG(uint64(seed), 3))))
+	}
+}
+
+// FuzzParsePlan: whatever ParsePlan accepts, it writes back to a form that
+// parses again and is a fixed point of write∘parse; it never panics.
+func FuzzParsePlan(f *testing.F) {
+	addSeeds(f, func(r *rand.Rand) []byte { return WritePlan(randomPlan(r)) }, "demo_plan.md")
+	f.Add([]byte("# T\n\n## Phase 1: A\n\n- [ ] one\n- [x] two\n  - result: r\n"))
+	f.Fuzz(func(t *testing.T, src []byte) {
+		p, err := ParsePlan(src)
+		if err != nil {
+			return
+		}
+		out := WritePlan(p)
+		q, err := ParsePlan(out)
+		if err != nil {
+			t.Fatalf("written plan does not parse: %v\n--- input\n%q\n--- written\n%s", err, src, out)
+		}
+		if out2 := WritePlan(q); !bytes.Equal(out, out2) {
+			t.Fatalf("write(parse(x)) is not a fixed point\n--- input\n%q\n--- first\n%s\n--- second\n%s", src, out, out2)
+		}
+	})
+}
+
+// FuzzParseFindings is FuzzParsePlan for findings.md.
+func FuzzParseFindings(f *testing.F) {
+	addSeeds(f, func(r *rand.Rand) []byte { return WriteFindings(randomFindings(r)) }, "findings.md")
+	f.Fuzz(func(t *testing.T, src []byte) {
+		fs, err := ParseFindings(src)
+		if err != nil {
+			return
+		}
+		out := WriteFindings(fs)
+		again, err := ParseFindings(out)
+		if err != nil {
+			t.Fatalf("written findings do not parse: %v\n%q\n%s", err, src, out)
+		}
+		if out2 := WriteFindings(again); !bytes.Equal(out, out2) {
+			t.Fatalf("not a fixed point\n%q\n%s\n---\n%s", src, out, out2)
+		}
+	})
+}
+
+// FuzzParseErrors is FuzzParsePlan for errors.md.
+func FuzzParseErrors(f *testing.F) {
+	addSeeds(f, func(r *rand.Rand) []byte { return WriteErrors(randomErrors(r)) }, "errors.md")
+	f.Fuzz(func(t *testing.T, src []byte) {
+		l, err := ParseErrors(src)
+		if err != nil {
+			return
+		}
+		out := WriteErrors(l)
+		again, err := ParseErrors(out)
+		if err != nil {
+			t.Fatalf("written errors do not parse: %v\n%q\n%s", err, src, out)
+		}
+		if out2 := WriteErrors(again); !bytes.Equal(out, out2) {
+			t.Fatalf("not a fixed point\n%q\n%s\n---\n%s", src, out, out2)
+		}
+	})
+}
+
+// FuzzImport: importing never panics, and an imported plan always writes a
+// task_plan.md that parses.
+func FuzzImport(f *testing.F) {
+	for _, s := range []string{
+		`{"todos":[{"content":"a","status":"completed","activeForm":"A-ing"},{"content":"b","status":"in_progress"}]}`,
+		`[{"id":"1","subject":"s","status":"pending","blockedBy":["2"]},{"id":"2","subject":"t"}]`,
+		`{"goal":"g","steps":[{"id":"step_1","description":"d","status":"running"}],"current_step_index":0}`,
+		`{"task_description":"t","steps":["a",{"description":"b","status":"done"}]}`,
+		`{"meta":{"goal":"g"},"state":{"status":"running"},"tasks":[{"id":1,"name":"n","dependencies":[2]},{"id":2,"name":"m"}]}`,
+		"# Task Plan: x\n\n## Goal\ng\n\n### Phase 1: A\n- [x] a\n- **Status:** complete\n",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, src []byte) {
+		in, err := Import(src, "", time.Unix(0, 0))
+		if err != nil {
+			return
+		}
+		out := WritePlan(in.Plan)
+		if _, err := ParsePlan(out); err != nil {
+			t.Fatalf("imported plan does not write a valid file: %v\n%q\n%s", err, src, out)
+		}
+	})
+}

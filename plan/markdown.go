@@ -1,0 +1,303 @@
+package plan
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/yuin/goldmark/ast"
+	extast "github.com/yuin/goldmark/extension/ast"
+	"github.com/yuin/goldmark/parser"
+	"github.com/yuin/goldmark/text"
+	"github.com/yuin/goldmark/util"
+)
+
+// mdParser is the one configured goldmark parser: CommonMark plus GitHub
+// task-list checkboxes. It is built on first use, not at package init, so
+// commands that never parse markdown don't pay for it.
+//
+// The checkbox parser is plangit's own (taskCheckBoxParser) rather than
+// goldmark/extension.TaskList: importing goldmark/extension compiles its
+// linkify and table regexps at init, which costs every plangit process
+// (every hook call) close to a millisecond. It produces the same
+// *extast.TaskCheckBox nodes.
+var mdParser = sync.OnceValue(func() parser.Parser {
+	return parser.NewParser(
+		parser.WithBlockParsers(parser.DefaultBlockParsers()...),
+		parser.WithInlineParsers(append(parser.DefaultInlineParsers(),
+			util.Prioritized(taskCheckBoxParser{}, 0))...),
+		parser.WithParagraphTransformers(parser.DefaultParagraphTransformers()...),
+	)
+})
+
+// taskCheckBoxParser recognises "[ ]", "[x]" and "[X]" at the start of a list
+// item's first block, followed by white space, as GitHub does.
+type taskCheckBoxParser struct{}
+
+func (taskCheckBoxParser) Trigger() []byte { return []byte{'['} }
+
+func (taskCheckBoxParser) Parse(parent ast.Node, block text.Reader, _ parser.Context) ast.Node {
+	// The checkbox must be the first thing in the first block of a list item.
+	if parent.HasChildren() || parent.Parent() == nil || parent.Parent().FirstChild() != parent {
+		return nil
+	}
+	if _, ok := parent.Parent().(*ast.ListItem); !ok {
+		return nil
+	}
+	line, _ := block.PeekLine()
+	if len(line) < 3 || line[0] != '[' || line[2] != ']' {
+		return nil
+	}
+	mark := line[1]
+	if mark != ' ' && mark != 'x' && mark != 'X' {
+		return nil
+	}
+	if len(line) > 3 && !util.IsSpace(line[3]) {
+		return nil
+	}
+	n := 3
+	for n < len(line) && (line[n] == ' ' || line[n] == '\t') {
+		n++
+	}
+	block.Advance(n)
+	return extast.NewTaskCheckBox(mark != ' ')
+}
+
+// doc is a parsed markdown file: its source and syntax tree.
+type doc struct {
+	name string // file name, for error positions
+	src  []byte
+	root ast.Node
+}
+
+// parseDoc normalizes line endings and parses src.
+func parseDoc(name string, src []byte) (*doc, error) {
+	if len(src) > MaxFile {
+		return nil, Errorf(CodePlanParseError, "%s is %d bytes; plangit reads files up to %d bytes", name, len(src), MaxFile).With("file", name)
+	}
+	src = bytes.TrimPrefix(src, []byte("\uFEFF"))
+	if bytes.IndexByte(src, '\r') >= 0 {
+		src = bytes.ReplaceAll(src, []byte("\r\n"), []byte("\n"))
+		src = bytes.ReplaceAll(src, []byte("\r"), []byte("\n"))
+	}
+	if !utf8.Valid(src) {
+		src = bytes.ToValidUTF8(src, []byte("\uFFFD"))
+	}
+	return &doc{name: name, src: src, root: mdParser().Parse(text.NewReader(src))}, nil
+}
+
+// errAt returns a PLAN_PARSE_ERROR at a byte offset, as file:line:column.
+func (d *doc) errAt(off int, format string, args ...any) *Error {
+	line, col := d.position(off)
+	msg := fmt.Sprintf(format, args...)
+	return Errorf(CodePlanParseError, "%s:%d:%d: %s", d.name, line, col, msg).
+		With("file", d.name).With("line", line).With("column", col)
+}
+
+// errAtNode is errAt at the start of a node.
+func (d *doc) errAtNode(n ast.Node, format string, args ...any) *Error {
+	return d.errAt(d.start(n), format, args...)
+}
+
+// position turns a byte offset into a 1-based line and column (in
+// characters).
+func (d *doc) position(off int) (line, col int) {
+	off = max(0, min(off, len(d.src)))
+	before := d.src[:off]
+	line = bytes.Count(before, []byte("\n")) + 1
+	lineStart := bytes.LastIndexByte(before, '\n') + 1
+	return line, utf8.RuneCount(before[lineStart:]) + 1
+}
+
+// start is where a node begins in the source, markers included.
+func (d *doc) start(n ast.Node) int {
+	if p := n.Pos(); p >= 0 {
+		return p
+	}
+	if n.Type() == ast.TypeBlock && n.Lines().Len() > 0 {
+		return n.Lines().At(0).Start
+	}
+	for c := n.FirstChild(); c != nil; c = c.NextSibling() {
+		if p := d.start(c); p >= 0 {
+			return p
+		}
+	}
+	return -1
+}
+
+// end is where the block after n begins: the end of n's source range.
+func (d *doc) end(n ast.Node) int {
+	for m := n; m != nil; m = m.Parent() {
+		for s := m.NextSibling(); s != nil; s = s.NextSibling() {
+			if p := d.start(s); p >= 0 {
+				return p
+			}
+		}
+	}
+	return len(d.src)
+}
+
+// lineOf returns the whole source line holding offset off, without its
+// newline.
+func (d *doc) lineOf(off int) string {
+	start := bytes.LastIndexByte(d.src[:off], '\n') + 1
+	end := bytes.IndexByte(d.src[off:], '\n')
+	if end < 0 {
+		return string(d.src[start:])
+	}
+	return string(d.src[start : off+end])
+}
+
+// headingText is a heading's raw text: its source line without the "#"
+// marker. plangit reads the raw line so a title ending in " #" is not taken
+// for a closing sequence.
+func (d *doc) headingText(h *ast.Heading) string {
+	off := d.start(h)
+	if off < 0 {
+		return ""
+	}
+	line := d.lineOf(off)
+	if s := strings.TrimLeft(line, " "); strings.HasPrefix(s, "#") { // ATX; a setext heading has no marker
+		return strings.TrimSpace(s[min(h.Level, len(s)):])
+	}
+	// A setext heading may span lines; join them.
+	return strings.TrimSpace(d.joinedLines(h, " "))
+}
+
+// joinedLines is a leaf block's raw lines, each trimmed, joined with sep.
+// A soft-wrapped line in markdown means a space, so one-line fields join
+// with " ".
+func (d *doc) joinedLines(n ast.Node, sep string) string {
+	lines := n.Lines()
+	parts := make([]string, 0, lines.Len())
+	for i := 0; i < lines.Len(); i++ {
+		seg := lines.At(i)
+		parts = append(parts, strings.TrimSpace(string(seg.Value(d.src))))
+	}
+	return strings.Join(parts, sep)
+}
+
+// quoteText is a blockquote's raw text: its source lines with the ">"
+// markers removed. It is exact, whatever markdown the quoted text holds, so
+// free text round-trips through a blockquote byte for byte.
+func (d *doc) quoteText(bq *ast.Blockquote) string {
+	raw := string(d.src[d.start(bq):d.end(bq)])
+	lines := strings.Split(strings.TrimRight(raw, "\n"), "\n")
+	for i, l := range lines {
+		t := strings.TrimLeft(l, " ")
+		if len(l)-len(t) <= 3 && strings.HasPrefix(t, ">") {
+			t = t[1:]
+			if strings.HasPrefix(t, " ") {
+				t = t[1:]
+			}
+			lines[i] = t
+		}
+	}
+	s, _ := CleanBlock("quoted text", strings.Join(lines, "\n"))
+	return s
+}
+
+// writeQuote writes free text as a blockquote, every line marked so that no
+// line of it can start a block of its own.
+func writeQuote(b *strings.Builder, s string) {
+	for _, l := range strings.Split(s, "\n") {
+		if l == "" {
+			b.WriteString(">\n")
+			continue
+		}
+		b.WriteString("> ")
+		b.WriteString(l)
+		b.WriteByte('\n')
+	}
+}
+
+// checkBox returns the task checkbox that opens a list item's first block.
+func checkBox(block ast.Node) (checked, ok bool) {
+	if block == nil {
+		return false, false
+	}
+	if cb, isBox := block.FirstChild().(*extast.TaskCheckBox); isBox {
+		return cb.IsChecked, true
+	}
+	return false, false
+}
+
+// isTextBlock reports whether n is the text of a list item: a TextBlock in a
+// tight list or a Paragraph in a loose one.
+func isTextBlock(n ast.Node) bool {
+	switch n.(type) {
+	case *ast.TextBlock, *ast.Paragraph:
+		return true
+	}
+	return false
+}
+
+// field is one "key: value" line of a detail list.
+type field struct {
+	key, value string
+	off        int
+}
+
+// detailFields reads a list of "key: value" items.
+func (d *doc) detailFields(list *ast.List) ([]field, error) {
+	var out []field
+	for it := list.FirstChild(); it != nil; it = it.NextSibling() {
+		first := it.FirstChild()
+		if first == nil || !isTextBlock(first) || first.NextSibling() != nil {
+			return nil, d.errAtNode(it, "expected a \"- key: value\" line here")
+		}
+		raw := d.joinedLines(first, " ")
+		key, value, ok := strings.Cut(raw, ":")
+		key = strings.ToLower(strings.TrimSpace(key))
+		if !ok || key == "" || strings.ContainsAny(key, " `*[") {
+			return nil, d.errAtNode(it, "expected a \"- key: value\" line here, found %q", clip(raw))
+		}
+		out = append(out, field{key: key, value: strings.TrimSpace(value), off: d.start(it)})
+	}
+	return out, nil
+}
+
+// timeLayout is how plangit writes times: RFC 3339, UTC, whole seconds.
+const timeLayout = time.RFC3339
+
+func formatTime(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format(timeLayout)
+}
+
+func parseTime(s string) (time.Time, bool) {
+	t, err := time.Parse(timeLayout, strings.TrimSpace(s))
+	if err != nil {
+		return time.Time{}, false
+	}
+	return Stamp(t), true
+}
+
+// FormatDuration writes a duration compactly: 45s, 20m, 1h5m, 2d3h.
+func FormatDuration(d time.Duration) string {
+	d = d.Round(time.Second)
+	switch {
+	case d < 0:
+		return "-" + FormatDuration(-d)
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", int(d.Seconds()))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm", int(d.Minutes()))
+	case d < 24*time.Hour:
+		h, m := int(d.Hours()), int(d.Minutes())%60
+		if m == 0 {
+			return fmt.Sprintf("%dh", h)
+		}
+		return fmt.Sprintf("%dh%dm", h, m)
+	}
+	days, h := int(d.Hours())/24, int(d.Hours())%24
+	if h == 0 {
+		return fmt.Sprintf("%dd", days)
+	}
+	return fmt.Sprintf("%dd%dh", days, h)
+}

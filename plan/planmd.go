@@ -1,0 +1,572 @@
+package plan
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/yuin/goldmark/ast"
+)
+
+// PlanFile is the name of the plan's file in a session.
+const PlanFile = "task_plan.md"
+
+// The task_plan.md format (documented in the README):
+//
+//	# Title
+//
+//	> **Goal:** what the plan achieves
+//	>
+//	> **Status:** running · 2/5 steps done · updated 2026-11-20T10:30:00Z
+//
+//	## ◐ Phase 1: Build
+//
+//	> optional phase notes
+//
+//	- [x] ● Analyze the service `#1`
+//	  - result: found 3 hot paths
+//	  - time: 2026-11-20T10:00:00Z → 2026-11-20T10:20:00Z (20m)
+//	- [ ] ◐ Implement the cache `#2 needs:1 progress:2/5`
+//
+//	<!-- plangit id=s1 created=2026-11-20T09:00:00Z iterations=4 next-step=3 next-phase=2 -->
+//
+// The checkbox and icon carry the status; the code span at the end of a step
+// line carries its id and machine fields; detail lines carry the rest.
+
+const (
+	labelGoal   = "Goal"
+	labelStatus = "Status"
+	labelResult = "Result"
+	labelReason = "Reason"
+	machineTag  = "<!-- plangit"
+)
+
+var stepIcons = []string{"○", "◐", "●", "✖", "⊘"}
+
+// WritePlan writes a plan as task_plan.md.
+func WritePlan(p *Plan) []byte {
+	var b strings.Builder
+	b.WriteString("# ")
+	b.WriteString(p.Title)
+	b.WriteString("\n\n")
+
+	c := p.Counts()
+	header := []string{
+		"**" + labelGoal + ":** " + joinLines(p.Goal),
+		fmt.Sprintf("**%s:** %s · %d/%d steps done", labelStatus, p.Status, c.Done, c.Total),
+	}
+	if !p.Updated.IsZero() {
+		header[1] += " · updated " + formatTime(p.Updated)
+	}
+	if p.Result != "" {
+		header = append(header, "**"+labelResult+":** "+joinLines(p.Result))
+	}
+	if p.Reason != "" {
+		header = append(header, "**"+labelReason+":** "+joinLines(p.Reason))
+	}
+	for i, h := range header {
+		if i > 0 {
+			b.WriteString(">\n")
+		}
+		b.WriteString(strings.TrimRight("> "+h, " "))
+		b.WriteByte('\n')
+	}
+
+	for _, ph := range p.Phases {
+		fmt.Fprintf(&b, "\n## %s Phase %s: %s\n", ph.Status().Icon(), ph.ID, ph.Title)
+		if ph.Notes != "" {
+			b.WriteByte('\n')
+			writeQuote(&b, ph.Notes)
+		}
+		if len(ph.Steps) > 0 {
+			b.WriteByte('\n')
+		}
+		for _, s := range ph.Steps {
+			writeStep(&b, s)
+		}
+	}
+
+	b.WriteString("\n" + machineTag)
+	if p.ID != "" {
+		b.WriteString(" id=" + p.ID)
+	}
+	if !p.Created.IsZero() {
+		b.WriteString(" created=" + formatTime(p.Created))
+	}
+	fmt.Fprintf(&b, " iterations=%d next-step=%d next-phase=%d -->\n", p.Iterations, p.NextStep, p.NextPhase)
+	return []byte(b.String())
+}
+
+func writeStep(b *strings.Builder, s *Step) {
+	box := "[ ]"
+	if s.Status == StepCompleted {
+		box = "[x]"
+	}
+	machine := []string{"#" + s.ID}
+	if len(s.Needs) > 0 {
+		machine = append(machine, "needs:"+strings.Join(s.Needs, ","))
+	}
+	if s.Progress.Total > 0 {
+		machine = append(machine, "progress:"+s.Progress.String())
+	}
+	if s.Retries > 0 {
+		machine = append(machine, "retries:"+strconv.Itoa(s.Retries))
+	}
+	if s.Status == StepBlocked {
+		machine = append(machine, "blocked")
+	}
+	fmt.Fprintf(b, "- %s %s %s `%s`\n", box, s.Status.Icon(), s.Text, strings.Join(machine, " "))
+	detail := func(key, value string) {
+		if value != "" {
+			b.WriteString("  - " + key + ": " + joinLines(value) + "\n")
+		}
+	}
+	detail("doing", s.Active)
+	detail("why", s.Why)
+	detail("result", s.Result)
+	detail("reason", s.Reason)
+	if !s.Started.IsZero() || !s.Completed.IsZero() {
+		t := formatTime(s.Started) + " → " + formatTime(s.Completed)
+		if !s.Started.IsZero() && !s.Completed.IsZero() {
+			t += " (" + FormatDuration(s.Completed.Sub(s.Started)) + ")"
+		}
+		detail("time", strings.TrimSpace(t))
+	}
+}
+
+// ParsePlan parses task_plan.md. Steps and phases written without an id (a
+// hand-added "- [ ] new step" line) get fresh ids.
+func ParsePlan(src []byte) (*Plan, error) {
+	d, err := parseDoc(PlanFile, src)
+	if err != nil {
+		return nil, err
+	}
+	pp := planParser{doc: d, p: &Plan{Status: PlanRunning}, lines: map[string]int{}}
+	if err := pp.parse(); err != nil {
+		return nil, err
+	}
+	return pp.p, nil
+}
+
+type planParser struct {
+	*doc
+	p          *Plan
+	titled     bool
+	phase      *Phase
+	lines      map[string]int // step id → offset, for dependency errors
+	nextStep   int
+	nextPhase  int
+	unnumbered []*Step
+	newPhases  []*Phase
+}
+
+func (pp *planParser) parse() error {
+	for n := pp.root.FirstChild(); n != nil; n = n.NextSibling() {
+		if !pp.titled {
+			h, ok := n.(*ast.Heading)
+			if !ok || h.Level != 1 {
+				return pp.errAtNode(n, "task_plan.md starts with the plan's title, a \"# Title\" line")
+			}
+			pp.p.Title, pp.titled = pp.headingText(h), true
+			continue
+		}
+		if err := pp.block(n); err != nil {
+			return err
+		}
+	}
+	if !pp.titled {
+		return pp.errAt(0, "task_plan.md is empty; it starts with the plan's title, a \"# Title\" line")
+	}
+	pp.number()
+	if err := pp.p.Validate(); err != nil {
+		var e *Error
+		if errors.As(err, &e) {
+			if id, ok := e.Details["step"].(string); ok {
+				if off, ok := pp.lines[id]; ok {
+					line, _ := pp.position(off)
+					e.With("line", line)
+					e.Message = fmt.Sprintf("%s:%d: %s", PlanFile, line, e.Message)
+				}
+			}
+		}
+		return err
+	}
+	return nil
+}
+
+func (pp *planParser) block(n ast.Node) error {
+	switch n := n.(type) {
+	case *ast.Heading:
+		if n.Level != 2 {
+			return pp.errAtNode(n, "phases are \"## \" headings; a level-%d heading has no place in task_plan.md", n.Level)
+		}
+		pp.phase = pp.parsePhaseHeading(pp.headingText(n))
+		pp.p.Phases = append(pp.p.Phases, pp.phase)
+	case *ast.Blockquote:
+		if pp.phase == nil {
+			return pp.header(n)
+		}
+		pp.phase.Notes = joinNotes(pp.phase.Notes, pp.quoteText(n))
+	case *ast.Paragraph:
+		if pp.phase == nil {
+			return pp.headerLines(n)
+		}
+		notes, _ := CleanBlock("phase notes", pp.joinedLines(n, "\n"))
+		pp.phase.Notes = joinNotes(pp.phase.Notes, notes)
+	case *ast.HTMLBlock:
+		raw := strings.TrimSpace(pp.joinedLines(n, "\n"))
+		if !strings.HasPrefix(raw, machineTag) {
+			return pp.errAtNode(n, "plangit keeps no HTML in task_plan.md; put notes in a \"> \" quote under a phase")
+		}
+		return pp.machine(n, raw)
+	case *ast.List:
+		if pp.phase == nil {
+			return pp.errAtNode(n, "steps belong under a phase: add a \"## Phase 1: Name\" heading above them")
+		}
+		for it := n.FirstChild(); it != nil; it = it.NextSibling() {
+			if err := pp.step(it); err != nil {
+				return err
+			}
+		}
+	case *ast.ThematicBreak:
+		// A rule carries nothing; it is not kept.
+	default:
+		return pp.errAtNode(n, "plangit does not understand this %s in task_plan.md (see the README, \"File format\")", kindName(n))
+	}
+	return nil
+}
+
+func joinNotes(a, b string) string {
+	if a == "" {
+		return b
+	}
+	if b == "" {
+		return a
+	}
+	return a + "\n\n" + b
+}
+
+func (pp *planParser) parsePhaseHeading(text string) *Phase {
+	text = stripIcon(text)
+	if rest, ok := strings.CutPrefix(text, "Phase "); ok {
+		if id, title, ok := strings.Cut(rest, ":"); ok && isStepID(id) {
+			n, _ := strconv.Atoi(id)
+			pp.nextPhase = max(pp.nextPhase, n+1)
+			return &Phase{ID: id, Title: strings.TrimSpace(title)}
+		}
+	}
+	ph := &Phase{Title: text}
+	pp.newPhases = append(pp.newPhases, ph)
+	return ph
+}
+
+// header reads the blockquote of header fields under the title.
+func (pp *planParser) header(bq *ast.Blockquote) error {
+	for c := bq.FirstChild(); c != nil; c = c.NextSibling() {
+		p, ok := c.(*ast.Paragraph)
+		if !ok {
+			return pp.errAtNode(c, "the quote under the title holds \"**Goal:**\" and \"**Status:**\" lines only")
+		}
+		if err := pp.headerLines(p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// headerLines reads "**Label:** value" lines. A line that starts no label
+// continues the one before it, as a soft-wrapped line does.
+func (pp *planParser) headerLines(para *ast.Paragraph) error {
+	label, value, off := "", "", 0
+	flush := func() error {
+		if label == "" {
+			return nil
+		}
+		return pp.headerField(label, strings.TrimSpace(value), off)
+	}
+	lines := para.Lines()
+	for i := 0; i < lines.Len(); i++ {
+		seg := lines.At(i)
+		line := strings.TrimSpace(string(seg.Value(pp.src)))
+		if l, v, ok := cutLabel(line); ok {
+			if err := flush(); err != nil {
+				return err
+			}
+			label, value, off = l, v, seg.Start
+			continue
+		}
+		if label == "" {
+			return pp.errAt(seg.Start, "expected a \"**Goal:**\" or \"**Status:**\" line here, found %q", clip(line))
+		}
+		value += " " + line
+	}
+	return flush()
+}
+
+// cutLabel splits "**Label:** value".
+func cutLabel(line string) (label, value string, ok bool) {
+	rest, ok := strings.CutPrefix(line, "**")
+	if !ok {
+		return "", "", false
+	}
+	label, value, ok = strings.Cut(rest, ":**")
+	if !ok || label == "" || strings.ContainsAny(label, "*`") {
+		return "", "", false
+	}
+	return label, strings.TrimSpace(value), true
+}
+
+func (pp *planParser) headerField(label, value string, off int) error {
+	var err error
+	switch {
+	case strings.EqualFold(label, labelGoal):
+		pp.p.Goal, err = CleanText("goal", splitLines(value))
+	case strings.EqualFold(label, labelResult):
+		pp.p.Result, err = CleanText("result", splitLines(value))
+	case strings.EqualFold(label, labelReason):
+		pp.p.Reason, err = CleanText("reason", splitLines(value))
+	case strings.EqualFold(label, labelStatus):
+		word, rest, _ := strings.Cut(value, " ")
+		st, ok := ParsePlanStatus(strings.ToLower(strings.TrimSpace(word)))
+		if !ok {
+			return pp.errAt(off, "unknown plan status %q; one of pending, running, paused, completed, failed", clip(word))
+		}
+		pp.p.Status = st
+		if _, at, ok := strings.Cut(rest, "updated "); ok {
+			stamp, _, _ := strings.Cut(strings.TrimSpace(at), " ")
+			t, ok := parseTime(stamp)
+			if !ok {
+				return pp.errAt(off, "the updated time %q is not an RFC 3339 time like 2026-11-20T10:30:00Z", clip(stamp))
+			}
+			pp.p.Updated = t
+		}
+	default:
+		return pp.errAt(off, "unknown header line %q; the header holds Goal, Status, Result and Reason", clip(label))
+	}
+	if err != nil {
+		return pp.errAt(off, "%s", err.Error())
+	}
+	return nil
+}
+
+// machine reads "<!-- plangit id=... created=... -->".
+func (pp *planParser) machine(n ast.Node, raw string) error {
+	body := strings.TrimSuffix(strings.TrimPrefix(raw, machineTag), "-->")
+	for _, kv := range strings.Fields(body) {
+		k, v, _ := strings.Cut(kv, "=")
+		bad := false
+		switch k {
+		case "id":
+			pp.p.ID = v
+		case "created":
+			t, ok := parseTime(v)
+			pp.p.Created, bad = t, !ok
+		case "iterations":
+			n, err := strconv.Atoi(v)
+			pp.p.Iterations, bad = n, err != nil || n < 0
+		case "next-step":
+			n, err := strconv.Atoi(v)
+			pp.nextStep, bad = max(pp.nextStep, n), err != nil || n < 1
+		case "next-phase":
+			n, err := strconv.Atoi(v)
+			pp.nextPhase, bad = max(pp.nextPhase, n), err != nil || n < 1
+		default:
+			// Fields from a newer plangit are ignored.
+		}
+		if bad {
+			return pp.errAtNode(n, "bad value in the plangit comment: %q", clip(kv))
+		}
+	}
+	return nil
+}
+
+// step reads one step item.
+func (pp *planParser) step(it ast.Node) error {
+	first := it.FirstChild()
+	if first == nil || !isTextBlock(first) {
+		return pp.errAtNode(it, "a step is a \"- [ ] text\" line")
+	}
+	checked, boxed := checkBox(first)
+	raw := pp.joinedLines(first, " ")
+	if boxed {
+		raw = strings.TrimSpace(raw[3:])
+	}
+	icon := ""
+	for _, ic := range stepIcons {
+		if rest, ok := strings.CutPrefix(raw, ic); ok && (rest == "" || rest[0] == ' ') {
+			icon, raw = ic, strings.TrimSpace(rest)
+			break
+		}
+	}
+	s := &Step{}
+	text, machine := cutMachine(raw)
+	blocked := false
+	for _, tok := range strings.Fields(machine) {
+		k, v, _ := strings.Cut(tok, ":")
+		var err error
+		switch {
+		case strings.HasPrefix(tok, "#") && s.ID == "":
+			s.ID = tok[1:]
+			if !isStepID(s.ID) {
+				return pp.errAtNode(it, "step id %q is not a number; remove it and plangit gives the step a fresh one", clip(tok))
+			}
+		case k == "needs":
+			s.Needs = ParseNeeds(v)
+		case k == "progress":
+			s.Progress, err = ParseProgress(v)
+		case k == "retries":
+			s.Retries, err = strconv.Atoi(v)
+			if err == nil && s.Retries < 0 {
+				err = fmt.Errorf("negative")
+			}
+		case tok == "blocked":
+			blocked = true
+		default:
+			return pp.errAtNode(it, "unknown field %q in the step's code span; known: #ID, needs:1,2, progress:2/5, retries:N, blocked", clip(tok))
+		}
+		if err != nil {
+			return pp.errAtNode(it, "bad field %q in the step's code span", clip(tok))
+		}
+	}
+	if machine != "" && s.ID == "" {
+		return pp.errAtNode(it, "the step's code span has no #ID; write `#N ...` or drop the span")
+	}
+	t, err := CleanLine("step text", text)
+	if err != nil {
+		return pp.errAtNode(it, "%s", err.Error())
+	}
+	if t == "" {
+		return pp.errAtNode(it, "the step has no text")
+	}
+	s.Text = t
+	s.Status = statusFrom(checked, icon, blocked)
+
+	for c := first.NextSibling(); c != nil; c = c.NextSibling() {
+		list, ok := c.(*ast.List)
+		if !ok {
+			return pp.errAtNode(c, "under a step plangit keeps only \"- key: value\" detail lines")
+		}
+		fields, err := pp.detailFields(list)
+		if err != nil {
+			return err
+		}
+		for _, f := range fields {
+			if err := pp.stepField(s, f); err != nil {
+				return err
+			}
+		}
+	}
+	if s.ID == "" {
+		pp.unnumbered = append(pp.unnumbered, s)
+	} else {
+		n, _ := strconv.Atoi(s.ID)
+		pp.nextStep = max(pp.nextStep, n+1)
+		if _, dup := pp.lines[s.ID]; !dup {
+			pp.lines[s.ID] = pp.start(it)
+		}
+	}
+	pp.phase.Steps = append(pp.phase.Steps, s)
+	return nil
+}
+
+// cutMachine splits a step line into its text and the content of the code
+// span that ends it, when that span starts with "#".
+func cutMachine(raw string) (text, machine string) {
+	if !strings.HasSuffix(raw, "`") || len(raw) < 3 {
+		return raw, ""
+	}
+	open := strings.LastIndexByte(raw[:len(raw)-1], '`')
+	if open < 0 || !strings.HasPrefix(raw[open+1:], "#") || (open > 0 && raw[open-1] == '`') {
+		return raw, ""
+	}
+	return strings.TrimSpace(raw[:open]), raw[open+1 : len(raw)-1]
+}
+
+func statusFrom(checked bool, icon string, blocked bool) StepStatus {
+	if checked {
+		return StepCompleted
+	}
+	switch icon {
+	case "◐":
+		return StepInProgress
+	case "✖":
+		if blocked {
+			return StepBlocked
+		}
+		return StepFailed
+	case "⊘":
+		return StepSkipped
+	}
+	// ○, no icon, or ● with the box unticked: a completion undone by hand.
+	return StepPending
+}
+
+func (pp *planParser) stepField(s *Step, f field) error {
+	var err error
+	switch f.key {
+	case "doing":
+		s.Active, err = CleanLine("active form", f.value)
+	case "why":
+		s.Why, err = CleanText("why", splitLines(f.value))
+	case "result":
+		s.Result, err = CleanText("result", splitLines(f.value))
+	case "reason":
+		s.Reason, err = CleanText("reason", splitLines(f.value))
+	case "time":
+		start, rest, _ := strings.Cut(f.value, "→")
+		end, _, _ := strings.Cut(strings.TrimSpace(rest), " ")
+		var ok1, ok2 = true, true
+		if start = strings.TrimSpace(start); start != "" {
+			s.Started, ok1 = parseTime(start)
+		}
+		if end != "" {
+			s.Completed, ok2 = parseTime(end)
+		}
+		if !ok1 || !ok2 {
+			return pp.errAt(f.off, "the time line is \"START → END\" in RFC 3339 (2026-11-20T10:30:00Z); found %q", clip(f.value))
+		}
+	default:
+		return pp.errAt(f.off, "unknown step detail %q; known: doing, why, result, reason, time", clip(f.key))
+	}
+	if err != nil {
+		return pp.errAt(f.off, "%s", err.Error())
+	}
+	return nil
+}
+
+// number gives fresh ids to steps and phases written without one, in file
+// order, after every id in the file.
+func (pp *planParser) number() {
+	p := pp.p
+	p.NextStep, p.NextPhase = max(pp.nextStep, 1), max(pp.nextPhase, 1)
+	for _, s := range pp.unnumbered {
+		s.ID = strconv.Itoa(p.NextStep)
+		p.NextStep++
+	}
+	for _, ph := range pp.newPhases {
+		ph.ID = strconv.Itoa(p.NextPhase)
+		p.NextPhase++
+	}
+}
+
+func stripIcon(s string) string {
+	for _, ic := range stepIcons {
+		if rest, ok := strings.CutPrefix(s, ic); ok {
+			return strings.TrimSpace(rest)
+		}
+	}
+	return s
+}
+
+func kindName(n ast.Node) string {
+	name := n.Kind().String()
+	var b strings.Builder
+	for i, r := range name {
+		if i > 0 && r >= 'A' && r <= 'Z' {
+			b.WriteByte(' ')
+		}
+		b.WriteRune(r)
+	}
+	return strings.ToLower(b.String())
+}
