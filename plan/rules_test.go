@@ -315,7 +315,7 @@ func TestErrorLogCountsUp(t *testing.T) {
 		t.Fatalf("normalize = %q", got)
 	}
 	long := strings.Repeat("y", 150)
-	if got := NormalizeMessage(long + "1") + ""; len(got) != 100 {
+	if got := NormalizeMessage(long+"1") + ""; len(got) != 100 {
 		t.Fatalf("only the first 100 characters count: %d", len(got))
 	}
 }
