@@ -2,4 +2,16 @@ module github.com/plangit/plangit
 
 go 1.26.0
 
-require github.com/yuin/goldmark v1.8.7
+require (
+	github.com/go-git/go-git/v5 v5.19.3
+	github.com/gofrs/flock v0.13.1
+	github.com/yuin/goldmark v1.8.7
+)
+
+require (
+	github.com/go-git/go-billy/v5 v5.9.2 // indirect
+	github.com/jbenet/go-context v0.0.0-20150711004518-d14ea06fba99 // indirect
+	github.com/pjbgf/sha1cd v0.7.0 // indirect
+	golang.org/x/net v0.57.0 // indirect
+	golang.org/x/sys v0.47.0 // indirect
+)

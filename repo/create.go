@@ -1,0 +1,75 @@
+package repo
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/plangit/plangit/plan"
+)
+
+// gitConfig is a new session repository's configuration.
+const gitConfig = "[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = false\n"
+
+// Create makes a new session — a git repository on branch main — and
+// commits st as its first revision. A session that already has a revision
+// is refused; one left half-created by a killed process is completed.
+func (p Project) Create(id string, st *plan.State, change plan.Change, opts Options) (*Session, *Result, error) {
+	s, err := newSession(p, id)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := p.ensureDir(); err != nil {
+		return nil, nil, err
+	}
+	if fi, err := os.Lstat(s.Dir); err == nil && !fi.IsDir() {
+		return nil, nil, plan.Errorf(plan.CodeIOError, "%s exists and is not a directory", s.Dir)
+	}
+	if err := s.initGitDir(); err != nil {
+		return nil, nil, err
+	}
+	unlock, err := s.lock(opts.LockWait)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer unlock()
+	if head, err := s.readRef(); err != nil || !head.IsZero() {
+		if err != nil {
+			return nil, nil, err
+		}
+		return nil, nil, plan.Errorf(plan.CodeInvalidArgument, "session %s already has a plan; choose another --session, or plangit show to see it", id).With("session", id)
+	}
+	old, err := s.ReadFiles()
+	if err != nil {
+		return nil, nil, err
+	}
+	if opts.Meta.Actor == "" {
+		opts.Meta.Actor = "agent"
+	}
+	c, err := s.commit(plumbing.ZeroHash, nil, old, st.Files(), opts.now(), change, opts.Meta, st.Plan)
+	if err != nil {
+		return nil, nil, err
+	}
+	return s, &Result{State: st, Commit: c}, nil
+}
+
+// initGitDir lays out an empty repository, leaving what exists alone.
+func (s *Session) initGitDir() error {
+	for _, d := range []string{"objects/info", "objects/pack", "refs/heads", "refs/tags", privateDir} {
+		if err := os.MkdirAll(filepath.Join(s.gitDir, d), 0o755); err != nil {
+			return plan.WrapError(plan.CodeIOError, err, "cannot create the session repository")
+		}
+	}
+	for name, content := range map[string]string{"HEAD": "ref: " + branchRef + "\n", "config": gitConfig} {
+		path := filepath.Join(s.gitDir, name)
+		if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) {
+			if err := WriteFileAtomic(path, []byte(content), 0o644, false); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}

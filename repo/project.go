@@ -1,0 +1,171 @@
+// Package repo is plangit's store: a project's .code-agent directory and,
+// for each agent session, a git repository holding the session's files. It
+// writes git objects directly (no worktree scan), moves the branch by
+// compare-and-set under a per-session file lock, and keeps the index in step
+// so the session directory is always clean to git.
+package repo
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/plangit/plangit/plan"
+)
+
+// Names inside a project.
+const (
+	DirName      = ".code-agent"
+	plansDir     = "plans"
+	activeFile   = "active"
+	ConfigFile   = "config.json"
+	LogFile      = "plangit.log"
+	gitignore    = ".gitignore"
+	maxSessionID = 128
+)
+
+// Project is a directory holding .code-agent/.
+type Project struct {
+	Root string // the project directory
+}
+
+// FindRoot finds the project root: explicit (from --root or PLANGIT_ROOT)
+// if given, else the nearest ancestor of dir holding .code-agent/, else dir.
+func FindRoot(explicit, dir string) (string, error) {
+	if explicit != "" {
+		abs, err := filepath.Abs(explicit)
+		if err != nil {
+			return "", plan.WrapError(plan.CodeIOError, err, "cannot resolve the root %q", explicit)
+		}
+		return abs, nil
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", plan.WrapError(plan.CodeIOError, err, "cannot resolve the working directory")
+	}
+	for d := abs; ; {
+		if fi, err := os.Stat(filepath.Join(d, DirName)); err == nil && fi.IsDir() {
+			return d, nil
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return abs, nil
+		}
+		d = parent
+	}
+}
+
+// Dir is the project's .code-agent directory.
+func (p Project) Dir() string { return filepath.Join(p.Root, DirName) }
+
+// PlansDir is where session repositories live.
+func (p Project) PlansDir() string { return filepath.Join(p.Root, DirName, plansDir) }
+
+// ValidateSessionID refuses anything but 1–128 characters of
+// [A-Za-z0-9._-] not starting with a dot, before any file is touched.
+func ValidateSessionID(id string) error {
+	bad := func(why string) error {
+		return plan.Errorf(plan.CodeInvalidSessionID, "session id %q %s; use 1–%d characters of A-Z a-z 0-9 . _ - not starting with a dot",
+			clipID(id), why, maxSessionID).With("session", clipID(id))
+	}
+	switch {
+	case id == "":
+		return plan.Errorf(plan.CodeInvalidSessionID, "no session id given").With("session", "")
+	case len(id) > maxSessionID:
+		return bad("is longer than 128 characters")
+	case id[0] == '.':
+		return bad("starts with a dot")
+	}
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-') {
+			return bad("has a character plangit does not allow")
+		}
+	}
+	return nil
+}
+
+func clipID(id string) string {
+	if len(id) > 40 {
+		return strings.ToValidUTF8(id[:40], "") + "…"
+	}
+	return strings.ToValidUTF8(id, "?")
+}
+
+// SessionDir is a session's directory. The id is validated first.
+func (p Project) SessionDir(id string) (string, error) {
+	if err := ValidateSessionID(id); err != nil {
+		return "", err
+	}
+	return filepath.Join(p.PlansDir(), id), nil
+}
+
+// Active returns the id in .code-agent/active, or "" when there is none.
+func (p Project) Active() (string, error) {
+	b, err := os.ReadFile(filepath.Join(p.Dir(), activeFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", nil
+	}
+	if err != nil {
+		return "", plan.WrapError(plan.CodeIOError, err, "cannot read the active session")
+	}
+	id := strings.TrimSpace(string(b))
+	if id == "" {
+		return "", nil
+	}
+	if err := ValidateSessionID(id); err != nil {
+		return "", plan.Errorf(plan.CodeInvalidSessionID, "%s holds an invalid session id; set one with plangit use SESSION", filepath.Join(DirName, activeFile))
+	}
+	return id, nil
+}
+
+// SetActive makes id the session the CLI uses by default.
+func (p Project) SetActive(id string) error {
+	if err := ValidateSessionID(id); err != nil {
+		return err
+	}
+	if err := p.ensureDir(); err != nil {
+		return err
+	}
+	return WriteFileAtomic(filepath.Join(p.Dir(), activeFile), []byte(id+"\n"), 0o644, false)
+}
+
+// ensureDir creates .code-agent/ with a .gitignore that keeps the host
+// project's git away from it.
+func (p Project) ensureDir() error {
+	if err := os.MkdirAll(p.PlansDir(), 0o755); err != nil {
+		return plan.WrapError(plan.CodeIOError, err, "cannot create %s", p.PlansDir())
+	}
+	ignore := filepath.Join(p.Dir(), gitignore)
+	if _, err := os.Lstat(ignore); errors.Is(err, fs.ErrNotExist) {
+		if err := WriteFileAtomic(ignore, []byte("*\n"), 0o644, false); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// SessionIDs lists the sessions in plans/, sorted. Entries that are not
+// directories (symlinks included) or not valid ids are skipped.
+func (p Project) SessionIDs() ([]string, error) {
+	entries, err := os.ReadDir(p.PlansDir())
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, plan.WrapError(plan.CodeIOError, err, "cannot list sessions")
+	}
+	var ids []string
+	for _, e := range entries {
+		if e.Type()&fs.ModeType != fs.ModeDir || ValidateSessionID(e.Name()) != nil {
+			continue
+		}
+		if _, err := os.Lstat(filepath.Join(p.PlansDir(), e.Name(), ".git", "HEAD")); err != nil {
+			continue
+		}
+		ids = append(ids, e.Name())
+	}
+	return ids, nil
+}

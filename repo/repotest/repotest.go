@@ -1,0 +1,85 @@
+// Package repotest holds test helpers shared by plangit's packages: checks
+// of session repositories with the real git, and golden files.
+package repotest
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// Update is the -update flag: rewrite golden files instead of comparing.
+var Update = flag.Bool("update", false, "rewrite golden files")
+
+// Golden compares got with testdata/name, or rewrites the file with -update.
+func Golden(t testing.TB, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *Update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (go test -update creates it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from its golden file (go test -update rewrites it; git diff reviews it):\n--- got\n%s\n--- want\n%s", name, got, want)
+	}
+}
+
+// Git runs the real git in dir and returns its standard output.
+func Git(t testing.TB, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+t.TempDir(), "GIT_OPTIONAL_LOCKS=0")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("git %s in %s: %v\n%s%s", strings.Join(args, " "), dir, err, out, stderr.Bytes())
+	}
+	return string(out)
+}
+
+// Check runs the checks every written session must pass: git fsck --strict
+// finds nothing, and git status --porcelain is empty.
+func Check(t testing.TB, sessionDir string) {
+	t.Helper()
+	if out := Git(t, sessionDir, "fsck", "--strict", "--no-progress"); strings.TrimSpace(out) != "" {
+		t.Errorf("git fsck --strict in %s reports:\n%s", sessionDir, out)
+	}
+	if out := Git(t, sessionDir, "status", "--porcelain"); out != "" {
+		t.Errorf("git status --porcelain in %s is not empty:\n%s", sessionDir, out)
+	}
+}
+
+// CheckAll runs Check on every session under root/.code-agent/plans.
+func CheckAll(t testing.TB, root string) {
+	t.Helper()
+	dirs, _ := filepath.Glob(filepath.Join(root, ".code-agent", "plans", "*", ".git"))
+	for _, d := range dirs {
+		Check(t, filepath.Dir(d))
+	}
+}
+
+// RevCount is how many commits the real git counts on HEAD.
+func RevCount(t testing.TB, sessionDir string) int {
+	t.Helper()
+	n, err := strconv.Atoi(strings.TrimSpace(Git(t, sessionDir, "rev-list", "--count", "HEAD")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}

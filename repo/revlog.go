@@ -1,0 +1,344 @@
+package repo
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/plangit/plangit/plan"
+)
+
+// The revision log, .git/plangit/revlog, holds one line per revision of the
+// branch, oldest first: what each commit's message and trailers say, so that
+// log, @N and short hashes need no walk over the commits. It is a cache: the
+// commits are the truth, and when the log disagrees with them (a process
+// killed between moving the branch and appending, or commits made by another
+// git), it is rebuilt from them.
+const revlogName = "revlog"
+
+// revEntry is one revision as the revision log records it.
+type revEntry struct {
+	Hash   plumbing.Hash
+	Parent plumbing.Hash
+	Time   time.Time
+	Meta   Meta
+	Change plan.Change
+	Counts plan.Counts // only Done and Total are kept
+}
+
+func (s *Session) revlogPath() string { return filepath.Join(s.gitDir, privateDir, revlogName) }
+
+func field(v string) string {
+	return strings.Join(strings.FieldsFunc(v, func(r rune) bool { return r == '\t' || r == '\n' || r == '\r' }), " ")
+}
+
+func (e revEntry) line() string {
+	parent := ""
+	if !e.Parent.IsZero() {
+		parent = e.Parent.String()
+	}
+	return strings.Join([]string{
+		e.Hash.String(), parent, strconv.FormatInt(e.Time.Unix(), 10),
+		field(e.Meta.Actor), field(e.Change.Op), field(e.Change.Step), field(e.Meta.Hook), field(e.Meta.Tool),
+		strconv.Itoa(e.Counts.Done) + "/" + strconv.Itoa(e.Counts.Total), field(e.Change.Summary),
+	}, "\t") + "\n"
+}
+
+func parseRevLine(line string) (revEntry, bool) {
+	f := strings.Split(line, "\t")
+	if len(f) != 10 || !plumbing.IsHash(f[0]) || (f[1] != "" && !plumbing.IsHash(f[1])) {
+		return revEntry{}, false
+	}
+	sec, err := strconv.ParseInt(f[2], 10, 64)
+	if err != nil {
+		return revEntry{}, false
+	}
+	e := revEntry{Hash: plumbing.NewHash(f[0]), Time: time.Unix(sec, 0).UTC(),
+		Meta:   Meta{Actor: f[3], Hook: f[6], Tool: f[7]},
+		Change: plan.Change{Op: f[4], Step: f[5], Summary: f[9]}}
+	if f[1] != "" {
+		e.Parent = plumbing.NewHash(f[1])
+	}
+	d, t, _ := strings.Cut(f[8], "/")
+	e.Counts.Done, _ = strconv.Atoi(d)
+	e.Counts.Total, _ = strconv.Atoi(t)
+	return e, true
+}
+
+// appendRevlog records a new revision. It runs under the exclusive lock,
+// right after the branch moved to e.Hash. When the log's last line is not
+// e's parent, the log is rebuilt from the commits instead.
+func (s *Session) appendRevlog(e revEntry) error {
+	last, err := s.lastRevlogHash()
+	if err != nil || last != e.Parent {
+		_, err := s.rebuildRevlog(e.Hash)
+		return err
+	}
+	f, err := os.OpenFile(s.revlogPath(), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return plan.WrapError(plan.CodeIOError, err, "cannot write the revision log")
+	}
+	_, err = f.WriteString(e.line())
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return plan.WrapError(plan.CodeIOError, err, "cannot write the revision log")
+	}
+	return nil
+}
+
+// lastRevlogHash reads the hash on the log's last line; the zero hash for an
+// empty or missing log.
+func (s *Session) lastRevlogHash() (plumbing.Hash, error) {
+	f, err := os.Open(s.revlogPath())
+	if errors.Is(err, fs.ErrNotExist) {
+		return plumbing.ZeroHash, nil
+	}
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	size := fi.Size()
+	if size == 0 {
+		return plumbing.ZeroHash, nil
+	}
+	const tail = 4096
+	off := max(0, size-tail)
+	buf := make([]byte, size-off)
+	if _, err := f.ReadAt(buf, off); err != nil {
+		return plumbing.ZeroHash, err
+	}
+	buf = bytes.TrimRight(buf, "\n")
+	line := buf[bytes.LastIndexByte(buf, '\n')+1:]
+	if e, ok := parseRevLine(string(line)); ok {
+		return e.Hash, nil
+	}
+	return plumbing.ZeroHash, errors.New("damaged revision log")
+}
+
+// revisions returns every revision from the first to head, oldest first.
+// It reads the revision log and, when the log is behind head or
+// inconsistent, completes or rebuilds it from the commits (persisting the
+// repair when it can take the lock without waiting).
+func (s *Session) revisions(head plumbing.Hash) ([]revEntry, error) {
+	entries, ok := s.readRevlog()
+	if ok && len(entries) > 0 && entries[len(entries)-1].Hash == head {
+		return entries, nil
+	}
+	// Walk back from head to the log's last known revision.
+	known := map[plumbing.Hash]int{}
+	for i, e := range entries {
+		known[e.Hash] = i
+	}
+	var missing []revEntry
+	for h := head; !h.IsZero(); {
+		if i, ok := known[h]; ok {
+			entries = entries[:i+1]
+			break
+		}
+		e, err := s.entryFromCommit(h)
+		if err != nil {
+			return nil, err
+		}
+		missing = append(missing, e)
+		h = e.Parent
+		if h.IsZero() {
+			entries = nil
+		}
+	}
+	slices.Reverse(missing)
+	entries = append(entries, missing...)
+	s.persistRevlog(head, entries)
+	return entries, nil
+}
+
+// readRevlog parses the log and checks that it is one chain from the first
+// revision; ok is false when it is missing or broken.
+func (s *Session) readRevlog() ([]revEntry, bool) {
+	f, err := os.Open(s.revlogPath())
+	if err != nil {
+		return nil, false
+	}
+	defer f.Close()
+	var out []revEntry
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		e, ok := parseRevLine(sc.Text())
+		if !ok {
+			return nil, false
+		}
+		if len(out) == 0 && !e.Parent.IsZero() || len(out) > 0 && e.Parent != out[len(out)-1].Hash {
+			return nil, false
+		}
+		out = append(out, e)
+	}
+	return out, sc.Err() == nil
+}
+
+// rebuildRevlog rewrites the log from the commits reachable from head. It
+// runs under the exclusive lock.
+func (s *Session) rebuildRevlog(head plumbing.Hash) ([]revEntry, error) {
+	var entries []revEntry
+	for h := head; !h.IsZero(); {
+		e, err := s.entryFromCommit(h)
+		if err != nil {
+			return nil, err
+		}
+		entries = append(entries, e)
+		h = e.Parent
+	}
+	slices.Reverse(entries)
+	return entries, s.writeRevlog(entries)
+}
+
+func (s *Session) writeRevlog(entries []revEntry) error {
+	var b strings.Builder
+	for _, e := range entries {
+		b.WriteString(e.line())
+	}
+	return WriteFileAtomic(s.revlogPath(), []byte(b.String()), 0o644, false)
+}
+
+// persistRevlog saves a repaired log: at once when this process holds the
+// session lock, otherwise only if the lock is free right now and head has
+// not moved (the next change repairs it anyway).
+func (s *Session) persistRevlog(head plumbing.Hash, entries []revEntry) {
+	if s.locked {
+		s.writeRevlog(entries)
+		return
+	}
+	unlock, ok := s.tryExclusive()
+	if !ok {
+		return
+	}
+	defer unlock()
+	if cur, err := s.readRef(); err == nil && cur == head {
+		s.writeRevlog(entries)
+	}
+}
+
+// entryFromCommit reads a revision's entry from its commit: the summary
+// line and the trailers.
+func (s *Session) entryFromCommit(h plumbing.Hash) (revEntry, error) {
+	c, err := s.objs.readCommit(h)
+	if err != nil {
+		return revEntry{}, plan.WrapError(plan.CodeIOError, err, "cannot read revision %s", short(h))
+	}
+	e := revEntry{Hash: h, Time: c.Committer.When}
+	if len(c.Parents) > 0 {
+		e.Parent = c.Parents[0]
+	}
+	summary, body, _ := strings.Cut(c.Message, "\n")
+	e.Change.Summary = strings.TrimSpace(summary)
+	for _, line := range strings.Split(body, "\n") {
+		k, v, ok := strings.Cut(line, ": ")
+		if !ok {
+			continue
+		}
+		switch k {
+		case TrailerOp:
+			e.Change.Op = v
+		case TrailerStep:
+			e.Change.Step = v
+		case TrailerActor:
+			e.Meta.Actor = v
+		case TrailerHook:
+			e.Meta.Hook = v
+		case TrailerTool:
+			e.Meta.Tool = v
+		case TrailerProgress:
+			d, t, _ := strings.Cut(v, "/")
+			e.Counts.Done, _ = strconv.Atoi(d)
+			e.Counts.Total, _ = strconv.Atoi(t)
+		}
+	}
+	if e.Meta.Actor == "" {
+		e.Meta.Actor = "git" // made by another git client
+	}
+	return e, nil
+}
+
+// resolveAt turns a revision name into a commit hash, given the current
+// head: HEAD, HEAD~N, HEAD^, @N (the N-th revision, 1-based), or a full or
+// unambiguous short hash.
+func (s *Session) resolveAt(rev string, head plumbing.Hash) (plumbing.Hash, error) {
+	notFound := func(why string) error {
+		return plan.Errorf(plan.CodeRevisionNotFound, "no revision %q in session %s%s; plangit log lists them", clipID(rev), s.ID, why).With("rev", clipID(rev))
+	}
+	r := strings.TrimSpace(rev)
+	back := 0
+	switch {
+	case r == "HEAD" || r == "@":
+		return head, nil
+	case strings.HasPrefix(r, "HEAD~"):
+		n, err := strconv.Atoi(r[len("HEAD~"):])
+		if err != nil || n < 0 {
+			return plumbing.ZeroHash, notFound("")
+		}
+		back = n
+	case strings.HasPrefix(r, "HEAD^") && strings.Trim(r[len("HEAD"):], "^") == "":
+		back = len(r) - len("HEAD")
+	}
+	revs, err := s.revisions(head)
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	switch {
+	case strings.HasPrefix(r, "HEAD"):
+		if back >= len(revs) {
+			return plumbing.ZeroHash, notFound(" (it has " + strconv.Itoa(len(revs)) + " revisions)")
+		}
+		return revs[len(revs)-1-back].Hash, nil
+	case strings.HasPrefix(r, "@"):
+		n, err := strconv.Atoi(r[1:])
+		if err != nil || n < 1 || n > len(revs) {
+			return plumbing.ZeroHash, notFound(" (it has " + strconv.Itoa(len(revs)) + " revisions, @1 to @" + strconv.Itoa(len(revs)) + ")")
+		}
+		return revs[n-1].Hash, nil
+	}
+	r = strings.ToLower(r)
+	if len(r) < 4 || len(r) > 40 || strings.Trim(r, "0123456789abcdef") != "" {
+		return plumbing.ZeroHash, notFound("")
+	}
+	var found plumbing.Hash
+	for _, e := range revs {
+		if strings.HasPrefix(e.Hash.String(), r) {
+			if !found.IsZero() {
+				return plumbing.ZeroHash, plan.Errorf(plan.CodeRevisionNotFound, "revision %q is ambiguous; give more of the hash", rev).With("rev", rev)
+			}
+			found = e.Hash
+		}
+	}
+	if found.IsZero() {
+		return plumbing.ZeroHash, notFound("")
+	}
+	return found, nil
+}
+
+// Resolve turns a revision name into a full commit hash.
+func (s *Session) Resolve(rev string) (string, error) {
+	head, err := s.readRef()
+	if err != nil {
+		return "", err
+	}
+	h, err := s.resolveAt(rev, head)
+	if err != nil {
+		return "", err
+	}
+	return h.String(), nil
+}

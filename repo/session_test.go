@@ -1,0 +1,370 @@
+package repo
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gofrs/flock"
+
+	"github.com/plangit/plangit/plan"
+	"github.com/plangit/plangit/repo/repotest"
+)
+
+var t0 = time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC)
+
+// newTestSession creates a session with a three-step plan.
+func newTestSession(t *testing.T) *Session {
+	t.Helper()
+	p := Project{Root: t.TempDir()}
+	pl, err := plan.New("s1", "Add caching", "cache lookups", []string{"Build"}, t0, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, text := range []string{"Analyze", "Design", "Build"} {
+		if _, err := pl.AddStep(plan.StepSpec{Text: text}, t0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s, res, err := p.Create("s1", &plan.State{Plan: pl}, plan.Change{Op: "init", Summary: "init: Add caching"}, Options{Now: t0, Meta: Meta{Actor: "agent"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Commit == nil {
+		t.Fatal("create made no commit")
+	}
+	t.Cleanup(func() { repotest.Check(t, s.Dir) })
+	return s
+}
+
+func step(id string, a plan.Action) func(*plan.State) (plan.Change, error) {
+	return func(st *plan.State) (plan.Change, error) {
+		return st.Plan.Transition(id, a, plan.TransitionOpts{}, t0)
+	}
+}
+
+func readFile(t *testing.T, s *Session, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(s.Dir, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func TestCreateAndCommit(t *testing.T) {
+	s := newTestSession(t)
+	res, err := s.Update(Options{Now: t0.Add(time.Minute), Meta: Meta{Actor: "agent"}}, step("1", plan.ActStart))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Commit == nil || res.Adopted != nil {
+		t.Fatalf("%+v", res)
+	}
+	if got := repotest.RevCount(t, s.Dir); got != 2 {
+		t.Fatalf("%d revisions", got)
+	}
+	msg := repotest.Git(t, s.Dir, "log", "-1", "--format=%B")
+	for _, want := range []string{"step 1: pending → in_progress\n", "Plangit-Op: step.start", "Plangit-Step: 1", "Plangit-Actor: agent", "Plangit-Progress: 0/3"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("commit message lacks %q:\n%s", want, msg)
+		}
+	}
+	if show := repotest.Git(t, s.Dir, "show", "HEAD:task_plan.md"); show != readFile(t, s, plan.PlanFile) {
+		t.Error("HEAD's task_plan.md differs from the working file")
+	}
+	if got := repotest.Git(t, s.Dir, "ls-tree", "--name-only", "HEAD"); got != "errors.md\nfindings.md\ntask_plan.md\n" {
+		t.Errorf("tree: %q", got)
+	}
+	if got := repotest.Git(t, s.Dir, "log", "-1", "--format=%an <%ae> %ad", "--date=iso-strict"); !strings.HasPrefix(got, "plangit <plangit@localhost> 2026-11-20T10:01:00+00:00") {
+		t.Errorf("author: %q", got)
+	}
+	if head := repotest.Git(t, s.Dir, "symbolic-ref", "HEAD"); head != "refs/heads/main\n" {
+		t.Errorf("branch: %q", head)
+	}
+}
+
+func TestNoChangeMakesNoCommit(t *testing.T) {
+	s := newTestSession(t)
+	res, err := s.Update(Options{}, func(st *plan.State) (plan.Change, error) {
+		return st.Plan.SetProgress("1", plan.Progress{}, t0) // already zero
+	})
+	if err != nil || res.Commit != nil {
+		t.Fatalf("%+v %v", res, err)
+	}
+	if n := repotest.RevCount(t, s.Dir); n != 1 {
+		t.Fatalf("%d revisions", n)
+	}
+}
+
+func TestFailedChangeWritesNothing(t *testing.T) {
+	s := newTestSession(t)
+	before := readFile(t, s, plan.PlanFile)
+	_, err := s.Update(Options{}, step("99", plan.ActDone))
+	if plan.CodeOf(err) != plan.CodeStepNotFound {
+		t.Fatalf("got %v", err)
+	}
+	_, err = s.Update(Options{}, step("1", plan.ActReopen))
+	if plan.CodeOf(err) != plan.CodeInvalidStatus {
+		t.Fatalf("got %v", err)
+	}
+	if readFile(t, s, plan.PlanFile) != before || repotest.RevCount(t, s.Dir) != 1 {
+		t.Fatal("a failed change wrote something")
+	}
+}
+
+func TestHandEditIsAdoptedFirst(t *testing.T) {
+	s := newTestSession(t)
+	path := filepath.Join(s.Dir, plan.PlanFile)
+	src := readFile(t, s, plan.PlanFile)
+	edited := strings.Replace(src, "- [ ] ○ Analyze", "- [x] ○ Analyze", 1)
+	edited = strings.Replace(edited, "\n<!-- plangit", "- [ ] Write docs\n\n<!-- plangit", 1)
+	if err := os.WriteFile(path, []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res, err := s.Update(Options{Now: t0.Add(time.Hour)}, step("2", plan.ActStart))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Adopted == nil || res.Commit == nil {
+		t.Fatalf("want an adopted edit and a change: %+v", res)
+	}
+	log := repotest.Git(t, s.Dir, "log", "--format=%s")
+	if log != "step 2: pending → in_progress\nedit: task_plan.md changed outside plangit\ninit: Add caching\n" {
+		t.Fatalf("log:\n%s", log)
+	}
+	if actor := repotest.Git(t, s.Dir, "log", "-1", "--skip=1", "--format=%(trailers:key=Plangit-Actor,valueonly)"); strings.TrimSpace(actor) != "user" {
+		t.Errorf("an adopted edit is the user's: %q", actor)
+	}
+	st, err := s.State()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s1, _, _ := st.Plan.Step("1"); s1.Status != plan.StepCompleted {
+		t.Error("the ticked box was adopted")
+	}
+	if s4, _, _ := st.Plan.Step("4"); s4 == nil || s4.Text != "Write docs" {
+		t.Error("the added line became step 4")
+	}
+}
+
+func TestHandEditWithoutChangeIsStillAdopted(t *testing.T) {
+	s := newTestSession(t)
+	path := filepath.Join(s.Dir, plan.FindingsFile)
+	os.WriteFile(path, []byte("# Findings\n\n## Insight\n\n### Noted by hand\n"), 0o644)
+	res, err := s.Update(Options{}, func(st *plan.State) (plan.Change, error) { return plan.Change{}, nil })
+	if err != nil || res.Adopted == nil || res.Commit != nil {
+		t.Fatalf("%+v %v", res, err)
+	}
+	if got := readFile(t, s, plan.FindingsFile); !strings.Contains(got, "### Noted by hand `#1`") {
+		t.Errorf("the adopted file is written back normalized:\n%s", got)
+	}
+}
+
+func TestInvalidHandEditIsNeverOverwritten(t *testing.T) {
+	s := newTestSession(t)
+	path := filepath.Join(s.Dir, plan.PlanFile)
+	broken := strings.Replace(readFile(t, s, plan.PlanFile), "`#2`", "`#two`", 1)
+	os.WriteFile(path, []byte(broken), 0o644)
+	_, err := s.Update(Options{}, step("1", plan.ActStart))
+	if plan.CodeOf(err) != plan.CodePlanParseError || !strings.Contains(err.Error(), "task_plan.md:10:1") || !strings.Contains(err.Error(), "plangit repair") {
+		t.Fatalf("got %v", err)
+	}
+	if readFile(t, s, plan.PlanFile) != broken || repotest.RevCount(t, s.Dir) != 1 {
+		t.Fatal("the invalid edit was touched")
+	}
+	os.WriteFile(path, []byte(strings.Replace(broken, "`#two`", "`#2`", 1)), 0o644) // fixed by hand; Check runs at cleanup
+}
+
+func TestRevisionsAndIfRev(t *testing.T) {
+	s := newTestSession(t)
+	first, _ := s.Head()
+	s.Update(Options{}, step("1", plan.ActStart))
+	s.Update(Options{}, step("1", plan.ActDone))
+	head, _ := s.Head()
+	for rev, want := range map[string]string{"HEAD": head, "@3": head, "@1": first, "HEAD~2": first, "HEAD^^": first, first[:7]: first, strings.ToUpper(first): first} {
+		got, err := s.Resolve(rev)
+		if err != nil || got != want {
+			t.Errorf("%s → %s, %v; want %s", rev, got, err, want)
+		}
+	}
+	for _, rev := range []string{"@0", "@4", "HEAD~3", "abc", "zzzzzzz", "0000000", "main"} {
+		if _, err := s.Resolve(rev); plan.CodeOf(err) != plan.CodeRevisionNotFound {
+			t.Errorf("%s: got %v", rev, err)
+		}
+	}
+	if _, err := s.Update(Options{IfRev: first[:8]}, step("2", plan.ActStart)); plan.CodeOf(err) != plan.CodeConflict {
+		t.Fatalf("stale --if-rev: %v", err)
+	}
+	if _, err := s.Update(Options{IfRev: head}, step("2", plan.ActStart)); err != nil {
+		t.Fatalf("current --if-rev: %v", err)
+	}
+}
+
+func TestRevlogRebuilds(t *testing.T) {
+	s := newTestSession(t)
+	s.Update(Options{}, step("1", plan.ActStart))
+	first, _ := s.Resolve("@1")
+	os.Remove(s.revlogPath())
+	if got, err := s.Resolve("@1"); err != nil || got != first {
+		t.Fatalf("@1 after losing the log: %s %v", got, err)
+	}
+	if entries, ok := s.readRevlog(); !ok || len(entries) != 2 || entries[1].Change.Op != "step.start" || entries[1].Counts.Total != 3 {
+		t.Fatalf("the rebuilt log was saved: %+v", entries)
+	}
+	// A log that does not reach HEAD (a killed process) is completed.
+	os.WriteFile(s.revlogPath(), []byte(mustLine(t, s, first)), 0o644)
+	s.Update(Options{}, step("1", plan.ActDone))
+	if entries, ok := s.readRevlog(); !ok || len(entries) != 3 {
+		t.Fatalf("log after a gap: %d entries, ok=%v", len(entries), ok)
+	}
+}
+
+func mustLine(t *testing.T, s *Session, hash string) string {
+	t.Helper()
+	entries, _ := s.readRevlog()
+	for _, e := range entries {
+		if e.Hash.String() == hash {
+			return e.line()
+		}
+	}
+	t.Fatal("no such entry")
+	return ""
+}
+
+func TestLockTimeout(t *testing.T) {
+	s := newTestSession(t)
+	fl := flock.New(filepath.Join(s.gitDir, privateDir, lockName))
+	if ok, err := fl.TryLock(); !ok || err != nil {
+		t.Fatal(err)
+	}
+	_, err := s.Update(Options{LockWait: 50 * time.Millisecond}, step("1", plan.ActStart))
+	fl.Unlock()
+	if plan.CodeOf(err) != plan.CodeLockTimeout {
+		t.Fatalf("got %v", err)
+	}
+	if repotest.RevCount(t, s.Dir) != 1 {
+		t.Fatal("a timed-out change committed")
+	}
+}
+
+func TestConcurrentUpdatesLoseNothing(t *testing.T) {
+	s := newTestSession(t)
+	const workers, each = 8, 15
+	var wg sync.WaitGroup
+	errs := make(chan error, workers*each)
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			own, _ := s.Project.Open(s.ID) // its own lock file descriptor
+			for i := 0; i < each; i++ {
+				_, err := own.Update(Options{}, func(st *plan.State) (plan.Change, error) {
+					st.Plan.Iterations++
+					return plan.Change{Op: "test", Summary: "bump"}, nil
+				})
+				errs <- err
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	st, _ := s.State()
+	if got := repotest.RevCount(t, s.Dir); got != 1+workers*each || st.Plan.Iterations != workers*each {
+		t.Fatalf("%d revisions, iterations %d", got, st.Plan.Iterations)
+	}
+}
+
+func TestCrashRecovery(t *testing.T) {
+	t.Run("files written, branch not moved", func(t *testing.T) {
+		s := newTestSession(t)
+		// What a process killed between writing the files and moving the
+		// branch leaves: new files, old HEAD and index.
+		st, _ := s.State()
+		st.Plan.Transition("1", plan.ActStart, plan.TransitionOpts{}, t0)
+		os.WriteFile(filepath.Join(s.Dir, plan.PlanFile), plan.WritePlan(st.Plan), 0o644)
+		res, err := s.Update(Options{}, step("1", plan.ActDone))
+		if err != nil || res.Adopted == nil {
+			t.Fatalf("%+v %v", res, err)
+		}
+		after, _ := s.State()
+		if s1, _, _ := after.Plan.Step("1"); s1.Status != plan.StepCompleted || s1.Started.IsZero() {
+			t.Fatalf("the interrupted change was kept and the new one applied: %+v", s1)
+		}
+	})
+	t.Run("branch moved, index stale", func(t *testing.T) {
+		s := newTestSession(t)
+		old, _ := os.ReadFile(filepath.Join(s.gitDir, indexName))
+		s.Update(Options{}, step("1", plan.ActStart))
+		os.WriteFile(filepath.Join(s.gitDir, indexName), old, 0o644)
+		res, err := s.Update(Options{}, func(st *plan.State) (plan.Change, error) { return plan.Change{}, nil })
+		if err != nil || res.Adopted != nil {
+			t.Fatalf("a stale index is no hand edit: %+v %v", res, err)
+		}
+		// Check (at cleanup) proves the index is back in step.
+	})
+}
+
+func TestSessionIDs(t *testing.T) {
+	p := Project{Root: t.TempDir()}
+	for _, id := range []string{"", "..", ".hidden", "a/b", `a\b`, "a\x00b", "/etc", strings.Repeat("x", 129), "sp ace", "ü"} {
+		if err := ValidateSessionID(id); plan.CodeOf(err) != plan.CodeInvalidSessionID {
+			t.Errorf("%q: got %v", id, err)
+		}
+		if _, err := p.Open(id); plan.CodeOf(err) != plan.CodeInvalidSessionID {
+			t.Errorf("open %q: got %v", id, err)
+		}
+		if _, _, err := p.Create(id, nil, plan.Change{}, Options{}); plan.CodeOf(err) != plan.CodeInvalidSessionID {
+			t.Errorf("create %q: got %v", id, err)
+		}
+	}
+	if _, err := os.Stat(p.Dir()); !errors.Is(err, os.ErrNotExist) {
+		t.Fatal("refused ids touched the disk")
+	}
+	for _, id := range []string{"a", "A-b_c.9", strings.Repeat("x", 128), "550e8400-e29b-41d4-a716-446655440000"} {
+		if err := ValidateSessionID(id); err != nil {
+			t.Errorf("%q: %v", id, err)
+		}
+	}
+	if _, err := p.Open("nope"); plan.CodeOf(err) != plan.CodeSessionNotFound {
+		t.Errorf("got %v", err)
+	}
+}
+
+func TestCreateTwiceIsRefused(t *testing.T) {
+	s := newTestSession(t)
+	pl, _ := plan.New("s1", "Other", "", nil, t0, false)
+	_, _, err := s.Project.Create("s1", &plan.State{Plan: pl}, plan.Change{Op: "init"}, Options{})
+	if plan.CodeOf(err) != plan.CodeInvalidArgument {
+		t.Fatalf("got %v", err)
+	}
+	if got, _ := os.ReadFile(filepath.Join(s.Project.Dir(), ".gitignore")); string(got) != "*\n" {
+		t.Errorf(".code-agent/.gitignore = %q", got)
+	}
+}
+
+func TestFindRoot(t *testing.T) {
+	root := t.TempDir()
+	deep := filepath.Join(root, "a", "b")
+	os.MkdirAll(filepath.Join(root, DirName), 0o755)
+	os.MkdirAll(deep, 0o755)
+	if got, _ := FindRoot("", deep); got != root {
+		t.Errorf("found %s", got)
+	}
+	if got, _ := FindRoot("/explicit", deep); got != "/explicit" {
+		t.Errorf("explicit: %s", got)
+	}
+	bare := t.TempDir()
+	if got, _ := FindRoot("", bare); got != bare {
+		t.Errorf("no .code-agent: %s", got)
+	}
+}
