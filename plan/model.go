@@ -279,7 +279,7 @@ func (p *Plan) Ready() []*Step {
 	var out []*Step
 	for _, ph := range p.Phases {
 		for _, s := range ph.Steps {
-			if s.Status == StepPending && needsMet(s, byID) {
+			if s.Status == StepPending && len(openNeeds(s, byID)) == 0 {
 				out = append(out, s)
 			}
 		}
@@ -287,13 +287,23 @@ func (p *Plan) Ready() []*Step {
 	return out
 }
 
-func needsMet(s *Step, byID map[string]*Step) bool {
+// OpenNeeds returns the ids of the steps s needs that are not yet completed
+// or skipped.
+func (p *Plan) OpenNeeds(s *Step) []string {
+	if len(s.Needs) == 0 {
+		return nil
+	}
+	return openNeeds(s, p.index())
+}
+
+func openNeeds(s *Step, byID map[string]*Step) []string {
+	var open []string
 	for _, n := range s.Needs {
 		if d, ok := byID[n]; !ok || !d.Status.Resolved() {
-			return false
+			open = append(open, n)
 		}
 	}
-	return true
+	return open
 }
 
 func (p *Plan) index() map[string]*Step {

@@ -49,7 +49,7 @@ func (p Project) Create(id string, st *plan.State, change plan.Change, opts Opti
 	if opts.Meta.Actor == "" {
 		opts.Meta.Actor = "agent"
 	}
-	c, err := s.commit(plumbing.ZeroHash, nil, old, st.Files(), opts.now(), change, opts.Meta, st.Plan)
+	c, err := s.commit(plumbing.ZeroHash, nil, old, st.Files(), opts.now(), change, opts.Meta, st.Plan.Counts())
 	if err != nil {
 		return nil, nil, err
 	}

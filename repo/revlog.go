@@ -342,3 +342,40 @@ func (s *Session) Resolve(rev string) (string, error) {
 	}
 	return h.String(), nil
 }
+
+// Revision is one revision of a session, as its commit's message and
+// trailers describe it.
+type Revision struct {
+	N       int       `json:"n"` // 1-based: @N names it
+	Hash    string    `json:"rev"`
+	Time    time.Time `json:"time"`
+	Actor   string    `json:"actor"`
+	Hook    string    `json:"hook,omitempty"`
+	Tool    string    `json:"tool,omitempty"`
+	Op      string    `json:"op"`
+	Step    string    `json:"step,omitempty"`
+	Summary string    `json:"summary"`
+	Done    int       `json:"done"`
+	Total   int       `json:"total"`
+}
+
+// Revisions returns every revision of the session, oldest first.
+func (s *Session) Revisions() ([]Revision, error) {
+	head, err := s.readRef()
+	if err != nil {
+		return nil, err
+	}
+	if head.IsZero() {
+		return nil, nil
+	}
+	entries, err := s.revisions(head)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Revision, len(entries))
+	for i, e := range entries {
+		out[i] = Revision{N: i + 1, Hash: e.Hash.String(), Time: e.Time, Actor: e.Meta.Actor, Hook: e.Meta.Hook, Tool: e.Meta.Tool,
+			Op: e.Change.Op, Step: e.Change.Step, Summary: e.Change.Summary, Done: e.Counts.Done, Total: e.Counts.Total}
+	}
+	return out, nil
+}

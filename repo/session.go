@@ -290,10 +290,13 @@ func (s *Session) Update(opts Options, fn func(*plan.State) (plan.Change, error)
 	if err != nil {
 		return nil, err
 	}
-	var adopted map[string][]byte
+	var (
+		adopted       map[string][]byte
+		adoptedCounts plan.Counts
+	)
 	if edited {
 		st.Plan.Updated = now
-		adopted = st.Files()
+		adopted, adoptedCounts = st.Files(), st.Plan.Counts()
 	}
 
 	change, err := fn(st)
@@ -305,7 +308,7 @@ func (s *Session) Update(opts Options, fn func(*plan.State) (plan.Change, error)
 
 	if edited {
 		edit := plan.Change{Op: "edit", Summary: "edit: " + editedNames(files, base) + " changed outside plangit"}
-		c, err := s.commit(head, base, files, adopted, now, edit, Meta{Actor: "user", Hook: opts.Hook, Tool: opts.Tool}, st.Plan)
+		c, err := s.commit(head, base, files, adopted, now, edit, Meta{Actor: "user", Hook: opts.Hook, Tool: opts.Tool}, adoptedCounts)
 		if err != nil {
 			return nil, err
 		}
@@ -323,7 +326,7 @@ func (s *Session) Update(opts Options, fn func(*plan.State) (plan.Change, error)
 		}
 		return res, nil
 	}
-	c, err := s.commit(head, base, files, next, now, change, opts.Meta, st.Plan)
+	c, err := s.commit(head, base, files, next, now, change, opts.Meta, st.Plan.Counts())
 	if err != nil {
 		return nil, err
 	}
@@ -391,7 +394,7 @@ func editedNames(files map[string][]byte, base map[string]plumbing.Hash) string 
 //
 // base holds the blob hashes at parent; old is what the working files hold
 // now; files is the new revision's content.
-func (s *Session) commit(parent plumbing.Hash, base map[string]plumbing.Hash, old, files map[string][]byte, now time.Time, change plan.Change, meta Meta, p *plan.Plan) (*Commit, error) {
+func (s *Session) commit(parent plumbing.Hash, base map[string]plumbing.Hash, old, files map[string][]byte, now time.Time, change plan.Change, meta Meta, counts plan.Counts) (*Commit, error) {
 	entries := make([]treeEntry, 0, len(files))
 	for _, name := range plan.SessionFiles {
 		b, ok := files[name]
@@ -415,7 +418,7 @@ func (s *Session) commit(parent plumbing.Hash, base map[string]plumbing.Hash, ol
 	}
 	sig := Identity
 	sig.When = now
-	co := &commitObject{Tree: tree, Author: sig, Committer: sig, Message: message(change, meta, p)}
+	co := &commitObject{Tree: tree, Author: sig, Committer: sig, Message: message(change, meta, counts)}
 	if !parent.IsZero() {
 		co.Parents = []plumbing.Hash{parent}
 	}
@@ -434,7 +437,7 @@ func (s *Session) commit(parent plumbing.Hash, base map[string]plumbing.Hash, ol
 		return nil, err
 	}
 	c := &Commit{Hash: hash.String(), Time: now, Actor: meta.Actor, Change: change}
-	if err := s.appendRevlog(revEntry{Hash: hash, Parent: parent, Time: now, Meta: meta, Change: change, Counts: p.Counts()}); err != nil {
+	if err := s.appendRevlog(revEntry{Hash: hash, Parent: parent, Time: now, Meta: meta, Change: change, Counts: counts}); err != nil {
 		return nil, err
 	}
 	return c, nil
@@ -474,7 +477,7 @@ const (
 
 // message is the commit message: the change's summary, then trailers that
 // make history queryable without diffing.
-func message(c plan.Change, m Meta, p *plan.Plan) string {
+func message(c plan.Change, m Meta, counts plan.Counts) string {
 	var b strings.Builder
 	summary := strings.Join(strings.Fields(c.Summary), " ")
 	if summary == "" {
@@ -491,7 +494,6 @@ func message(c plan.Change, m Meta, p *plan.Plan) string {
 	trailer(TrailerActor, m.Actor)
 	trailer(TrailerHook, m.Hook)
 	trailer(TrailerTool, m.Tool)
-	counts := p.Counts()
 	trailer(TrailerProgress, fmt.Sprintf("%d/%d", counts.Done, counts.Total))
 	return b.String()
 }

@@ -1,0 +1,69 @@
+package cmd
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/plangit/plangit/plan"
+	"github.com/plangit/plangit/render"
+	"github.com/plangit/plangit/repo"
+)
+
+// changeData is what a change prints with --json.
+type changeData struct {
+	Session string          `json:"session"`
+	Rev     string          `json:"rev"`
+	Changed bool            `json:"changed"`
+	Change  *plan.Change    `json:"change,omitempty"`
+	Adopted *repo.Commit    `json:"adopted,omitempty"`
+	Status  plan.PlanStatus `json:"plan_status"`
+	Counts  plan.Counts     `json:"counts"`
+	Step    *plan.Step      `json:"step,omitempty"`
+}
+
+// applyChange runs fn as one change of the current session and prints what
+// it did: the change's summary and revision, and the step it concerns.
+// human, if set, prints more after the summary.
+func (f *Factory) applyChange(fn func(*plan.State) (plan.Change, error), human func(io.Writer, *plan.State)) error {
+	s, err := f.Session()
+	if err != nil {
+		return err
+	}
+	res, err := s.Update(f.Options(), fn)
+	if err != nil {
+		return err
+	}
+	return f.printChange(s, res, human)
+}
+
+func (f *Factory) printChange(s *repo.Session, res *repo.Result, human func(io.Writer, *plan.State)) error {
+	st := res.State
+	d := changeData{Session: s.ID, Status: st.Plan.Status, Counts: st.Plan.Counts(), Adopted: res.Adopted}
+	switch {
+	case res.Commit != nil:
+		d.Rev, d.Changed, d.Change = res.Commit.Hash, true, &res.Commit.Change
+		if id := res.Commit.Change.Step; id != "" {
+			d.Step, _, _ = st.Plan.Step(id)
+		}
+	case res.Adopted != nil:
+		d.Rev = res.Adopted.Hash
+	default:
+		d.Rev, _ = s.Head()
+	}
+	return f.print(d, func(w io.Writer) {
+		if res.Adopted != nil {
+			fmt.Fprintf(w, "%s (%s)\n", res.Adopted.Change.Summary, res.Adopted.Hash[:7])
+		}
+		if res.Commit != nil {
+			fmt.Fprintf(w, "%s (%s)\n", res.Commit.Change.Summary, res.Commit.Hash[:7])
+			if d.Step != nil && d.Step.Status != plan.StepCompleted {
+				fmt.Fprintf(w, "  %s\n", render.StepLine(st.Plan, d.Step))
+			}
+		} else {
+			fmt.Fprintln(w, "nothing changed")
+		}
+		if human != nil {
+			human(w, st)
+		}
+	})
+}

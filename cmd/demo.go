@@ -1,0 +1,157 @@
+package cmd
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/plangit/plangit/plan"
+)
+
+// demoSession is the session id the demo uses.
+const demoSession = "demo"
+
+// NewCmdDemo builds `plangit demo`.
+func NewCmdDemo(f *Factory) *cobra.Command {
+	var dir string
+	c := &cobra.Command{
+		Use:   "demo",
+		Short: "Play a realistic agent session in a temporary directory and show what plangit keeps",
+		Long: `demo plays what an agent does with plangit — a plan with phases and dependencies, steps
+started and completed, a finding, an error logged twice, a hand edit, a mistaken completion
+reopened — printing each command and its output. It leaves the project behind and prints
+its path: the session there is a real git repository.`,
+		Args: exactArgs(0, "no arguments"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if dir == "" {
+				d, err := os.MkdirTemp("", "plangit-demo-")
+				if err != nil {
+					return plan.WrapError(plan.CodeIOError, err, "cannot create a temporary directory")
+				}
+				dir = d
+			}
+			return demoRun(f, dir)
+		},
+	}
+	c.Flags().StringVar(&dir, "dir", "", "play the demo in DIR instead of a new temporary directory")
+	return c
+}
+
+// demoStep is one thing the demo does: a plangit command, or a narrated
+// action on the files.
+type demoStep struct {
+	say  string
+	args []string
+	do   func(sessionDir string) error
+}
+
+func demoScript() []demoStep {
+	return []demoStep{
+		{say: "An agent starts a plan for its task.", args: []string{"init", "Add caching to UserService",
+			"--goal", "cache user lookups without changing the public API", "--phase", "Analysis", "--phase", "Build", "--phase", "Verify"}},
+		{args: []string{"step", "add", "Read UserService and find the hot paths", "--phase", "1"}},
+		{args: []string{"step", "add", "Design the cache (LRU, 5-minute TTL)", "--phase", "1", "--needs", "1"}},
+		{args: []string{"step", "add", "Implement the cache layer", "--phase", "2", "--needs", "2"}},
+		{args: []string{"step", "add", "Use the cache in UserService.GetUser", "--phase", "2", "--needs", "3"}},
+		{args: []string{"step", "add", "Benchmark before and after", "--phase", "3", "--needs", "4"}},
+		{say: "It works through the plan, recording what it learns.", args: []string{"next"}},
+		{args: []string{"finding", "add", "--category", "code", "--title", "GetUser is the hot path",
+			"--source", "internal/user/service.go:42", "70% of requests call GetUser, and every call queries the database."}},
+		{args: []string{"step", "done", "1", "--result", "3 hot paths, all in GetUser"}},
+		{args: []string{"next"}},
+		{args: []string{"step", "done", "2", "--result", "an LRU keyed by user id, entries expire after 5 minutes"}},
+		{args: []string{"next"}},
+		{say: "A test fails twice the same way; the error log counts it instead of adding rows.",
+			args: []string{"error", "add", "--tool", "Bash", "go test ./...: TestCache timed out after 30s"}},
+		{args: []string{"error", "add", "--tool", "Bash", "go test ./...: TestCache timed out after 45s"}},
+		{args: []string{"step", "progress", "3", "4/5"}},
+		{say: "It marks step 4 done by mistake, then reopens it; history keeps both.", args: []string{"step", "done", "4", "--force"}},
+		{args: []string{"step", "reopen", "4"}},
+		{say: "A person adds a step by editing task_plan.md by hand.", do: func(dir string) error {
+			path := filepath.Join(dir, plan.PlanFile)
+			b, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			edited := bytes.Replace(b, []byte("\n<!-- plangit"), []byte("- [ ] Document the cache in the README\n\n<!-- plangit"), 1)
+			return os.WriteFile(path, edited, 0o644)
+		}},
+		{say: "The next command adopts the edit as its own revision first.", args: []string{"step", "done", "3", "--result", "cache.go with Get/Set and TTL eviction; tests pass"}},
+		{args: []string{"show", "--all"}},
+		{args: []string{"status"}},
+	}
+}
+
+func demoRun(f *Factory, dir string) error {
+	w := f.IO.Out
+	human := !f.JSON
+	if f.JSON || f.Quiet {
+		w = io.Discard
+	}
+	sub := &Factory{IO: &IOStreams{In: strings.NewReader(""), Out: w, ErrOut: f.IO.ErrOut}, Now: f.Now, Getwd: f.Getwd,
+		Getenv: func(k string) string {
+			if k == "PLANGIT_ACTOR" {
+				return "agent"
+			}
+			return ""
+		}}
+	sessionDir := filepath.Join(dir, ".code-agent", "plans", demoSession)
+	for _, st := range demoScript() {
+		if st.say != "" {
+			fmt.Fprintf(w, "\n# %s\n", st.say)
+		}
+		if st.do != nil {
+			fmt.Fprintf(w, "$ $EDITOR %s\n", filepath.Join(".code-agent", "plans", demoSession, plan.PlanFile))
+			if err := st.do(sessionDir); err != nil {
+				return plan.WrapError(plan.CodeIOError, err, "demo: cannot edit the plan")
+			}
+			continue
+		}
+		fmt.Fprintf(w, "$ plangit %s\n", quoteArgs(st.args))
+		args := append([]string{"--root", dir, "--session", demoSession}, st.args...)
+		if code := Run(sub, args); code != 0 {
+			return plan.Errorf(plan.CodeInternal, "demo: plangit %s failed (exit %d)", quoteArgs(st.args), code)
+		}
+	}
+	proj, err := sub.Project()
+	if err != nil {
+		return err
+	}
+	s, err := proj.Open(demoSession)
+	if err != nil {
+		return err
+	}
+	revs, err := s.Revisions()
+	if err != nil {
+		return err
+	}
+	if !human {
+		return f.print(map[string]any{"dir": dir, "session": demoSession, "session_dir": s.Dir, "revisions": revs}, nil)
+	}
+	fmt.Fprintf(w, "\n# Every change above is one commit in the session's git repository:\n")
+	for i := len(revs) - 1; i >= 0; i-- {
+		r := revs[i]
+		fmt.Fprintf(w, "  %s @%-2d %-6s %d/%d  %s\n", r.Hash[:7], r.N, r.Actor, r.Done, r.Total, r.Summary)
+	}
+	fmt.Fprintf(w, "\nThe project is in %s\n", dir)
+	fmt.Fprintf(w, "  git -C %s log --stat          # the plan's history, read by the real git\n", s.Dir)
+	fmt.Fprintf(w, "  plangit --root %s show --all  # the plan\n", dir)
+	return nil
+}
+
+// quoteArgs prints arguments as a shell would need them.
+func quoteArgs(args []string) string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		if a == "" || strings.ContainsAny(a, " \t\"'$`\\!*?&;|<>()#~") {
+			a = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		}
+		out[i] = a
+	}
+	return strings.Join(out, " ")
+}

@@ -1,0 +1,146 @@
+package cmd
+
+import (
+	"io"
+	"os"
+	"time"
+
+	"github.com/plangit/plangit/plan"
+	"github.com/plangit/plangit/render"
+	"github.com/plangit/plangit/repo"
+)
+
+// IOStreams are a command's input and outputs: data to Out, warnings and
+// progress to ErrOut.
+type IOStreams struct {
+	In     io.Reader
+	Out    io.Writer
+	ErrOut io.Writer
+	// OutTTY says whether Out is a terminal (human output, actor "user").
+	OutTTY bool
+}
+
+// Factory hands commands what they need from the outside world, so tests
+// can build fresh commands around fake streams, clock and environment.
+type Factory struct {
+	IO     *IOStreams
+	Now    func() time.Time
+	Getenv func(string) string
+	Getwd  func() (string, error)
+
+	// Global flags.
+	RootFlag    string
+	SessionFlag string
+	JSON        bool
+	Quiet       bool
+	IfRev       string
+}
+
+// NewFactory returns a factory over the process's real streams and
+// environment. PLANGIT_NOW (RFC 3339) fixes the clock, for reproducible
+// demos and tests.
+func NewFactory() *Factory {
+	f := &Factory{
+		IO:     &IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr, OutTTY: isTerminal(os.Stdout)},
+		Getenv: os.Getenv,
+		Getwd:  os.Getwd,
+		Now:    time.Now,
+	}
+	if v := os.Getenv("PLANGIT_NOW"); v != "" {
+		if t, err := time.Parse(time.RFC3339, v); err == nil {
+			f.Now = func() time.Time { return t }
+		}
+	}
+	return f
+}
+
+func isTerminal(f *os.File) bool {
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// Project finds the project: --root, PLANGIT_ROOT, the nearest ancestor
+// holding .code-agent/, or the working directory.
+func (f *Factory) Project() (repo.Project, error) {
+	explicit := f.RootFlag
+	if explicit == "" {
+		explicit = f.Getenv("PLANGIT_ROOT")
+	}
+	wd, err := f.Getwd()
+	if err != nil {
+		return repo.Project{}, plan.WrapError(plan.CodeIOError, err, "cannot read the working directory")
+	}
+	root, err := repo.FindRoot(explicit, wd)
+	return repo.Project{Root: root}, err
+}
+
+// SessionID is --session, else PLANGIT_SESSION, else .code-agent/active.
+func (f *Factory) SessionID(p repo.Project) (string, error) {
+	id := f.SessionFlag
+	if id == "" {
+		id = f.Getenv("PLANGIT_SESSION")
+	}
+	if id == "" {
+		active, err := p.Active()
+		if err != nil {
+			return "", err
+		}
+		id = active
+	}
+	if id == "" {
+		return "", plan.Errorf(plan.CodePlanNotFound, "no session chosen and none active in %s; plangit init \"Title\" starts one, or pass --session", p.Dir())
+	}
+	return id, repo.ValidateSessionID(id)
+}
+
+// Session opens the session the command works on.
+func (f *Factory) Session() (*repo.Session, error) {
+	p, err := f.Project()
+	if err != nil {
+		return nil, err
+	}
+	id, err := f.SessionID(p)
+	if err != nil {
+		return nil, err
+	}
+	return p.Open(id)
+}
+
+// State opens the session and reads its current state.
+func (f *Factory) State() (*repo.Session, *plan.State, error) {
+	s, err := f.Session()
+	if err != nil {
+		return nil, nil, err
+	}
+	st, err := s.State()
+	return s, st, err
+}
+
+// Actor is who the CLI acts for: PLANGIT_ACTOR, else "user" at a terminal
+// and "agent" otherwise.
+func (f *Factory) Actor() string {
+	if a := f.Getenv("PLANGIT_ACTOR"); a != "" {
+		return a
+	}
+	if f.IO.OutTTY {
+		return "user"
+	}
+	return "agent"
+}
+
+// Options are the change options from the global flags.
+func (f *Factory) Options() repo.Options {
+	return repo.Options{Now: f.Now(), IfRev: f.IfRev, Meta: repo.Meta{Actor: f.Actor()}}
+}
+
+// print writes a command's result: the JSON envelope holding data with
+// --json, otherwise the human text, unless --quiet.
+func (f *Factory) print(data any, human func(w io.Writer)) error {
+	if f.JSON {
+		return render.JSON(f.IO.Out, data)
+	}
+	if !f.Quiet && human != nil {
+		human(f.IO.Out)
+	}
+	return nil
+}

@@ -1,0 +1,176 @@
+package cmd
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/plangit/plangit/plan"
+	"github.com/plangit/plangit/render"
+)
+
+// stepOrCurrent returns the step a finding or error belongs to: the one
+// given (which must exist), else the step in progress, else none.
+func stepOrCurrent(p *plan.Plan, id string) (string, error) {
+	if id != "" {
+		s, _, err := p.Step(id)
+		if err != nil {
+			return "", err
+		}
+		return s.ID, nil
+	}
+	if cur := p.Current(); cur != nil {
+		return cur.ID, nil
+	}
+	return "", nil
+}
+
+// NewCmdFinding builds `plangit finding`.
+func NewCmdFinding(f *Factory) *cobra.Command {
+	c := &cobra.Command{Use: "finding", Short: "Record research findings (findings.md)"}
+	var fd plan.Finding
+	var category string
+	add := &cobra.Command{
+		Use:   "add --category CATEGORY --title TITLE [CONTENT|-]",
+		Short: "Record a finding; CONTENT may be markdown, - reads standard input",
+		Example: `  plangit finding add --category insight --title "GetUser dominates" "70% of calls go through GetUser"
+  plangit finding add --category dependency --title "Redis client" --source go.mod - < notes.md`,
+		Args: rangeArgs(0, 1, "at most the CONTENT"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cat, err := plan.ParseCategory(category)
+			if err != nil {
+				return &usageError{err.(*plan.Error)}
+			}
+			fd.Category = cat
+			if len(args) == 1 {
+				fd.Content = args[0]
+				if args[0] == "-" {
+					b, err := f.readInput("-")
+					if err != nil {
+						return err
+					}
+					fd.Content = string(b)
+				}
+			}
+			return f.applyChange(func(st *plan.State) (plan.Change, error) {
+				in := fd
+				var err error
+				if in.Step, err = stepOrCurrent(st.Plan, in.Step); err != nil {
+					return plan.Change{}, err
+				}
+				added, err := st.Findings.Add(in, f.Now())
+				if err != nil {
+					return plan.Change{}, err
+				}
+				return plan.Change{Op: "finding.add", Step: added.Step, Summary: fmt.Sprintf("finding %s: %s (%s)", added.ID, clipText(added.Title), added.Category)}, nil
+			}, nil)
+		},
+	}
+	add.Flags().StringVar(&category, "category", "insight", "code, architecture, dependency, issue or insight")
+	add.Flags().StringVar(&fd.Title, "title", "", "a one-line title (required)")
+	add.Flags().StringVar(&fd.Source, "source", "", "where it was found: a path, URL or command")
+	add.Flags().StringVar(&fd.Step, "step", "", "the step it belongs to (default: the step in progress)")
+	add.MarkFlagRequired("title")
+	c.AddCommand(add)
+	return c
+}
+
+// NewCmdFindings builds `plangit findings`.
+func NewCmdFindings(f *Factory) *cobra.Command {
+	var category string
+	c := &cobra.Command{
+		Use:   "findings",
+		Short: "List findings by category",
+		Args:  exactArgs(0, "no arguments"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			_, st, err := f.State()
+			if err != nil {
+				return err
+			}
+			fs := st.Findings
+			if category != "" {
+				cat, err := plan.ParseCategory(category)
+				if err != nil {
+					return &usageError{err.(*plan.Error)}
+				}
+				fs = fs.ByCategory(cat)
+			}
+			if fs == nil {
+				fs = plan.Findings{}
+			}
+			return f.print(map[string]any{"findings": fs}, func(w io.Writer) { render.Findings(w, fs) })
+		},
+	}
+	c.Flags().StringVar(&category, "category", "", "only this category")
+	return c
+}
+
+// NewCmdError builds `plangit error`.
+func NewCmdError(f *Factory) *cobra.Command {
+	c := &cobra.Command{Use: "error", Short: "Log errors (errors.md)"}
+	var rec plan.ErrorRecord
+	add := &cobra.Command{
+		Use:   "add --tool TOOL MESSAGE",
+		Short: "Log an error; the same tool and message (digits aside) counts up",
+		Example: `  plangit error add --tool Bash "go test ./...: exit status 1"
+  plangit error add --tool Edit --step 4 "old_string not found in service.go"`,
+		Args: exactArgs(1, "the error MESSAGE"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return f.applyChange(func(st *plan.State) (plan.Change, error) {
+				in := rec
+				in.Message = args[0]
+				var err error
+				if in.Step, err = stepOrCurrent(st.Plan, in.Step); err != nil {
+					return plan.Change{}, err
+				}
+				r, err := st.Errors.Record(in, f.Now())
+				if err != nil {
+					return plan.Change{}, err
+				}
+				return plan.Change{Op: "error.add", Step: r.Step, Summary: fmt.Sprintf("error: %s ×%d (%s)", r.Tool, r.Count, clipText(firstLine(r.Message)))}, nil
+			}, nil)
+		},
+	}
+	add.Flags().StringVar(&rec.Tool, "tool", "", "the tool that failed (required)")
+	add.Flags().StringVar(&rec.Step, "step", "", "the step it belongs to (default: the step in progress)")
+	add.Flags().StringVar(&rec.Params, "params", "", "the tool's parameters, for the record")
+	add.MarkFlagRequired("tool")
+	c.AddCommand(add)
+	return c
+}
+
+func firstLine(s string) string {
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\n' {
+			return s[:i]
+		}
+	}
+	return s
+}
+
+// NewCmdErrors builds `plangit errors`.
+func NewCmdErrors(f *Factory) *cobra.Command {
+	var tool string
+	c := &cobra.Command{
+		Use:   "errors",
+		Short: "List logged errors, newest first, with counts",
+		Args:  exactArgs(0, "no arguments"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			_, st, err := f.State()
+			if err != nil {
+				return err
+			}
+			l := st.Errors
+			if tool != "" {
+				l = l.ForTool(tool)
+			}
+			if l == nil {
+				l = plan.ErrorLog{}
+			}
+			return f.print(map[string]any{"errors": l}, func(w io.Writer) { render.Errors(w, l) })
+		},
+	}
+	c.Flags().StringVar(&tool, "tool", "", "only this tool's errors")
+	return c
+}

@@ -1,0 +1,147 @@
+// Package cmd is plangit's command line: cobra commands that parse flags,
+// call plan, repo, history, render and hooks, and print through render.
+package cmd
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/plangit/plangit/plan"
+	"github.com/plangit/plangit/render"
+)
+
+// Exit codes.
+const (
+	exitOK    = 0
+	exitError = 1
+	exitUsage = 2
+)
+
+// Main runs plangit with the process's arguments and returns its exit code.
+func Main() int {
+	return Run(NewFactory(), os.Args[1:])
+}
+
+// Run runs plangit with args against f and returns the exit code. Errors are
+// printed here, once: as a JSON envelope with --json, else as one line on
+// standard error.
+func Run(f *Factory, args []string) int {
+	root := NewCmdRoot(f)
+	root.SetArgs(args)
+	root.SetIn(f.IO.In)
+	root.SetOut(f.IO.Out)
+	root.SetErr(f.IO.ErrOut)
+	err := root.Execute()
+	if err == nil {
+		return exitOK
+	}
+	code := exitError
+	var ue *usageError
+	if errors.As(err, &ue) || !isDomainError(err) {
+		code = exitUsage
+		if !errors.As(err, &ue) {
+			err = &usageError{plan.Errorf(plan.CodeInvalidArgument, "%s", err.Error())}
+		}
+	}
+	if f.JSON {
+		render.JSONError(f.IO.Out, err)
+	} else {
+		msg := err.Error()
+		if code == exitUsage && !strings.Contains(msg, "--help") {
+			msg += " (plangit --help)"
+		}
+		fmt.Fprintf(f.IO.ErrOut, "plangit: %s [%s]\n", msg, plan.CodeOf(err))
+	}
+	return code
+}
+
+// usageError marks a malformed command line: exit code 2.
+type usageError struct{ err *plan.Error }
+
+func (u *usageError) Error() string { return u.err.Error() }
+func (u *usageError) Unwrap() error { return u.err }
+
+// usagef returns a usage error with code INVALID_ARGUMENT.
+func usagef(format string, args ...any) error {
+	return &usageError{plan.Errorf(plan.CodeInvalidArgument, format, args...)}
+}
+
+// isDomainError reports whether err came from plangit's own packages (a
+// *plan.Error) rather than from cobra's parsing of the command line.
+func isDomainError(err error) bool {
+	var e *plan.Error
+	return errors.As(err, &e)
+}
+
+// NewCmdRoot builds the plangit command tree.
+func NewCmdRoot(f *Factory) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "plangit",
+		Short: "A persistent, versioned plan for AI coding agents",
+		Long: `plangit keeps an agent's plan, findings and error log in .code-agent/plans/<session>/,
+a git repository where every change is one commit: history you can read, diff, blame and roll back.
+
+Start with:  plangit init "Title" --goal "..." --phase "Build"
+Then:        plangit step add "..."   plangit next   plangit step done 1 --result "..."`,
+		SilenceErrors: true,
+		SilenceUsage:  true,
+	}
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usagef("%s", err.Error()) })
+	pf := root.PersistentFlags()
+	pf.StringVar(&f.RootFlag, "root", "", "project root holding .code-agent/ (default: $PLANGIT_ROOT, else the nearest ancestor with .code-agent/, else the working directory)")
+	pf.StringVar(&f.SessionFlag, "session", "", "session id (default: $PLANGIT_SESSION, else .code-agent/active)")
+	pf.BoolVar(&f.JSON, "json", false, `print one JSON envelope: {"success":true,"data":...} or {"success":false,"error":{...}}`)
+	pf.BoolVarP(&f.Quiet, "quiet", "q", false, "print nothing on success")
+	pf.StringVar(&f.IfRev, "if-rev", "", "for changes: fail with CONFLICT unless the session is at this revision")
+
+	root.AddGroup(&cobra.Group{ID: "plan", Title: "Plan:"}, &cobra.Group{ID: "record", Title: "Findings and errors:"}, &cobra.Group{ID: "session", Title: "Sessions:"})
+	for _, c := range []*cobra.Command{
+		NewCmdInit(f), NewCmdShow(f), NewCmdStatus(f), NewCmdCurrent(f), NewCmdReady(f), NewCmdNext(f),
+		NewCmdPhase(f), NewCmdStep(f), NewCmdImport(f),
+		NewCmdPause(f), NewCmdResume(f), NewCmdApprove(f), NewCmdAbort(f), NewCmdFinish(f), NewCmdReset(f),
+	} {
+		c.GroupID = "plan"
+		root.AddCommand(c)
+	}
+	for _, c := range []*cobra.Command{NewCmdFinding(f), NewCmdFindings(f), NewCmdError(f), NewCmdErrors(f)} {
+		c.GroupID = "record"
+		root.AddCommand(c)
+	}
+	for _, c := range []*cobra.Command{NewCmdUse(f), NewCmdSessions(f), NewCmdRepair(f), NewCmdDemo(f)} {
+		c.GroupID = "session"
+		root.AddCommand(c)
+	}
+	return root
+}
+
+// exactArgs is cobra.ExactArgs with plangit's usage error and a message
+// naming what is missing.
+func exactArgs(n int, what string) cobra.PositionalArgs {
+	return func(_ *cobra.Command, args []string) error {
+		if len(args) != n {
+			return usagef("expected %s, got %d argument(s)", what, len(args))
+		}
+		return nil
+	}
+}
+
+// rangeArgs is cobra.RangeArgs with plangit's usage error.
+func rangeArgs(lo, hi int, what string) cobra.PositionalArgs {
+	return func(_ *cobra.Command, args []string) error {
+		if len(args) < lo || len(args) > hi {
+			return usagef("expected %s, got %d argument(s)", what, len(args))
+		}
+		return nil
+	}
+}
+
+// flagChanged reports whether a flag was given on the command line.
+func flagChanged(fs *pflag.FlagSet, name string) bool {
+	fl := fs.Lookup(name)
+	return fl != nil && fl.Changed
+}

@@ -1,0 +1,175 @@
+package cmd
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/plangit/plangit/plan"
+	"github.com/plangit/plangit/repo"
+)
+
+// NewCmdImport builds `plangit import`.
+func NewCmdImport(f *Factory) *cobra.Command {
+	var format string
+	c := &cobra.Command{
+		Use:   "import FILE|-",
+		Short: "Import a plan another tool wrote into the session (a new session if there is none)",
+		Long: `Import a plan: a TodoWrite {"todos":[...]} list, Claude Code task data (a task, an array of
+tasks or {"tasks":[...]}), a planning-with-files task_plan.md, a maxclaw plan.json
+{goal, steps, current_step_index}, a {task_description, steps} plan, a PlanManager
+{meta, state, tasks} plan, or a plangit task_plan.md. The format is detected unless --format.
+
+Into an existing plan, the imported phases and steps are appended with fresh ids. With no
+session chosen or active, import starts a new session, as init --from does.`,
+		Example: `  plangit import todos.json
+  plangit import --format pwf ../other/task_plan.md
+  cat plan.json | plangit import -`,
+		Args: exactArgs(1, "a FILE, or - for standard input"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			proj, err := f.Project()
+			if err != nil {
+				return err
+			}
+			id, err := f.SessionID(proj)
+			if plan.HasCode(err, plan.CodePlanNotFound) {
+				return initRun(&initOptions{f: f, From: args[0], Format: format})
+			}
+			if err != nil {
+				return err
+			}
+			if _, err := proj.Open(id); plan.HasCode(err, plan.CodeSessionNotFound) && f.SessionFlag != "" {
+				return initRun(&initOptions{f: f, From: args[0], Format: format})
+			}
+			src, err := f.readInput(args[0])
+			if err != nil {
+				return err
+			}
+			in, err := plan.Import(src, format, f.Now())
+			if err != nil {
+				return err
+			}
+			return f.applyChange(func(st *plan.State) (plan.Change, error) {
+				c, err := st.Plan.Merge(in.Plan, f.Now())
+				c.Summary += " from " + in.Format
+				return c, err
+			}, nil)
+		},
+	}
+	c.Flags().StringVar(&format, "format", "", "the file's format: "+joinFormats())
+	return c
+}
+
+// sessionRow is one line of `plangit sessions`.
+type sessionRow struct {
+	ID      string          `json:"id"`
+	Active  bool            `json:"active"`
+	Title   string          `json:"title,omitempty"`
+	Status  plan.PlanStatus `json:"status,omitempty"`
+	Done    int             `json:"done"`
+	Total   int             `json:"total"`
+	Problem string          `json:"problem,omitempty"`
+}
+
+// NewCmdSessions builds `plangit sessions`.
+func NewCmdSessions(f *Factory) *cobra.Command {
+	return &cobra.Command{
+		Use:   "sessions",
+		Short: "List the project's sessions",
+		Args:  exactArgs(0, "no arguments"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			proj, err := f.Project()
+			if err != nil {
+				return err
+			}
+			rows, err := listSessions(proj)
+			if err != nil {
+				return err
+			}
+			return f.print(map[string]any{"sessions": rows}, func(w io.Writer) {
+				if len(rows) == 0 {
+					fmt.Fprintf(w, "no sessions in %s; plangit init \"Title\" starts one\n", proj.PlansDir())
+					return
+				}
+				for _, r := range rows {
+					mark := " "
+					if r.Active {
+						mark = "*"
+					}
+					if r.Problem != "" {
+						fmt.Fprintf(w, "%s %s  (%s)\n", mark, r.ID, r.Problem)
+						continue
+					}
+					fmt.Fprintf(w, "%s %s  %s  [%s · %d/%d done]\n", mark, r.ID, r.Title, r.Status, r.Done, r.Total)
+				}
+			})
+		},
+	}
+}
+
+func listSessions(proj repo.Project) ([]sessionRow, error) {
+	ids, err := proj.SessionIDs()
+	if err != nil {
+		return nil, err
+	}
+	active, _ := proj.Active()
+	rows := []sessionRow{}
+	for _, id := range ids {
+		r := sessionRow{ID: id, Active: id == active}
+		s, err := proj.Open(id)
+		if err == nil {
+			var st *plan.State
+			if st, err = s.State(); err == nil {
+				c := st.Plan.Counts()
+				r.Title, r.Status, r.Done, r.Total = st.Plan.Title, st.Plan.Status, c.Done, c.Total
+			}
+		}
+		if err != nil {
+			r.Problem = strings.SplitN(err.Error(), ";", 2)[0]
+		}
+		rows = append(rows, r)
+	}
+	return rows, nil
+}
+
+// NewCmdRepair builds `plangit repair`.
+func NewCmdRepair(f *Factory) *cobra.Command {
+	return &cobra.Command{
+		Use:   "repair",
+		Short: "Restore files that no longer parse from the last revision, keeping the rejected text",
+		Long: `repair brings a session back to a working state and loses nothing: a working file that does not
+parse is restored from the last revision and its text kept beside it as NAME.rejected; valid
+hand edits are adopted as a commit; a damaged branch ref is recovered from the revision log;
+the index and the revision log are rewritten.`,
+		Args: exactArgs(0, "no arguments"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			s, err := f.Session()
+			if err != nil {
+				return err
+			}
+			rep, err := s.Repair(f.Options())
+			if err != nil {
+				return err
+			}
+			return f.print(rep, func(w io.Writer) {
+				if rep.RefRecovered != "" {
+					fmt.Fprintf(w, "the branch ref was damaged; pointed it back at %s from the revision log\n", rep.RefRecovered[:7])
+				}
+				for _, r := range rep.Restored {
+					fmt.Fprintf(w, "restored %s from the last revision: %s\n", r.File, r.Problem)
+					if r.KeptAt != "" {
+						fmt.Fprintf(w, "  the rejected text is kept in %s\n", r.KeptAt)
+					}
+				}
+				if rep.Adopted != nil {
+					fmt.Fprintf(w, "%s (%s)\n", rep.Adopted.Change.Summary, rep.Adopted.Hash[:7])
+				}
+				if rep.RefRecovered == "" && len(rep.Restored) == 0 && rep.Adopted == nil {
+					fmt.Fprintln(w, "nothing to repair")
+				}
+			})
+		},
+	}
+}

@@ -1,0 +1,215 @@
+package cmd
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/plangit/plangit/plan"
+	"github.com/plangit/plangit/render"
+)
+
+// NewCmdStep builds `plangit step` and its subcommands.
+func NewCmdStep(f *Factory) *cobra.Command {
+	c := &cobra.Command{
+		Use:   "step",
+		Short: "Add, change and complete steps",
+		Long: `Steps move through pending → in_progress → completed (or failed, skipped, blocked).
+A completed step goes back only through reopen, which history records.`,
+	}
+	c.AddCommand(newCmdStepAdd(f))
+	for _, a := range plan.Actions {
+		c.AddCommand(newCmdStepTransition(f, a))
+	}
+	c.AddCommand(newCmdStepEdit(f), newCmdStepRm(f), newCmdStepProgress(f))
+	return c
+}
+
+type stepAddOptions struct {
+	f     *Factory
+	spec  plan.StepSpec
+	needs string
+}
+
+func newCmdStepAdd(f *Factory) *cobra.Command {
+	o := &stepAddOptions{f: f}
+	c := &cobra.Command{
+		Use:   "add TEXT",
+		Short: "Add a step (to the last phase unless --phase or --after)",
+		Example: `  plangit step add "Write the cache tests" --phase Build --needs 3 --why "lock the behaviour down"
+  plangit step add "Review the diff" --after 4`,
+		Args: exactArgs(1, "the step's TEXT"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.spec.Text = args[0]
+			o.spec.Needs = plan.ParseNeeds(o.needs)
+			return f.applyChange(func(st *plan.State) (plan.Change, error) {
+				s, err := st.Plan.AddStep(o.spec, f.Now())
+				if err != nil {
+					return plan.Change{}, err
+				}
+				_, ph, _ := st.Plan.Step(s.ID)
+				return plan.Change{Op: "step.add", Step: s.ID, Summary: fmt.Sprintf("step %s: added to phase %s (%s)", s.ID, ph.ID, clipText(s.Text))}, nil
+			}, nil)
+		},
+	}
+	c.Flags().StringVar(&o.spec.Phase, "phase", "", "phase id or title")
+	c.Flags().StringVar(&o.spec.After, "after", "", "insert after this step")
+	c.Flags().StringVar(&o.needs, "needs", "", "steps this one needs, e.g. 1,2")
+	c.Flags().StringVar(&o.spec.Why, "why", "", "the reasoning behind the step")
+	c.Flags().StringVar(&o.spec.Active, "active", "", `the step in the present continuous ("Writing the tests")`)
+	return c
+}
+
+func clipText(s string) string {
+	r := []rune(s)
+	if len(r) > 60 {
+		return string(r[:59]) + "…"
+	}
+	return s
+}
+
+var actionHelp = map[plan.Action]struct{ short, example string }{
+	plan.ActStart:  {"Start a step (pending or blocked → in_progress)", "  plangit step start 3"},
+	plan.ActDone:   {"Complete a step, with what it produced", `  plangit step done 3 --result "cache hit rate 94% in the benchmark"`},
+	plan.ActFail:   {"Fail a step; --retry counts a retry and puts it back to pending", `  plangit step fail 3 --reason "tests time out" --retry`},
+	plan.ActSkip:   {"Skip a step (it counts as done for the steps that need it)", `  plangit step skip 5 --reason "covered by 4"`},
+	plan.ActBlock:  {"Mark a step blocked", `  plangit step block 4 --reason "waiting for the API key"`},
+	plan.ActReopen: {"Put a step back to pending (undo a mistaken completion)", "  plangit step reopen 3"},
+}
+
+type transitionOptions struct {
+	f    *Factory
+	opts plan.TransitionOpts
+}
+
+func newCmdStepTransition(f *Factory, a plan.Action) *cobra.Command {
+	o := &transitionOptions{f: f}
+	help := actionHelp[a]
+	c := &cobra.Command{
+		Use:     string(a) + " ID",
+		Short:   help.short,
+		Example: help.example,
+		Args:    exactArgs(1, "a step ID"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return f.applyChange(func(st *plan.State) (plan.Change, error) {
+				return st.Plan.Transition(args[0], a, o.opts, f.Now())
+			}, func(w io.Writer, st *plan.State) {
+				if a == plan.ActDone || a == plan.ActSkip {
+					if ready := st.Plan.Ready(); len(ready) > 0 {
+						fmt.Fprintf(w, "next: %s\n", render.StepLine(st.Plan, ready[0]))
+					} else if c := st.Plan.Counts(); c.Done == c.Total {
+						fmt.Fprintln(w, "every step is done: plangit finish --result \"...\"")
+					}
+				}
+			})
+		},
+	}
+	switch a {
+	case plan.ActDone:
+		c.Flags().StringVar(&o.opts.Result, "result", "", "what completing the step produced")
+		c.Flags().BoolVar(&o.opts.Force, "force", false, "complete it even though steps it needs are not done")
+	case plan.ActStart:
+		c.Flags().BoolVar(&o.opts.Force, "force", false, "start it even though steps it needs are not done")
+	case plan.ActFail:
+		c.Flags().StringVar(&o.opts.Reason, "reason", "", "why it failed")
+		c.Flags().BoolVar(&o.opts.Retry, "retry", false, "count a retry and put the step back to pending")
+	case plan.ActSkip, plan.ActBlock:
+		c.Flags().StringVar(&o.opts.Reason, "reason", "", "why")
+	}
+	return c
+}
+
+func newCmdStepEdit(f *Factory) *cobra.Command {
+	var text, needs, why, active string
+	c := &cobra.Command{
+		Use:     "edit ID",
+		Short:   "Change a step's text, needs, reasoning or active form",
+		Example: `  plangit step edit 4 --text "Use the cache in UserService.GetUser" --needs 2,3`,
+		Args:    exactArgs(1, "a step ID"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var e plan.StepEdit
+			fl := cmd.Flags()
+			if flagChanged(fl, "text") {
+				e.Text = &text
+			}
+			if flagChanged(fl, "why") {
+				e.Why = &why
+			}
+			if flagChanged(fl, "active") {
+				e.Active = &active
+			}
+			if flagChanged(fl, "needs") {
+				n := plan.ParseNeeds(needs)
+				e.Needs = &n
+			}
+			if e.Text == nil && e.Why == nil && e.Active == nil && e.Needs == nil {
+				return usagef("say what to change: --text, --needs, --why or --active")
+			}
+			return f.applyChange(func(st *plan.State) (plan.Change, error) {
+				return st.Plan.EditStep(args[0], e, f.Now())
+			}, nil)
+		},
+	}
+	c.Flags().StringVar(&text, "text", "", "new text")
+	c.Flags().StringVar(&needs, "needs", "", `the steps it needs, replacing the old list ("" for none)`)
+	c.Flags().StringVar(&why, "why", "", "new reasoning")
+	c.Flags().StringVar(&active, "active", "", "new active form")
+	return c
+}
+
+func newCmdStepRm(f *Factory) *cobra.Command {
+	return &cobra.Command{
+		Use:     "rm ID",
+		Short:   "Remove a pending step (others are kept as a record; skip them instead)",
+		Example: "  plangit step rm 6",
+		Args:    exactArgs(1, "a step ID"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return f.applyChange(func(st *plan.State) (plan.Change, error) {
+				return st.Plan.RemoveStep(args[0], f.Now())
+			}, nil)
+		},
+	}
+}
+
+func newCmdStepProgress(f *Factory) *cobra.Command {
+	return &cobra.Command{
+		Use:     "progress ID CURRENT/TOTAL",
+		Short:   "Record progress within a step",
+		Example: "  plangit step progress 3 2/5",
+		Args:    exactArgs(2, "a step ID and CURRENT/TOTAL"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			pr, err := plan.ParseProgress(args[1])
+			if err != nil {
+				return &usageError{err.(*plan.Error)}
+			}
+			return f.applyChange(func(st *plan.State) (plan.Change, error) {
+				return st.Plan.SetProgress(args[0], pr, f.Now())
+			}, nil)
+		},
+	}
+}
+
+// NewCmdPhase builds `plangit phase`.
+func NewCmdPhase(f *Factory) *cobra.Command {
+	c := &cobra.Command{Use: "phase", Short: "Add phases"}
+	var notes string
+	add := &cobra.Command{
+		Use:     "add NAME",
+		Short:   "Add a phase at the end of the plan",
+		Example: `  plangit phase add "Rollout" --notes "behind the cache_v2 flag"`,
+		Args:    exactArgs(1, "the phase's NAME"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return f.applyChange(func(st *plan.State) (plan.Change, error) {
+				ph, err := st.Plan.AddPhase(args[0], notes, f.Now())
+				if err != nil {
+					return plan.Change{}, err
+				}
+				return plan.Change{Op: "phase.add", Summary: fmt.Sprintf("phase %s: added (%s)", ph.ID, clipText(ph.Title))}, nil
+			}, nil)
+		},
+	}
+	add.Flags().StringVar(&notes, "notes", "", "notes shown under the phase heading")
+	c.AddCommand(add)
+	return c
+}

@@ -1,0 +1,245 @@
+package render
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/plangit/plangit/plan"
+)
+
+// PlanOptions control the plan view.
+type PlanOptions struct {
+	All bool // show completed steps too
+}
+
+// StepLine is one step on one line: icon, id, text, then what matters about
+// its state. Needs are shown only while unmet.
+func StepLine(p *plan.Plan, s *plan.Step) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %s  %s", s.Status.Icon(), s.ID, oneLine(s.Text))
+	var tags []string
+	if s.Progress.Total > 0 && !s.Status.Resolved() {
+		tags = append(tags, s.Progress.String())
+	}
+	switch s.Status {
+	case plan.StepBlocked, plan.StepFailed, plan.StepSkipped:
+		t := string(s.Status)
+		if s.Reason != "" {
+			t += ": " + oneLine(s.Reason)
+		}
+		tags = append(tags, t)
+	}
+	if open := p.OpenNeeds(s); len(open) > 0 && !s.Status.Resolved() {
+		tags = append(tags, "waits for "+strings.Join(open, ","))
+	}
+	if s.Retries > 0 {
+		tags = append(tags, fmt.Sprintf("%d retries", s.Retries))
+	}
+	if len(tags) > 0 {
+		b.WriteString("  [" + strings.Join(tags, "; ") + "]")
+	}
+	return b.String()
+}
+
+// Plan writes the plan as people read it in a terminal. Completed steps are
+// hidden unless o.All, as an agent rereading its plan needs what is left.
+func Plan(w io.Writer, p *plan.Plan, o PlanOptions) {
+	c := p.Counts()
+	fmt.Fprintf(w, "%s  [%s · %d/%d done]\n", p.Title, p.Status, c.Done, c.Total)
+	if p.Goal != "" {
+		fmt.Fprintf(w, "Goal: %s\n", indentRest(p.Goal, "      "))
+	}
+	if p.Result != "" {
+		fmt.Fprintf(w, "Result: %s\n", indentRest(p.Result, "        "))
+	}
+	if p.Reason != "" {
+		fmt.Fprintf(w, "Reason: %s\n", indentRest(p.Reason, "        "))
+	}
+	for _, ph := range p.Phases {
+		done := 0
+		for _, s := range ph.Steps {
+			if s.Status.Resolved() {
+				done++
+			}
+		}
+		fmt.Fprintf(w, "\n%s Phase %s: %s  (%d/%d)\n", ph.Status().Icon(), ph.ID, ph.Title, done, len(ph.Steps))
+		hidden := 0
+		for _, s := range ph.Steps {
+			if !o.All && s.Status == plan.StepCompleted {
+				hidden++
+				continue
+			}
+			fmt.Fprintf(w, "  %s\n", StepLine(p, s))
+			if o.All && s.Result != "" {
+				fmt.Fprintf(w, "      result: %s\n", indentRest(s.Result, "              "))
+			}
+		}
+		if hidden > 0 {
+			fmt.Fprintf(w, "  (%d completed hidden; --all shows them)\n", hidden)
+		}
+	}
+	if len(p.Phases) == 0 {
+		fmt.Fprintln(w, "\nNo steps yet: plangit step add \"...\"")
+	}
+	if cur := p.Current(); cur != nil {
+		fmt.Fprintf(w, "\nCurrent: %s %s\n", cur.ID, oneLine(cur.Text))
+	}
+	if ready := p.Ready(); len(ready) > 0 {
+		fmt.Fprintf(w, "Next: %s %s\n", ready[0].ID, oneLine(ready[0].Text))
+	}
+}
+
+// Status writes a few lines on where the plan stands.
+func Status(w io.Writer, st *plan.State, now time.Time) {
+	p := st.Plan
+	c := p.Counts()
+	fmt.Fprintln(w, p.Title)
+	parts := []string{string(p.Status), fmt.Sprintf("%d/%d steps done (%d%%)", c.Done, c.Total, percent(c.Done, c.Total))}
+	for _, x := range []struct {
+		n    int
+		name string
+	}{{c.InProgress, "in progress"}, {c.Blocked, "blocked"}, {c.Failed, "failed"}} {
+		if x.n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", x.n, x.name))
+		}
+	}
+	fmt.Fprintln(w, strings.Join(parts, " · "))
+	if cur := p.Current(); cur != nil {
+		fmt.Fprintf(w, "current: %s\n", StepLine(p, cur))
+	}
+	if ready := p.Ready(); len(ready) > 0 {
+		fmt.Fprintf(w, "ready:   %s\n", StepLine(p, ready[0]))
+		if len(ready) > 1 {
+			fmt.Fprintf(w, "         (+%d more ready)\n", len(ready)-1)
+		}
+	}
+	fmt.Fprintf(w, "findings: %d · errors: %d\n", len(st.Findings), len(st.Errors))
+	if !p.Updated.IsZero() {
+		fmt.Fprintf(w, "updated %s (%s)\n", p.Updated.UTC().Format(time.RFC3339), Ago(now, p.Updated))
+	}
+	if hint := nextHint(p); hint != "" {
+		fmt.Fprintln(w, hint)
+	}
+}
+
+// nextHint says what to do next when the plan is not simply under way.
+func nextHint(p *plan.Plan) string {
+	switch p.Status {
+	case plan.PlanPending:
+		return "the plan awaits approval: plangit approve"
+	case plan.PlanPaused:
+		return "the plan is paused: plangit resume"
+	case plan.PlanRunning:
+		if c := p.Counts(); c.Total > 0 && c.Done == c.Total {
+			return "every step is done: plangit finish --result \"...\""
+		}
+	}
+	return ""
+}
+
+// Summary is the progress summary printed on resume: the plan, where it
+// stands, and what is next, in a few lines.
+func Summary(st *plan.State) string {
+	p := st.Plan
+	c := p.Counts()
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s — %s, %d/%d steps done\n", p.Title, p.Status, c.Done, c.Total)
+	if p.Goal != "" {
+		fmt.Fprintf(&b, "goal: %s\n", oneLine(p.Goal))
+	}
+	if cur := p.Current(); cur != nil {
+		fmt.Fprintf(&b, "current: %s\n", StepLine(p, cur))
+	}
+	for i, s := range p.Ready() {
+		if i == 3 {
+			break
+		}
+		fmt.Fprintf(&b, "next: %s\n", StepLine(p, s))
+	}
+	for _, s := range p.Steps() {
+		if s.Status == plan.StepBlocked || s.Status == plan.StepFailed {
+			fmt.Fprintf(&b, "attention: %s\n", StepLine(p, s))
+		}
+	}
+	return b.String()
+}
+
+// Ready lists ready steps.
+func Ready(w io.Writer, p *plan.Plan, steps []*plan.Step) {
+	if len(steps) == 0 {
+		fmt.Fprintln(w, "no step is ready")
+		return
+	}
+	for _, s := range steps {
+		fmt.Fprintln(w, StepLine(p, s))
+	}
+}
+
+// Findings writes findings by category.
+func Findings(w io.Writer, fs plan.Findings) {
+	if len(fs) == 0 {
+		fmt.Fprintln(w, "no findings yet: plangit finding add --category insight --title \"...\" \"what you found\"")
+		return
+	}
+	var cat plan.Category
+	for _, f := range fs {
+		if f.Category != cat {
+			cat = f.Category
+			fmt.Fprintf(w, "%s:\n", cat)
+		}
+		fmt.Fprintf(w, "  %s  %s", f.ID, f.Title)
+		if f.Source != "" {
+			fmt.Fprintf(w, "  (%s)", f.Source)
+		}
+		fmt.Fprintln(w)
+		if f.Content != "" {
+			for _, l := range strings.Split(f.Content, "\n") {
+				fmt.Fprintf(w, "      %s\n", l)
+			}
+		}
+	}
+}
+
+// Errors writes the error log, newest first.
+func Errors(w io.Writer, l plan.ErrorLog) {
+	if len(l) == 0 {
+		fmt.Fprintln(w, "no errors logged")
+		return
+	}
+	for _, e := range l {
+		fmt.Fprintf(w, "%s ×%d  last %s", e.Tool, e.Count, e.Last.UTC().Format(time.RFC3339))
+		if e.Step != "" {
+			fmt.Fprintf(w, "  step %s", e.Step)
+		}
+		fmt.Fprintf(w, "\n  %s\n", indentRest(e.Message, "  "))
+	}
+}
+
+// Ago says how long before now t was, compactly: "5m ago".
+func Ago(now, t time.Time) string {
+	d := now.Sub(t)
+	if d < 0 {
+		return "in " + plan.FormatDuration(-d)
+	}
+	if d < time.Second {
+		return "just now"
+	}
+	return plan.FormatDuration(d) + " ago"
+}
+
+func percent(n, total int) int {
+	if total == 0 {
+		return 0
+	}
+	return n * 100 / total
+}
+
+// oneLine flattens text onto one line.
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// indentRest indents every line of s after the first.
+func indentRest(s, indent string) string {
+	return strings.ReplaceAll(s, "\n", "\n"+indent)
+}
