@@ -128,9 +128,15 @@ func (f *Factory) Actor() string {
 	return "agent"
 }
 
-// Options are the change options from the global flags.
+// Options are the change options from the global flags. PLANGIT_LOCK_WAIT
+// (a duration such as 500ms or 30s) sets how long a change waits for a
+// session another process is changing.
 func (f *Factory) Options() repo.Options {
-	return repo.Options{Now: f.Now(), IfRev: f.IfRev, Meta: repo.Meta{Actor: f.Actor()}}
+	o := repo.Options{Now: f.Now(), IfRev: f.IfRev, Meta: repo.Meta{Actor: f.Actor()}}
+	if d, err := time.ParseDuration(f.Getenv("PLANGIT_LOCK_WAIT")); err == nil && d > 0 {
+		o.LockWait = d
+	}
+	return o
 }
 
 // print writes a command's result: the JSON envelope holding data with

@@ -90,9 +90,17 @@ func (f *Factory) readInput(name string) ([]byte, error) {
 		return nil, plan.WrapError(plan.CodeIOError, err, "cannot read %s", name)
 	}
 	if len(b) > plan.MaxFile {
-		return nil, plan.Errorf(plan.CodeInvalidArgument, "%s is larger than %d bytes", name, plan.MaxFile)
+		return nil, plan.Errorf(plan.CodeInvalidArgument, "%s is larger than %d bytes", inputName(name), plan.MaxFile)
 	}
 	return b, nil
+}
+
+// inputName is how errors name a file argument.
+func inputName(name string) string {
+	if name == "-" {
+		return "stdin"
+	}
+	return filepath.Base(name)
 }
 
 // newSessionID makes an id for a session started without one: the time,
@@ -126,7 +134,7 @@ func initRun(o *initOptions) error {
 		if err != nil {
 			return err
 		}
-		in, err := plan.Import(src, o.Format, now)
+		in, err := plan.Import(inputName(o.From), src, o.Format, now)
 		if err != nil {
 			return err
 		}

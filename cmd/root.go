@@ -48,7 +48,7 @@ func Run(f *Factory, args []string) int {
 			err = &usageError{plan.Errorf(plan.CodeInvalidArgument, "%s", err.Error())}
 		}
 	}
-	if f.JSON {
+	if f.JSON || wantsJSON(args) {
 		render.JSONError(f.IO.Out, err)
 	} else {
 		msg := err.Error()
@@ -58,6 +58,20 @@ func Run(f *Factory, args []string) int {
 		fmt.Fprintf(f.IO.ErrOut, "plangit: %s [%s]\n", msg, plan.CodeOf(err))
 	}
 	return code
+}
+
+// wantsJSON reports whether --json is among args, for errors raised before
+// cobra parsed the flags (an unknown command).
+func wantsJSON(args []string) bool {
+	for _, a := range args {
+		if a == "--" {
+			return false
+		}
+		if a == "--json" || a == "--json=true" {
+			return true
+		}
+	}
+	return false
 }
 
 // usageError marks a malformed command line: exit code 2.

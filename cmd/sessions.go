@@ -47,7 +47,7 @@ session chosen or active, import starts a new session, as init --from does.`,
 			if err != nil {
 				return err
 			}
-			in, err := plan.Import(src, format, f.Now())
+			in, err := plan.Import(inputName(args[0]), src, format, f.Now())
 			if err != nil {
 				return err
 			}

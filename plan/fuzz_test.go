@@ -94,7 +94,7 @@ func FuzzImport(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, src []byte) {
-		in, err := Import(src, "", time.Unix(0, 0))
+		in, err := Import("input", src, "", time.Unix(0, 0))
 		if err != nil {
 			return
 		}

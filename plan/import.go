@@ -34,14 +34,15 @@ type Imported struct {
 	Plan   *Plan
 }
 
-// Import reads a plan in one of ImportFormats; format "" detects it.
-func Import(src []byte, format string, now time.Time) (*Imported, error) {
+// Import reads a plan in one of ImportFormats; format "" detects it. name
+// is the source's name for error positions ("todos.json", "stdin").
+func Import(name string, src []byte, format string, now time.Time) (*Imported, error) {
 	if len(src) > MaxFile {
 		return nil, Errorf(CodeInvalidArgument, "the file is %d bytes; plangit imports files up to %d bytes", len(src), MaxFile)
 	}
 	if format == "" {
 		var err error
-		if format, err = DetectFormat(src); err != nil {
+		if format, err = detectFormat(name, src); err != nil {
 			return nil, err
 		}
 	}
@@ -55,7 +56,7 @@ func Import(src []byte, format string, now time.Time) (*Imported, error) {
 	case FormatPWF:
 		p, err = importPWF(src, now)
 	case FormatTodos, FormatTasks, FormatMaxclaw, FormatPlanTool, FormatPlanManager:
-		p, err = importJSON(src, format, now)
+		p, err = importJSON(name, src, format, now)
 	default:
 		return nil, Errorf(CodeInvalidArgument, "unknown format %q; one of %s", clip(format), strings.Join(ImportFormats, ", "))
 	}
@@ -69,7 +70,9 @@ func Import(src []byte, format string, now time.Time) (*Imported, error) {
 }
 
 // DetectFormat tells which import format src is in.
-func DetectFormat(src []byte) (string, error) {
+func DetectFormat(src []byte) (string, error) { return detectFormat("input", src) }
+
+func detectFormat(name string, src []byte) (string, error) {
 	t := bytes.TrimSpace(bytes.TrimPrefix(src, []byte("\uFEFF")))
 	if len(t) == 0 {
 		return "", Errorf(CodeInvalidArgument, "the file is empty")
@@ -82,7 +85,7 @@ func DetectFormat(src []byte) (string, error) {
 	}
 	var v any
 	if err := json.Unmarshal(t, &v); err != nil {
-		return "", jsonError(t, err)
+		return "", jsonError(name, t, err)
 	}
 	unknown := Errorf(CodeInvalidArgument, "cannot tell which plan format this JSON is; pass --format (one of %s)", strings.Join(ImportFormats, ", "))
 	switch v := v.(type) {
@@ -117,15 +120,15 @@ func DetectFormat(src []byte) (string, error) {
 }
 
 // jsonError turns a JSON syntax error into PLAN_PARSE_ERROR with a position.
-func jsonError(src []byte, err error) error {
+func jsonError(name string, src []byte, err error) error {
 	var se *json.SyntaxError
 	if errors.As(err, &se) {
-		d := &doc{name: "input", src: src}
+		d := &doc{name: name, src: src}
 		return d.errAt(int(se.Offset)-1, "malformed JSON: %s", se.Error())
 	}
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
-		d := &doc{name: "input", src: src}
+		d := &doc{name: name, src: src}
 		return d.errAt(int(te.Offset)-1, "field %q should be %s, not %s", te.Field, te.Type, te.Value)
 	}
 	return WrapError(CodePlanParseError, err, "malformed JSON")
@@ -339,11 +342,11 @@ func (s *planToolStep) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-func importJSON(src []byte, format string, now time.Time) (*Plan, error) {
+func importJSON(name string, src []byte, format string, now time.Time) (*Plan, error) {
 	src = bytes.TrimSpace(bytes.TrimPrefix(src, []byte("\uFEFF")))
 	decode := func(v any) error {
 		if err := json.Unmarshal(src, v); err != nil {
-			return jsonError(src, err)
+			return jsonError(name, src, err)
 		}
 		return nil
 	}

@@ -98,7 +98,7 @@ func TestImportFormats(t *testing.T) {
 			if f, err := DetectFormat(src); err != nil || f != c.format {
 				t.Fatalf("detected %q (%v), want %q", f, err, c.format)
 			}
-			in, err := Import(src, "", t0)
+			in, err := Import("input", src, "", t0)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -137,11 +137,11 @@ func TestImportRejects(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := Import([]byte(c.src), c.format, t0)
+			_, err := Import("input", []byte(c.src), c.format, t0)
 			wantCode(t, err, c.code)
 		})
 	}
-	_, err := Import([]byte(`{"todos": [`+"\n"+`  {"content": 1}]}`), "", t0)
+	_, err := Import("input", []byte(`{"todos": [`+"\n"+`  {"content": 1}]}`), "", t0)
 	if err == nil || err.Error()[:14] != "input:2:15: fi" {
 		t.Errorf("JSON errors carry a position: %v", err)
 	}
@@ -150,7 +150,7 @@ func TestImportRejects(t *testing.T) {
 func TestMerge(t *testing.T) {
 	p := samplePlan(t)
 	src, _ := os.ReadFile(filepath.Join("..", "testdata", "import", "claude_tasks.json"))
-	in, err := Import(src, "", t0)
+	in, err := Import("input", src, "", t0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -58,7 +58,16 @@ func (p *Plan) requireRunning() error {
 	case PlanPending:
 		return Errorf(CodePlanNotActive, "the plan awaits approval; approve it first: plangit approve").With("status", string(p.Status))
 	}
-	return Errorf(CodePlanNotActive, "the plan is %s; plangit reset starts it over", p.Status).With("status", string(p.Status))
+	return p.finishedError()
+}
+
+// finishedError says a finished plan takes no more work.
+func (p *Plan) finishedError() *Error {
+	state := "is completed"
+	if p.Status == PlanFailed {
+		state = "was aborted"
+	}
+	return Errorf(CodePlanNotActive, "the plan %s; plangit reset starts it over", state).With("status", string(p.Status))
 }
 
 // requireEditable refuses structural edits to a finished plan.
@@ -66,7 +75,7 @@ func (p *Plan) requireEditable() error {
 	if p.Status.Unfinished() {
 		return nil
 	}
-	return Errorf(CodePlanNotActive, "the plan is %s; plangit reset starts it over", p.Status).With("status", string(p.Status))
+	return p.finishedError()
 }
 
 // AddPhase appends a phase.

@@ -34,7 +34,10 @@ func StepLine(p *plan.Plan, s *plan.Step) string {
 	if open := p.OpenNeeds(s); len(open) > 0 && !s.Status.Resolved() {
 		tags = append(tags, "waits for "+strings.Join(open, ","))
 	}
-	if s.Retries > 0 {
+	switch {
+	case s.Retries == 1:
+		tags = append(tags, "1 retry")
+	case s.Retries > 1:
 		tags = append(tags, fmt.Sprintf("%d retries", s.Retries))
 	}
 	if len(tags) > 0 {

@@ -1,0 +1,162 @@
+package cmd
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/gofrs/flock"
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+var updateScripts = flag.Bool("update-scripts", false, "rewrite the expected output in test scripts")
+
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"plangit": func() { os.Exit(Main()) },
+	})
+}
+
+// TestScripts runs the end-to-end scripts in testdata/script: the real
+// plangit binary, driven as an agent or a person would.
+func TestScripts(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir:                 filepath.Join("testdata", "script"),
+		RequireExplicitExec: true,
+		UpdateScripts:       *updateScripts,
+		Setup: func(env *testscript.Env) error {
+			env.Setenv("PLANGIT_NOW", "2026-11-20T10:00:00Z")
+			env.Setenv("HOME", env.WorkDir)
+			env.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+			env.Setenv("GIT_OPTIONAL_LOCKS", "0")
+			env.Values[heldLocks{}] = map[string]*flock.Flock{}
+			return nil
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"gitcheck": gitcheck,
+			"revs":     revs,
+			"exitcode": exitcode,
+			"bigfile":  bigfile,
+			"holdlock": holdlock,
+		},
+	})
+}
+
+// gitcheck [DIR]: every session under DIR (default $WORK) passes
+// `git fsck --strict` and has an empty `git status --porcelain`.
+func gitcheck(ts *testscript.TestScript, neg bool, args []string) {
+	root := ts.Getenv("WORK")
+	if len(args) > 0 {
+		root = ts.MkAbs(args[0])
+	}
+	dirs, _ := filepath.Glob(filepath.Join(root, ".code-agent", "plans", "*", ".git"))
+	if len(dirs) == 0 {
+		ts.Fatalf("no session under %s", root)
+	}
+	for _, d := range dirs {
+		dir := filepath.Dir(d)
+		if out := git(ts, dir, "fsck", "--strict", "--no-progress"); strings.TrimSpace(out) != "" {
+			ts.Fatalf("git fsck --strict in %s:\n%s", dir, out)
+		}
+		if out := git(ts, dir, "status", "--porcelain"); out != "" {
+			ts.Fatalf("git status --porcelain in %s is not empty:\n%s", dir, out)
+		}
+	}
+}
+
+// revs SESSION N: the real git counts N commits on the session's branch.
+func revs(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 {
+		ts.Fatalf("usage: revs SESSION N")
+	}
+	dir := filepath.Join(ts.Getenv("WORK"), ".code-agent", "plans", args[0])
+	got := strings.TrimSpace(git(ts, dir, "rev-list", "--count", "HEAD"))
+	if (got == args[1]) == neg {
+		ts.Fatalf("session %s has %s revisions, want %s%s", args[0], got, map[bool]string{true: "not ", false: ""}[neg], args[1])
+	}
+}
+
+func git(ts *testscript.TestScript, dir string, args ...string) string {
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_OPTIONAL_LOCKS=0", "HOME="+ts.Getenv("WORK"))
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		ts.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
+	}
+	return string(out)
+}
+
+// exitcode N COMMAND [ARGS...]: run COMMAND; it must exit with code N. Its
+// output is kept for stdout and stderr checks.
+func exitcode(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: exitcode N COMMAND [ARGS...]")
+	}
+	want, err := strconv.Atoi(args[0])
+	if err != nil {
+		ts.Fatalf("exitcode: %v", err)
+	}
+	err = ts.Exec(args[1], args[2:]...)
+	got := 0
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		got = ee.ExitCode()
+	} else if err != nil {
+		ts.Fatalf("exitcode: %v", err)
+	}
+	if got != want {
+		ts.Fatalf("%s exited with %d, want %d", args[1], got, want)
+	}
+}
+
+// bigfile NAME BYTES: write a file of BYTES 'x' characters.
+func bigfile(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 {
+		ts.Fatalf("usage: bigfile NAME BYTES")
+	}
+	n, err := strconv.Atoi(args[1])
+	if err != nil {
+		ts.Fatalf("bigfile: %v", err)
+	}
+	if err := os.WriteFile(ts.MkAbs(args[0]), bytes.Repeat([]byte("x"), n), 0o644); err != nil {
+		ts.Fatalf("bigfile: %v", err)
+	}
+}
+
+// holdlock SESSION | holdlock -release SESSION: take (or release) the
+// session's lock from the test process, as another plangit process would.
+func holdlock(ts *testscript.TestScript, neg bool, args []string) {
+	release := len(args) == 2 && args[0] == "-release"
+	if release {
+		args = args[1:]
+	}
+	if len(args) != 1 {
+		ts.Fatalf("usage: holdlock [-release] SESSION")
+	}
+	path := filepath.Join(ts.Getenv("WORK"), ".code-agent", "plans", args[0], ".git", "plangit", "lock")
+	held := ts.Value(heldLocks{}).(map[string]*flock.Flock)
+	if release {
+		if fl := held[path]; fl != nil {
+			fl.Unlock()
+			delete(held, path)
+		}
+		return
+	}
+	fl := flock.New(path)
+	if ok, err := fl.TryLock(); err != nil || !ok {
+		ts.Fatalf("holdlock: %v", err)
+	}
+	held[path] = fl
+}
+
+// heldLocks keys the locks holdlock holds in a script's values.
+type heldLocks struct{}
