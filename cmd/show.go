@@ -35,7 +35,11 @@ func showRun(o *showOptions) error {
 	if err != nil {
 		return err
 	}
-	return o.f.print(map[string]any{"session": s.ID, "plan": st.Plan, "counts": st.Plan.Counts()}, func(w io.Writer) {
+	rev, err := s.Head()
+	if err != nil {
+		return err
+	}
+	return o.f.print(map[string]any{"session": s.ID, "rev": rev, "plan": st.Plan, "counts": st.Plan.Counts()}, func(w io.Writer) {
 		render.Plan(w, st.Plan, render.PlanOptions{All: o.All})
 	})
 }
@@ -51,9 +55,13 @@ func NewCmdStatus(f *Factory) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			rev, err := s.Head()
+			if err != nil {
+				return err
+			}
 			p := st.Plan
 			data := map[string]any{
-				"session": s.ID, "title": p.Title, "goal": p.Goal, "status": p.Status, "counts": p.Counts(),
+				"session": s.ID, "rev": rev, "title": p.Title, "goal": p.Goal, "status": p.Status, "counts": p.Counts(),
 				"current": p.Current(), "ready": orEmpty(p.Ready()), "findings": len(st.Findings), "errors": len(st.Errors),
 				"updated": p.Updated, "iterations": p.Iterations,
 			}
