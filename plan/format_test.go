@@ -125,6 +125,13 @@ func TestHandEdits(t *testing.T) {
 				t.Fatalf("text %q", s.Text)
 			}
 		}},
+		{"a link reference line in phase notes", func(s string) string {
+			return strings.Replace(s, "## ◐ Phase 2: Build\n", "## ◐ Phase 2: Build\n\n[spec]: https://example.com/spec\n", 1)
+		}, func(t *testing.T, p *Plan) {
+			if ph, _ := p.Phase("2"); ph.Notes != "[spec]: https://example.com/spec" {
+				t.Fatalf("notes %q", ph.Notes)
+			}
+		}},
 		{"windows line endings", func(s string) string {
 			return strings.ReplaceAll(s, "\n", "\r\n")
 		}, func(t *testing.T, p *Plan) {

@@ -1,0 +1,67 @@
+package plan
+
+import (
+	"fmt"
+	"strconv"
+	"testing"
+	"time"
+)
+
+// benchPlan is a plan of n steps in phases of 10, a third done, with needs,
+// results and progress, as a long agent session leaves it.
+func benchPlan(tb testing.TB, n int) *Plan {
+	tb.Helper()
+	p, err := New("bench", "A long plan", "exercise the parser", nil, t0, false)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for i := 1; i <= n; i++ {
+		if (i-1)%10 == 0 {
+			p.AddPhase(fmt.Sprintf("Phase of steps %d to %d", i, i+9), "", t0)
+		}
+		spec := StepSpec{Text: fmt.Sprintf("Step %d: change `pkg/file%d.go` and run the tests", i, i)}
+		if i > 1 {
+			spec.Needs = []string{strconv.Itoa(i - 1)}
+		}
+		if _, err := p.AddStep(spec, t0); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	for i := 1; i <= n/3; i++ {
+		id := strconv.Itoa(i)
+		p.Transition(id, ActStart, TransitionOpts{}, t0)
+		p.Transition(id, ActDone, TransitionOpts{Result: "done, tests pass"}, t0.Add(time.Minute))
+	}
+	if n > 3 {
+		p.Transition(strconv.Itoa(n/3+1), ActStart, TransitionOpts{}, t0)
+		p.SetProgress(strconv.Itoa(n/3+1), Progress{Current: 2, Total: 5}, t0)
+	}
+	return p
+}
+
+func BenchmarkParsePlan(b *testing.B) {
+	for _, n := range []int{10, 100, 1000} {
+		src := WritePlan(benchPlan(b, n))
+		b.Run(fmt.Sprintf("steps=%d", n), func(b *testing.B) {
+			b.SetBytes(int64(len(src)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := ParsePlan(src); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+func BenchmarkWritePlan(b *testing.B) {
+	for _, n := range []int{10, 100, 1000} {
+		p := benchPlan(b, n)
+		b.Run(fmt.Sprintf("steps=%d", n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				WritePlan(p)
+			}
+		})
+	}
+}
