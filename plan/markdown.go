@@ -3,6 +3,7 @@ package plan
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"strings"
 	"sync"
 	"time"
@@ -284,12 +285,25 @@ func parseTime(s string) (time.Time, bool) {
 	return Stamp(t), true
 }
 
+// AbsDuration is |d|, saturating: the most negative duration (what
+// time.Sub returns for times centuries apart) has no positive twin.
+func AbsDuration(d time.Duration) time.Duration {
+	switch {
+	case d == math.MinInt64:
+		return math.MaxInt64
+	case d < 0:
+		return -d
+	}
+	return d
+}
+
 // FormatDuration writes a duration compactly: 45s, 20m, 1h5m, 2d3h.
 func FormatDuration(d time.Duration) string {
+	if d < 0 {
+		return "-" + FormatDuration(AbsDuration(d))
+	}
 	d = d.Round(time.Second)
 	switch {
-	case d < 0:
-		return "-" + FormatDuration(-d)
 	case d < time.Minute:
 		return fmt.Sprintf("%ds", int(d.Seconds()))
 	case d < time.Hour:

@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -317,5 +318,17 @@ func TestErrorLogCountsUp(t *testing.T) {
 	long := strings.Repeat("y", 150)
 	if got := NormalizeMessage(long+"1") + ""; len(got) != 100 {
 		t.Fatalf("only the first 100 characters count: %d", len(got))
+	}
+}
+
+func TestFormatDuration(t *testing.T) {
+	for d, want := range map[time.Duration]string{
+		0: "0s", 59 * time.Second: "59s", 61 * time.Minute: "1h1m", 2 * time.Hour: "2h",
+		49 * time.Hour: "2d1h", 48 * time.Hour: "2d", -90 * time.Second: "-1m",
+		math.MinInt64: "-106751d23h", math.MaxInt64: "106751d23h",
+	} {
+		if got := FormatDuration(d); got != want {
+			t.Errorf("%d: got %q, want %q", d, got, want)
+		}
 	}
 }

@@ -224,7 +224,7 @@ func Errors(w io.Writer, l plan.ErrorLog) {
 func Ago(now, t time.Time) string {
 	d := now.Sub(t)
 	if d < 0 {
-		return "in " + plan.FormatDuration(-d)
+		return "in " + plan.FormatDuration(plan.AbsDuration(d))
 	}
 	if d < time.Second {
 		return "just now"
