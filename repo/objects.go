@@ -22,10 +22,17 @@ import (
 // nor a pack.
 var errObjectMissing = errors.New("object not found")
 
-// objects reads and writes a repository's object database, through
-// go-git's objfile format.
+// objects reads and writes a repository's object database: loose objects
+// through go-git's objfile format, packs through its packfile format
+// (pack.go). Objects are written loose and read loose first, then from
+// packs.
 type objects struct {
-	dir string // .git/objects
+	dir   string // .git/objects
+	packs packSet
+}
+
+func newObjects(dir string) *objects {
+	return &objects{dir: dir, packs: packSet{dir: filepath.Join(dir, "pack")}}
 }
 
 func (o *objects) loosePath(h plumbing.Hash) string {
@@ -86,7 +93,7 @@ func (o *objects) read(h plumbing.Hash) (plumbing.ObjectType, []byte, error) {
 	if !errors.Is(err, os.ErrNotExist) {
 		return 0, nil, err
 	}
-	return 0, nil, fmt.Errorf("%w: %s", errObjectMissing, h)
+	return o.fromPacks(h)
 }
 
 func readLoose(r io.Reader) (plumbing.ObjectType, []byte, error) {

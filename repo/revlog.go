@@ -27,12 +27,14 @@ const revlogName = "revlog"
 
 // revEntry is one revision as the revision log records it.
 type revEntry struct {
-	Hash   plumbing.Hash
-	Parent plumbing.Hash
-	Time   time.Time
-	Meta   Meta
-	Change plan.Change
-	Counts plan.Counts // only Done and Total are kept
+	N       int // 1-based position on the branch
+	Hash    plumbing.Hash
+	Parent  plumbing.Hash
+	Time    time.Time
+	Meta    Meta
+	Change  plan.Change
+	Touches []plan.Touch
+	Counts  plan.Counts // only Done and Total are kept
 }
 
 func (s *Session) revlogPath() string { return filepath.Join(s.gitDir, privateDir, revlogName) }
@@ -41,93 +43,115 @@ func field(v string) string {
 	return strings.Join(strings.FieldsFunc(v, func(r rune) bool { return r == '\t' || r == '\n' || r == '\r' }), " ")
 }
 
+// touchSep separates touched steps in a revision log line.
+const touchSep = "; "
+
+// line writes the entry as one tab-separated line: n, hash, parent, time,
+// actor, op, hook, tool, done/total, touched steps, summary.
 func (e revEntry) line() string {
 	parent := ""
 	if !e.Parent.IsZero() {
 		parent = e.Parent.String()
 	}
+	touches := make([]string, len(e.Touches))
+	for i, t := range e.Touches {
+		touches[i] = t.String()
+	}
 	return strings.Join([]string{
-		e.Hash.String(), parent, strconv.FormatInt(e.Time.Unix(), 10),
-		field(e.Meta.Actor), field(e.Change.Op), field(e.Change.Step), field(e.Meta.Hook), field(e.Meta.Tool),
-		strconv.Itoa(e.Counts.Done) + "/" + strconv.Itoa(e.Counts.Total), field(e.Change.Summary),
+		strconv.Itoa(e.N), e.Hash.String(), parent, strconv.FormatInt(e.Time.Unix(), 10),
+		field(e.Meta.Actor), field(e.Change.Op), field(e.Meta.Hook), field(e.Meta.Tool),
+		strconv.Itoa(e.Counts.Done) + "/" + strconv.Itoa(e.Counts.Total), field(strings.Join(touches, touchSep)), field(e.Change.Summary),
 	}, "\t") + "\n"
 }
 
 func parseRevLine(line string) (revEntry, bool) {
 	f := strings.Split(line, "\t")
-	if len(f) != 10 || !plumbing.IsHash(f[0]) || (f[1] != "" && !plumbing.IsHash(f[1])) {
+	if len(f) != 11 || !plumbing.IsHash(f[1]) || (f[2] != "" && !plumbing.IsHash(f[2])) {
 		return revEntry{}, false
 	}
-	sec, err := strconv.ParseInt(f[2], 10, 64)
+	n, err := strconv.Atoi(f[0])
+	if err != nil || n < 1 {
+		return revEntry{}, false
+	}
+	sec, err := strconv.ParseInt(f[3], 10, 64)
 	if err != nil {
 		return revEntry{}, false
 	}
-	e := revEntry{Hash: plumbing.NewHash(f[0]), Time: time.Unix(sec, 0).UTC(),
-		Meta:   Meta{Actor: f[3], Hook: f[6], Tool: f[7]},
-		Change: plan.Change{Op: f[4], Step: f[5], Summary: f[9]}}
-	if f[1] != "" {
-		e.Parent = plumbing.NewHash(f[1])
+	e := revEntry{N: n, Hash: plumbing.NewHash(f[1]), Time: time.Unix(sec, 0).UTC(),
+		Meta:   Meta{Actor: f[4], Hook: f[6], Tool: f[7]},
+		Change: plan.Change{Op: f[5], Summary: f[10]}}
+	if f[2] != "" {
+		e.Parent = plumbing.NewHash(f[2])
 	}
 	d, t, _ := strings.Cut(f[8], "/")
 	e.Counts.Done, _ = strconv.Atoi(d)
 	e.Counts.Total, _ = strconv.Atoi(t)
+	if f[9] != "" {
+		for _, part := range strings.Split(f[9], touchSep) {
+			if t, ok := plan.ParseTouch(part); ok {
+				e.Touches = append(e.Touches, t)
+			}
+		}
+	}
 	return e, true
 }
 
-// appendRevlog records a new revision. It runs under the exclusive lock,
-// right after the branch moved to e.Hash. When the log's last line is not
-// e's parent, the log is rebuilt from the commits instead.
-func (s *Session) appendRevlog(e revEntry) error {
-	last, err := s.lastRevlogHash()
-	if err != nil || last != e.Parent {
-		_, err := s.rebuildRevlog(e.Hash)
-		return err
+// appendRevlog records a new revision, numbering it after the log's last
+// line. It runs under the exclusive lock, right after the branch moved to
+// e.Hash. When the log's last line is not e's parent, the log is rebuilt
+// from the commits instead.
+func (s *Session) appendRevlog(e revEntry) (int, error) {
+	last, err := s.lastRevlogEntry()
+	if err != nil || last.Hash != e.Parent {
+		entries, err := s.rebuildRevlog(e.Hash)
+		return len(entries), err
 	}
+	e.N = last.N + 1
 	f, err := os.OpenFile(s.revlogPath(), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
-		return plan.WrapError(plan.CodeIOError, err, "cannot write the revision log")
+		return 0, plan.WrapError(plan.CodeIOError, err, "cannot write the revision log")
 	}
 	_, err = f.WriteString(e.line())
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
-		return plan.WrapError(plan.CodeIOError, err, "cannot write the revision log")
+		return 0, plan.WrapError(plan.CodeIOError, err, "cannot write the revision log")
 	}
-	return nil
+	return e.N, nil
 }
 
-// lastRevlogHash reads the hash on the log's last line; the zero hash for an
-// empty or missing log.
-func (s *Session) lastRevlogHash() (plumbing.Hash, error) {
+// lastRevlogEntry reads the log's last line; the zero entry for an empty or
+// missing log.
+func (s *Session) lastRevlogEntry() (revEntry, error) {
 	f, err := os.Open(s.revlogPath())
 	if errors.Is(err, fs.ErrNotExist) {
-		return plumbing.ZeroHash, nil
+		return revEntry{}, nil
 	}
 	if err != nil {
-		return plumbing.ZeroHash, err
+		return revEntry{}, err
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
-		return plumbing.ZeroHash, err
+		return revEntry{}, err
 	}
 	size := fi.Size()
 	if size == 0 {
-		return plumbing.ZeroHash, nil
+		return revEntry{}, nil
 	}
-	const tail = 4096
+	const tail = 16 << 10
 	off := max(0, size-tail)
 	buf := make([]byte, size-off)
 	if _, err := f.ReadAt(buf, off); err != nil {
-		return plumbing.ZeroHash, err
+		return revEntry{}, err
 	}
 	buf = bytes.TrimRight(buf, "\n")
 	line := buf[bytes.LastIndexByte(buf, '\n')+1:]
 	if e, ok := parseRevLine(string(line)); ok {
-		return e.Hash, nil
+		return e, nil
 	}
-	return plumbing.ZeroHash, errors.New("damaged revision log")
+	return revEntry{}, errors.New("damaged revision log")
 }
 
 // revisions returns every revision from the first to head, oldest first.
@@ -162,6 +186,9 @@ func (s *Session) revisions(head plumbing.Hash) ([]revEntry, error) {
 	}
 	slices.Reverse(missing)
 	entries = append(entries, missing...)
+	for i := range entries {
+		entries[i].N = i + 1
+	}
 	s.persistRevlog(head, entries)
 	return entries, nil
 }
@@ -182,7 +209,7 @@ func (s *Session) readRevlog() ([]revEntry, bool) {
 		if !ok {
 			return nil, false
 		}
-		if len(out) == 0 && !e.Parent.IsZero() || len(out) > 0 && e.Parent != out[len(out)-1].Hash {
+		if e.N != len(out)+1 || len(out) == 0 && !e.Parent.IsZero() || len(out) > 0 && e.Parent != out[len(out)-1].Hash {
 			return nil, false
 		}
 		out = append(out, e)
@@ -203,6 +230,9 @@ func (s *Session) rebuildRevlog(head plumbing.Hash) ([]revEntry, error) {
 		h = e.Parent
 	}
 	slices.Reverse(entries)
+	for i := range entries {
+		entries[i].N = i + 1
+	}
 	return entries, s.writeRevlog(entries)
 }
 
@@ -254,7 +284,9 @@ func (s *Session) entryFromCommit(h plumbing.Hash) (revEntry, error) {
 		case TrailerOp:
 			e.Change.Op = v
 		case TrailerStep:
-			e.Change.Step = v
+			if t, ok := plan.ParseTouch(v); ok {
+				e.Touches = append(e.Touches, t)
+			}
 		case TrailerActor:
 			e.Meta.Actor = v
 		case TrailerHook:
@@ -346,17 +378,28 @@ func (s *Session) Resolve(rev string) (string, error) {
 // Revision is one revision of a session, as its commit's message and
 // trailers describe it.
 type Revision struct {
-	N       int       `json:"n"` // 1-based: @N names it
-	Hash    string    `json:"rev"`
-	Time    time.Time `json:"time"`
-	Actor   string    `json:"actor"`
-	Hook    string    `json:"hook,omitempty"`
-	Tool    string    `json:"tool,omitempty"`
-	Op      string    `json:"op"`
-	Step    string    `json:"step,omitempty"`
-	Summary string    `json:"summary"`
-	Done    int       `json:"done"`
-	Total   int       `json:"total"`
+	N       int          `json:"n"` // 1-based: @N names it
+	Hash    string       `json:"rev"`
+	Parent  string       `json:"parent,omitempty"`
+	Time    time.Time    `json:"time"`
+	Actor   string       `json:"actor"`
+	Hook    string       `json:"hook,omitempty"`
+	Tool    string       `json:"tool,omitempty"`
+	Op      string       `json:"op"`
+	Summary string       `json:"summary"`
+	Touches []plan.Touch `json:"steps,omitempty"` // the steps it changed
+	Done    int          `json:"done"`
+	Total   int          `json:"total"`
+}
+
+// Touched reports whether the revision changed step id.
+func (r Revision) Touched(id string) bool {
+	for _, t := range r.Touches {
+		if t.Step == id {
+			return true
+		}
+	}
+	return false
 }
 
 // Revisions returns every revision of the session, oldest first.
@@ -374,8 +417,11 @@ func (s *Session) Revisions() ([]Revision, error) {
 	}
 	out := make([]Revision, len(entries))
 	for i, e := range entries {
-		out[i] = Revision{N: i + 1, Hash: e.Hash.String(), Time: e.Time, Actor: e.Meta.Actor, Hook: e.Meta.Hook, Tool: e.Meta.Tool,
-			Op: e.Change.Op, Step: e.Change.Step, Summary: e.Change.Summary, Done: e.Counts.Done, Total: e.Counts.Total}
+		out[i] = Revision{N: e.N, Hash: e.Hash.String(), Time: e.Time, Actor: e.Meta.Actor, Hook: e.Meta.Hook, Tool: e.Meta.Tool,
+			Op: e.Change.Op, Summary: e.Change.Summary, Touches: e.Touches, Done: e.Counts.Done, Total: e.Counts.Total}
+		if !e.Parent.IsZero() {
+			out[i].Parent = e.Parent.String()
+		}
 	}
 	return out, nil
 }

@@ -38,8 +38,13 @@ type Session struct {
 	Dir     string // .code-agent/plans/<id>
 	gitDir  string
 	objs    *objects
-	locked  bool // this process holds the session lock
+	locked  bool             // this process holds the session lock
+	warn    func(msg string) // where non-fatal problems are reported
 }
+
+// OnWarning sets where non-fatal problems (a failed automatic pack) are
+// reported.
+func (s *Session) OnWarning(f func(msg string)) { s.warn = f }
 
 func newSession(p Project, id string) (*Session, error) {
 	dir, err := p.SessionDir(id)
@@ -47,7 +52,7 @@ func newSession(p Project, id string) (*Session, error) {
 		return nil, err
 	}
 	git := filepath.Join(dir, ".git")
-	return &Session{Project: p, ID: id, Dir: dir, gitDir: git, objs: &objects{dir: filepath.Join(git, "objects")}}, nil
+	return &Session{Project: p, ID: id, Dir: dir, gitDir: git, objs: newObjects(filepath.Join(git, "objects"))}, nil
 }
 
 // Open opens an existing session. A missing one is SESSION_NOT_FOUND.
@@ -93,11 +98,12 @@ func (o *Options) now() time.Time {
 
 // Commit is a revision plangit wrote.
 type Commit struct {
-	Hash    string      `json:"rev"`
-	Time    time.Time   `json:"time"`
-	Actor   string      `json:"actor"`
-	Change  plan.Change `json:"change"`
-	Adopted bool        `json:"adopted,omitempty"` // a hand edit adopted before the change
+	Hash    string       `json:"rev"`
+	Time    time.Time    `json:"time"`
+	Actor   string       `json:"actor"`
+	Change  plan.Change  `json:"change"`
+	Touches []plan.Touch `json:"steps,omitempty"`   // the steps it changed
+	Adopted bool         `json:"adopted,omitempty"` // a hand edit adopted before the change
 }
 
 // Result is what a change did.
@@ -252,6 +258,31 @@ func (s *Session) Head() (string, error) {
 // commits what fn changed. If fn fails, nothing is written. A change that
 // leaves the files as they were makes no commit.
 func (s *Session) Update(opts Options, fn func(*plan.State) (plan.Change, error)) (*Result, error) {
+	return s.update(opts, func(st *plan.State) (*plan.State, map[string][]byte, plan.Change, error) {
+		c, err := fn(st)
+		return st, nil, c, err
+	})
+}
+
+// Restore commits exactly the files fn returns — a rollback's target
+// revision, byte for byte — as one change. The files must parse.
+func (s *Session) Restore(opts Options, fn func(cur *plan.State) (map[string][]byte, plan.Change, error)) (*Result, error) {
+	return s.update(opts, func(st *plan.State) (*plan.State, map[string][]byte, plan.Change, error) {
+		files, c, err := fn(st)
+		if err != nil {
+			return nil, nil, c, err
+		}
+		next, err := plan.ParseState(files)
+		if err != nil {
+			return nil, nil, c, err
+		}
+		return next, files, c, nil
+	})
+}
+
+// update is Update and Restore: fn returns the new state, and its files
+// when they must be written exactly (nil: the state's own rendering).
+func (s *Session) update(opts Options, fn func(*plan.State) (*plan.State, map[string][]byte, plan.Change, error)) (*Result, error) {
 	unlock, err := s.lock(opts.LockWait)
 	if err != nil {
 		return nil, err
@@ -291,24 +322,34 @@ func (s *Session) Update(opts Options, fn func(*plan.State) (plan.Change, error)
 		return nil, err
 	}
 	var (
-		adopted       map[string][]byte
-		adoptedCounts plan.Counts
+		adopted      map[string][]byte
+		adoptedPlan  *plan.Plan
+		adoptTouches []plan.Touch
 	)
 	if edited {
 		st.Plan.Updated = now
-		adopted, adoptedCounts = st.Files(), st.Plan.Counts()
+		adopted = st.Files()
+		before, err := s.planAt(head)
+		if err != nil {
+			return nil, err
+		}
+		adoptTouches = plan.Touches(plan.DiffSteps(before, st.Plan))
+		adoptedPlan = st.Plan.Clone()
 	}
+	before := st.Plan.Clone()
 
-	change, err := fn(st)
+	next, nextFiles, change, err := fn(st)
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{State: st}
-	next := st.Files()
+	if nextFiles == nil {
+		nextFiles = next.Files()
+	}
+	res := &Result{State: next}
 
 	if edited {
 		edit := plan.Change{Op: "edit", Summary: "edit: " + editedNames(files, base) + " changed outside plangit"}
-		c, err := s.commit(head, base, files, adopted, now, edit, Meta{Actor: "user", Hook: opts.Hook, Tool: opts.Tool}, adoptedCounts)
+		c, err := s.commit(head, base, files, adopted, commitInfo{now: now, change: edit, meta: Meta{Actor: "user", Hook: opts.Hook, Tool: opts.Tool}, counts: adoptedPlan.Counts(), touches: adoptTouches})
 		if err != nil {
 			return nil, err
 		}
@@ -316,7 +357,7 @@ func (s *Session) Update(opts Options, fn func(*plan.State) (plan.Change, error)
 		res.Adopted = c
 		head, base, files, indexOK = plumbing.NewHash(c.Hash), hashFiles(adopted), adopted, true
 	}
-	if change.Op == "" || sameFiles(next, base) {
+	if change.Op == "" || sameFiles(nextFiles, base) {
 		if !indexOK {
 			// The files match HEAD but the index lagged (a process killed
 			// after moving the branch); bring it back in step.
@@ -326,12 +367,34 @@ func (s *Session) Update(opts Options, fn func(*plan.State) (plan.Change, error)
 		}
 		return res, nil
 	}
-	c, err := s.commit(head, base, files, next, now, change, opts.Meta, st.Plan.Counts())
+	touches := plan.Touches(plan.DiffSteps(before, next.Plan))
+	c, err := s.commit(head, base, files, nextFiles, commitInfo{now: now, change: change, meta: opts.Meta, counts: next.Plan.Counts(), touches: touches})
 	if err != nil {
 		return nil, err
 	}
 	res.Commit = c
 	return res, nil
+}
+
+// planAt reads the plan of a revision.
+func (s *Session) planAt(rev plumbing.Hash) (*plan.Plan, error) {
+	hashes, err := s.objs.readTreeFiles(rev)
+	if err != nil {
+		return nil, plan.WrapError(plan.CodeIOError, err, "cannot read revision %s", short(rev))
+	}
+	h, ok := hashes[plan.PlanFile]
+	if !ok {
+		return nil, nil
+	}
+	src, err := s.objs.readAs(plumbing.BlobObject, h)
+	if err != nil {
+		return nil, plan.WrapError(plan.CodeIOError, err, "cannot read revision %s", short(rev))
+	}
+	p, err := plan.ParsePlan(src)
+	if err != nil {
+		return nil, nil // a revision another tool wrote badly: every step counts as new
+	}
+	return p, nil
 }
 
 // committedHashes returns the blob hashes of the files at head. It answers
@@ -386,6 +449,15 @@ func editedNames(files map[string][]byte, base map[string]plumbing.Hash) string 
 	return strings.Join(names, ", ")
 }
 
+// commitInfo is what a commit records besides its files.
+type commitInfo struct {
+	now     time.Time
+	change  plan.Change
+	meta    Meta
+	counts  plan.Counts
+	touches []plan.Touch
+}
+
 // commit writes one revision: objects first, then the working files, then
 // the branch (compare-and-set), then the index and the revision log. A
 // process killed at any point leaves the last committed revision intact:
@@ -394,7 +466,7 @@ func editedNames(files map[string][]byte, base map[string]plumbing.Hash) string 
 //
 // base holds the blob hashes at parent; old is what the working files hold
 // now; files is the new revision's content.
-func (s *Session) commit(parent plumbing.Hash, base map[string]plumbing.Hash, old, files map[string][]byte, now time.Time, change plan.Change, meta Meta, counts plan.Counts) (*Commit, error) {
+func (s *Session) commit(parent plumbing.Hash, base map[string]plumbing.Hash, old, files map[string][]byte, ci commitInfo) (*Commit, error) {
 	entries := make([]treeEntry, 0, len(files))
 	for _, name := range plan.SessionFiles {
 		b, ok := files[name]
@@ -413,12 +485,12 @@ func (s *Session) commit(parent plumbing.Hash, base map[string]plumbing.Hash, ol
 	if err != nil {
 		return nil, plan.WrapError(plan.CodeIOError, err, "cannot write an object")
 	}
-	if meta.Actor == "" {
-		meta.Actor = "agent"
+	if ci.meta.Actor == "" {
+		ci.meta.Actor = "agent"
 	}
 	sig := Identity
-	sig.When = now
-	co := &commitObject{Tree: tree, Author: sig, Committer: sig, Message: message(change, meta, counts)}
+	sig.When = ci.now
+	co := &commitObject{Tree: tree, Author: sig, Committer: sig, Message: message(ci)}
 	if !parent.IsZero() {
 		co.Parents = []plumbing.Hash{parent}
 	}
@@ -436,9 +508,14 @@ func (s *Session) commit(parent plumbing.Hash, base map[string]plumbing.Hash, ol
 	if err := s.writeIndex(files); err != nil {
 		return nil, err
 	}
-	c := &Commit{Hash: hash.String(), Time: now, Actor: meta.Actor, Change: change}
-	if err := s.appendRevlog(revEntry{Hash: hash, Parent: parent, Time: now, Meta: meta, Change: change, Counts: counts}); err != nil {
+	c := &Commit{Hash: hash.String(), Time: ci.now, Actor: ci.meta.Actor, Change: ci.change, Touches: ci.touches}
+	n, err := s.appendRevlog(revEntry{Hash: hash, Parent: parent, Time: ci.now, Meta: ci.meta, Change: ci.change, Counts: ci.counts, Touches: ci.touches})
+	if err != nil {
 		return nil, err
+	}
+	if err := s.maybePack(n); err != nil && s.warn != nil {
+		// The commit stands; its objects stay loose until the next pack.
+		s.warn(fmt.Sprintf("session %s: packing failed, objects stay loose: %v", s.ID, err))
 	}
 	return c, nil
 }
@@ -476,12 +553,13 @@ const (
 )
 
 // message is the commit message: the change's summary, then trailers that
-// make history queryable without diffing.
-func message(c plan.Change, m Meta, counts plan.Counts) string {
+// make history queryable without diffing. Every step the change touched
+// gets a Plangit-Step trailer, with its status change if it had one.
+func message(ci commitInfo) string {
 	var b strings.Builder
-	summary := strings.Join(strings.Fields(c.Summary), " ")
+	summary := strings.Join(strings.Fields(ci.change.Summary), " ")
 	if summary == "" {
-		summary = c.Op
+		summary = ci.change.Op
 	}
 	b.WriteString(summary + "\n\n")
 	trailer := func(k, v string) {
@@ -489,11 +567,13 @@ func message(c plan.Change, m Meta, counts plan.Counts) string {
 			b.WriteString(k + ": " + v + "\n")
 		}
 	}
-	trailer(TrailerOp, c.Op)
-	trailer(TrailerStep, c.Step)
-	trailer(TrailerActor, m.Actor)
-	trailer(TrailerHook, m.Hook)
-	trailer(TrailerTool, m.Tool)
-	trailer(TrailerProgress, fmt.Sprintf("%d/%d", counts.Done, counts.Total))
+	trailer(TrailerOp, ci.change.Op)
+	for _, t := range ci.touches {
+		trailer(TrailerStep, t.String())
+	}
+	trailer(TrailerActor, ci.meta.Actor)
+	trailer(TrailerHook, ci.meta.Hook)
+	trailer(TrailerTool, ci.meta.Tool)
+	trailer(TrailerProgress, fmt.Sprintf("%d/%d", ci.counts.Done, ci.counts.Total))
 	return b.String()
 }
