@@ -113,7 +113,8 @@ Then:        plangit step add "..."   plangit next   plangit step done 1 --resul
 	pf.BoolVarP(&f.Quiet, "quiet", "q", false, "print nothing on success")
 	pf.StringVar(&f.IfRev, "if-rev", "", "for changes: fail with CONFLICT unless the session is at this revision")
 
-	root.AddGroup(&cobra.Group{ID: "plan", Title: "Plan:"}, &cobra.Group{ID: "record", Title: "Findings and errors:"}, &cobra.Group{ID: "session", Title: "Sessions:"})
+	root.AddGroup(&cobra.Group{ID: "plan", Title: "Plan:"}, &cobra.Group{ID: "record", Title: "Findings and errors:"},
+		&cobra.Group{ID: "history", Title: "History:"}, &cobra.Group{ID: "session", Title: "Sessions:"})
 	for _, c := range []*cobra.Command{
 		NewCmdInit(f), NewCmdShow(f), NewCmdStatus(f), NewCmdCurrent(f), NewCmdReady(f), NewCmdNext(f),
 		NewCmdPhase(f), NewCmdStep(f), NewCmdImport(f),
@@ -126,7 +127,11 @@ Then:        plangit step add "..."   plangit next   plangit step done 1 --resul
 		c.GroupID = "record"
 		root.AddCommand(c)
 	}
-	for _, c := range []*cobra.Command{NewCmdUse(f), NewCmdSessions(f), NewCmdRepair(f), NewCmdDemo(f)} {
+	for _, c := range []*cobra.Command{NewCmdLog(f), NewCmdDiff(f), NewCmdBlame(f), NewCmdTimeline(f), NewCmdRollback(f), NewCmdUndo(f)} {
+		c.GroupID = "history"
+		root.AddCommand(c)
+	}
+	for _, c := range []*cobra.Command{NewCmdUse(f), NewCmdSessions(f), NewCmdCleanup(f), NewCmdGC(f), NewCmdRepair(f), NewCmdDemo(f)} {
 		c.GroupID = "session"
 		root.AddCommand(c)
 	}

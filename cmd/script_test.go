@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"flag"
 	"os"
@@ -59,6 +60,25 @@ func gitcheck(ts *testscript.TestScript, neg bool, args []string) {
 	if len(dirs) == 0 {
 		ts.Fatalf("no session under %s", root)
 	}
+	// What plangit counts, to compare with git.
+	if err := ts.Exec("plangit", "--root", root, "sessions", "--json"); err != nil {
+		ts.Fatalf("plangit sessions: %v", err)
+	}
+	var listed struct {
+		Data struct {
+			Sessions []struct {
+				ID        string `json:"id"`
+				Revisions int    `json:"revisions"`
+			} `json:"sessions"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal([]byte(ts.ReadFile("stdout")), &listed); err != nil {
+		ts.Fatalf("plangit sessions --json: %v", err)
+	}
+	counts := map[string]int{}
+	for _, s := range listed.Data.Sessions {
+		counts[s.ID] = s.Revisions
+	}
 	for _, d := range dirs {
 		dir := filepath.Dir(d)
 		if out := git(ts, dir, "fsck", "--strict", "--no-progress"); strings.TrimSpace(out) != "" {
@@ -66,6 +86,10 @@ func gitcheck(ts *testscript.TestScript, neg bool, args []string) {
 		}
 		if out := git(ts, dir, "status", "--porcelain"); out != "" {
 			ts.Fatalf("git status --porcelain in %s is not empty:\n%s", dir, out)
+		}
+		n, _ := strconv.Atoi(strings.TrimSpace(git(ts, dir, "rev-list", "--count", "HEAD")))
+		if id := filepath.Base(dir); counts[id] != n {
+			ts.Fatalf("session %s: git log counts %d revisions, plangit %d", id, n, counts[id])
 		}
 	}
 }

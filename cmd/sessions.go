@@ -4,10 +4,13 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/plangit/plangit/history"
 	"github.com/plangit/plangit/plan"
+	"github.com/plangit/plangit/render"
 	"github.com/plangit/plangit/repo"
 )
 
@@ -62,22 +65,11 @@ session chosen or active, import starts a new session, as init --from does.`,
 	return c
 }
 
-// sessionRow is one line of `plangit sessions`.
-type sessionRow struct {
-	ID      string          `json:"id"`
-	Active  bool            `json:"active"`
-	Title   string          `json:"title,omitempty"`
-	Status  plan.PlanStatus `json:"status,omitempty"`
-	Done    int             `json:"done"`
-	Total   int             `json:"total"`
-	Problem string          `json:"problem,omitempty"`
-}
-
 // NewCmdSessions builds `plangit sessions`.
 func NewCmdSessions(f *Factory) *cobra.Command {
 	return &cobra.Command{
 		Use:   "sessions",
-		Short: "List the project's sessions",
+		Short: "List the project's sessions: title, status, progress, revisions, last change, size",
 		Args:  exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			proj, err := f.Project()
@@ -88,42 +80,31 @@ func NewCmdSessions(f *Factory) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return f.print(map[string]any{"sessions": rows}, func(w io.Writer) {
-				if len(rows) == 0 {
-					fmt.Fprintf(w, "no sessions in %s; plangit init \"Title\" starts one\n", proj.PlansDir())
-					return
-				}
-				for _, r := range rows {
-					mark := " "
-					if r.Active {
-						mark = "*"
-					}
-					if r.Problem != "" {
-						fmt.Fprintf(w, "%s %s  (%s)\n", mark, r.ID, r.Problem)
-						continue
-					}
-					fmt.Fprintf(w, "%s %s  %s  [%s · %d/%d done]\n", mark, r.ID, r.Title, r.Status, r.Done, r.Total)
-				}
-			})
+			return f.print(map[string]any{"sessions": rows}, func(w io.Writer) { render.Sessions(w, rows, f.Now(), proj.PlansDir()) })
 		},
 	}
 }
 
-func listSessions(proj repo.Project) ([]sessionRow, error) {
+func listSessions(proj repo.Project) ([]render.SessionRow, error) {
 	ids, err := proj.SessionIDs()
 	if err != nil {
 		return nil, err
 	}
 	active, _ := proj.Active()
-	rows := []sessionRow{}
+	rows := []render.SessionRow{}
 	for _, id := range ids {
-		r := sessionRow{ID: id, Active: id == active}
+		r := render.SessionRow{ID: id, Active: id == active}
 		s, err := proj.Open(id)
 		if err == nil {
-			var st *plan.State
-			if st, err = s.State(); err == nil {
-				c := st.Plan.Counts()
-				r.Title, r.Status, r.Done, r.Total = st.Plan.Title, st.Plan.Status, c.Done, c.Total
+			r.Size = s.Size()
+			var last repo.Revision
+			if last, err = s.Last(); err == nil {
+				r.Revisions, r.LastChange = last.N, last.Time
+				var st *plan.State
+				if st, err = s.State(); err == nil {
+					c := st.Plan.Counts()
+					r.Title, r.Status, r.Done, r.Total = st.Plan.Title, st.Plan.Status, c.Done, c.Total
+				}
 			}
 		}
 		if err != nil {
@@ -132,6 +113,52 @@ func listSessions(proj repo.Project) ([]sessionRow, error) {
 		rows = append(rows, r)
 	}
 	return rows, nil
+}
+
+// NewCmdCleanup builds `plangit cleanup`.
+func NewCmdCleanup(f *Factory) *cobra.Command {
+	var olderThan string
+	var o repo.CleanupOptions
+	c := &cobra.Command{
+		Use:   "cleanup [--older-than AGE]",
+		Short: "Remove sessions whose last change is older than AGE (default: retention_days)",
+		Long: `cleanup removes sessions whose last commit is older than AGE — 90m, 36h, 7d, 2w — by default the
+retention_days setting of .code-agent/config.json (7). Unfinished plans stay unless
+--include-unfinished; the active session always stays; --dry-run lists what would go. cleanup
+never follows a symlink out of .code-agent/plans/.`,
+		Example: `  plangit cleanup --dry-run
+  plangit cleanup --older-than 36h --include-unfinished`,
+		Args: exactArgs(0, "no arguments"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			proj, err := f.Project()
+			if err != nil {
+				return err
+			}
+			if olderThan != "" {
+				d, err := history.ParseAge(olderThan)
+				if err != nil {
+					return &usageError{err.(*plan.Error)}
+				}
+				o.OlderThan = d
+			} else {
+				cfg, err := proj.Config()
+				if err != nil {
+					return err
+				}
+				o.OlderThan = time.Duration(cfg.RetentionDays) * 24 * time.Hour
+			}
+			o.Now, o.LockWait = f.Now(), f.Options().LockWait
+			rep, err := proj.Cleanup(o)
+			if err != nil {
+				return err
+			}
+			return f.print(rep, func(w io.Writer) { render.Cleanup(w, rep) })
+		},
+	}
+	c.Flags().StringVar(&olderThan, "older-than", "", "age of the last change: 90m, 36h, 7d, 2w (default: retention_days)")
+	c.Flags().BoolVar(&o.IncludeUnfinished, "include-unfinished", false, "remove unfinished plans too")
+	c.Flags().BoolVar(&o.DryRun, "dry-run", false, "list what would be removed; remove nothing")
+	return c
 }
 
 // NewCmdRepair builds `plangit repair`.

@@ -13,6 +13,7 @@ import (
 type showOptions struct {
 	f   *Factory
 	All bool
+	Rev string
 }
 
 // NewCmdShow builds `plangit show`.
@@ -22,20 +23,30 @@ func NewCmdShow(f *Factory) *cobra.Command {
 		Use:   "show",
 		Short: "Show the plan (completed steps hidden unless --all)",
 		Example: `  plangit show
-  plangit show --all --json`,
+  plangit show --all --json
+  plangit show --rev @3`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error { return showRun(o) },
 	}
 	c.Flags().BoolVarP(&o.All, "all", "a", false, "show completed steps too")
+	c.Flags().StringVar(&o.Rev, "rev", "", "show the plan as it was at this revision (a hash, HEAD~N or @N)")
 	return c
 }
 
 func showRun(o *showOptions) error {
-	s, st, err := o.f.State()
+	s, err := o.f.Session()
 	if err != nil {
 		return err
 	}
-	rev, err := s.Head()
+	var (
+		st  *plan.State
+		rev string
+	)
+	if o.Rev != "" {
+		st, rev, err = s.StateAt(o.Rev)
+	} else if st, err = s.State(); err == nil {
+		rev, err = s.Head()
+	}
 	if err != nil {
 		return err
 	}

@@ -16,13 +16,13 @@ func NewCmdStep(f *Factory) *cobra.Command {
 		Use:   "step",
 		Short: "Add, change and complete steps",
 		Long: `Steps move through pending → in_progress → completed (or failed, skipped, blocked).
-A completed step goes back only through reopen, which history records.`,
+A completed step goes back only through reopen or revert, which history records.`,
 	}
 	c.AddCommand(newCmdStepAdd(f))
 	for _, a := range plan.Actions {
 		c.AddCommand(newCmdStepTransition(f, a))
 	}
-	c.AddCommand(newCmdStepEdit(f), newCmdStepRm(f), newCmdStepProgress(f))
+	c.AddCommand(newCmdStepEdit(f), newCmdStepRm(f), newCmdStepProgress(f), newCmdStepRevert(f))
 	return c
 }
 

@@ -372,6 +372,26 @@ func (p *Plan) SetProgress(id string, pr Progress, now time.Time) (Change, error
 	return Change{Op: "step.progress", Step: s.ID, Summary: fmt.Sprintf("step %s: progress %s", s.ID, pr)}, nil
 }
 
+// RevertStatus puts step id's status, and the fields that go with a status
+// (times, result, reason, progress, retries), back to what old recorded:
+// the undoing of one status change that history names (what is a label for
+// it, "@12"). It is not bound by the transition table — it restores a state
+// the step was in — and leaves the step's text and needs alone.
+func (p *Plan) RevertStatus(id string, old *Step, what string, now time.Time) (Change, error) {
+	if err := p.requireEditable(); err != nil {
+		return Change{}, err
+	}
+	s, _, err := p.Step(id)
+	if err != nil {
+		return Change{}, err
+	}
+	from := s.Status
+	s.Status, s.Started, s.Completed = old.Status, old.Started, old.Completed
+	s.Result, s.Reason, s.Progress, s.Retries = old.Result, old.Reason, old.Progress, old.Retries
+	p.touch(now)
+	return Change{Op: "step.revert", Step: s.ID, Summary: fmt.Sprintf("step %s: %s → %s (revert of %s)", s.ID, from, s.Status, what)}, nil
+}
+
 // planTransition moves the plan between statuses.
 func (p *Plan) planTransition(op string, from []PlanStatus, to PlanStatus, hint string, now time.Time) (Change, error) {
 	if !slices.Contains(from, p.Status) {

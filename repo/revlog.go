@@ -417,11 +417,65 @@ func (s *Session) Revisions() ([]Revision, error) {
 	}
 	out := make([]Revision, len(entries))
 	for i, e := range entries {
-		out[i] = Revision{N: e.N, Hash: e.Hash.String(), Time: e.Time, Actor: e.Meta.Actor, Hook: e.Meta.Hook, Tool: e.Meta.Tool,
-			Op: e.Change.Op, Summary: e.Change.Summary, Touches: e.Touches, Done: e.Counts.Done, Total: e.Counts.Total}
-		if !e.Parent.IsZero() {
-			out[i].Parent = e.Parent.String()
-		}
+		out[i] = e.revision()
 	}
 	return out, nil
 }
+
+func (e revEntry) revision() Revision {
+	r := Revision{N: e.N, Hash: e.Hash.String(), Time: e.Time, Actor: e.Meta.Actor, Hook: e.Meta.Hook, Tool: e.Meta.Tool,
+		Op: e.Change.Op, Summary: e.Change.Summary, Touches: e.Touches, Done: e.Counts.Done, Total: e.Counts.Total}
+	if !e.Parent.IsZero() {
+		r.Parent = e.Parent.String()
+	}
+	return r
+}
+
+// FilesAt returns the files of a revision and its full hash.
+func (s *Session) FilesAt(rev string) (map[string][]byte, string, error) {
+	h, err := s.Resolve(rev)
+	if err != nil {
+		return nil, "", err
+	}
+	files, err := s.objs.readFilesAt(plumbing.NewHash(h))
+	if err != nil {
+		return nil, "", plan.WrapError(plan.CodeIOError, err, "cannot read revision %s", h[:7])
+	}
+	return files, h, nil
+}
+
+// StateAt reads the state of a revision.
+func (s *Session) StateAt(rev string) (*plan.State, string, error) {
+	files, h, err := s.FilesAt(rev)
+	if err != nil {
+		return nil, "", err
+	}
+	st, err := plan.ParseState(files)
+	if err != nil {
+		return nil, "", err
+	}
+	return st, h, nil
+}
+
+// Last returns the session's newest revision, read from the tail of the
+// revision log when it agrees with the branch, else from the history.
+func (s *Session) Last() (Revision, error) {
+	head, err := s.readRef()
+	if err != nil {
+		return Revision{}, err
+	}
+	if head.IsZero() {
+		return Revision{}, plan.Errorf(plan.CodePlanNotFound, "session %s has no revision yet", s.ID)
+	}
+	if e, err := s.lastRevlogEntry(); err == nil && e.Hash == head {
+		return e.revision(), nil
+	}
+	revs, err := s.Revisions()
+	if err != nil {
+		return Revision{}, err
+	}
+	return revs[len(revs)-1], nil
+}
+
+// Size is the session's size on disk: its files and its repository.
+func (s *Session) Size() int64 { return dirSize(s.Dir) }

@@ -89,7 +89,9 @@ type Options struct {
 	LockWait time.Duration // how long to wait for the session lock; zero means 10s
 }
 
-func (o *Options) now() time.Time {
+// Time is the change's time: Now, or the current time when Now is zero,
+// stamped to the second.
+func (o *Options) Time() time.Time {
 	if o.Now.IsZero() {
 		return plan.Stamp(time.Now())
 	}
@@ -306,7 +308,7 @@ func (s *Session) update(opts Options, fn func(*plan.State) (*plan.State, map[st
 				With("expected", want.String()).With("head", head.String())
 		}
 	}
-	now := opts.now()
+	now := opts.Time()
 
 	files, err := s.ReadFiles()
 	if err != nil {

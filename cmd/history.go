@@ -1,0 +1,241 @@
+package cmd
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/plangit/plangit/history"
+	"github.com/plangit/plangit/plan"
+	"github.com/plangit/plangit/render"
+)
+
+// NewCmdLog builds `plangit log`.
+func NewCmdLog(f *Factory) *cobra.Command {
+	var o history.LogOptions
+	var since string
+	c := &cobra.Command{
+		Use:   "log",
+		Short: "List revisions, newest first: hash, number, time, actor, progress, summary",
+		Example: `  plangit log -n 10
+  plangit log --step 3          # only revisions that changed step 3
+  plangit log --since 2h --json`,
+		Args: exactArgs(0, "no arguments"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if since != "" {
+				t, err := history.ParseSince(since, f.Now())
+				if err != nil {
+					return &usageError{err.(*plan.Error)}
+				}
+				o.Since = t
+			}
+			if o.N < 0 {
+				return usagef("-n must be positive")
+			}
+			s, err := f.Session()
+			if err != nil {
+				return err
+			}
+			if o.Step != "" {
+				st, err := s.State()
+				if err == nil {
+					if _, _, err := st.Plan.Step(o.Step); err != nil {
+						return err
+					}
+				}
+			}
+			revs, err := history.Log(s, o)
+			if err != nil {
+				return err
+			}
+			return f.print(map[string]any{"session": s.ID, "revisions": revs}, func(w io.Writer) { render.Log(w, revs) })
+		},
+	}
+	c.Flags().IntVarP(&o.N, "max-count", "n", 0, "at most N revisions")
+	c.Flags().StringVar(&since, "since", "", "only revisions since an age (2h, 3d) or a date (2026-11-20)")
+	c.Flags().StringVar(&o.Step, "step", "", "only revisions that changed this step")
+	return c
+}
+
+// NewCmdDiff builds `plangit diff`.
+func NewCmdDiff(f *Factory) *cobra.Command {
+	var text, stat bool
+	c := &cobra.Command{
+		Use:   "diff [A [B]]",
+		Short: "Show what changed between two revisions (default: HEAD~1 and HEAD)",
+		Long: `diff compares two revisions: by default the last revision with the one before; with one
+revision, that one with HEAD. It prints the semantic changes — steps added, removed, renamed,
+moved, their status, needs and results, findings and errors — or, with --text, a unified diff
+of the files, or with --stat the lines changed per file.`,
+		Example: `  plangit diff
+  plangit diff @3
+  plangit diff @3 @7 --text
+  plangit diff HEAD~5 --stat --json`,
+		Args: rangeArgs(0, 2, "at most two revisions"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if text && stat {
+				return usagef("--text and --stat are alternatives; give one")
+			}
+			s, err := f.Session()
+			if err != nil {
+				return err
+			}
+			a, b := history.DefaultRange(args)
+			if text || stat {
+				files, from, to, err := history.TextBetween(s, a, b)
+				if err != nil {
+					return err
+				}
+				if stat {
+					for i := range files {
+						files[i].Unified = ""
+					}
+					return f.print(map[string]any{"from": from, "to": to, "files": files}, func(w io.Writer) { render.Stat(w, from, to, files) })
+				}
+				return f.print(map[string]any{"from": from, "to": to, "files": files}, func(w io.Writer) { render.TextDiff(w, from, to, files) })
+			}
+			d, err := history.Between(s, a, b)
+			if err != nil {
+				return err
+			}
+			return f.print(d, func(w io.Writer) { render.Diff(w, d) })
+		},
+	}
+	c.Flags().BoolVar(&text, "text", false, "a unified diff of the files")
+	c.Flags().BoolVar(&stat, "stat", false, "lines added and deleted per file")
+	return c
+}
+
+// NewCmdBlame builds `plangit blame`.
+func NewCmdBlame(f *Factory) *cobra.Command {
+	return &cobra.Command{
+		Use:   "blame",
+		Short: "For every step, the revision, time and actor that last changed it, and what changed",
+		Args:  exactArgs(0, "no arguments"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			s, err := f.Session()
+			if err != nil {
+				return err
+			}
+			lines, err := history.Blame(s)
+			if err != nil {
+				return err
+			}
+			return f.print(map[string]any{"steps": lines}, func(w io.Writer) { render.Blame(w, lines) })
+		},
+	}
+}
+
+// NewCmdRollback builds `plangit rollback`.
+func NewCmdRollback(f *Factory) *cobra.Command {
+	return &cobra.Command{
+		Use:   "rollback REV",
+		Short: "Make a new revision whose files equal REV's (history is kept; undo reverses it)",
+		Example: `  plangit rollback @3
+  plangit rollback HEAD~4`,
+		Args: exactArgs(1, "a revision"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			s, err := f.Session()
+			if err != nil {
+				return err
+			}
+			res, err := history.Rollback(s, args[0], f.Options())
+			if err != nil {
+				return err
+			}
+			return f.printChange(s, res, nil)
+		},
+	}
+}
+
+// NewCmdUndo builds `plangit undo`.
+func NewCmdUndo(f *Factory) *cobra.Command {
+	return &cobra.Command{
+		Use:   "undo",
+		Short: "Roll back the most recent revision (as a new revision)",
+		Args:  exactArgs(0, "no arguments"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			s, err := f.Session()
+			if err != nil {
+				return err
+			}
+			res, err := history.Undo(s, f.Options())
+			if err != nil {
+				return err
+			}
+			return f.printChange(s, res, nil)
+		},
+	}
+}
+
+func newCmdStepRevert(f *Factory) *cobra.Command {
+	return &cobra.Command{
+		Use:     "revert ID",
+		Short:   "Undo the latest status change of a step (a mistaken completion); later changes to other steps stay",
+		Example: `  plangit step revert 3`,
+		Args:    exactArgs(1, "a step ID"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			s, err := f.Session()
+			if err != nil {
+				return err
+			}
+			res, err := history.RevertStep(s, args[0], f.Options())
+			if err != nil {
+				return err
+			}
+			return f.printChange(s, res, nil)
+		},
+	}
+}
+
+// NewCmdTimeline builds `plangit timeline`.
+func NewCmdTimeline(f *Factory) *cobra.Command {
+	var chart, noChart bool
+	c := &cobra.Command{
+		Use:   "timeline",
+		Short: "When each step started and finished, and how long it took, from history",
+		Args:  exactArgs(0, "no arguments"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			s, err := f.Session()
+			if err != nil {
+				return err
+			}
+			spans, err := history.Timeline(s)
+			if err != nil {
+				return err
+			}
+			draw := (f.IO.OutTTY || chart) && !noChart
+			return f.print(map[string]any{"steps": spans}, func(w io.Writer) { render.Timeline(w, spans, f.Now(), draw) })
+		},
+	}
+	c.Flags().BoolVar(&chart, "chart", false, "draw bars even when not on a terminal")
+	c.Flags().BoolVar(&noChart, "no-chart", false, "no bars, even on a terminal")
+	return c
+}
+
+// NewCmdGC builds `plangit gc`.
+func NewCmdGC(f *Factory) *cobra.Command {
+	return &cobra.Command{
+		Use:   "gc",
+		Short: "Pack every object of the session into one pack",
+		Long: `plangit packs loose objects automatically every 64 revisions (merging small packs as it goes);
+gc packs everything into a single pack now. A pack is verified before anything it replaces is
+removed, so a pack that fails to finish loses nothing.`,
+		Args: exactArgs(0, "no arguments"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			s, err := f.Session()
+			if err != nil {
+				return err
+			}
+			rep, err := s.GC(f.Options())
+			if err != nil {
+				return err
+			}
+			return f.print(rep, func(w io.Writer) {
+				fmt.Fprintf(w, "packed %d objects (%d loose, %d packs before; %d pack after): %s → %s\n",
+					rep.Packed, rep.LooseBefore, rep.PacksBefore, rep.PacksAfter, render.Bytes(rep.BytesBefore), render.Bytes(rep.BytesAfter))
+			})
+		},
+	}
+}

@@ -1,0 +1,294 @@
+package history
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/plangit/plangit/plan"
+	"github.com/plangit/plangit/repo"
+)
+
+// Endpoint names one side of a diff.
+type Endpoint struct {
+	Rev string `json:"rev"`
+	N   int    `json:"n"`
+}
+
+// Change is one difference between two states, in words and as data.
+type Change struct {
+	Kind   string `json:"kind"`             // plan, phase, step, finding, error
+	ID     string `json:"id,omitempty"`     // the phase, step or finding id; the error's tool
+	Action string `json:"action"`           // added, removed, changed, renamed, moved, status, counted
+	From   string `json:"from,omitempty"`   // the old value, where one applies
+	To     string `json:"to,omitempty"`     // the new value
+	Detail string `json:"detail,omitempty"` // what a person reads
+}
+
+// Diff is the semantic difference between two revisions.
+type Diff struct {
+	From    Endpoint `json:"from"`
+	To      Endpoint `json:"to"`
+	Changes []Change `json:"changes"`
+}
+
+// SemanticDiff compares two states: the plan's title, goal, status and
+// result; phases added, removed, renamed; steps added, removed, renamed,
+// moved between phases, their status, needs, result and progress; findings
+// added or changed; errors added or counted up.
+func SemanticDiff(a, b *plan.State) []Change {
+	var out []Change
+	add := func(c Change) { out = append(out, c) }
+	pa, pb := a.Plan, b.Plan
+
+	for _, f := range []struct{ name, from, to string }{
+		{"title", pa.Title, pb.Title}, {"goal", pa.Goal, pb.Goal}, {"status", string(pa.Status), string(pb.Status)},
+		{"result", pa.Result, pb.Result}, {"reason", pa.Reason, pb.Reason},
+	} {
+		if f.from != f.to {
+			c := Change{Kind: "plan", Action: "changed", From: f.from, To: f.to, Detail: f.name + " " + arrow(f.from, f.to)}
+			if f.name == "status" {
+				c.Action = "status"
+			}
+			add(c)
+		}
+	}
+
+	phasesA, phasesB := phaseMap(pa), phaseMap(pb)
+	for _, ph := range pb.Phases {
+		old, ok := phasesA[ph.ID]
+		switch {
+		case !ok:
+			add(Change{Kind: "phase", ID: ph.ID, Action: "added", To: ph.Title, Detail: fmt.Sprintf("phase %s added: %s", ph.ID, ph.Title)})
+		case old.Title != ph.Title:
+			add(Change{Kind: "phase", ID: ph.ID, Action: "renamed", From: old.Title, To: ph.Title, Detail: fmt.Sprintf("phase %s renamed %s", ph.ID, arrow(old.Title, ph.Title))})
+		case old.Notes != ph.Notes:
+			add(Change{Kind: "phase", ID: ph.ID, Action: "changed", Detail: fmt.Sprintf("phase %s notes changed", ph.ID)})
+		}
+	}
+	for _, ph := range pa.Phases {
+		if _, ok := phasesB[ph.ID]; !ok {
+			add(Change{Kind: "phase", ID: ph.ID, Action: "removed", From: ph.Title, Detail: fmt.Sprintf("phase %s removed: %s", ph.ID, ph.Title)})
+		}
+	}
+
+	for _, d := range plan.DiffSteps(pa, pb) {
+		out = append(out, stepChanges(d)...)
+	}
+	out = append(out, findingChanges(a.Findings, b.Findings)...)
+	out = append(out, errorChanges(a.Errors, b.Errors)...)
+	return out
+}
+
+// stepChanges describes one step's delta as one change per kind of
+// difference.
+func stepChanges(d plan.StepDelta) []Change {
+	id := d.ID
+	switch d.Kind {
+	case plan.StepAdded:
+		return []Change{{Kind: "step", ID: id, Action: "added", To: d.New.Text,
+			Detail: fmt.Sprintf("step %s added to phase %s: %s (%s)", id, d.NewPhase, d.New.Text, d.New.Status)}}
+	case plan.StepRemoved:
+		return []Change{{Kind: "step", ID: id, Action: "removed", From: d.Old.Text,
+			Detail: fmt.Sprintf("step %s removed: %s", id, d.Old.Text)}}
+	}
+	var out []Change
+	if d.StatusChanged() {
+		out = append(out, Change{Kind: "step", ID: id, Action: "status", From: string(d.From), To: string(d.To),
+			Detail: fmt.Sprintf("step %s: %s", id, arrow(string(d.From), string(d.To)))})
+	}
+	for _, f := range d.Fields {
+		c := Change{Kind: "step", ID: id, Action: "changed"}
+		switch f {
+		case "text":
+			c.Action, c.From, c.To = "renamed", d.Old.Text, d.New.Text
+			c.Detail = fmt.Sprintf("step %s renamed %s", id, arrow(d.Old.Text, d.New.Text))
+		case "phase":
+			c.Action, c.From, c.To = "moved", d.OldPhase, d.NewPhase
+			c.Detail = fmt.Sprintf("step %s moved from phase %s to phase %s", id, d.OldPhase, d.NewPhase)
+		case "needs":
+			c.From, c.To = strings.Join(d.Old.Needs, ","), strings.Join(d.New.Needs, ",")
+			c.Detail = fmt.Sprintf("step %s needs %s", id, arrow(orNone(c.From), orNone(c.To)))
+		case "result":
+			c.From, c.To = d.Old.Result, d.New.Result
+			c.Detail = fmt.Sprintf("step %s result %s", id, setOrChanged(d.Old.Result, d.New.Result))
+		case "progress":
+			c.From, c.To = progress(d.Old.Progress), progress(d.New.Progress)
+			c.Detail = fmt.Sprintf("step %s progress %s", id, arrow(orNone(c.From), orNone(c.To)))
+		case "started", "completed", "retries":
+			continue // they come with a status change, which says it
+		default:
+			c.From, c.To = fieldValue(d.Old, f), fieldValue(d.New, f)
+			c.Detail = fmt.Sprintf("step %s %s %s", id, f, setOrChanged(c.From, c.To))
+		}
+		c.Kind = "step"
+		out = append(out, c)
+	}
+	if len(out) == 0 {
+		// Only times or retries changed.
+		out = append(out, Change{Kind: "step", ID: id, Action: "changed", Detail: fmt.Sprintf("step %s %s changed", id, strings.Join(d.Fields, ", "))})
+	}
+	return out
+}
+
+func fieldValue(s *plan.Step, field string) string {
+	switch field {
+	case "active":
+		return s.Active
+	case "why":
+		return s.Why
+	case "reason":
+		return s.Reason
+	}
+	return ""
+}
+
+func findingChanges(a, b plan.Findings) []Change {
+	var out []Change
+	old := map[string]*plan.Finding{}
+	for _, f := range a {
+		old[f.ID] = f
+	}
+	seen := map[string]bool{}
+	for _, f := range b {
+		seen[f.ID] = true
+		o, ok := old[f.ID]
+		switch {
+		case !ok:
+			out = append(out, Change{Kind: "finding", ID: f.ID, Action: "added", To: f.Title,
+				Detail: fmt.Sprintf("finding %s added (%s): %s", f.ID, f.Category, f.Title)})
+		case *o != *f:
+			out = append(out, Change{Kind: "finding", ID: f.ID, Action: "changed", From: o.Title, To: f.Title,
+				Detail: fmt.Sprintf("finding %s changed: %s", f.ID, f.Title)})
+		}
+	}
+	for _, f := range a {
+		if !seen[f.ID] {
+			out = append(out, Change{Kind: "finding", ID: f.ID, Action: "removed", From: f.Title, Detail: fmt.Sprintf("finding %s removed: %s", f.ID, f.Title)})
+		}
+	}
+	return out
+}
+
+func errorChanges(a, b plan.ErrorLog) []Change {
+	var out []Change
+	for _, e := range b {
+		o := a.Find(e.Tool, e.Message)
+		msg := firstLine(e.Message)
+		switch {
+		case o == nil:
+			out = append(out, Change{Kind: "error", ID: e.Tool, Action: "added", To: msg,
+				Detail: fmt.Sprintf("error added: %s ×%d: %s", e.Tool, e.Count, msg)})
+		case o.Count != e.Count:
+			out = append(out, Change{Kind: "error", ID: e.Tool, Action: "counted", From: fmt.Sprint(o.Count), To: fmt.Sprint(e.Count),
+				Detail: fmt.Sprintf("error counted up: %s ×%d → ×%d: %s", e.Tool, o.Count, e.Count, msg)})
+		}
+	}
+	for _, e := range a {
+		if b.Find(e.Tool, e.Message) == nil {
+			out = append(out, Change{Kind: "error", ID: e.Tool, Action: "removed", From: firstLine(e.Message),
+				Detail: fmt.Sprintf("error removed: %s: %s", e.Tool, firstLine(e.Message))})
+		}
+	}
+	return out
+}
+
+// Between diffs two revisions of a session.
+func Between(s *repo.Session, revA, revB string) (*Diff, error) {
+	a, ha, err := s.StateAt(revA)
+	if err != nil {
+		return nil, err
+	}
+	b, hb, err := s.StateAt(revB)
+	if err != nil {
+		return nil, err
+	}
+	d := &Diff{From: Endpoint{Rev: ha}, To: Endpoint{Rev: hb}, Changes: SemanticDiff(a, b)}
+	numberEndpoints(s, &d.From, &d.To)
+	if d.Changes == nil {
+		d.Changes = []Change{}
+	}
+	return d, nil
+}
+
+// numberEndpoints fills in the revision numbers of diff endpoints.
+func numberEndpoints(s *repo.Session, eps ...*Endpoint) {
+	revs, err := s.Revisions()
+	if err != nil {
+		return
+	}
+	for _, ep := range eps {
+		if r, ok := revisionAt(revs, ep.Rev); ok {
+			ep.N = r.N
+		}
+	}
+}
+
+// DefaultRange is what diff compares given zero, one or two revisions:
+// HEAD~1 and HEAD, REV and HEAD, or A and B.
+func DefaultRange(args []string) (string, string) {
+	switch len(args) {
+	case 0:
+		return "HEAD~1", "HEAD"
+	case 1:
+		return args[0], "HEAD"
+	}
+	return args[0], args[1]
+}
+
+func phaseMap(p *plan.Plan) map[string]*plan.Phase {
+	m := make(map[string]*plan.Phase, len(p.Phases))
+	for _, ph := range p.Phases {
+		m[ph.ID] = ph
+	}
+	return m
+}
+
+func arrow(from, to string) string { return quoteIfSpaced(from) + " → " + quoteIfSpaced(to) }
+
+func quoteIfSpaced(s string) string {
+	s = firstLine(s)
+	if strings.ContainsAny(s, " \t") {
+		return `"` + s + `"`
+	}
+	if s == "" {
+		return `""`
+	}
+	return s
+}
+
+func setOrChanged(from, to string) string {
+	switch {
+	case from == "":
+		return "set: " + firstLine(to)
+	case to == "":
+		return "cleared"
+	}
+	return "changed: " + firstLine(to)
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}
+
+func progress(p plan.Progress) string {
+	if p.Total == 0 {
+		return ""
+	}
+	return p.String()
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i] + " …"
+	}
+	return s
+}
+
+// changesForStep keeps the changes about one step.
+func changesForStep(cs []Change, id string) []Change {
+	return slices.DeleteFunc(slices.Clone(cs), func(c Change) bool { return c.Kind != "step" || c.ID != id })
+}

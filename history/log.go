@@ -1,0 +1,89 @@
+// Package history reads and rewinds a session's revisions: log, semantic
+// and text diff, blame, rollback, undo, step revert and the timeline. It
+// never rewrites history: every rewind is a new commit.
+package history
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/plangit/plangit/plan"
+	"github.com/plangit/plangit/repo"
+)
+
+// LogOptions filter the log.
+type LogOptions struct {
+	N     int       // at most N revisions; 0 means all
+	Since time.Time // only revisions at or after this time
+	Step  string    // only revisions that touched this step
+}
+
+// Log returns the session's revisions, newest first. Filtering by step uses
+// the steps each commit records having touched; no revision is diffed.
+func Log(s *repo.Session, o LogOptions) ([]repo.Revision, error) {
+	revs, err := s.Revisions()
+	if err != nil {
+		return nil, err
+	}
+	step := strings.TrimPrefix(strings.TrimSpace(o.Step), "#")
+	out := make([]repo.Revision, 0, min(len(revs), max(o.N, 16)))
+	for i := len(revs) - 1; i >= 0; i-- {
+		r := revs[i]
+		if !o.Since.IsZero() && r.Time.Before(o.Since) {
+			break // older revisions only get older
+		}
+		if step != "" && !r.Touched(step) {
+			continue
+		}
+		out = append(out, r)
+		if o.N > 0 && len(out) == o.N {
+			break
+		}
+	}
+	return out, nil
+}
+
+// ParseSince reads a --since value: an age ("2h", "3d", "1w") before now,
+// a date ("2026-11-20") or an RFC 3339 time.
+func ParseSince(v string, now time.Time) (time.Time, error) {
+	v = strings.TrimSpace(v)
+	if d, err := ParseAge(v); err == nil {
+		return now.Add(-d), nil
+	}
+	for _, layout := range []string{time.RFC3339, "2006-01-02T15:04", "2006-01-02"} {
+		if t, err := time.Parse(layout, v); err == nil {
+			return t, nil
+		}
+	}
+	return time.Time{}, plan.Errorf(plan.CodeInvalidArgument, "--since %q is neither an age (90m, 36h, 7d, 2w) nor a date (2026-11-20)", v)
+}
+
+// ParseAge reads an age: a number and a unit, s, m, h, d (days) or w
+// (weeks): "90m", "36h", "7d".
+func ParseAge(v string) (time.Duration, error) {
+	v = strings.TrimSpace(v)
+	bad := plan.Errorf(plan.CodeInvalidArgument, "%q is not an age like 90m, 36h, 7d or 2w", v)
+	if len(v) < 2 {
+		return 0, bad
+	}
+	n, err := strconv.ParseFloat(v[:len(v)-1], 64)
+	if err != nil || n < 0 || n > 1e6 {
+		return 0, bad
+	}
+	unit := map[byte]time.Duration{'s': time.Second, 'm': time.Minute, 'h': time.Hour, 'd': 24 * time.Hour, 'w': 7 * 24 * time.Hour}[v[len(v)-1]]
+	if unit == 0 {
+		return 0, bad
+	}
+	return time.Duration(n * float64(unit)), nil
+}
+
+// revisionAt finds a revision by full hash in revs.
+func revisionAt(revs []repo.Revision, hash string) (repo.Revision, bool) {
+	i := slices.IndexFunc(revs, func(r repo.Revision) bool { return r.Hash == hash })
+	if i < 0 {
+		return repo.Revision{}, false
+	}
+	return revs[i], true
+}

@@ -1,0 +1,100 @@
+package history
+
+import (
+	"fmt"
+
+	"github.com/plangit/plangit/plan"
+	"github.com/plangit/plangit/repo"
+)
+
+// Rollback makes a new revision whose files equal rev's, byte for byte.
+// History is kept, so a rollback can itself be undone.
+func Rollback(s *repo.Session, rev string, opts repo.Options) (*repo.Result, error) {
+	return s.Restore(opts, func(*plan.State) (map[string][]byte, plan.Change, error) {
+		files, hash, err := s.FilesAt(rev)
+		if err != nil {
+			return nil, plan.Change{}, err
+		}
+		label := revLabel(s, hash)
+		return files, plan.Change{Op: "rollback", Summary: "rollback to " + label}, nil
+	})
+}
+
+// Undo rolls back the most recent revision: the new revision's files equal
+// its parent's.
+func Undo(s *repo.Session, opts repo.Options) (*repo.Result, error) {
+	return s.Restore(opts, func(*plan.State) (map[string][]byte, plan.Change, error) {
+		last, err := s.Last()
+		if err != nil {
+			return nil, plan.Change{}, err
+		}
+		if last.Parent == "" {
+			return nil, plan.Change{}, plan.Errorf(plan.CodeRevisionNotFound, "nothing to undo: the session has only its first revision")
+		}
+		files, _, err := s.FilesAt(last.Parent)
+		if err != nil {
+			return nil, plan.Change{}, err
+		}
+		return files, plan.Change{Op: "undo", Summary: fmt.Sprintf("undo @%d (%s)", last.N, last.Summary)}, nil
+	})
+}
+
+// RevertStep undoes the latest status change of one step — a mistaken
+// completion — and leaves every later change to other steps, findings and
+// errors as it is. The step gets back its status and the fields that go
+// with it as they were just before that change.
+func RevertStep(s *repo.Session, id string, opts repo.Options) (*repo.Result, error) {
+	return s.Update(opts, func(st *plan.State) (plan.Change, error) {
+		cur, _, err := st.Plan.Step(id)
+		if err != nil {
+			return plan.Change{}, err
+		}
+		revs, err := s.Revisions()
+		if err != nil {
+			return plan.Change{}, err
+		}
+		for i := len(revs) - 1; i >= 0; i-- {
+			r := revs[i]
+			t, ok := statusChange(r, cur.ID)
+			if !ok {
+				continue
+			}
+			before, _, err := s.StateAt(r.Parent)
+			if err != nil {
+				return plan.Change{}, err
+			}
+			old, _, err := before.Plan.Step(cur.ID)
+			if err != nil {
+				return plan.Change{}, err
+			}
+			if cur.Status != t.To {
+				return plan.Change{}, plan.Errorf(plan.CodeInvalidStatus,
+					"step %s's latest status change, @%d (%s → %s), no longer matches its status %s; change it directly instead",
+					cur.ID, r.N, t.From, t.To, cur.Status).With("step", cur.ID).With("rev", r.Hash)
+			}
+			return st.Plan.RevertStatus(cur.ID, old, fmt.Sprintf("@%d %s", r.N, r.Hash[:7]), opts.Time())
+		}
+		return plan.Change{}, plan.Errorf(plan.CodeInvalidStatus, "step %s has no status change to revert", cur.ID).With("step", cur.ID)
+	})
+}
+
+// statusChange returns a revision's status change of one step, if it had
+// one (an added or removed step is not a status change).
+func statusChange(r repo.Revision, id string) (plan.Touch, bool) {
+	for _, t := range r.Touches {
+		if t.Step == id && t.From != "" && t.To != "" && t.From != t.To {
+			return t, true
+		}
+	}
+	return plan.Touch{}, false
+}
+
+func revLabel(s *repo.Session, hash string) string {
+	revs, err := s.Revisions()
+	if err == nil {
+		if r, ok := revisionAt(revs, hash); ok {
+			return fmt.Sprintf("@%d (%s)", r.N, hash[:7])
+		}
+	}
+	return hash[:7]
+}

@@ -1,0 +1,227 @@
+package render
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/plangit/plangit/history"
+	"github.com/plangit/plangit/plan"
+	"github.com/plangit/plangit/repo"
+)
+
+const shortTime = "2006-01-02 15:04"
+
+// Log writes revisions one per line: hash, number, time, actor, progress,
+// summary.
+func Log(w io.Writer, revs []repo.Revision) {
+	if len(revs) == 0 {
+		fmt.Fprintln(w, "no revisions match")
+		return
+	}
+	for _, r := range revs {
+		fmt.Fprintf(w, "%s @%-3d %s  %-5s %3d/%-3d %s\n", r.Hash[:7], r.N, r.Time.UTC().Format(shortTime), r.Actor, r.Done, r.Total, r.Summary)
+	}
+}
+
+func endpoint(e history.Endpoint) string {
+	if e.N > 0 {
+		return fmt.Sprintf("@%d (%s)", e.N, e.Rev[:7])
+	}
+	return e.Rev[:7]
+}
+
+// Diff writes a semantic diff, one change per line: + added, - removed,
+// ~ changed.
+func Diff(w io.Writer, d *history.Diff) {
+	fmt.Fprintf(w, "%s → %s\n", endpoint(d.From), endpoint(d.To))
+	if len(d.Changes) == 0 {
+		fmt.Fprintln(w, "  no changes")
+		return
+	}
+	for _, c := range d.Changes {
+		mark := "~"
+		switch c.Action {
+		case "added":
+			mark = "+"
+		case "removed":
+			mark = "-"
+		}
+		fmt.Fprintf(w, "  %s %s\n", mark, oneLine(c.Detail))
+	}
+}
+
+// TextDiff writes unified diffs of the files that changed.
+func TextDiff(w io.Writer, from, to history.Endpoint, files []history.FileDiff) {
+	if len(files) == 0 {
+		fmt.Fprintf(w, "no differences between %s and %s\n", endpoint(from), endpoint(to))
+		return
+	}
+	for _, f := range files {
+		fmt.Fprintf(w, "diff %s %s → %s\n", f.Name, endpoint(from), endpoint(to))
+		io.WriteString(w, f.Unified)
+	}
+}
+
+// Stat writes how many lines each file gained and lost.
+func Stat(w io.Writer, from, to history.Endpoint, files []history.FileDiff) {
+	fmt.Fprintf(w, "%s → %s\n", endpoint(from), endpoint(to))
+	added, deleted := 0, 0
+	for _, f := range files {
+		fmt.Fprintf(w, "  %-14s | +%d -%d\n", f.Name, f.Added, f.Deleted)
+		added += f.Added
+		deleted += f.Deleted
+	}
+	fmt.Fprintf(w, "  %d files changed, %d insertions(+), %d deletions(-)\n", len(files), added, deleted)
+}
+
+// Blame writes, for each step, the revision that last changed it.
+func Blame(w io.Writer, lines []history.BlameLine) {
+	if len(lines) == 0 {
+		fmt.Fprintln(w, "the plan has no steps")
+		return
+	}
+	for _, l := range lines {
+		if l.Rev == "" {
+			fmt.Fprintf(w, "%-7s %-4s %-16s %-5s %s %s  %s\n", "-", "", "", "", l.Status.Icon(), l.Step, oneLine(l.Text))
+			continue
+		}
+		fmt.Fprintf(w, "%s @%-3d %s %-5s %s %s  %s  — %s\n", l.Rev[:7], l.N, l.Time.UTC().Format(shortTime), l.Actor,
+			l.Status.Icon(), l.Step, oneLine(l.Text), oneLine(l.What))
+	}
+}
+
+// Timeline writes when each step started and finished and how long it took.
+// With chart, each step also gets a bar on a shared time axis, for a
+// terminal.
+func Timeline(w io.Writer, spans []history.Span, now time.Time, chart bool) {
+	if len(spans) == 0 {
+		fmt.Fprintln(w, "the plan has no steps")
+		return
+	}
+	var first, last time.Time
+	for _, s := range spans {
+		if !s.Started.IsZero() && (first.IsZero() || s.Started.Before(first)) {
+			first = s.Started
+		}
+		end := s.Finished
+		if end.IsZero() && s.Status == plan.StepInProgress {
+			end = now
+		}
+		if end.After(last) {
+			last = end
+		}
+	}
+	const width = 30
+	for _, s := range spans {
+		started, finished, took := "—", "—", ""
+		if !s.Started.IsZero() {
+			started = s.Started.UTC().Format(shortTime)
+		}
+		if !s.Finished.IsZero() {
+			finished = s.Finished.UTC().Format(shortTime)
+		}
+		if s.Duration > 0 || (!s.Started.IsZero() && !s.Finished.IsZero()) {
+			took = plan.FormatDuration(s.Duration)
+		} else if s.Status == plan.StepInProgress && !s.Started.IsZero() {
+			took = plan.FormatDuration(now.Sub(s.Started)) + "…"
+		}
+		line := fmt.Sprintf("%s %-3s %-16s  %-16s  %-7s", s.Status.Icon(), s.Step, started, finished, took)
+		if chart {
+			line += " " + bar(s, first, last, now, width)
+		}
+		fmt.Fprintf(w, "%s %s\n", line, oneLine(s.Text))
+	}
+}
+
+// bar draws a step's span on the axis from first to last.
+func bar(s history.Span, first, last, now time.Time, width int) string {
+	cells := []rune(strings.Repeat("·", width))
+	total := last.Sub(first)
+	if s.Started.IsZero() || total <= 0 {
+		return "│" + string(cells) + "│"
+	}
+	end := s.Finished
+	if end.IsZero() {
+		end = now
+	}
+	from := int(float64(s.Started.Sub(first)) / float64(total) * float64(width-1))
+	to := int(float64(end.Sub(first)) / float64(total) * float64(width-1))
+	for i := max(0, from); i <= min(width-1, to); i++ {
+		cells[i] = '█'
+	}
+	return "│" + string(cells) + "│"
+}
+
+// SessionRow is one session as `plangit sessions` shows it.
+type SessionRow struct {
+	ID         string          `json:"id"`
+	Active     bool            `json:"active"`
+	Title      string          `json:"title,omitempty"`
+	Status     plan.PlanStatus `json:"status,omitempty"`
+	Done       int             `json:"done"`
+	Total      int             `json:"total"`
+	Revisions  int             `json:"revisions"`
+	LastChange time.Time       `json:"last_change,omitzero"`
+	Size       int64           `json:"size"`
+	Problem    string          `json:"problem,omitempty"`
+}
+
+// Sessions writes the session list.
+func Sessions(w io.Writer, rows []SessionRow, now time.Time, plansDir string) {
+	if len(rows) == 0 {
+		fmt.Fprintf(w, "no sessions in %s; plangit init \"Title\" starts one\n", plansDir)
+		return
+	}
+	for _, r := range rows {
+		mark := " "
+		if r.Active {
+			mark = "*"
+		}
+		if r.Problem != "" {
+			fmt.Fprintf(w, "%s %s  (%s)\n", mark, r.ID, r.Problem)
+			continue
+		}
+		fmt.Fprintf(w, "%s %s  %s  [%s · %d/%d done]  %s · %s (%s) · %s\n", mark, r.ID, r.Title, r.Status, r.Done, r.Total,
+			plural(r.Revisions, "revision"), Ago(now, r.LastChange), r.LastChange.UTC().Format(shortTime), Bytes(r.Size))
+	}
+}
+
+// Cleanup writes what cleanup removed (or would) and what it kept, and why.
+func Cleanup(w io.Writer, rep *repo.CleanupReport) {
+	verb := "removed"
+	if rep.DryRun {
+		verb = "would remove"
+	}
+	for _, e := range rep.Entries {
+		if e.Removed {
+			fmt.Fprintf(w, "%s %s  %s (%s, %s)\n", verb, e.Session, e.Title, e.Reason, Bytes(e.Size))
+		}
+	}
+	for _, e := range rep.Entries {
+		if !e.Removed {
+			fmt.Fprintf(w, "kept %s: %s\n", e.Session, e.Reason)
+		}
+	}
+	fmt.Fprintf(w, "%s %s, %s\n", verb, plural(rep.Removed, "session"), Bytes(rep.Freed))
+}
+
+// plural writes "1 revision", "2 revisions".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// Bytes writes a size for people: 812 B, 84 KB, 3.1 MB.
+func Bytes(n int64) string {
+	switch {
+	case n < 1024:
+		return fmt.Sprintf("%d B", n)
+	case n < 1024*1024:
+		return fmt.Sprintf("%d KB", (n+512)/1024)
+	}
+	return fmt.Sprintf("%.1f MB", float64(n)/(1024*1024))
+}

@@ -1,0 +1,147 @@
+package repo
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/plangit/plangit/plan"
+)
+
+// CleanupOptions say which sessions cleanup removes.
+type CleanupOptions struct {
+	OlderThan         time.Duration // remove sessions whose last commit is older
+	IncludeUnfinished bool          // remove unfinished plans too
+	DryRun            bool          // list, remove nothing
+	Now               time.Time
+	LockWait          time.Duration
+}
+
+// CleanupEntry is what cleanup did with one entry of plans/.
+type CleanupEntry struct {
+	Session    string          `json:"session"`
+	Title      string          `json:"title,omitempty"`
+	Status     plan.PlanStatus `json:"status,omitempty"`
+	LastChange time.Time       `json:"last_change,omitzero"`
+	Size       int64           `json:"size"`
+	Removed    bool            `json:"removed"` // removed, or would be with --dry-run
+	Reason     string          `json:"reason"`
+}
+
+// CleanupReport is everything cleanup looked at.
+type CleanupReport struct {
+	DryRun  bool           `json:"dry_run"`
+	Entries []CleanupEntry `json:"sessions"`
+	Removed int            `json:"removed"`
+	Freed   int64          `json:"freed"` // bytes freed, or that would be
+}
+
+// Cleanup removes sessions whose last commit is older than o.OlderThan.
+// Unfinished plans stay unless o.IncludeUnfinished; the active session
+// always stays; entries that are symlinks are never followed; a session
+// whose history cannot be read stays.
+func (p Project) Cleanup(o CleanupOptions) (*CleanupReport, error) {
+	rep := &CleanupReport{DryRun: o.DryRun, Entries: []CleanupEntry{}}
+	plans := p.PlansDir()
+	fi, err := os.Lstat(plans)
+	if os.IsNotExist(err) {
+		return rep, nil
+	}
+	if err != nil {
+		return nil, plan.WrapError(plan.CodeIOError, err, "cannot read %s", plans)
+	}
+	if fi.Mode()&os.ModeSymlink != 0 || !fi.IsDir() {
+		return nil, plan.Errorf(plan.CodeIOError, "%s is not a directory (a symlink?); cleanup never follows one", plans)
+	}
+	realPlans, err := filepath.EvalSymlinks(plans)
+	if err != nil {
+		return nil, plan.WrapError(plan.CodeIOError, err, "cannot resolve %s", plans)
+	}
+	entries, err := os.ReadDir(plans)
+	if err != nil {
+		return nil, plan.WrapError(plan.CodeIOError, err, "cannot list %s", plans)
+	}
+	active, _ := p.Active()
+	for _, de := range entries {
+		e := CleanupEntry{Session: de.Name()}
+		switch {
+		case de.Type()&os.ModeSymlink != 0:
+			e.Reason = "a symlink; cleanup never follows one"
+			rep.Entries = append(rep.Entries, e)
+			continue
+		case !de.IsDir() || ValidateSessionID(de.Name()) != nil:
+			continue
+		}
+		p.judge(&e, o, active)
+		if e.Removed {
+			dir := filepath.Join(plans, e.Session)
+			real, err := filepath.EvalSymlinks(dir)
+			if err != nil || !strings.HasPrefix(real, realPlans+string(filepath.Separator)) {
+				e.Removed, e.Reason = false, "resolves outside plans/; not followed"
+			} else if !o.DryRun {
+				if err := p.removeSession(e.Session, o.LockWait); err != nil {
+					e.Removed, e.Reason = false, "could not remove: "+err.Error()
+				}
+			}
+		}
+		if e.Removed {
+			rep.Removed++
+			rep.Freed += e.Size
+		}
+		rep.Entries = append(rep.Entries, e)
+	}
+	return rep, nil
+}
+
+// judge decides whether one session goes, and says why.
+func (p Project) judge(e *CleanupEntry, o CleanupOptions, active string) {
+	s, err := p.Open(e.Session)
+	if err != nil {
+		e.Reason = "not a readable session: " + err.Error()
+		return
+	}
+	e.Size = s.Size()
+	last, err := s.Last()
+	if err != nil {
+		e.Reason = "its history cannot be read: " + err.Error()
+		return
+	}
+	e.LastChange = last.Time
+	unfinished := true
+	if st, err := s.State(); err == nil {
+		e.Title, e.Status = st.Plan.Title, st.Plan.Status
+		unfinished = st.Plan.Status.Unfinished()
+	}
+	age := o.Now.Sub(last.Time)
+	switch {
+	case e.Session == active:
+		e.Reason = "the active session"
+	case age < o.OlderThan:
+		e.Reason = "changed " + plan.FormatDuration(age) + " ago"
+	case unfinished && !o.IncludeUnfinished:
+		e.Reason = "unfinished; --include-unfinished removes it"
+	default:
+		e.Removed = true
+		e.Reason = "last changed " + plan.FormatDuration(age) + " ago"
+	}
+}
+
+// removeSession deletes a session directory under its lock, so no change is
+// cut off halfway. os.RemoveAll removes symlinks inside, never their
+// targets.
+func (p Project) removeSession(id string, wait time.Duration) error {
+	s, err := p.Open(id)
+	if err != nil {
+		return err
+	}
+	unlock, err := s.lock(wait)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	if err := os.RemoveAll(s.Dir); err != nil {
+		return plan.WrapError(plan.CodeIOError, err, "cannot remove %s", s.Dir)
+	}
+	return nil
+}

@@ -1,0 +1,283 @@
+package repo
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/plangit/plangit/plan"
+)
+
+// Config is a project's settings, from .code-agent/config.json. A missing
+// file means every default; a missing key means that key's default.
+type Config struct {
+	RetentionDays      int             `json:"retention_days"`       // cleanup's default age
+	Hooks              map[string]bool `json:"hooks"`                // hook event → enabled
+	StopMode           string          `json:"stop_mode"`            // gate, advise or off
+	StopBlockCap       int             `json:"stop_block_cap"`       // blocks of Stop in a row before it lets the agent stop
+	ActionThreshold    int             `json:"action_threshold"`     // view-tool uses between findings reminders (the 2-action rule)
+	StrikeLimit        int             `json:"strike_limit"`         // failures of one error before the three-strike warning
+	MaxIterations      int             `json:"max_iterations"`       // tool uses before the plan pauses; 0 means no limit
+	CriticalTools      []string        `json:"critical_tools"`       // tools that get the current step and their error history first
+	ViewTools          []string        `json:"view_tools"`           // tools counted by the 2-action rule
+	WriteTools         []string        `json:"write_tools"`          // tools followed by an "update the step" reminder
+	PlanConfirmation   bool            `json:"plan_confirmation"`    // new plans await approval; write tools ask until then
+	StepConfirmation   bool            `json:"step_confirmation"`    // ask before an agent starts a step
+	ContextBudget      int             `json:"context_budget"`       // bytes of context a hook may inject
+	AutoAdvance        bool            `json:"auto_advance"`         // complete the current step on transition words
+	StepIterationLimit int             `json:"step_iteration_limit"` // with auto_advance: tool uses in one step before it advances
+}
+
+// HookEvents are the hook events plangit answers, in the order of a session.
+var HookEvents = []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PostToolUseFailure", "Stop", "SubagentStop", "PreCompact", "SessionEnd"}
+
+// DefaultConfig is every setting's default.
+func DefaultConfig() Config {
+	hooks := make(map[string]bool, len(HookEvents))
+	for _, e := range HookEvents {
+		hooks[e] = true
+	}
+	return Config{
+		RetentionDays:      7,
+		Hooks:              hooks,
+		StopMode:           "gate",
+		StopBlockCap:       3,
+		ActionThreshold:    2,
+		StrikeLimit:        3,
+		MaxIterations:      0,
+		CriticalTools:      []string{"Write", "Edit", "MultiEdit", "Bash"},
+		ViewTools:          []string{"Read", "Glob", "Grep", "WebFetch", "WebSearch"},
+		WriteTools:         []string{"Write", "Edit", "MultiEdit", "NotebookEdit"},
+		PlanConfirmation:   false,
+		StepConfirmation:   false,
+		ContextBudget:      2000,
+		AutoAdvance:        false,
+		StepIterationLimit: 10,
+	}
+}
+
+// ConfigPath is the project's config file.
+func (p Project) ConfigPath() string { return filepath.Join(p.Dir(), ConfigFile) }
+
+// Config reads the project's settings. A broken file is an error naming
+// the key (or position) at fault.
+func (p Project) Config() (Config, error) {
+	b, err := os.ReadFile(p.ConfigPath())
+	if errors.Is(err, fs.ErrNotExist) {
+		return DefaultConfig(), nil
+	}
+	if err != nil {
+		return Config{}, plan.WrapError(plan.CodeIOError, err, "cannot read %s", p.ConfigPath())
+	}
+	return ParseConfig(b)
+}
+
+// configError is INVALID_ARGUMENT naming the config file and the key.
+func configError(key, format string, args ...any) error {
+	msg := fmt.Sprintf(format, args...)
+	if key != "" {
+		return plan.Errorf(plan.CodeInvalidArgument, "%s: %s: %s", ConfigFile, key, msg).With("key", key)
+	}
+	return plan.Errorf(plan.CodeInvalidArgument, "%s: %s", ConfigFile, msg)
+}
+
+// ParseConfig reads config.json over the defaults: unknown keys, wrong
+// types and impossible values are errors naming the key.
+func ParseConfig(b []byte) (Config, error) {
+	c := DefaultConfig()
+	if len(bytes.TrimSpace(b)) == 0 {
+		return c, nil
+	}
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(b, &raw); err != nil {
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			line := bytes.Count(b[:min(int(se.Offset), len(b))], []byte("\n")) + 1
+			return Config{}, configError("", "malformed JSON at line %d: %s", line, se.Error())
+		}
+		return Config{}, configError("", "the file must hold a JSON object")
+	}
+	fields := configFields(&c)
+	for key, value := range raw {
+		ptr, ok := fields[key]
+		if !ok {
+			return Config{}, configError(key, "unknown setting; known: %s", strings.Join(ConfigKeys(), ", "))
+		}
+		if key == "hooks" {
+			var hooks map[string]bool
+			if err := json.Unmarshal(value, &hooks); err != nil {
+				return Config{}, configError(key, "must be an object of event names to true or false")
+			}
+			for ev, on := range hooks {
+				if !slices.Contains(HookEvents, ev) {
+					return Config{}, configError("hooks."+ev, "unknown hook event; known: %s", strings.Join(HookEvents, ", "))
+				}
+				c.Hooks[ev] = on
+			}
+			continue
+		}
+		if err := json.Unmarshal(value, ptr); err != nil {
+			return Config{}, configError(key, "must be %s", typeName(ptr))
+		}
+	}
+	return c, c.validate()
+}
+
+func (c *Config) validate() error {
+	positive := map[string]int{"retention_days": c.RetentionDays, "stop_block_cap": c.StopBlockCap, "action_threshold": c.ActionThreshold,
+		"strike_limit": c.StrikeLimit, "context_budget": c.ContextBudget, "step_iteration_limit": c.StepIterationLimit}
+	for _, k := range ConfigKeys() {
+		if v, ok := positive[k]; ok && v < 1 {
+			return configError(k, "must be at least 1, not %d", v)
+		}
+	}
+	if c.MaxIterations < 0 {
+		return configError("max_iterations", "must be 0 (no limit) or more, not %d", c.MaxIterations)
+	}
+	if c.ContextBudget < 200 {
+		return configError("context_budget", "must be at least 200 bytes, not %d", c.ContextBudget)
+	}
+	if !slices.Contains([]string{"gate", "advise", "off"}, c.StopMode) {
+		return configError("stop_mode", "must be gate, advise or off, not %q", c.StopMode)
+	}
+	return nil
+}
+
+// configFields maps each key to its field in c.
+func configFields(c *Config) map[string]any {
+	return map[string]any{
+		"retention_days": &c.RetentionDays, "hooks": &c.Hooks, "stop_mode": &c.StopMode, "stop_block_cap": &c.StopBlockCap,
+		"action_threshold": &c.ActionThreshold, "strike_limit": &c.StrikeLimit, "max_iterations": &c.MaxIterations,
+		"critical_tools": &c.CriticalTools, "view_tools": &c.ViewTools, "write_tools": &c.WriteTools,
+		"plan_confirmation": &c.PlanConfirmation, "step_confirmation": &c.StepConfirmation, "context_budget": &c.ContextBudget,
+		"auto_advance": &c.AutoAdvance, "step_iteration_limit": &c.StepIterationLimit,
+	}
+}
+
+// ConfigKeys lists every setting, sorted.
+func ConfigKeys() []string {
+	keys := make([]string, 0, 16)
+	for k := range configFields(&Config{}) {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func typeName(ptr any) string {
+	switch ptr.(type) {
+	case *int:
+		return "a whole number"
+	case *bool:
+		return "true or false"
+	case *string:
+		return "a string"
+	case *[]string:
+		return "a list of strings"
+	}
+	return "of another type"
+}
+
+// Get returns a setting's value as JSON; "hooks.Stop" reads one hook toggle.
+func (c Config) Get(key string) (string, error) {
+	if ev, ok := strings.CutPrefix(key, "hooks."); ok {
+		on, known := c.Hooks[ev]
+		if !known {
+			return "", configError(key, "unknown hook event; known: %s", strings.Join(HookEvents, ", "))
+		}
+		return strconv.FormatBool(on), nil
+	}
+	ptr, ok := configFields(&c)[key]
+	if !ok {
+		return "", configError(key, "unknown setting; known: %s", strings.Join(ConfigKeys(), ", "))
+	}
+	b, _ := json.Marshal(ptr)
+	return string(b), nil
+}
+
+// Set changes one setting from its text: a number, true/false, a word, or
+// a comma-separated list for tool names; "hooks.Stop" sets one hook toggle.
+// The result is validated.
+func (c *Config) Set(key, value string) error {
+	next := c.clone()
+	if ev, ok := strings.CutPrefix(key, "hooks."); ok {
+		if !slices.Contains(HookEvents, ev) {
+			return configError(key, "unknown hook event; known: %s", strings.Join(HookEvents, ", "))
+		}
+		on, err := strconv.ParseBool(value)
+		if err != nil {
+			return configError(key, "must be true or false, not %q", value)
+		}
+		next.Hooks[ev] = on
+		*c = next
+		return nil
+	}
+	ptr, ok := configFields(&next)[key]
+	if !ok {
+		return configError(key, "unknown setting; known: %s", strings.Join(ConfigKeys(), ", "))
+	}
+	switch p := ptr.(type) {
+	case *int:
+		n, err := strconv.Atoi(strings.TrimSpace(value))
+		if err != nil {
+			return configError(key, "must be a whole number, not %q", value)
+		}
+		*p = n
+	case *bool:
+		b, err := strconv.ParseBool(strings.TrimSpace(value))
+		if err != nil {
+			return configError(key, "must be true or false, not %q", value)
+		}
+		*p = b
+	case *string:
+		*p = strings.TrimSpace(value)
+	case *[]string:
+		var list []string
+		for _, v := range strings.Split(value, ",") {
+			if v = strings.TrimSpace(v); v != "" {
+				list = append(list, v)
+			}
+		}
+		*p = list
+	default:
+		return configError(key, "set it per event: hooks.EVENT true|false")
+	}
+	if err := next.validate(); err != nil {
+		return err
+	}
+	*c = next
+	return nil
+}
+
+func (c Config) clone() Config {
+	n := c
+	n.Hooks = make(map[string]bool, len(c.Hooks))
+	for k, v := range c.Hooks {
+		n.Hooks[k] = v
+	}
+	n.CriticalTools, n.ViewTools, n.WriteTools = slices.Clone(c.CriticalTools), slices.Clone(c.ViewTools), slices.Clone(c.WriteTools)
+	return n
+}
+
+// SaveConfig writes the project's settings.
+func (p Project) SaveConfig(c Config) error {
+	if err := c.validate(); err != nil {
+		return err
+	}
+	if err := p.ensureDir(); err != nil {
+		return err
+	}
+	b, err := json.MarshalIndent(c, "", "  ")
+	if err != nil {
+		return plan.WrapError(plan.CodeInternal, err, "cannot encode the settings")
+	}
+	return WriteFileAtomic(p.ConfigPath(), append(b, '\n'), 0o644, true)
+}
