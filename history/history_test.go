@@ -99,7 +99,9 @@ func TestRevertMistakenCompletion(t *testing.T) {
 		s.step(id, plan.ActStart)
 	}
 	s.step("8", plan.ActDone)
-	s.do(func(p *plan.Plan, now time.Time) (plan.Change, error) { return p.SetProgress("9", plan.Progress{Current: 1, Total: 4}, now) })
+	s.do(func(p *plan.Plan, now time.Time) (plan.Change, error) {
+		return p.SetProgress("9", plan.Progress{Current: 1, Total: 4}, now)
+	})
 	before, _ := s.State()
 
 	res, err := RevertStep(s.Session, "7", s.opts())

@@ -132,14 +132,14 @@ func TestConfig(t *testing.T) {
 		t.Fatalf("partial file: %+v %v", c, err)
 	}
 	for src, want := range map[string]string{
-		`{"retention_dayz": 3}`:            `config.json: retention_dayz: unknown setting`,
-		`{"retention_days": "seven"}`:      `config.json: retention_days: must be a whole number`,
-		`{"retention_days": 0}`:            `config.json: retention_days: must be at least 1`,
-		`{"stop_mode": "maybe"}`:           `config.json: stop_mode: must be gate, advise or off`,
-		`{"hooks": {"OnLunch": true}}`:     `config.json: hooks.OnLunch: unknown hook event`,
-		`{"critical_tools": "Bash"}`:       `config.json: critical_tools: must be a list of strings`,
+		`{"retention_dayz": 3}`:          `config.json: retention_dayz: unknown setting`,
+		`{"retention_days": "seven"}`:    `config.json: retention_days: must be a whole number`,
+		`{"retention_days": 0}`:          `config.json: retention_days: must be at least 1`,
+		`{"stop_mode": "maybe"}`:         `config.json: stop_mode: must be gate, advise or off`,
+		`{"hooks": {"OnLunch": true}}`:   `config.json: hooks.OnLunch: unknown hook event`,
+		`{"critical_tools": "Bash"}`:     `config.json: critical_tools: must be a list of strings`,
 		"{\n  \"retention_days\": 3,\n}": `config.json: malformed JSON at line 3`,
-		`[1, 2]`:                           `config.json: the file must hold a JSON object`,
+		`[1, 2]`:                         `config.json: the file must hold a JSON object`,
 	} {
 		write(src)
 		_, err := p.Config()
