@@ -24,7 +24,11 @@ const (
 
 // Main runs plangit with the process's arguments and returns its exit code.
 func Main() int {
-	return Run(NewFactory(), os.Args[1:])
+	f, args := NewFactory(), os.Args[1:]
+	if isHookCall(args) {
+		return runHook(f, args[1])
+	}
+	return Run(f, args)
 }
 
 // Run runs plangit with args against f and returns the exit code. Errors are
@@ -39,6 +43,10 @@ func Run(f *Factory, args []string) int {
 	err := root.Execute()
 	if err == nil {
 		return exitOK
+	}
+	var he *hookExit
+	if errors.As(err, &he) {
+		return he.code
 	}
 	code := exitError
 	var ue *usageError
@@ -114,7 +122,8 @@ Then:        plangit step add "..."   plangit next   plangit step done 1 --resul
 	pf.StringVar(&f.IfRev, "if-rev", "", "for changes: fail with CONFLICT unless the session is at this revision")
 
 	root.AddGroup(&cobra.Group{ID: "plan", Title: "Plan:"}, &cobra.Group{ID: "record", Title: "Findings and errors:"},
-		&cobra.Group{ID: "history", Title: "History:"}, &cobra.Group{ID: "session", Title: "Sessions:"})
+		&cobra.Group{ID: "history", Title: "History:"}, &cobra.Group{ID: "session", Title: "Sessions:"},
+		&cobra.Group{ID: "agent", Title: "Agent hooks and settings:"})
 	for _, c := range []*cobra.Command{
 		NewCmdInit(f), NewCmdShow(f), NewCmdStatus(f), NewCmdCurrent(f), NewCmdReady(f), NewCmdNext(f),
 		NewCmdPhase(f), NewCmdStep(f), NewCmdImport(f),
@@ -131,7 +140,11 @@ Then:        plangit step add "..."   plangit next   plangit step done 1 --resul
 		c.GroupID = "history"
 		root.AddCommand(c)
 	}
-	for _, c := range []*cobra.Command{NewCmdUse(f), NewCmdSessions(f), NewCmdCleanup(f), NewCmdGC(f), NewCmdRepair(f), NewCmdDemo(f)} {
+	for _, c := range []*cobra.Command{NewCmdHook(f), NewCmdHooks(f), NewCmdConfig(f)} {
+		c.GroupID = "agent"
+		root.AddCommand(c)
+	}
+	for _, c := range []*cobra.Command{NewCmdUse(f), NewCmdAdopt(f), NewCmdSessions(f), NewCmdCleanup(f), NewCmdGC(f), NewCmdRepair(f), NewCmdDemo(f)} {
 		c.GroupID = "session"
 		root.AddCommand(c)
 	}

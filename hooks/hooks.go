@@ -1,0 +1,148 @@
+// Package hooks answers agent hosts' hook events. A host adapter decodes
+// the host's JSON into an Input and encodes an Output in the host's
+// protocol (Claude Code's adapter is in claude.go; another host's goes
+// beside it). Between them, the engine applies plangit's rules, host-neutral:
+// reminders at session start and before critical tools, todo sync, the
+// 2-action rule, the 3-strike rule, the completion gate at Stop, the
+// iteration limit, the continue intent and [Step] lines.
+//
+// A hook never breaks the agent: on any internal failure it answers
+// nothing, exits 0, and appends the failure to .code-agent/plangit.log.
+package hooks
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/plangit/plangit/plan"
+	"github.com/plangit/plangit/repo"
+)
+
+// Events, by their Claude Code names.
+const (
+	SessionStart       = "SessionStart"
+	UserPromptSubmit   = "UserPromptSubmit"
+	PreToolUse         = "PreToolUse"
+	PostToolUse        = "PostToolUse"
+	PostToolUseFailure = "PostToolUseFailure"
+	Stop               = "Stop"
+	SubagentStop       = "SubagentStop"
+	PreCompact         = "PreCompact"
+	SessionEnd         = "SessionEnd"
+)
+
+// maxPayload bounds what a hook reads from its host: tool responses can
+// hold whole files.
+const maxPayload = 16 << 20
+
+// Input is one hook event, whatever host sent it.
+type Input struct {
+	Event                string
+	SessionID            string
+	Cwd                  string
+	Source               string          // SessionStart: startup, resume, clear, compact
+	Prompt               string          // UserPromptSubmit
+	ToolName             string          // PreToolUse, PostToolUse, PostToolUseFailure
+	ToolInput            json.RawMessage // the tool's parameters
+	ToolResponse         json.RawMessage // PostToolUse: the tool's result
+	Error                string          // PostToolUseFailure
+	IsInterrupt          bool            // PostToolUseFailure: the user interrupted
+	StopHookActive       bool            // Stop: the agent is already continuing because of a stop hook
+	LastAssistantMessage string          // Stop: the agent's last message
+	Trigger              string          // PreCompact: manual or auto
+}
+
+// Output is the engine's answer, whatever host receives it. The zero Output
+// says nothing.
+type Output struct {
+	Context          string // text for the agent's context
+	Block            bool   // block the event (Stop: keep working; PostToolUse: feed Reason back)
+	Reason           string // why, for Block
+	Permission       string // PreToolUse: allow, deny or ask
+	PermissionReason string
+	Stop             bool   // stop the agent altogether
+	StopReason       string // why, shown to the person
+}
+
+func (o *Output) empty() bool { return o == nil || *o == Output{} }
+
+// Host is one agent host's hook protocol.
+type Host interface {
+	// Decode reads an event's payload.
+	Decode(event string, payload []byte) (*Input, error)
+	// Encode writes the answer and the exit code.
+	Encode(in *Input, out *Output) (stdout []byte, exitCode int)
+}
+
+// Env is what the engine needs from outside.
+type Env struct {
+	Now      func() time.Time
+	Root     string // an explicit project root (--root, PLANGIT_ROOT); "" uses the host's cwd
+	Getwd    func() (string, error)
+	LockWait time.Duration // how long a hook waits for a busy session
+}
+
+// DefaultLockWait is how long a hook waits for a session another process is
+// changing: far inside any host's timeout, long enough for a queue of
+// hooks firing at once.
+const DefaultLockWait = 5 * time.Second
+
+// Run handles one hook call from start to end. It never fails: a problem is
+// logged to .code-agent/plangit.log and answered with nothing and exit 0.
+func Run(h Host, event string, stdin io.Reader, env Env) (stdout []byte, exitCode int) {
+	if env.Now == nil {
+		env.Now = time.Now
+	}
+	if env.LockWait == 0 {
+		env.LockWait = DefaultLockWait
+	}
+	event = EventName(event)
+	payload, err := io.ReadAll(io.LimitReader(stdin, maxPayload+1))
+	if err == nil && len(payload) > maxPayload {
+		err = fmt.Errorf("payload over %d bytes", maxPayload)
+	}
+	var in *Input
+	if err == nil {
+		in, err = h.Decode(event, payload)
+	}
+	if err != nil {
+		logFailure(env, "", event, "", err)
+		return nil, 0
+	}
+	e := &engine{env: env, in: in}
+	out, err := e.handle()
+	if err != nil {
+		logFailure(env, in.Cwd, event, in.SessionID, err)
+		return nil, 0
+	}
+	return h.Encode(in, out)
+}
+
+// EventName accepts an event as its host writes it ("PreToolUse") or in
+// kebab case ("pre-tool-use"), in any case.
+func EventName(s string) string {
+	flat := strings.ToLower(strings.ReplaceAll(strings.ReplaceAll(s, "-", ""), "_", ""))
+	for _, e := range repo.HookEvents {
+		if strings.ToLower(e) == flat {
+			return e
+		}
+	}
+	return s
+}
+
+// logFailure appends a swallowed failure to the project's log.
+func logFailure(env Env, cwd, event, session string, err error) {
+	dir := cwd
+	if dir == "" && env.Getwd != nil {
+		dir, _ = env.Getwd()
+	}
+	root, ferr := repo.FindRoot(env.Root, dir)
+	if ferr != nil {
+		return
+	}
+	code := plan.CodeOf(err)
+	repo.Project{Root: root}.AppendLog(env.Now(), fmt.Sprintf("hook %s session=%s %s: %v", event, session, code, err))
+}

@@ -1,0 +1,584 @@
+package hooks
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/plangit/plangit/plan"
+	"github.com/plangit/plangit/repo"
+	"github.com/plangit/plangit/repo/repotest"
+)
+
+const sessionID = "6b1d8c2e-0d4f-4f7e-9d1a-2c3b4a5d6e7f"
+
+var t0 = time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC)
+
+// fixture is a project for one hook test.
+type fixture struct {
+	t    *testing.T
+	root string
+	now  time.Time
+}
+
+func newFixture(t *testing.T) *fixture {
+	f := &fixture{t: t, root: t.TempDir(), now: t0.Add(time.Hour)}
+	os.MkdirAll(filepath.Join(f.root, repo.DirName), 0o755)
+	t.Cleanup(func() { repotest.CheckAll(t, f.root) })
+	return f
+}
+
+func (f *fixture) proj() repo.Project { return repo.Project{Root: f.root} }
+
+// withPlan gives a session the standard plan: two steps done or under way,
+// two waiting, a finding, and one Bash error seen twice.
+func (f *fixture) withPlan(id string, mutate ...func(*plan.State)) *repo.Session {
+	f.t.Helper()
+	p, _ := plan.New(id, "Add caching to UserService", "cache user lookups without changing the public API", []string{"Analysis", "Build"}, t0, false)
+	p.AddStep(plan.StepSpec{Text: "Read the service", Phase: "1"}, t0)
+	p.AddStep(plan.StepSpec{Text: "Design the cache", Phase: "1", Needs: []string{"1"}}, t0)
+	p.AddStep(plan.StepSpec{Text: "Build the cache layer", Phase: "2", Needs: []string{"2"}}, t0)
+	p.AddStep(plan.StepSpec{Text: "Use it in GetUser", Phase: "2", Needs: []string{"3"}}, t0)
+	p.Transition("1", plan.ActDone, plan.TransitionOpts{Result: "3 hot paths"}, t0)
+	p.Transition("2", plan.ActStart, plan.TransitionOpts{}, t0)
+	st := &plan.State{Plan: p}
+	st.Findings.Add(plan.Finding{Category: plan.CatCode, Title: "GetUser is the hot path"}, t0)
+	msg := "Exit code 1\n--- FAIL: TestCacheExpiry (30.01s)\n    cache_test.go:41: entry still present after 30s"
+	st.Errors.Record(plan.ErrorRecord{Tool: "Bash", Message: msg, Step: "2"}, t0)
+	st.Errors.Record(plan.ErrorRecord{Tool: "Bash", Message: msg, Step: "2"}, t0.Add(time.Minute))
+	for _, m := range mutate {
+		m(st)
+	}
+	s, _, err := f.proj().Create(id, st, plan.Change{Op: "init", Summary: "init"}, repo.Options{Now: t0})
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return s
+}
+
+func (f *fixture) config(js string) {
+	os.WriteFile(f.proj().ConfigPath(), []byte(js), 0o644)
+}
+
+// run sends a stored payload, as Claude Code would, and returns stdout.
+func (f *fixture) run(payload string) string {
+	f.t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "testdata", "hooks", payload))
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	b = bytes.ReplaceAll(b, []byte("{{CWD}}"), []byte(f.root))
+	b = bytes.ReplaceAll(b, []byte("{{SESSION}}"), []byte(sessionID))
+	f.now = f.now.Add(time.Minute)
+	now := f.now
+	event := strings.SplitN(payload, ".", 2)[0]
+	out, code := Run(Claude{}, event, bytes.NewReader(b), Env{Now: func() time.Time { return now }})
+	if code != 0 {
+		f.t.Fatalf("%s: exit code %d", payload, code)
+	}
+	if len(out) > 0 && !json.Valid(out) {
+		f.t.Fatalf("%s: output is not JSON: %s", payload, out)
+	}
+	return string(out)
+}
+
+func (f *fixture) state(id string) *plan.State {
+	f.t.Helper()
+	s, err := f.proj().Open(id)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	st, err := s.State()
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return st
+}
+
+func (f *fixture) revisions(id string) []repo.Revision {
+	s, _ := f.proj().Open(id)
+	revs, _ := s.Revisions()
+	return revs
+}
+
+func (f *fixture) log() string {
+	b, _ := os.ReadFile(filepath.Join(f.root, repo.DirName, repo.LogFile))
+	return string(b)
+}
+
+// golden compares a hook's stdout with testdata/NAME.golden; the project
+// path, which changes per run, reads as {{CWD}}.
+func (f *fixture) golden(name, out string) {
+	f.t.Helper()
+	repotest.Golden(f.t, name+".golden", []byte(strings.ReplaceAll(out, f.root, "{{CWD}}")))
+}
+
+func TestSessionStart(t *testing.T) {
+	t.Run("unfinished plan", func(t *testing.T) {
+		f := newFixture(t)
+		f.withPlan(sessionID)
+		f.golden("session_start_reminder", f.run("session_start_startup.json"))
+		if out := f.run("session_start_compact.json"); !strings.Contains(out, "Your plan: Add caching") {
+			t.Errorf("after a compaction the plan comes back too: %s", out)
+		}
+	})
+	t.Run("plans elsewhere", func(t *testing.T) {
+		f := newFixture(t)
+		f.withPlan("20261119-090000-aaaaaa")
+		f.withPlan("finished", func(st *plan.State) { st.Plan.Finish("done", true, t0) })
+		f.golden("session_start_elsewhere", f.run("session_start_startup.json"))
+		if _, err := f.proj().Open(sessionID); err == nil {
+			t.Fatal("a plan leaked into the new session uninvited")
+		}
+	})
+	t.Run("no plan at all", func(t *testing.T) {
+		f := newFixture(t)
+		f.withPlan("finished", func(st *plan.State) { st.Plan.Finish("done", true, t0) })
+		if out := f.run("session_start_startup.json"); out != "" {
+			t.Errorf("want nothing, got %s", out)
+		}
+	})
+	t.Run("budget", func(t *testing.T) {
+		f := newFixture(t)
+		f.withPlan(sessionID, func(st *plan.State) {
+			for i := 0; i < 60; i++ {
+				st.Plan.AddStep(plan.StepSpec{Text: strings.Repeat("a long step description ", 4)}, t0)
+			}
+		})
+		f.config(`{"context_budget": 400}`)
+		out := f.run("session_start_startup.json")
+		var o struct {
+			H struct{ AdditionalContext string } `json:"hookSpecificOutput"`
+		}
+		json.Unmarshal([]byte(out), &o)
+		ctx := o.H.AdditionalContext
+		if len(ctx) > 400 || !strings.HasSuffix(ctx, "(plangit show for the full plan)") || !strings.HasPrefix(ctx, "[plangit] Your plan:") {
+			t.Errorf("%d bytes: %q", len(ctx), ctx)
+		}
+	})
+}
+
+func TestUserPromptSubmit(t *testing.T) {
+	for _, payload := range []string{"user_prompt_submit_continue.json", "user_prompt_submit_chinese.json"} {
+		t.Run(payload, func(t *testing.T) {
+			f := newFixture(t)
+			f.withPlan(sessionID, func(st *plan.State) { st.Plan.Pause("lunch", t0) })
+			out := f.run(payload)
+			f.golden("user_prompt_submit_resumed", out)
+			if st := f.state(sessionID); st.Plan.Status != plan.PlanRunning {
+				t.Fatalf("status %s", st.Plan.Status)
+			}
+			revs := f.revisions(sessionID)
+			if last := revs[len(revs)-1]; last.Summary != "plan: paused → running" || last.Actor != "hook" || last.Hook != UserPromptSubmit {
+				t.Errorf("revision %+v", last)
+			}
+		})
+	}
+	t.Run("status line", func(t *testing.T) {
+		f := newFixture(t)
+		f.withPlan(sessionID)
+		f.golden("user_prompt_submit_status", f.run("user_prompt_submit_other.json"))
+		// "continue" while running is no resume, just the status.
+		if out := f.run("user_prompt_submit_continue.json"); !strings.Contains(out, "Add caching to UserService — running") || len(f.revisions(sessionID)) != 1 {
+			t.Errorf("%s", out)
+		}
+	})
+	t.Run("no plan", func(t *testing.T) {
+		f := newFixture(t)
+		if out := f.run("user_prompt_submit_other.json"); out != "" {
+			t.Errorf("%s", out)
+		}
+	})
+	for prompt, want := range map[string]bool{"continue": true, " GO ON ": true, "继续": true, "继续执行。": true, "Resume!": true,
+		"don't continue": false, "continue with the tests": false, "": false} {
+		if isContinue(prompt) != want {
+			t.Errorf("isContinue(%q) = %v", prompt, !want)
+		}
+	}
+}
+
+func TestPreToolUse(t *testing.T) {
+	f := newFixture(t)
+	f.withPlan(sessionID)
+	f.golden("pre_tool_use_bash", f.run("pre_tool_use_bash.json"))
+	if out := f.run("pre_tool_use_read.json"); out != "" {
+		t.Errorf("a view tool gets nothing: %s", out)
+	}
+	if out := f.run("pre_tool_use_write.json"); !strings.Contains(out, `"additionalContext":"[plangit] Current step: ◐ 2  Design the cache"`) {
+		t.Errorf("write: %s", out)
+	}
+	if len(f.revisions(sessionID)) != 1 {
+		t.Error("PreToolUse committed")
+	}
+
+	t.Run("plan confirmation", func(t *testing.T) {
+		f := newFixture(t)
+		f.withPlan(sessionID, func(st *plan.State) { st.Plan.Status = plan.PlanPending })
+		f.config(`{"plan_confirmation": true}`)
+		f.golden("pre_tool_use_ask_approval", f.run("pre_tool_use_write.json"))
+		if out := f.run("pre_tool_use_read.json"); out != "" {
+			t.Errorf("reading is not gated: %s", out)
+		}
+	})
+	t.Run("step confirmation", func(t *testing.T) {
+		f := newFixture(t)
+		f.withPlan(sessionID)
+		f.config(`{"step_confirmation": true}`)
+		f.golden("pre_tool_use_ask_step", f.run("pre_tool_use_bash_next.json"))
+		if out := f.run("pre_tool_use_bash.json"); strings.Contains(out, "permissionDecision") {
+			t.Errorf("go test is not a step start: %s", out)
+		}
+	})
+	for cmd, want := range map[string]bool{"plangit next": true, "plangit --session s step start 3": true, "cd x && plangit step start 2 --force": true,
+		"/usr/local/bin/plangit next": true, "plangit step done 3": false, "plangit show --all": false, "echo next": false, "plangit init next": false} {
+		if startsStep(cmd) != want {
+			t.Errorf("startsStep(%q) = %v", cmd, !want)
+		}
+	}
+}
+
+func TestPostToolUseSyncsTodos(t *testing.T) {
+	f := newFixture(t)
+	f.withPlan(sessionID)
+	f.golden("post_tool_use_todowrite", f.run("post_tool_use_todowrite.json"))
+	st := f.state(sessionID)
+	if n := len(st.Plan.Steps()); n != 7 {
+		t.Fatalf("%d steps", n)
+	}
+	s5, _, _ := st.Plan.Step("5")
+	if s5.Text != "Analyze the service" || s5.Status != plan.StepCompleted {
+		t.Errorf("step 5: %+v", s5)
+	}
+	s6, _, _ := st.Plan.Step("6")
+	if s6.Status != plan.StepInProgress || s6.Active != "Writing the cache layer" {
+		t.Errorf("step 6: %+v", s6)
+	}
+	// The same list again changes nothing: ids are mapped stably.
+	if out := f.run("post_tool_use_todowrite.json"); strings.Contains(out, "sync") {
+		t.Errorf("a repeated sync changed something: %s", out)
+	}
+	if n := len(f.state(sessionID).Plan.Steps()); n != 7 {
+		t.Fatalf("a repeated sync duplicated steps: %d", n)
+	}
+	revs := f.revisions(sessionID)
+	if last := revs[len(revs)-1]; last.Summary != "sync: TodoWrite — 3 added, 1 started, 1 completed" || last.Tool != "TodoWrite" || last.Hook != PostToolUse {
+		t.Errorf("%+v", last)
+	}
+}
+
+func TestPostToolUseStartsAPlanFromTodos(t *testing.T) {
+	f := newFixture(t)
+	f.golden("post_tool_use_todowrite_new", f.run("post_tool_use_todowrite.json"))
+	st := f.state(sessionID)
+	if st.Plan.Title != "Agent todo list" || len(st.Plan.Steps()) != 3 {
+		t.Fatalf("%+v", st.Plan)
+	}
+}
+
+func TestPostToolUseSyncsTasks(t *testing.T) {
+	f := newFixture(t)
+	f.withPlan(sessionID)
+	f.run("post_tool_use_taskcreate.json")
+	f.run("post_tool_use_taskupdate.json")
+	st := f.state(sessionID)
+	s5, _, err := st.Plan.Step("5")
+	if err != nil || s5.Text != "Benchmark the cache" || s5.Status != plan.StepInProgress || s5.Why != "Compare p99 before and after" {
+		t.Fatalf("%+v %v", s5, err)
+	}
+	f.run("post_tool_use_taskcreate.json") // the same task again
+	if n := len(f.state(sessionID).Plan.Steps()); n != 5 {
+		t.Fatalf("%d steps", n)
+	}
+}
+
+func TestTwoActionRule(t *testing.T) {
+	f := newFixture(t)
+	f.withPlan(sessionID)
+	if out := f.run("post_tool_use_read.json"); out != "" {
+		t.Errorf("first look-up: %s", out)
+	}
+	f.golden("post_tool_use_two_actions", f.run("post_tool_use_read.json"))
+	if out := f.run("post_tool_use_read.json"); out != "" {
+		t.Errorf("the count starts over: %s", out)
+	}
+	// A finding recorded in between resets the count.
+	s, _ := f.proj().Open(sessionID)
+	s.Update(repo.Options{Now: f.now}, func(st *plan.State) (plan.Change, error) {
+		st.Findings.Add(plan.Finding{Category: plan.CatInsight, Title: "x"}, f.now)
+		return plan.Change{Op: "finding.add", Summary: "finding"}, nil
+	})
+	if out := f.run("post_tool_use_read.json"); out != "" {
+		t.Errorf("after a finding: %s", out)
+	}
+	if len(f.revisions(sessionID)) != 2 {
+		t.Error("counting look-ups committed")
+	}
+}
+
+func TestWriteReminderAndAdoption(t *testing.T) {
+	f := newFixture(t)
+	f.withPlan(sessionID)
+	f.golden("post_tool_use_write_reminder", f.run("post_tool_use_edit.json"))
+
+	path := filepath.Join(f.root, repo.DirName, "plans", sessionID, plan.PlanFile)
+	b, _ := os.ReadFile(path)
+	os.WriteFile(path, bytes.Replace(b, []byte("- [ ] ◐ Design the cache"), []byte("- [x] ◐ Design the cache"), 1), 0o644)
+	f.golden("post_tool_use_adopt", f.run("post_tool_use_edit_plan.json"))
+	if s2, _, _ := f.state(sessionID).Plan.Step("2"); s2.Status != plan.StepCompleted {
+		t.Errorf("the ticked box was adopted: %s", s2.Status)
+	}
+}
+
+func TestIterationLimit(t *testing.T) {
+	f := newFixture(t)
+	f.withPlan(sessionID)
+	f.config(`{"max_iterations": 3}`)
+	f.run("post_tool_use_edit.json")
+	f.run("post_tool_use_edit.json")
+	f.golden("post_tool_use_iteration_limit", f.run("post_tool_use_edit.json"))
+	st := f.state(sessionID)
+	if st.Plan.Status != plan.PlanPaused || st.Plan.Iterations != 3 {
+		t.Fatalf("%s, iterations %d", st.Plan.Status, st.Plan.Iterations)
+	}
+	// "continue" resumes it, and the count starts over.
+	f.run("user_prompt_submit_continue.json")
+	if out := f.run("post_tool_use_edit.json"); strings.Contains(out, `"continue":false`) {
+		t.Errorf("the limit fired again at once: %s", out)
+	}
+}
+
+func TestThreeStrikes(t *testing.T) {
+	f := newFixture(t)
+	f.withPlan(sessionID, func(st *plan.State) { st.Errors = nil })
+	if out := f.run("post_tool_use_failure_bash.json"); out != "" {
+		t.Errorf("first failure: %s", out)
+	}
+	f.golden("post_tool_use_failure_second", f.run("post_tool_use_failure_bash.json"))
+	f.golden("post_tool_use_failure_strike", f.run("post_tool_use_failure_bash.json"))
+	st := f.state(sessionID)
+	if len(st.Errors) != 1 || st.Errors[0].Count != 3 || st.Errors[0].Step != "2" || !strings.Contains(st.Errors[0].Params, `"command":"go test ./internal/cache/"`) {
+		t.Fatalf("%+v", st.Errors)
+	}
+	if out := f.run("post_tool_use_failure_interrupt.json"); out != "" || len(f.state(sessionID).Errors) != 1 {
+		t.Errorf("an interrupt is not an error: %s", out)
+	}
+	if n := len(f.revisions(sessionID)); n != 4 {
+		t.Errorf("%d revisions", n)
+	}
+}
+
+func TestStopGate(t *testing.T) {
+	f := newFixture(t)
+	f.withPlan(sessionID)
+	f.golden("stop_block", f.run("stop.json"))
+	if out := f.run("stop_active.json"); out != "" {
+		t.Errorf("stop_hook_active lets it stop: %s", out)
+	}
+	// The block cap: three blocks in a row, then the stop goes through.
+	for i := 0; i < 3; i++ {
+		if out := f.run("stop.json"); !strings.Contains(out, `"decision":"block"`) {
+			t.Fatalf("block %d: %s", i+1, out)
+		}
+	}
+	if out := f.run("stop.json"); out != "" {
+		t.Errorf("after the cap: %s", out)
+	}
+	if len(f.revisions(sessionID)) != 1 {
+		t.Error("the gate committed")
+	}
+
+	t.Run("advise", func(t *testing.T) {
+		f := newFixture(t)
+		f.withPlan(sessionID)
+		f.config(`{"stop_mode": "advise"}`)
+		f.golden("stop_advise", f.run("stop.json"))
+	})
+	t.Run("off", func(t *testing.T) {
+		f := newFixture(t)
+		f.withPlan(sessionID)
+		f.config(`{"stop_mode": "off"}`)
+		if out := f.run("stop.json"); out != "" {
+			t.Errorf("%s", out)
+		}
+	})
+	t.Run("all done", func(t *testing.T) {
+		f := newFixture(t)
+		f.withPlan(sessionID, func(st *plan.State) {
+			for _, s := range st.Plan.Steps() {
+				s.Status = plan.StepCompleted
+			}
+		})
+		if out := f.run("stop.json"); out != "" {
+			t.Errorf("%s", out)
+		}
+	})
+	t.Run("step lines", func(t *testing.T) {
+		f := newFixture(t)
+		f.withPlan(sessionID)
+		f.golden("stop_steps", f.run("stop_steps.json"))
+		st := f.state(sessionID)
+		if s, _, err := st.Plan.Step("6"); err != nil || s.Text != "Document the cache in the README" {
+			t.Fatalf("%v %v", s, err)
+		}
+		f.run("stop_steps.json")
+		if n := len(f.state(sessionID).Plan.Steps()); n != 6 {
+			t.Errorf("[Step] lines are added once: %d steps", n)
+		}
+	})
+	t.Run("subagent", func(t *testing.T) {
+		f := newFixture(t)
+		f.withPlan(sessionID)
+		if out := f.run("subagent_stop.json"); !strings.Contains(out, `"decision":"block"`) {
+			t.Errorf("%s", out)
+		}
+	})
+	t.Run("auto-advance", func(t *testing.T) {
+		f := newFixture(t)
+		f.withPlan(sessionID)
+		f.config(`{"auto_advance": true}`)
+		f.run("post_tool_use_edit.json")
+		f.run("post_tool_use_edit.json")
+		f.run("stop_steps.json") // "Next I will: ..." after two tool uses
+		st := f.state(sessionID)
+		s2, _, _ := st.Plan.Step("2")
+		s3, _, _ := st.Plan.Step("3")
+		if s2.Status != plan.StepCompleted || s3.Status != plan.StepInProgress {
+			t.Fatalf("steps 2 and 3: %s %s", s2.Status, s3.Status)
+		}
+	})
+	for msg, want := range map[string]bool{"Now let me run the tests": true, "接下来运行测试": true, "I know the answer": false, "nothing": false} {
+		if advance(msg, 2, 10) != want {
+			t.Errorf("advance(%q) = %v", msg, !want)
+		}
+	}
+	if !advance("no words", 10, 10) {
+		t.Error("the seed's timeout: 10 uses in one step advance")
+	}
+}
+
+func TestPreCompactAndSessionEnd(t *testing.T) {
+	f := newFixture(t)
+	f.withPlan(sessionID)
+	f.run("post_tool_use_read.json")
+	if out := f.run("pre_compact.json"); out != "" {
+		t.Errorf("%s", out)
+	}
+	revs := f.revisions(sessionID)
+	if last := revs[len(revs)-1]; last.Summary != "checkpoint: before compaction (auto)" || last.Op != "checkpoint" {
+		t.Errorf("%+v", last)
+	}
+	if f.state(sessionID).Plan.Iterations != 1 {
+		t.Error("the checkpoint records the tool uses")
+	}
+	if out := f.run("session_end.json"); out != "" {
+		t.Errorf("%s", out)
+	}
+}
+
+func TestFailOpen(t *testing.T) {
+	run := func(t *testing.T, dir, event, payload string) string {
+		out, code := Run(Claude{}, event, strings.NewReader(payload), Env{Now: func() time.Time { return t0 }, Getwd: func() (string, error) { return dir, nil }})
+		if code != 0 {
+			t.Fatalf("exit %d", code)
+		}
+		return string(out)
+	}
+	payload := func(root, event string) string {
+		return `{"session_id":"` + sessionID + `","cwd":"` + root + `","hook_event_name":"` + event + `","tool_name":"Bash","tool_input":{"command":"ls"},"error":"boom"}`
+	}
+	t.Run("garbage, empty, huge", func(t *testing.T) {
+		f := newFixture(t)
+		f.withPlan(sessionID)
+		for _, p := range []string{"not json", "", "[]", `{"session_id": 7}`} {
+			if out := run(t, f.root, "PreToolUse", p); out != "" {
+				t.Errorf("%q: %s", p, out)
+			}
+		}
+		if !strings.Contains(f.log(), "malformed hook payload") {
+			t.Errorf("the failure is logged: %q", f.log())
+		}
+		huge := `{"session_id":"` + sessionID + `","cwd":"` + f.root + `","hook_event_name":"PostToolUse","tool_name":"Read","tool_response":"` + strings.Repeat("x", maxPayload) + `"}`
+		if out := run(t, f.root, "PostToolUse", huge); out != "" {
+			t.Errorf("%s", out)
+		}
+		if !strings.Contains(f.log(), "payload over") {
+			t.Error("the oversized payload is logged")
+		}
+	})
+	t.Run("unknown event and hostile session", func(t *testing.T) {
+		f := newFixture(t)
+		if out := run(t, f.root, "Teatime", `{"session_id":"x","cwd":"`+f.root+`"}`); out != "" {
+			t.Error(out)
+		}
+		if out := run(t, f.root, "SessionStart", `{"session_id":"../../etc","cwd":"`+f.root+`","hook_event_name":"SessionStart"}`); out != "" {
+			t.Error(out)
+		}
+		if !strings.Contains(f.log(), "INVALID_SESSION_ID") {
+			t.Errorf("%q", f.log())
+		}
+		if _, err := os.Stat(filepath.Join(f.root, "..", "etc")); err == nil {
+			t.Error("a hostile session id touched the disk")
+		}
+	})
+	t.Run("no .code-agent", func(t *testing.T) {
+		dir := t.TempDir()
+		for _, ev := range repo.HookEvents {
+			if out := run(t, dir, ev, payload(dir, ev)); out != "" {
+				t.Errorf("%s: %s", ev, out)
+			}
+		}
+		if _, err := os.Stat(filepath.Join(dir, repo.DirName)); err == nil {
+			t.Error("a hook created .code-agent in a project without plans")
+		}
+	})
+	t.Run("corrupt config", func(t *testing.T) {
+		f := newFixture(t)
+		f.withPlan(sessionID)
+		f.config(`{"stop_mode": "sometimes"}`)
+		if out := run(t, f.root, "Stop", payload(f.root, "Stop")); out != "" {
+			t.Errorf("%s", out)
+		}
+		if !strings.Contains(f.log(), "stop_mode") {
+			t.Errorf("the log names the key: %q", f.log())
+		}
+	})
+	t.Run("damaged repository", func(t *testing.T) {
+		f := newFixture(t)
+		s := f.withPlan(sessionID)
+		head, _ := s.Head()
+		os.WriteFile(filepath.Join(s.GitDir(), "refs", "heads", "main"), []byte("garbage\n"), 0o644)
+		if out := run(t, f.root, "PostToolUseFailure", payload(f.root, "PostToolUseFailure")); out != "" {
+			t.Errorf("%s", out)
+		}
+		if !strings.Contains(f.log(), "IO_ERROR") {
+			t.Errorf("%q", f.log())
+		}
+		os.WriteFile(filepath.Join(s.GitDir(), "refs", "heads", "main"), []byte(head+"\n"), 0o644)
+	})
+	t.Run("locked session", func(t *testing.T) {
+		f := newFixture(t)
+		s := f.withPlan(sessionID)
+		done := make(chan struct{})
+		held := make(chan struct{})
+		go s.Locked(time.Second, func() error { close(held); <-done; return nil })
+		<-held
+		out, code := Run(Claude{}, "PostToolUseFailure", strings.NewReader(payload(f.root, "PostToolUseFailure")),
+			Env{Now: func() time.Time { return t0 }, LockWait: 100 * time.Millisecond})
+		close(done)
+		if code != 0 || len(out) != 0 || !strings.Contains(f.log(), "LOCK_TIMEOUT") {
+			t.Errorf("code %d, out %s, log %q", code, out, f.log())
+		}
+	})
+}
+
+func TestEventNames(t *testing.T) {
+	for in, want := range map[string]string{"pre-tool-use": PreToolUse, "PreToolUse": PreToolUse, "post_tool_use_failure": PostToolUseFailure, "sessionstart": SessionStart} {
+		if got := EventName(in); got != want {
+			t.Errorf("%s → %s", in, got)
+		}
+	}
+}

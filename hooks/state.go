@@ -1,0 +1,55 @@
+package hooks
+
+import (
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"os"
+
+	"github.com/plangit/plangit/repo"
+)
+
+// stateFile holds a session's hook counters in .git/plangit/: runtime
+// counts, not plan content, so they are never committed — a commit per
+// tool call would bury the plan's real history.
+const stateFile = "hooks.json"
+
+// state is what hooks count between calls for one session.
+type state struct {
+	Iterations  int               `json:"iterations"`      // tool uses seen
+	ViewActions int               `json:"view_actions"`    // view-tool uses since the last finding (2-action rule)
+	Findings    int               `json:"findings"`        // how many findings there were when last seen
+	StopBlocks  int               `json:"stop_blocks"`     // Stop blocked in a row
+	Step        string            `json:"step,omitempty"`  // the step StepUses counts for
+	StepUses    int               `json:"step_uses"`       // tool uses while that step was current
+	Todos       map[string]string `json:"todos,omitempty"` // todo content → step id
+	Tasks       map[string]string `json:"tasks,omitempty"` // task id → step id
+}
+
+// loadState reads a session's hook counters; missing or unreadable means
+// starting over, which costs at most a reminder.
+func loadState(s *repo.Session) *state {
+	st := &state{}
+	b, err := os.ReadFile(s.PrivatePath(stateFile))
+	if err == nil {
+		json.Unmarshal(b, st)
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return st
+	}
+	if st.Todos == nil {
+		st.Todos = map[string]string{}
+	}
+	if st.Tasks == nil {
+		st.Tasks = map[string]string{}
+	}
+	return st
+}
+
+// save writes the counters. The caller holds the session lock.
+func (st *state) save(s *repo.Session) error {
+	b, err := json.Marshal(st)
+	if err != nil {
+		return err
+	}
+	return repo.WriteFileAtomic(s.PrivatePath(stateFile), b, 0o644, false)
+}

@@ -1,0 +1,90 @@
+package repo
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/plangit/plangit/plan"
+)
+
+// PrivatePath is where plangit keeps a file of its own for the session,
+// inside .git/plangit/: never committed, never seen by git status.
+func (s *Session) PrivatePath(name string) string {
+	return filepath.Join(s.gitDir, privateDir, name)
+}
+
+// Locked runs fn holding the session's lock, for work on private files
+// that must not interleave with other processes. fn must not call Update.
+func (s *Session) Locked(wait time.Duration, fn func() error) error {
+	unlock, err := s.lock(wait)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	return fn()
+}
+
+// AppendLog adds a line to .code-agent/plangit.log, where hooks record the
+// failures they swallow so as never to break the agent. It does nothing
+// when the project has no .code-agent directory.
+func (p Project) AppendLog(now time.Time, line string) error {
+	if fi, err := os.Stat(p.Dir()); err != nil || !fi.IsDir() {
+		return nil
+	}
+	f, err := os.OpenFile(filepath.Join(p.Dir(), LogFile), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return err
+	}
+	line = strings.Join(strings.Fields(line), " ")
+	_, err = fmt.Fprintf(f, "%s %s\n", now.UTC().Format(time.RFC3339), line)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// Adopt continues session from's plan as session to: the repository moves
+// to the new id, history and all, and a revision records the move. It is
+// how a new agent session takes up a plan an earlier one left unfinished.
+func (p Project) Adopt(from, to string, opts Options) (*Session, *Result, error) {
+	src, err := p.Open(from)
+	if err != nil {
+		return nil, nil, err
+	}
+	dst, err := newSession(p, to)
+	if err != nil {
+		return nil, nil, err
+	}
+	if from == to {
+		return nil, nil, plan.Errorf(plan.CodeInvalidArgument, "session %s is already this session", from)
+	}
+	if _, err := os.Lstat(dst.Dir); err == nil {
+		return nil, nil, plan.Errorf(plan.CodeInvalidArgument, "session %s already exists; adopt into a new session id", to).With("session", to)
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, plan.WrapError(plan.CodeIOError, err, "cannot check %s", dst.Dir)
+	}
+	err = src.Locked(opts.LockWait, func() error {
+		if err := os.Rename(src.Dir, dst.Dir); err != nil {
+			return plan.WrapError(plan.CodeIOError, err, "cannot move session %s to %s", from, to)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	if active, _ := p.Active(); active == from {
+		if err := p.SetActive(to); err != nil {
+			return nil, nil, err
+		}
+	}
+	res, err := dst.Update(opts, func(st *plan.State) (plan.Change, error) {
+		st.Plan.Updated = opts.Time()
+		return plan.Change{Op: "adopt", Summary: fmt.Sprintf("adopt: session %s continues in session %s", from, to)}, nil
+	})
+	return dst, res, err
+}
