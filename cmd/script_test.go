@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -45,6 +46,8 @@ func TestScripts(t *testing.T) {
 			"exitcode": exitcode,
 			"bigfile":  bigfile,
 			"holdlock": holdlock,
+			"payload":  payload,
+			"cmpjson":  cmpjson,
 		},
 	})
 }
@@ -184,3 +187,31 @@ func holdlock(ts *testscript.TestScript, neg bool, args []string) {
 
 // heldLocks keys the locks holdlock holds in a script's values.
 type heldLocks struct{}
+
+// payload FILE...: make hook payloads as a host sends them, with the
+// project's absolute path where they say {{CWD}}.
+func payload(ts *testscript.TestScript, neg bool, args []string) {
+	for _, name := range args {
+		b := strings.ReplaceAll(ts.ReadFile(name), "{{CWD}}", ts.Getenv("WORK"))
+		if err := os.WriteFile(ts.MkAbs(name), []byte(b), 0o644); err != nil {
+			ts.Fatalf("payload: %v", err)
+		}
+	}
+}
+
+// cmpjson A B: the files hold the same JSON value (layout aside).
+func cmpjson(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 {
+		ts.Fatalf("usage: cmpjson A B")
+	}
+	var a, b any
+	if err := json.Unmarshal([]byte(ts.ReadFile(args[0])), &a); err != nil {
+		ts.Fatalf("%s: %v", args[0], err)
+	}
+	if err := json.Unmarshal([]byte(ts.ReadFile(args[1])), &b); err != nil {
+		ts.Fatalf("%s: %v", args[1], err)
+	}
+	if reflect.DeepEqual(a, b) == neg {
+		ts.Fatalf("%s and %s hold different JSON:\n%s\n---\n%s", args[0], args[1], ts.ReadFile(args[0]), ts.ReadFile(args[1]))
+	}
+}

@@ -20,7 +20,7 @@ var t0 = time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC)
 
 // fixture is a project for one hook test.
 type fixture struct {
-	t    *testing.T
+	t    testing.TB
 	root string
 	now  time.Time
 }

@@ -75,8 +75,7 @@ func (e *engine) postToolUse() (*Output, error) {
 			}
 			hs.StepUses++
 		}
-		if lim := e.cfg.MaxIterations; lim > 0 && hs.Iterations >= lim && p.Status == plan.PlanRunning && change.Op == "" {
-			p.Iterations = hs.Iterations
+		if lim := e.cfg.MaxIterations; lim > 0 && hs.Iterations-hs.LimitBase >= lim && p.Status == plan.PlanRunning && change.Op == "" {
 			c, err := p.Pause(fmt.Sprintf("reached max_iterations (%d tool uses)", lim), e.env.Now())
 			if err != nil {
 				return plan.Change{}, err
@@ -84,8 +83,8 @@ func (e *engine) postToolUse() (*Output, error) {
 			change = c
 			change.Summary += fmt.Sprintf(" (max_iterations: %d tool uses)", lim)
 			out.Stop = true
-			out.StopReason = fmt.Sprintf("plangit paused the plan after %d tool uses (max_iterations). Review it (plangit show); say \"continue\" or run plangit resume to go on.", hs.Iterations)
-			hs.Iterations = 0
+			out.StopReason = fmt.Sprintf("plangit paused the plan after %d tool uses (max_iterations). Review it (plangit show); say \"continue\" or run plangit resume to go on.", hs.Iterations-hs.LimitBase)
+			hs.LimitBase = hs.Iterations
 		}
 		if change.Op != "" {
 			p.Iterations = max(p.Iterations, hs.Iterations)
@@ -171,6 +170,11 @@ func (e *engine) postToolUseFailure() (*Output, error) {
 	}
 	var rec *plan.ErrorRecord
 	_, err = s.Update(e.options(), func(st *plan.State) (plan.Change, error) {
+		hs := loadState(s)
+		hs.Iterations++ // a failed tool use is a tool use
+		if err := hs.save(s); err != nil {
+			return plan.Change{}, err
+		}
 		params := compactJSON(e.in.ToolInput)
 		step := ""
 		if cur := st.Plan.Current(); cur != nil {
@@ -337,7 +341,7 @@ func (e *engine) preCompact() (*Output, error) {
 		if trigger == "" {
 			trigger = "auto"
 		}
-		return plan.Change{Op: "checkpoint", Summary: "checkpoint: before compaction (" + trigger + ")"}, nil
+		return plan.Change{Op: "checkpoint", Summary: "checkpoint: before compaction (" + trigger + ")", Marker: true}, nil
 	})
 	return nil, err
 }

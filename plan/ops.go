@@ -14,6 +14,9 @@ type Change struct {
 	Op      string `json:"op"`
 	Step    string `json:"step,omitempty"`
 	Summary string `json:"summary"`
+	// Marker commits the change even when no file changed: a checkpoint
+	// that marks a moment in the history.
+	Marker bool `json:"-"`
 }
 
 // Stamp is the form every stored time takes: UTC, whole seconds.

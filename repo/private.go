@@ -84,7 +84,7 @@ func (p Project) Adopt(from, to string, opts Options) (*Session, *Result, error)
 	}
 	res, err := dst.Update(opts, func(st *plan.State) (plan.Change, error) {
 		st.Plan.Updated = opts.Time()
-		return plan.Change{Op: "adopt", Summary: fmt.Sprintf("adopt: session %s continues in session %s", from, to)}, nil
+		return plan.Change{Op: "adopt", Summary: fmt.Sprintf("adopt: session %s continues in session %s", from, to), Marker: true}, nil
 	})
 	return dst, res, err
 }

@@ -359,7 +359,7 @@ func (s *Session) update(opts Options, fn func(*plan.State) (*plan.State, map[st
 		res.Adopted = c
 		head, base, files, indexOK = plumbing.NewHash(c.Hash), hashFiles(adopted), adopted, true
 	}
-	if change.Op == "" || sameFiles(nextFiles, base) {
+	if change.Op == "" || (sameFiles(nextFiles, base) && !change.Marker) {
 		if !indexOK {
 			// The files match HEAD but the index lagged (a process killed
 			// after moving the branch); bring it back in step.
