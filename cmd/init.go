@@ -56,7 +56,7 @@ task_plan.md); the format is detected, or given with --format.`,
 	c.Flags().StringArrayVar(&o.Phases, "phase", nil, "a phase to create (repeatable, in order)")
 	c.Flags().StringVar(&o.From, "from", "", "read the plan from FILE, or - for standard input")
 	c.Flags().StringVar(&o.Format, "format", "", "format of --from: "+joinFormats())
-	c.Flags().BoolVar(&o.Approval, "approval", false, "start the plan awaiting approval (plangit approve)")
+	c.Flags().BoolVar(&o.Approval, "approval", false, "start the plan awaiting approval (plangit approve); always so with plan_confirmation on")
 	return c
 }
 
@@ -127,6 +127,11 @@ func initRun(o *initOptions) error {
 	if err := repo.ValidateSessionID(id); err != nil {
 		return err
 	}
+	cfg, err := proj.Config()
+	if err != nil {
+		return err
+	}
+	o.Approval = o.Approval || cfg.PlanConfirmation
 	now := f.Now()
 	var p *plan.Plan
 	if o.From != "" {

@@ -129,7 +129,7 @@ func isPlanningTool(tool string) bool {
 // startFromTodos starts the session's plan from its first todo list, so an
 // agent that plans with TodoWrite gets a persistent, versioned plan.
 func (e *engine) startFromTodos() (*Output, error) {
-	p, err := plan.New(e.in.SessionID, "Agent todo list", "", nil, e.env.Now(), false)
+	p, err := plan.New(e.in.SessionID, "Agent todo list", "", nil, e.env.Now(), e.cfg.PlanConfirmation)
 	if err != nil {
 		return nil, err
 	}
