@@ -3,6 +3,7 @@ package cmd
 import (
 	"io"
 	"os"
+	"strconv"
 	"time"
 
 	"github.com/plangit/plangit/plan"
@@ -18,6 +19,8 @@ type IOStreams struct {
 	ErrOut io.Writer
 	// OutTTY says whether Out is a terminal (human output, actor "user").
 	OutTTY bool
+	// Width is Out's terminal width, 0 when unknown.
+	Width int
 }
 
 // Factory hands commands what they need from the outside world, so tests
@@ -33,6 +36,7 @@ type Factory struct {
 	SessionFlag string
 	JSON        bool
 	Quiet       bool
+	NoColor     bool
 	IfRev       string
 }
 
@@ -41,7 +45,7 @@ type Factory struct {
 // demos and tests.
 func NewFactory() *Factory {
 	f := &Factory{
-		IO:     &IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr, OutTTY: isTerminal(os.Stdout)},
+		IO:     &IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr, OutTTY: isTerminal(os.Stdout), Width: terminalWidth(os.Stdout)},
 		Getenv: os.Getenv,
 		Getwd:  os.Getwd,
 		Now:    time.Now,
@@ -137,6 +141,21 @@ func (f *Factory) Options() repo.Options {
 		o.LockWait = d
 	}
 	return o
+}
+
+// Style is how human output is drawn: plain when piped (stable for scripts);
+// on a terminal, or with CLICOLOR_FORCE=1, with progress bars, fitted to
+// the width ($COLUMNS, else the terminal's), and coloured unless NO_COLOR
+// is set or --no-color is given.
+func (f *Factory) Style() render.Style {
+	if !f.IO.OutTTY && f.Getenv("CLICOLOR_FORCE") == "" {
+		return render.Style{}
+	}
+	width := f.IO.Width
+	if n, err := strconv.Atoi(f.Getenv("COLUMNS")); err == nil && n > 0 {
+		width = n
+	}
+	return render.Style{Color: f.Getenv("NO_COLOR") == "" && !f.NoColor, Bars: true, Width: width}
 }
 
 // print writes a command's result: the JSON envelope holding data with

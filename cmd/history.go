@@ -49,7 +49,7 @@ func NewCmdLog(f *Factory) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return f.print(map[string]any{"session": s.ID, "revisions": revs}, func(w io.Writer) { render.Log(w, revs) })
+			return f.print(map[string]any{"session": s.ID, "revisions": revs}, func(w io.Writer) { render.Log(w, revs, f.Style()) })
 		},
 	}
 	c.Flags().IntVarP(&o.N, "max-count", "n", 0, "at most N revisions")
@@ -93,13 +93,13 @@ of the files, or with --stat the lines changed per file.`,
 					}
 					return f.print(map[string]any{"from": from, "to": to, "files": files}, func(w io.Writer) { render.Stat(w, from, to, files) })
 				}
-				return f.print(map[string]any{"from": from, "to": to, "files": files}, func(w io.Writer) { render.TextDiff(w, from, to, files) })
+				return f.print(map[string]any{"from": from, "to": to, "files": files}, func(w io.Writer) { render.TextDiff(w, from, to, files, f.Style()) })
 			}
 			d, err := history.Between(s, a, b)
 			if err != nil {
 				return err
 			}
-			return f.print(d, func(w io.Writer) { render.Diff(w, d) })
+			return f.print(d, func(w io.Writer) { render.Diff(w, d, f.Style()) })
 		},
 	}
 	c.Flags().BoolVar(&text, "text", false, "a unified diff of the files")
@@ -206,7 +206,7 @@ func NewCmdTimeline(f *Factory) *cobra.Command {
 				return err
 			}
 			draw := (f.IO.OutTTY || chart) && !noChart
-			return f.print(map[string]any{"steps": spans}, func(w io.Writer) { render.Timeline(w, spans, f.Now(), draw) })
+			return f.print(map[string]any{"steps": spans}, func(w io.Writer) { render.Timeline(w, spans, f.Now(), draw, f.Style()) })
 		},
 	}
 	c.Flags().BoolVar(&chart, "chart", false, "draw bars even when not on a terminal")

@@ -119,6 +119,7 @@ Then:        plangit step add "..."   plangit next   plangit step done 1 --resul
 	pf.StringVar(&f.SessionFlag, "session", "", "session id (default: $PLANGIT_SESSION, else .code-agent/active)")
 	pf.BoolVar(&f.JSON, "json", false, `print one JSON envelope: {"success":true,"data":...} or {"success":false,"error":{...}}`)
 	pf.BoolVarP(&f.Quiet, "quiet", "q", false, "print nothing on success")
+	pf.BoolVar(&f.NoColor, "no-color", false, "no colour on a terminal (as NO_COLOR does)")
 	pf.StringVar(&f.IfRev, "if-rev", "", "for changes: fail with CONFLICT unless the session is at this revision")
 
 	root.AddGroup(&cobra.Group{ID: "plan", Title: "Plan:"}, &cobra.Group{ID: "record", Title: "Findings and errors:"},

@@ -51,7 +51,7 @@ func showRun(o *showOptions) error {
 		return err
 	}
 	return o.f.print(map[string]any{"session": s.ID, "rev": rev, "plan": st.Plan, "counts": st.Plan.Counts()}, func(w io.Writer) {
-		render.Plan(w, st.Plan, render.PlanOptions{All: o.All})
+		render.Plan(w, st.Plan, render.PlanOptions{All: o.All, Style: o.f.Style()})
 	})
 }
 
@@ -76,7 +76,7 @@ func NewCmdStatus(f *Factory) *cobra.Command {
 				"current": p.Current(), "ready": orEmpty(p.Ready()), "findings": len(st.Findings), "errors": len(st.Errors),
 				"updated": p.Updated, "iterations": p.Iterations,
 			}
-			return f.print(data, func(w io.Writer) { render.Status(w, st, f.Now()) })
+			return f.print(data, func(w io.Writer) { render.Status(w, st, f.Now(), f.Style()) })
 		},
 	}
 }

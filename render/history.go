@@ -15,13 +15,24 @@ const shortTime = "2006-01-02 15:04"
 
 // Log writes revisions one per line: hash, number, time, actor, progress,
 // summary.
-func Log(w io.Writer, revs []repo.Revision) {
+func Log(w io.Writer, revs []repo.Revision, s Style) {
 	if len(revs) == 0 {
 		fmt.Fprintln(w, "no revisions match")
 		return
 	}
 	for _, r := range revs {
-		fmt.Fprintf(w, "%s @%-3d %s  %-5s %3d/%-3d %s\n", r.Hash[:7], r.N, r.Time.UTC().Format(shortTime), r.Actor, r.Done, r.Total, r.Summary)
+		head := fmt.Sprintf("%s @%-3d %s  %-5s %3d/%-3d ", r.Hash[:7], r.N, r.Time.UTC().Format(shortTime), r.Actor, r.Done, r.Total)
+		if s == (Style{}) {
+			fmt.Fprintf(w, "%s%s\n", head, r.Summary)
+			continue
+		}
+		summary := r.Summary
+		if s.Width > 0 {
+			summary = fitText(summary, max(20, s.Width-Columns(head)))
+		}
+		fmt.Fprintf(w, "%s %s  %s %s %s %s\n", s.paint(yellow, r.Hash[:7]), s.paint(dim, fmt.Sprintf("@%-3d", r.N)),
+			s.paint(dim, r.Time.UTC().Format(shortTime)), s.paint(actorColor(r.Actor), fmt.Sprintf("%-5s", r.Actor)),
+			fmt.Sprintf("%3d/%-3d", r.Done, r.Total), summary)
 	}
 }
 
@@ -34,33 +45,50 @@ func endpoint(e history.Endpoint) string {
 
 // Diff writes a semantic diff, one change per line: + added, - removed,
 // ~ changed.
-func Diff(w io.Writer, d *history.Diff) {
+func Diff(w io.Writer, d *history.Diff, s Style) {
 	fmt.Fprintf(w, "%s → %s\n", endpoint(d.From), endpoint(d.To))
 	if len(d.Changes) == 0 {
 		fmt.Fprintln(w, "  no changes")
 		return
 	}
 	for _, c := range d.Changes {
-		mark := "~"
+		mark, color := "~", yellow
 		switch c.Action {
 		case "added":
-			mark = "+"
+			mark, color = "+", green
 		case "removed":
-			mark = "-"
+			mark, color = "-", red
 		}
-		fmt.Fprintf(w, "  %s %s\n", mark, oneLine(c.Detail))
+		fmt.Fprintf(w, "  %s %s\n", s.paint(color, mark), s.fitLine(oneLine(c.Detail)))
 	}
 }
 
 // TextDiff writes unified diffs of the files that changed.
-func TextDiff(w io.Writer, from, to history.Endpoint, files []history.FileDiff) {
+func TextDiff(w io.Writer, from, to history.Endpoint, files []history.FileDiff, s Style) {
 	if len(files) == 0 {
 		fmt.Fprintf(w, "no differences between %s and %s\n", endpoint(from), endpoint(to))
 		return
 	}
 	for _, f := range files {
-		fmt.Fprintf(w, "diff %s %s → %s\n", f.Name, endpoint(from), endpoint(to))
-		io.WriteString(w, f.Unified)
+		fmt.Fprintln(w, s.paint(bold, fmt.Sprintf("diff %s %s → %s", f.Name, endpoint(from), endpoint(to))))
+		if !s.Color {
+			io.WriteString(w, f.Unified)
+			continue
+		}
+		for _, line := range strings.SplitAfter(f.Unified, "\n") {
+			switch {
+			case strings.HasPrefix(line, "+++"), strings.HasPrefix(line, "---"):
+				io.WriteString(w, s.paint(bold, strings.TrimSuffix(line, "\n"))+"\n")
+			case strings.HasPrefix(line, "+"):
+				io.WriteString(w, s.paint(green, strings.TrimSuffix(line, "\n"))+"\n")
+			case strings.HasPrefix(line, "-"):
+				io.WriteString(w, s.paint(red, strings.TrimSuffix(line, "\n"))+"\n")
+			case strings.HasPrefix(line, "@@"):
+				io.WriteString(w, s.paint(cyan, strings.TrimSuffix(line, "\n"))+"\n")
+			default:
+				io.WriteString(w, line)
+			}
+		}
 	}
 }
 
@@ -95,18 +123,18 @@ func Blame(w io.Writer, lines []history.BlameLine) {
 // Timeline writes when each step started and finished and how long it took.
 // With chart, each step also gets a bar on a shared time axis, for a
 // terminal.
-func Timeline(w io.Writer, spans []history.Span, now time.Time, chart bool) {
+func Timeline(w io.Writer, spans []history.Span, now time.Time, chart bool, style Style) {
 	if len(spans) == 0 {
 		fmt.Fprintln(w, "the plan has no steps")
 		return
 	}
 	var first, last time.Time
-	for _, s := range spans {
-		if !s.Started.IsZero() && (first.IsZero() || s.Started.Before(first)) {
-			first = s.Started
+	for _, sp := range spans {
+		if !sp.Started.IsZero() && (first.IsZero() || sp.Started.Before(first)) {
+			first = sp.Started
 		}
-		end := s.Finished
-		if end.IsZero() && s.Status == plan.StepInProgress {
+		end := sp.Finished
+		if end.IsZero() && sp.Status == plan.StepInProgress {
 			end = now
 		}
 		if end.After(last) {
@@ -114,24 +142,31 @@ func Timeline(w io.Writer, spans []history.Span, now time.Time, chart bool) {
 		}
 	}
 	const width = 30
-	for _, s := range spans {
+	for _, sp := range spans {
 		started, finished, took := "—", "—", ""
-		if !s.Started.IsZero() {
-			started = s.Started.UTC().Format(shortTime)
+		if !sp.Started.IsZero() {
+			started = sp.Started.UTC().Format(shortTime)
 		}
-		if !s.Finished.IsZero() {
-			finished = s.Finished.UTC().Format(shortTime)
+		if !sp.Finished.IsZero() {
+			finished = sp.Finished.UTC().Format(shortTime)
 		}
-		if s.Duration > 0 || (!s.Started.IsZero() && !s.Finished.IsZero()) {
-			took = plan.FormatDuration(s.Duration)
-		} else if s.Status == plan.StepInProgress && !s.Started.IsZero() {
-			took = plan.FormatDuration(now.Sub(s.Started)) + "…"
+		if !sp.Started.IsZero() && !sp.Finished.IsZero() {
+			took = plan.FormatDuration(sp.Duration)
+		} else if sp.Status == plan.StepInProgress && !sp.Started.IsZero() {
+			took = plan.FormatDuration(now.Sub(sp.Started)) + "…"
 		}
-		line := fmt.Sprintf("%s %-3s %-16s  %-16s  %-7s", s.Status.Icon(), s.Step, started, finished, took)
+		cols := fmt.Sprintf(" %-3s %-16s  %-16s  %-7s", sp.Step, started, finished, took)
+		line := style.paint(statusColor(sp.Status), sp.Status.Icon()) + cols
+		used := Columns(sp.Status.Icon() + cols)
 		if chart {
-			line += " " + bar(s, first, last, now, width)
+			line += " " + style.paint(statusColor(sp.Status), bar(sp, first, last, now, width))
+			used += width + 3
 		}
-		fmt.Fprintf(w, "%s %s\n", line, oneLine(s.Text))
+		text := oneLine(sp.Text)
+		if style.Width > 0 {
+			text = fitText(text, max(12, style.Width-used-1))
+		}
+		fmt.Fprintf(w, "%s %s\n", line, text)
 	}
 }
 

@@ -3,6 +3,7 @@ package render
 import (
 	"bytes"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -55,7 +56,7 @@ func TestTextViews(t *testing.T) {
 	views := map[string]func(*bytes.Buffer){
 		"plan.txt":     func(b *bytes.Buffer) { Plan(b, st.Plan, PlanOptions{}) },
 		"plan_all.txt": func(b *bytes.Buffer) { Plan(b, st.Plan, PlanOptions{All: true}) },
-		"status.txt":   func(b *bytes.Buffer) { Status(b, st, now) },
+		"status.txt":   func(b *bytes.Buffer) { Status(b, st, now, Style{}) },
 		"summary.txt":  func(b *bytes.Buffer) { b.WriteString(Summary(st)) },
 		"ready.txt":    func(b *bytes.Buffer) { Ready(b, st.Plan, st.Plan.Ready()) },
 		"findings.txt": func(b *bytes.Buffer) { Findings(b, st.Findings) },
@@ -70,11 +71,56 @@ func TestTextViews(t *testing.T) {
 	}
 }
 
+// TestTerminalViews: the same views on a terminal, 72 columns wide, with
+// and without colour.
+func TestTerminalViews(t *testing.T) {
+	st := sampleState(t)
+	st.Plan.Phases[1].Steps[1].Text = "Use it in GetUser, and in GetUsers, ListUsers and every other path that reads a user"
+	now := t0.Add(90 * time.Minute)
+	for _, color := range []bool{false, true} {
+		s := Style{Color: color, Bars: true, Width: 72}
+		suffix := map[bool]string{false: "", true: "_color"}[color]
+		var b bytes.Buffer
+		Plan(&b, st.Plan, PlanOptions{All: true, Style: s})
+		repotest.Golden(t, "term_plan"+suffix+".txt", b.Bytes())
+		b.Reset()
+		Status(&b, st, now, s)
+		repotest.Golden(t, "term_status"+suffix+".txt", b.Bytes())
+	}
+	for _, line := range strings.Split(termPlain(t), "\n") {
+		if Columns(line) > 72 {
+			t.Errorf("line wider than the terminal: %q (%d)", line, Columns(line))
+		}
+	}
+}
+
+func termPlain(t *testing.T) string {
+	var b bytes.Buffer
+	st := sampleState(t)
+	st.Plan.Phases[1].Steps[1].Text = strings.Repeat("a very long step text ", 10)
+	Plan(&b, st.Plan, PlanOptions{All: true, Style: Style{Bars: true, Width: 72}})
+	return b.String()
+}
+
+func TestColumns(t *testing.T) {
+	for s, want := range map[string]int{"abc": 3, "中文": 4, "●": 1, "🙂x": 3, "": 0} {
+		if got := Columns(s); got != want {
+			t.Errorf("%q: %d, want %d", s, got, want)
+		}
+	}
+	if got := fitText("缓存用户查询而不改变公共接口", 9); got != "缓存用户…" || Columns(got) > 9 {
+		t.Errorf("fit: %q", got)
+	}
+	if Bar(1, 4, 8) != "██░░░░░░" || Bar(0, 0, 3) != "░░░" {
+		t.Error(Bar(1, 4, 8))
+	}
+}
+
 func TestEmptyViews(t *testing.T) {
 	p, _ := plan.New("", "Empty", "", nil, t0, true)
 	var b bytes.Buffer
 	Plan(&b, p, PlanOptions{})
-	Status(&b, &plan.State{Plan: p}, t0)
+	Status(&b, &plan.State{Plan: p}, t0, Style{})
 	Ready(&b, p, nil)
 	Findings(&b, nil)
 	Errors(&b, nil)

@@ -11,7 +11,16 @@ import (
 
 // PlanOptions control the plan view.
 type PlanOptions struct {
-	All bool // show completed steps too
+	All   bool // show completed steps too
+	Style Style
+}
+
+// barWidth is the width of the plan's progress bar on a terminal.
+func barWidth(s Style) int {
+	if s.Width > 0 {
+		return max(10, min(40, s.Width-20))
+	}
+	return 30
 }
 
 // StepLine is one step on one line: icon, id, text, then what matters about
@@ -49,57 +58,69 @@ func StepLine(p *plan.Plan, s *plan.Step) string {
 // Plan writes the plan as people read it in a terminal. Completed steps are
 // hidden unless o.All, as an agent rereading its plan needs what is left.
 func Plan(w io.Writer, p *plan.Plan, o PlanOptions) {
+	s := o.Style
 	c := p.Counts()
-	fmt.Fprintf(w, "%s  [%s · %d/%d done]\n", p.Title, p.Status, c.Done, c.Total)
+	if s.Bars {
+		fmt.Fprintf(w, "%s  %s\n", s.paint(bold, s.fitLine(p.Title)), s.paint(planColor(p.Status), string(p.Status)))
+		fmt.Fprintln(w, s.progressBar(c.Done, c.Total, barWidth(s)))
+	} else {
+		fmt.Fprintf(w, "%s  [%s · %d/%d done]\n", p.Title, p.Status, c.Done, c.Total)
+	}
 	if p.Goal != "" {
-		fmt.Fprintf(w, "Goal: %s\n", indentRest(p.Goal, "      "))
+		fmt.Fprintf(w, "%s %s\n", s.paint(dim, "Goal:"), indentRest(p.Goal, "      "))
 	}
 	if p.Result != "" {
-		fmt.Fprintf(w, "Result: %s\n", indentRest(p.Result, "        "))
+		fmt.Fprintf(w, "%s %s\n", s.paint(dim, "Result:"), indentRest(p.Result, "        "))
 	}
 	if p.Reason != "" {
-		fmt.Fprintf(w, "Reason: %s\n", indentRest(p.Reason, "        "))
+		fmt.Fprintf(w, "%s %s\n", s.paint(dim, "Reason:"), indentRest(p.Reason, "        "))
 	}
 	for _, ph := range p.Phases {
 		done := 0
-		for _, s := range ph.Steps {
-			if s.Status.Resolved() {
+		for _, st := range ph.Steps {
+			if st.Status.Resolved() {
 				done++
 			}
 		}
-		fmt.Fprintf(w, "\n%s Phase %s: %s  (%d/%d)\n", ph.Status().Icon(), ph.ID, ph.Title, done, len(ph.Steps))
+		status := ph.Status()
+		name := fmt.Sprintf("Phase %s: %s", ph.ID, ph.Title)
+		if s.Bars {
+			fmt.Fprintf(w, "\n%s %s  %s\n", s.paint(phaseColor(status), status.Icon()), s.paint(bold, s.fitLine(name)), s.progressBar(done, len(ph.Steps), 10))
+		} else {
+			fmt.Fprintf(w, "\n%s %s  (%d/%d)\n", status.Icon(), name, done, len(ph.Steps))
+		}
 		hidden := 0
-		for _, s := range ph.Steps {
-			if !o.All && s.Status == plan.StepCompleted {
+		for _, st := range ph.Steps {
+			if !o.All && st.Status == plan.StepCompleted {
 				hidden++
 				continue
 			}
-			fmt.Fprintf(w, "  %s\n", StepLine(p, s))
-			if o.All && s.Result != "" {
-				fmt.Fprintf(w, "      result: %s\n", indentRest(s.Result, "              "))
+			fmt.Fprintf(w, "  %s\n", s.styledStep(p, st, 2))
+			if o.All && st.Result != "" {
+				fmt.Fprintf(w, "      %s %s\n", s.paint(dim, "result:"), indentRest(st.Result, "              "))
 			}
 		}
 		if hidden > 0 {
-			fmt.Fprintf(w, "  (%d completed hidden; --all shows them)\n", hidden)
+			fmt.Fprintf(w, "  %s\n", s.paint(dim, fmt.Sprintf("(%d completed hidden; --all shows them)", hidden)))
 		}
 	}
 	if len(p.Phases) == 0 {
 		fmt.Fprintln(w, "\nNo steps yet: plangit step add \"...\"")
 	}
 	if cur := p.Current(); cur != nil {
-		fmt.Fprintf(w, "\nCurrent: %s %s\n", cur.ID, oneLine(cur.Text))
+		fmt.Fprintf(w, "\n%s %s %s\n", s.paint(bold, "Current:"), cur.ID, s.fitLine(oneLine(cur.Text)))
 	}
 	if ready := p.Ready(); len(ready) > 0 {
-		fmt.Fprintf(w, "Next: %s %s\n", ready[0].ID, oneLine(ready[0].Text))
+		fmt.Fprintf(w, "%s %s %s\n", s.paint(bold, "Next:"), ready[0].ID, s.fitLine(oneLine(ready[0].Text)))
 	}
 }
 
 // Status writes a few lines on where the plan stands.
-func Status(w io.Writer, st *plan.State, now time.Time) {
+func Status(w io.Writer, st *plan.State, now time.Time, s Style) {
 	p := st.Plan
 	c := p.Counts()
-	fmt.Fprintln(w, p.Title)
-	parts := []string{string(p.Status), fmt.Sprintf("%d/%d steps done (%d%%)", c.Done, c.Total, percent(c.Done, c.Total))}
+	fmt.Fprintln(w, s.paint(bold, p.Title))
+	parts := []string{s.paint(planColor(p.Status), string(p.Status)), fmt.Sprintf("%d/%d steps done (%d%%)", c.Done, c.Total, percent(c.Done, c.Total))}
 	for _, x := range []struct {
 		n    int
 		name string
@@ -109,11 +130,14 @@ func Status(w io.Writer, st *plan.State, now time.Time) {
 		}
 	}
 	fmt.Fprintln(w, strings.Join(parts, " · "))
+	if s.Bars {
+		fmt.Fprintln(w, s.progressBar(c.Done, c.Total, barWidth(s)))
+	}
 	if cur := p.Current(); cur != nil {
-		fmt.Fprintf(w, "current: %s\n", StepLine(p, cur))
+		fmt.Fprintf(w, "current: %s\n", s.styledStep(p, cur, 9))
 	}
 	if ready := p.Ready(); len(ready) > 0 {
-		fmt.Fprintf(w, "ready:   %s\n", StepLine(p, ready[0]))
+		fmt.Fprintf(w, "ready:   %s\n", s.styledStep(p, ready[0], 9))
 		if len(ready) > 1 {
 			fmt.Fprintf(w, "         (+%d more ready)\n", len(ready)-1)
 		}
