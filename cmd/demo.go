@@ -141,6 +141,7 @@ func demoRun(f *Factory, dir string) error {
 	fmt.Fprintf(w, "\nThe project is in %s\n", dir)
 	fmt.Fprintf(w, "  git -C %s log --stat          # the plan's history, read by the real git\n", s.Dir)
 	fmt.Fprintf(w, "  plangit --root %s show --all  # the plan\n", dir)
+	fmt.Fprintf(w, "  plangit --root %s report --html plan.html  # the plan and its history as one page\n", dir)
 	return nil
 }
 

@@ -3,6 +3,7 @@ package cmd
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -238,4 +239,47 @@ removed, so a pack that fails to finish loses nothing.`,
 			})
 		},
 	}
+}
+
+// NewCmdGraph builds `plangit graph`.
+func NewCmdGraph(f *Factory) *cobra.Command {
+	var format, rev string
+	c := &cobra.Command{
+		Use:   "graph",
+		Short: "Print the step dependency graph, phases as clusters (Mermaid or Graphviz DOT)",
+		Long: `graph prints the plan's dependency graph: a node per step, coloured by status, phases as
+clusters, an arrow from each step to the steps that need it. Mermaid renders on GitHub (in a
+` + "```mermaid" + ` block); DOT renders with Graphviz: plangit graph --format dot | dot -Tsvg > plan.svg`,
+		Example: `  plangit graph
+  plangit graph --format dot --rev @5 | dot -Tpng > plan.png`,
+		Args: exactArgs(0, "no arguments"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if format != "mermaid" && format != "dot" {
+				return usagef("--format is mermaid or dot, not %q", format)
+			}
+			s, err := f.Session()
+			if err != nil {
+				return err
+			}
+			var st *plan.State
+			if rev != "" {
+				st, _, err = s.StateAt(rev)
+			} else {
+				st, err = s.State()
+			}
+			if err != nil {
+				return err
+			}
+			var b strings.Builder
+			if format == "dot" {
+				render.DOT(&b, st.Plan)
+			} else {
+				render.Mermaid(&b, st.Plan)
+			}
+			return f.print(map[string]any{"format": format, "graph": b.String()}, func(w io.Writer) { io.WriteString(w, b.String()) })
+		},
+	}
+	c.Flags().StringVar(&format, "format", "mermaid", "mermaid or dot")
+	c.Flags().StringVar(&rev, "rev", "", "the plan as it was at this revision")
+	return c
 }

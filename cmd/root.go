@@ -137,7 +137,7 @@ Then:        plangit step add "..."   plangit next   plangit step done 1 --resul
 		c.GroupID = "record"
 		root.AddCommand(c)
 	}
-	for _, c := range []*cobra.Command{NewCmdLog(f), NewCmdDiff(f), NewCmdBlame(f), NewCmdTimeline(f), NewCmdRollback(f), NewCmdUndo(f)} {
+	for _, c := range []*cobra.Command{NewCmdLog(f), NewCmdDiff(f), NewCmdBlame(f), NewCmdTimeline(f), NewCmdRollback(f), NewCmdUndo(f), NewCmdGraph(f), NewCmdReport(f)} {
 		c.GroupID = "history"
 		root.AddCommand(c)
 	}

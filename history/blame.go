@@ -75,13 +75,13 @@ func Blame(s *repo.Session) ([]BlameLine, error) {
 // revisionChanges is the semantic diff a revision made; nil when it cannot
 // be read.
 func revisionChanges(s *repo.Session, r repo.Revision) []Change {
-	after, _, err := s.StateAt(r.Hash)
+	after, err := s.StateOf(r.Hash)
 	if err != nil {
 		return nil
 	}
 	before := &plan.State{Plan: &plan.Plan{}}
 	if r.Parent != "" {
-		if before, _, err = s.StateAt(r.Parent); err != nil {
+		if before, err = s.StateOf(r.Parent); err != nil {
 			return nil
 		}
 	}

@@ -23,11 +23,11 @@ var t0 = time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC)
 // Each change advances the clock by a minute.
 type session struct {
 	*repo.Session
-	t   *testing.T
+	t   testing.TB
 	now time.Time
 }
 
-func newSession(t *testing.T, n int) *session {
+func newSession(t testing.TB, n int) *session {
 	t.Helper()
 	p, _ := plan.New("s1", "History test", "exercise history", []string{"Work"}, t0, false)
 	for i := 1; i <= n; i++ {

@@ -59,7 +59,7 @@ func RevertStep(s *repo.Session, id string, opts repo.Options) (*repo.Result, er
 			if !ok {
 				continue
 			}
-			before, _, err := s.StateAt(r.Parent)
+			before, err := s.StateOf(r.Parent)
 			if err != nil {
 				return plan.Change{}, err
 			}

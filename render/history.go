@@ -141,21 +141,31 @@ func Timeline(w io.Writer, spans []history.Span, now time.Time, chart bool, styl
 			last = end
 		}
 	}
-	const width = 30
+	// On a terminal, dates lose their year and the chart gives way to the
+	// text when the terminal is narrow.
+	layout, dateW := shortTime, 16
+	if style.Width > 0 {
+		layout, dateW = "01-02 15:04", 11
+	}
+	width := 30
+	if style.Width > 0 {
+		width = min(width, style.Width-(1+5+2*(dateW+2)+8)-3-16)
+		chart = chart && width >= 8
+	}
 	for _, sp := range spans {
 		started, finished, took := "—", "—", ""
 		if !sp.Started.IsZero() {
-			started = sp.Started.UTC().Format(shortTime)
+			started = sp.Started.UTC().Format(layout)
 		}
 		if !sp.Finished.IsZero() {
-			finished = sp.Finished.UTC().Format(shortTime)
+			finished = sp.Finished.UTC().Format(layout)
 		}
 		if !sp.Started.IsZero() && !sp.Finished.IsZero() {
 			took = plan.FormatDuration(sp.Duration)
 		} else if sp.Status == plan.StepInProgress && !sp.Started.IsZero() {
 			took = plan.FormatDuration(now.Sub(sp.Started)) + "…"
 		}
-		cols := fmt.Sprintf(" %-3s %-16s  %-16s  %-7s", sp.Step, started, finished, took)
+		cols := fmt.Sprintf(" %-3s %-*s  %-*s  %-7s", sp.Step, dateW, started, dateW, finished, took)
 		line := style.paint(statusColor(sp.Status), sp.Status.Icon()) + cols
 		used := Columns(sp.Status.Icon() + cols)
 		if chart {
@@ -174,7 +184,11 @@ func Timeline(w io.Writer, spans []history.Span, now time.Time, chart bool, styl
 func bar(s history.Span, first, last, now time.Time, width int) string {
 	cells := []rune(strings.Repeat("·", width))
 	total := last.Sub(first)
-	if s.Started.IsZero() || total <= 0 {
+	if s.Started.IsZero() {
+		return "│" + string(cells) + "│"
+	}
+	if total <= 0 { // every step started and ended in the same second
+		cells[0] = '█'
 		return "│" + string(cells) + "│"
 	}
 	end := s.Finished

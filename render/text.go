@@ -47,7 +47,7 @@ func StepLine(p *plan.Plan, s *plan.Step) string {
 	case s.Retries == 1:
 		tags = append(tags, "1 retry")
 	case s.Retries > 1:
-		tags = append(tags, fmt.Sprintf("%d retries", s.Retries))
+		tags = append(tags, retries(s.Retries))
 	}
 	if len(tags) > 0 {
 		b.WriteString("  [" + strings.Join(tags, "; ") + "]")
@@ -269,4 +269,12 @@ func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 // indentRest indents every line of s after the first.
 func indentRest(s, indent string) string {
 	return strings.ReplaceAll(s, "\n", "\n"+indent)
+}
+
+// retries is a step's retry count: "1 retry", "2 retries".
+func retries(n int) string {
+	if n == 1 {
+		return "1 retry"
+	}
+	return fmt.Sprintf("%d retries", n)
 }

@@ -444,6 +444,29 @@ func (s *Session) FilesAt(rev string) (map[string][]byte, string, error) {
 	return files, h, nil
 }
 
+// FilesOf reads the files of a revision known to be on the branch — a Hash
+// or Parent from Revisions — without the lookup FilesAt makes to resolve
+// a name, which reads the revision log.
+func (s *Session) FilesOf(hash string) (map[string][]byte, error) {
+	if !plumbing.IsHash(hash) {
+		return nil, plan.Errorf(plan.CodeRevisionNotFound, "%q is not a full revision hash", clipID(hash))
+	}
+	files, err := s.objs.readFilesAt(plumbing.NewHash(hash))
+	if err != nil {
+		return nil, plan.WrapError(plan.CodeIOError, err, "cannot read revision %s", hash[:7])
+	}
+	return files, nil
+}
+
+// StateOf reads the state of a revision known to be on the branch.
+func (s *Session) StateOf(hash string) (*plan.State, error) {
+	files, err := s.FilesOf(hash)
+	if err != nil {
+		return nil, err
+	}
+	return plan.ParseState(files)
+}
+
 // StateAt reads the state of a revision.
 func (s *Session) StateAt(rev string) (*plan.State, string, error) {
 	files, h, err := s.FilesAt(rev)

@@ -1,0 +1,91 @@
+package render
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/plangit/plangit/plan"
+)
+
+// The dependency graph: one node per step, phases as clusters, an edge from
+// each step to the steps that need it, nodes coloured by status.
+
+// statusFill is each status's node colour: fill, then border.
+var statusFill = map[plan.StepStatus][2]string{
+	plan.StepPending:    {"#f6f8fa", "#8c959f"},
+	plan.StepInProgress: {"#fff8c5", "#bf8700"},
+	plan.StepCompleted:  {"#dafbe1", "#1a7f37"},
+	plan.StepFailed:     {"#ffebe9", "#cf222e"},
+	plan.StepBlocked:    {"#ffebe9", "#cf222e"},
+	plan.StepSkipped:    {"#eaeef2", "#6e7781"},
+}
+
+// nodeLabel is a step's label in a graph: icon, id and its text, cut.
+func nodeLabel(s *plan.Step, max int) string {
+	text := oneLine(s.Text)
+	if r := []rune(text); len(r) > max {
+		text = string(r[:max-1]) + "…"
+	}
+	return s.Status.Icon() + " " + s.ID + " " + text
+}
+
+// mermaidText escapes a label for a quoted Mermaid label.
+func mermaidText(s string) string {
+	r := strings.NewReplacer(`"`, "#quot;", "<", "#lt;", ">", "#gt;", "&", "#amp;", "`", "#96;", "#", "#35;", "\n", " ")
+	return r.Replace(s)
+}
+
+// Mermaid writes the graph as a Mermaid flowchart, which GitHub renders.
+func Mermaid(w io.Writer, p *plan.Plan) {
+	fmt.Fprintln(w, "flowchart LR")
+	for _, ph := range p.Phases {
+		fmt.Fprintf(w, "  subgraph P%s[\"%s\"]\n", ph.ID, mermaidText(ph.Status().Icon()+" Phase "+ph.ID+": "+ph.Title))
+		if len(ph.Steps) == 0 {
+			fmt.Fprintf(w, "    P%s_empty[\"no steps\"]\n", ph.ID)
+		}
+		for _, s := range ph.Steps {
+			fmt.Fprintf(w, "    S%s[\"%s\"]:::%s\n", s.ID, mermaidText(nodeLabel(s, 40)), s.Status)
+		}
+		fmt.Fprintln(w, "  end")
+	}
+	for _, s := range p.Steps() {
+		for _, n := range s.Needs {
+			fmt.Fprintf(w, "  S%s --> S%s\n", n, s.ID)
+		}
+	}
+	for _, st := range []plan.StepStatus{plan.StepPending, plan.StepInProgress, plan.StepCompleted, plan.StepFailed, plan.StepBlocked, plan.StepSkipped} {
+		c := statusFill[st]
+		fmt.Fprintf(w, "  classDef %s fill:%s,stroke:%s,color:#1f2328\n", st, c[0], c[1])
+	}
+}
+
+// dotText escapes a label for a quoted DOT string.
+func dotText(s string) string {
+	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`)
+	return r.Replace(s)
+}
+
+// DOT writes the graph in Graphviz's DOT language.
+func DOT(w io.Writer, p *plan.Plan) {
+	fmt.Fprintf(w, "digraph plan {\n")
+	fmt.Fprintf(w, "  label=\"%s\";\n  labelloc=t;\n  rankdir=LR;\n  fontname=\"Helvetica\";\n", dotText(p.Title))
+	fmt.Fprintf(w, "  node [shape=box, style=\"rounded,filled\", fontname=\"Helvetica\", fontsize=11];\n  edge [color=\"#57606a\"];\n")
+	for _, ph := range p.Phases {
+		fmt.Fprintf(w, "  subgraph cluster_%s {\n    label=\"%s\";\n    style=rounded;\n    color=\"#d0d7de\";\n", ph.ID, dotText(ph.Status().Icon()+" Phase "+ph.ID+": "+ph.Title))
+		if len(ph.Steps) == 0 {
+			fmt.Fprintf(w, "    p%s_empty [label=\"no steps\", style=dashed];\n", ph.ID)
+		}
+		for _, s := range ph.Steps {
+			c := statusFill[s.Status]
+			fmt.Fprintf(w, "    s%s [label=\"%s\", fillcolor=\"%s\", color=\"%s\", tooltip=\"%s\"];\n", s.ID, dotText(nodeLabel(s, 40)), c[0], c[1], dotText(oneLine(s.Text)))
+		}
+		fmt.Fprintln(w, "  }")
+	}
+	for _, s := range p.Steps() {
+		for _, n := range s.Needs {
+			fmt.Fprintf(w, "  s%s -> s%s;\n", n, s.ID)
+		}
+	}
+	fmt.Fprintln(w, "}")
+}

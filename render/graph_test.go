@@ -1,0 +1,53 @@
+package render
+
+import (
+	"bytes"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/plangit/plangit/plan"
+	"github.com/plangit/plangit/repo/repotest"
+)
+
+// trickyPlan has labels that must be escaped in every format.
+func trickyPlan(t *testing.T) *plan.Plan {
+	st := sampleState(t)
+	p := st.Plan
+	p.AddPhase(`Ship "v2" <now> & #later`, "", t0)
+	p.AddStep(plan.StepSpec{Text: "Quote \" backslash \\ backtick ` hash # angle <b>", Phase: "3", Needs: []string{"4"}}, t0)
+	return p
+}
+
+func TestGraphs(t *testing.T) {
+	p := trickyPlan(t)
+	var m, d bytes.Buffer
+	Mermaid(&m, p)
+	DOT(&d, p)
+	repotest.Golden(t, "graph.mmd", m.Bytes())
+	repotest.Golden(t, "graph.dot", d.Bytes())
+	for _, s := range p.Steps() {
+		if !strings.Contains(m.String(), "S"+s.ID+"[") || !strings.Contains(d.String(), "s"+s.ID+" [") {
+			t.Errorf("step %s is missing", s.ID)
+		}
+	}
+	if strings.Count(m.String(), "-->") != 4 || strings.Count(d.String(), "->") != 4 {
+		t.Error("one edge per need")
+	}
+}
+
+// TestDOTAcceptedByGraphviz: Graphviz's dot renders every DOT output.
+func TestDOTAcceptedByGraphviz(t *testing.T) {
+	dot := repotest.RequireTool(t, "dot")
+	empty, _ := plan.New("", "Empty plan", "", []string{"Nothing yet"}, t0, false)
+	for name, p := range map[string]*plan.Plan{"sample": sampleState(t).Plan, "tricky": trickyPlan(t), "empty": empty} {
+		var d bytes.Buffer
+		DOT(&d, p)
+		cmd := exec.Command(dot, "-Tsvg")
+		cmd.Stdin = &d
+		out, err := cmd.CombinedOutput()
+		if err != nil || !bytes.Contains(out, []byte("<svg")) {
+			t.Errorf("%s: dot -Tsvg: %v\n%s", name, err, out)
+		}
+	}
+}
