@@ -167,11 +167,11 @@ func (e *engine) userPromptSubmit() (*Output, error) {
 	if err != nil || s == nil {
 		return nil, err
 	}
-	st, err := s.State()
+	g, err := readGlance(s)
 	if err != nil {
 		return nil, err
 	}
-	if st.Plan.Status == plan.PlanPaused && isContinue(e.in.Prompt) {
+	if g.Status == plan.PlanPaused && isContinue(e.in.Prompt) {
 		res, err := s.Update(e.options(), func(st *plan.State) (plan.Change, error) {
 			hs := loadState(s)
 			hs.StopBlocks = 0
@@ -185,7 +185,7 @@ func (e *engine) userPromptSubmit() (*Output, error) {
 		}
 		return e.context(append([]string{"[plangit] Resumed the plan."}, strings.Split(strings.TrimSpace(render.Summary(res.State)), "\n")...)), nil
 	}
-	if !st.Plan.Status.Unfinished() {
+	if !g.Status.Unfinished() {
 		return nil, nil
 	}
 	if hs := loadState(s); hs.StopBlocks > 0 {
@@ -196,7 +196,7 @@ func (e *engine) userPromptSubmit() (*Output, error) {
 			return hs.save(s)
 		})
 	}
-	return e.context([]string{render.StatusLine(st.Plan)}), nil
+	return e.context([]string{g.StatusLine}), nil
 }
 
 // preToolUse gives critical tools the current step and their error
@@ -214,16 +214,16 @@ func (e *engine) preToolUse() (*Output, error) {
 	if err != nil || s == nil {
 		return nil, err
 	}
-	st, err := s.State()
+	g, err := readGlance(s)
 	if err != nil {
 		return nil, err
 	}
 	out := &Output{}
-	if critical && st.Plan.Status.Unfinished() {
-		out.Context = render.Fit(render.ToolContext(st, tool), e.cfg.ContextBudget)
+	if critical && g.Status.Unfinished() {
+		out.Context = render.Fit(g.toolContext(tool), e.cfg.ContextBudget)
 	}
 	switch {
-	case gatePlan && st.Plan.Status == plan.PlanPending:
+	case gatePlan && g.Status == plan.PlanPending:
 		out.Permission = "ask"
 		out.PermissionReason = "plangit: the plan awaits approval. Review it (plangit show) and approve it (plangit approve) before changing files."
 	case gateStep:

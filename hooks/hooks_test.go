@@ -25,7 +25,7 @@ type fixture struct {
 	now  time.Time
 }
 
-func newFixture(t *testing.T) *fixture {
+func newFixture(t testing.TB) *fixture {
 	f := &fixture{t: t, root: t.TempDir(), now: t0.Add(time.Hour)}
 	os.MkdirAll(filepath.Join(f.root, repo.DirName), 0o755)
 	t.Cleanup(func() { repotest.CheckAll(t, f.root) })
@@ -238,6 +238,64 @@ func TestPreToolUse(t *testing.T) {
 		if startsStep(cmd) != want {
 			t.Errorf("startsStep(%q) = %v", cmd, !want)
 		}
+	}
+}
+
+// TestGlance: the read-only hooks answer from the glance while the files
+// stand, and see every change — plangit's, a hand edit, a damaged glance.
+func TestGlance(t *testing.T) {
+	f := newFixture(t)
+	s := f.withPlan(sessionID)
+	first := f.run("pre_tool_use_bash.json")
+	glancePath := s.PrivatePath(glanceFile)
+	if _, err := os.Stat(glancePath); err != nil {
+		t.Fatalf("no glance written: %v", err)
+	}
+	if again := f.run("pre_tool_use_bash.json"); again != first {
+		t.Errorf("the glance answers differently:\n%s\n%s", again, first)
+	}
+	// A glance whose key matches answers without reading the plan: a
+	// planted answer shows it is the one read.
+	b, _ := os.ReadFile(glancePath)
+	os.WriteFile(glancePath, bytes.ReplaceAll(b, []byte("Design the cache"), []byte("Planted step")), 0o644)
+	if out := f.run("pre_tool_use_bash.json"); !strings.Contains(out, "Planted step") {
+		t.Errorf("the glance was not used: %s", out)
+	}
+
+	// A change through plangit.
+	if _, err := s.Update(repo.Options{Now: t0.Add(2 * time.Hour)}, func(st *plan.State) (plan.Change, error) {
+		return st.Plan.Transition("2", plan.ActDone, plan.TransitionOpts{}, t0.Add(2*time.Hour))
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if out := f.run("pre_tool_use_bash.json"); !strings.Contains(out, "next is ○ 3  Build the cache layer") {
+		t.Errorf("after a change: %s", out)
+	}
+	if out := f.run("user_prompt_submit_other.json"); !strings.Contains(out, "2/4 steps done") {
+		t.Errorf("status after a change: %s", out)
+	}
+
+	// A hand edit in place, the same size.
+	planPath := filepath.Join(s.Dir, plan.PlanFile)
+	b, _ = os.ReadFile(planPath)
+	os.WriteFile(planPath, bytes.Replace(b, []byte("Build the cache layer"), []byte("Write the cache layer"), 1), 0o644)
+	if out := f.run("pre_tool_use_bash.json"); !strings.Contains(out, "Write the cache layer") {
+		t.Errorf("after a hand edit: %s", out)
+	}
+
+	// A damaged glance is recomputed.
+	os.WriteFile(glancePath, []byte("{not json"), 0o644)
+	if out := f.run("pre_tool_use_bash.json"); !strings.Contains(out, "Write the cache layer") {
+		t.Errorf("after a damaged glance: %s", out)
+	}
+	if b, _ := os.ReadFile(glancePath); !json.Valid(b) {
+		t.Error("the damaged glance was not replaced")
+	}
+	// The next change adopts the hand edit, so the session is clean again.
+	if _, err := s.Update(repo.Options{Now: t0.Add(3 * time.Hour)}, func(st *plan.State) (plan.Change, error) {
+		return st.Plan.Transition("3", plan.ActStart, plan.TransitionOpts{}, t0.Add(3*time.Hour))
+	}); err != nil {
+		t.Fatal(err)
 	}
 }
 

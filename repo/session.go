@@ -579,3 +579,21 @@ func message(ci commitInfo) string {
 	trailer(TrailerProgress, fmt.Sprintf("%d/%d", ci.counts.Done, ci.counts.Total))
 	return b.String()
 }
+
+// FilesKey identifies the working files as they stand — each one's size,
+// modification and change times and inode — so a cache of what was read
+// from them can tell it is still good without reading them. plangit
+// replaces files by rename, so every change it makes gives a new inode; an
+// editor's change moves the times.
+func (s *Session) FilesKey() string {
+	var b strings.Builder
+	for _, name := range plan.SessionFiles {
+		fi, err := os.Stat(filepath.Join(s.Dir, name))
+		if err != nil {
+			b.WriteString(name + ":-;")
+			continue
+		}
+		fmt.Fprintf(&b, "%s:%d:%d:%s;", name, fi.Size(), fi.ModTime().UnixNano(), statID(fi))
+	}
+	return b.String()
+}

@@ -1,0 +1,425 @@
+//go:build bench
+
+package main
+
+// The whole-process benchmark: plangit as an agent's host runs it, one
+// process per call, against what a user would run instead, in one run.
+//
+//	go test -tags bench -run Bench -v .
+//
+// It builds plangit (CGO_ENABLED=0, -trimpath, as the README installs it),
+// prepares sessions of 10, 1,000 and 10,000 revisions, and times each case
+// against its peer, alternating the two so that a change in the machine's
+// load hits both. It prints the median, the spread (10th to 90th
+// percentile) and the ratio of medians, and each ratio's budget (DESIGN.md
+// section 10). It fails only on a gross regression, a ratio more than twice
+// its budget, so a noisy machine cannot fail it; PLANGIT_BENCH_STRICT=1
+// fails on any budget missed.
+//
+// PLANGIT_BENCH_RUNS (default 41) sets the runs per case and
+// PLANGIT_BENCH_REVS (default 10000) the largest session; .ci/run uses a
+// smaller version.
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/plangit/plangit/plan"
+	"github.com/plangit/plangit/repo"
+)
+
+// benchSteps is how many steps the benchmark plan has; benchFree of them,
+// in the last phase, need nothing, so `step done` can complete one per run.
+const (
+	benchPhases = 4
+	benchSteps  = 40
+	benchFree   = 200
+)
+
+func envInt(name string, def int) int {
+	if n, err := strconv.Atoi(os.Getenv(name)); err == nil && n > 0 {
+		return n
+	}
+	return def
+}
+
+// timing is one command's runs.
+type timing struct {
+	times  []time.Duration
+	maxRSS int64 // KB
+}
+
+func (t *timing) median() time.Duration { return pct(t.times, 50) }
+
+func pct(ts []time.Duration, p int) time.Duration {
+	s := slices.Clone(ts)
+	slices.Sort(s)
+	return s[min(len(s)-1, len(s)*p/100)]
+}
+
+func (t *timing) spread() string {
+	return fmt.Sprintf("%s–%s", ms(pct(t.times, 10)), ms(pct(t.times, 90)))
+}
+
+func ms(d time.Duration) string { return fmt.Sprintf("%.2f", float64(d.Microseconds())/1000) }
+
+// bench runs plangit and the programs it is measured against.
+type bench struct {
+	t       *testing.T
+	bin     string // the plangit binary
+	rsswrap string // runs a command and prints its peak memory
+	wrap    bool   // run through rsswrap, for memory, not time
+	env     []string
+	results []row
+	failed  bool
+}
+
+// row is one line of the report.
+type row struct {
+	name, a, b     string
+	ta, tb         *timing
+	ratio, budget  float64
+	note           string
+	sizeA, sizeB   int64
+	isSize, hasRSS bool
+}
+
+// run starts one process and times it to its exit.
+func (b *bench) run(dir string, stdin []byte, args ...string) (time.Duration, int64) {
+	b.t.Helper()
+	if b.wrap {
+		args = append([]string{b.rsswrap}, args...)
+	}
+	cmd := exec.Command(args[0], args[1:]...)
+	cmd.Dir = dir
+	cmd.Env = b.env
+	if stdin != nil {
+		cmd.Stdin = bytes.NewReader(stdin)
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	start := time.Now()
+	err := cmd.Run()
+	d := time.Since(start)
+	if err != nil {
+		b.t.Fatalf("%s: %v\n%s", strings.Join(args, " "), err, stderr.Bytes())
+	}
+	var rss int64
+	if b.wrap {
+		_, after, _ := strings.Cut(stderr.String(), "rsswrap maxrss ")
+		rss, _ = strconv.ParseInt(strings.TrimSpace(after), 10, 64)
+	}
+	return d, rss
+}
+
+// peak runs a plangit case three times more through rsswrap and records
+// its peak memory. (A process started by this test would count the test's
+// own memory as its peak.)
+func (b *bench) peak(t *timing, run func(int) (time.Duration, int64)) {
+	b.wrap = true
+	defer func() { b.wrap = false }()
+	for i := range 3 {
+		_, rss := run(1000 + i)
+		t.maxRSS = max(t.maxRSS, rss)
+	}
+}
+
+// pair times a against c, alternating which goes first, runs times each,
+// after one untimed run of each to warm the page cache.
+func (b *bench) pair(runs int, a, c func(i int) (time.Duration, int64)) (*timing, *timing) {
+	ta, tc := &timing{}, &timing{}
+	a(-1) // warm the page cache and the binary
+	c(-1)
+	for i := range runs {
+		first, second := a, c
+		tf, ts := ta, tc
+		if i%2 == 1 {
+			first, second, tf, ts = c, a, tc, ta
+		}
+		d, _ := first(i)
+		tf.times = append(tf.times, d)
+		d, _ = second(i)
+		ts.times = append(ts.times, d)
+	}
+	return ta, tc
+}
+
+func (b *bench) record(r row) {
+	if r.isSize {
+		r.ratio = float64(r.sizeA) / float64(r.sizeB)
+	} else {
+		r.ratio = float64(r.ta.median()) / float64(r.tb.median())
+	}
+	switch {
+	case r.ratio > 2*r.budget:
+		r.note = "GROSS REGRESSION"
+		b.failed = true
+	case r.ratio > r.budget:
+		r.note = "over budget"
+		if os.Getenv("PLANGIT_BENCH_STRICT") != "" {
+			b.failed = true
+		}
+	default:
+		r.note = "ok"
+	}
+	b.results = append(b.results, r)
+}
+
+// benchPlan is a plan as a long agent session leaves it: phases of steps
+// that need the one before, and a last phase of independent steps.
+func benchPlan(t *testing.T, now time.Time) *plan.State {
+	p, err := plan.New("bench", "Add caching to UserService", "cache user lookups without changing the public API", nil, now, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for ph := 1; ph <= benchPhases; ph++ {
+		p.AddPhase(fmt.Sprintf("Phase %d of the work", ph), "", now)
+		for i := 1; i <= benchSteps/benchPhases; i++ {
+			spec := plan.StepSpec{Text: fmt.Sprintf("Change pkg/file%d_%d.go and run the tests", ph, i), Phase: strconv.Itoa(ph)}
+			if n := len(p.Steps()); n > 0 {
+				spec.Needs = []string{p.Steps()[n-1].ID}
+			}
+			if _, err := p.AddStep(spec, now); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	p.AddPhase("Independent checks", "", now)
+	for i := 1; i <= benchFree; i++ {
+		if _, err := p.AddStep(plan.StepSpec{Text: fmt.Sprintf("Check case %d", i), Phase: strconv.Itoa(benchPhases + 1)}, now); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st := &plan.State{Plan: p}
+	st.Findings.Add(plan.Finding{Category: plan.CatCode, Title: "GetUser is the hot path", Source: "service.go:42", Content: "70% of calls, all uncached"}, now)
+	st.Errors.Record(plan.ErrorRecord{Tool: "Bash", Message: "go test ./...: TestCache timed out after 30s", Step: "3"}, now)
+	return st
+}
+
+// makeSession creates a session of revs revisions in root: the plan, then
+// step changes (start, progress, done) through the first benchSteps steps,
+// round and round, as an agent's work makes them.
+func makeSession(t *testing.T, root, id string, revs int) *repo.Session {
+	now := time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC)
+	s, _, err := repo.Project{Root: root}.Create(id, benchPlan(t, now), plan.Change{Op: "init", Summary: "init"}, repo.Options{Now: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i < revs; i++ {
+		now = now.Add(time.Second)
+		o := repo.Options{Now: now, Meta: repo.Meta{Actor: "agent"}}
+		_, err := s.Update(o, func(st *plan.State) (plan.Change, error) {
+			id := strconv.Itoa((i/7)%benchSteps + 1)
+			return st.Plan.SetProgress(id, plan.Progress{Current: i%7 + 1, Total: 8}, now)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	return s
+}
+
+func dirSize(t *testing.T, dir string) int64 {
+	var n int64
+	filepath.Walk(dir, func(_ string, fi os.FileInfo, err error) error {
+		if err == nil && fi.Mode().IsRegular() {
+			n += fi.Size()
+		}
+		return nil
+	})
+	return n
+}
+
+func TestBench(t *testing.T) {
+	runs := envInt("PLANGIT_BENCH_RUNS", 41)
+	big := envInt("PLANGIT_BENCH_REVS", 10000)
+	if runs > benchFree/4 {
+		t.Fatalf("PLANGIT_BENCH_RUNS is at most %d", benchFree/4)
+	}
+	work := t.TempDir()
+	b := &bench{t: t, bin: filepath.Join(work, "plangit")}
+	home := filepath.Join(work, "home")
+	os.MkdirAll(home, 0o755)
+	b.env = append(os.Environ(), "HOME="+home, "GIT_CONFIG_NOSYSTEM=1", "PLANGIT_ACTOR=agent",
+		"GIT_AUTHOR_NAME=bench", "GIT_AUTHOR_EMAIL=bench@example.com", "GIT_COMMITTER_NAME=bench", "GIT_COMMITTER_EMAIL=bench@example.com")
+
+	b.rsswrap = filepath.Join(work, "rsswrap")
+	for bin, pkg := range map[string]string{b.bin: ".", b.rsswrap: "./testdata/rsswrap"} {
+		build := exec.Command("go", "build", "-trimpath", "-o", bin, pkg)
+		build.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := build.CombinedOutput(); err != nil {
+			t.Fatalf("go build %s: %v\n%s", pkg, err, out)
+		}
+	}
+
+	// Sessions of 10, 1,000 and big revisions, each in its own project.
+	sizes := []int{10, 1000, big}
+	if big <= 1000 {
+		sizes = []int{10, big}
+	}
+	roots := map[int]string{}
+	for _, n := range sizes {
+		start := time.Now()
+		roots[n] = filepath.Join(work, fmt.Sprintf("p%d", n))
+		makeSession(t, roots[n], "s", n)
+		os.WriteFile(filepath.Join(roots[n], repo.DirName, "active"), []byte("s\n"), 0o644)
+		t.Logf("prepared a session of %d revisions in %s", n, time.Since(start).Round(time.Millisecond))
+	}
+	small := roots[10]
+	smallDir := filepath.Join(small, repo.DirName, "plans", "s")
+	pg := func(root string, stdin []byte, args ...string) func(int) (time.Duration, int64) {
+		return func(int) (time.Duration, int64) {
+			return b.run(root, stdin, append([]string{b.bin}, args...)...)
+		}
+	}
+	shellHook := func(int) (time.Duration, int64) {
+		return b.run(smallDir, nil, "sh", "-c", "cat task_plan.md 2>/dev/null | head -30")
+	}
+
+	// Read-only hooks against planning-with-files' shell hook, on the same plan.
+	payload := func(event, extra string) []byte {
+		return []byte(fmt.Sprintf(`{"session_id":"s","transcript_path":"/dev/null","cwd":%q,"permission_mode":"default","hook_event_name":%q%s}`, small, event, extra))
+	}
+	pre := payload("PreToolUse", `,"tool_name":"Bash","tool_input":{"command":"go test ./...","description":"Run the tests"},"tool_use_id":"toolu_01"`)
+	prompt := payload("UserPromptSubmit", `,"prompt":"add a test for cache expiry"`)
+	for _, c := range []struct {
+		name, event string
+		in          []byte
+	}{{"hook pre-tool-use", "pre-tool-use", pre}, {"hook user-prompt-submit", "user-prompt-submit", prompt}} {
+		ta, tb := b.pair(runs, pg(small, c.in, "hook", c.event), shellHook)
+		b.peak(ta, pg(small, c.in, "hook", c.event))
+		b.record(row{name: c.name, a: "plangit hook " + c.event, b: "sh -c 'cat task_plan.md | head -30'", ta: ta, tb: tb, budget: 1.0, hasRSS: true})
+	}
+	if revs := revCount(t, smallDir); revs != 10 {
+		t.Fatalf("read-only hooks committed: %d revisions, want 10", revs)
+	}
+
+	// A step change against git add + commit making the same edit in a
+	// plain repository. The peer's edit is written before it is timed.
+	peer := filepath.Join(work, "peer")
+	gitRun := func(args ...string) {
+		cmd := exec.Command("git", args...)
+		cmd.Dir, cmd.Env = peer, b.env
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	os.MkdirAll(peer, 0o755)
+	gitRun("init", "-q", "-b", "main")
+	for _, f := range []string{"task_plan.md", "findings.md", "errors.md"} {
+		data, _ := os.ReadFile(filepath.Join(smallDir, f))
+		os.WriteFile(filepath.Join(peer, f), data, 0o644)
+	}
+	gitRun("add", "-A")
+	gitRun("commit", "-q", "-m", "init")
+	// Each session's independent steps are completed one per run, in order.
+	next := map[int]int{}
+	done := func(n int) func(int) (time.Duration, int64) {
+		return func(int) (time.Duration, int64) {
+			next[n]++
+			return b.run(roots[n], nil, b.bin, "step", "done", strconv.Itoa(benchSteps+next[n]), "--result", "checked")
+		}
+	}
+	gitPair := func(i int) (time.Duration, int64) {
+		data, _ := os.ReadFile(filepath.Join(smallDir, "task_plan.md"))
+		os.WriteFile(filepath.Join(peer, "task_plan.md"), append(data, fmt.Sprintf("<!-- %d -->\n", i)...), 0o644)
+		return b.run(peer, nil, "sh", "-c", "git add -A && git commit -q -m msg")
+	}
+	ta, tb := b.pair(runs, done(10), gitPair)
+	b.peak(ta, done(10))
+	b.record(row{name: "step change", a: "plangit step done N", b: "git add -A && git commit", ta: ta, tb: tb, budget: 1.0, hasRSS: true})
+	for _, n := range sizes[1:] {
+		ta, tb := b.pair(runs, done(n), done(10))
+		b.peak(ta, done(n))
+		b.record(row{name: fmt.Sprintf("step change at %d revisions", n), a: fmt.Sprintf("at %d", n), b: "at 10", ta: ta, tb: tb, budget: 1.2, hasRSS: true})
+	}
+
+	// log against git log --oneline, both at the largest session.
+	bigDir := filepath.Join(roots[big], repo.DirName, "plans", "s")
+	ta, tb = b.pair(runs, pg(roots[big], nil, "log"), func(int) (time.Duration, int64) {
+		return b.run(bigDir, nil, "git", "log", "--oneline")
+	})
+	b.peak(ta, pg(roots[big], nil, "log"))
+	b.record(row{name: fmt.Sprintf("log at %d revisions", big), a: "plangit log", b: "git log --oneline", ta: ta, tb: tb, budget: 1.5, hasRSS: true})
+
+	// Size against the same repository after git gc.
+	copyDir := filepath.Join(work, "gc")
+	if out, err := exec.Command("cp", "-a", bigDir, copyDir).CombinedOutput(); err != nil {
+		t.Fatalf("cp: %v\n%s", err, out)
+	}
+	gc := exec.Command("git", "gc", "-q")
+	gc.Dir, gc.Env = copyDir, b.env
+	if out, err := gc.CombinedOutput(); err != nil {
+		t.Fatalf("git gc: %v\n%s", err, out)
+	}
+	b.record(row{name: fmt.Sprintf("size at %d revisions", big), a: "plangit", b: "after git gc", isSize: true,
+		sizeA: dirSize(t, filepath.Join(bigDir, ".git")), sizeB: dirSize(t, filepath.Join(copyDir, ".git")), budget: 1.5})
+
+	b.report(runs)
+	if b.failed {
+		t.Fail()
+	}
+}
+
+func revCount(t *testing.T, dir string) int {
+	out, err := exec.Command("git", "-C", dir, "rev-list", "--count", "HEAD").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, _ := strconv.Atoi(strings.TrimSpace(string(out)))
+	return n
+}
+
+func (b *bench) report(runs int) {
+	cpu := "unknown CPU"
+	if data, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		for _, line := range strings.Split(string(data), "\n") {
+			if strings.HasPrefix(line, "model name") {
+				cpu = strings.TrimSpace(strings.SplitN(line, ":", 2)[1])
+				break
+			}
+		}
+	}
+	fmt.Printf("\nplangit whole-process benchmark: %s, %d CPUs, %s/%s, %s; %d runs per case, alternating; times in ms, median (p10–p90)\n\n",
+		cpu, runtime.NumCPU(), runtime.GOOS, runtime.GOARCH, runtime.Version(), runs)
+	fmt.Println("| case | plangit | peer | ratio | budget | max RSS | |")
+	fmt.Println("|---|---|---|---:|---:|---:|---|")
+	var peak int64
+	for _, r := range b.results {
+		if r.isSize {
+			fmt.Printf("| %s | %s: %s | %s: %s | %.2f× | ≤ %.1f× | | %s |\n", r.name, r.a, mb(r.sizeA), r.b, mb(r.sizeB), r.ratio, r.budget, r.note)
+			continue
+		}
+		rss := ""
+		if r.hasRSS {
+			rss = fmt.Sprintf("%.1f MB", float64(r.ta.maxRSS)/1024)
+			peak = max(peak, r.ta.maxRSS)
+		}
+		op := "≤"
+		if r.budget == 1.0 && strings.HasPrefix(r.name, "step change") && !strings.Contains(r.name, "at ") {
+			op = "<"
+		}
+		fmt.Printf("| %s | %s: %s (%s) | %s: %s (%s) | %.2f× | %s %.1f× | %s | %s |\n",
+			r.name, r.a, ms(r.ta.median()), r.ta.spread(), r.b, ms(r.tb.median()), r.tb.spread(), r.ratio, op, r.budget, rss, r.note)
+	}
+	note := "ok"
+	switch {
+	case peak >= 60*1024:
+		note = "GROSS REGRESSION"
+		b.failed = true
+	case peak >= 30*1024:
+		note = "over budget"
+	}
+	fmt.Printf("| peak memory of any plangit case | %.1f MB | | | < 30 MB | | %s |\n\n", float64(peak)/1024, note)
+}
+
+func mb(n int64) string { return fmt.Sprintf("%.2f MB", float64(n)/(1024*1024)) }

@@ -1,0 +1,42 @@
+package hooks
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// BenchmarkHook times each event's decision in-process, on the standard
+// plan, from the payload Claude Code sends to the answer: the cost a hook
+// adds on top of starting the process. Events that record something (a
+// failure, a todo sync, a checkpoint) include their commit.
+func BenchmarkHook(b *testing.B) {
+	for _, payload := range []string{
+		"session_start_startup.json", "user_prompt_submit_other.json", "pre_tool_use_bash.json",
+		"pre_tool_use_read.json", "post_tool_use_read.json", "post_tool_use_todowrite.json",
+		"post_tool_use_failure_bash.json", "stop.json", "pre_compact.json", "session_end.json",
+	} {
+		b.Run(strings.TrimSuffix(payload, ".json"), func(b *testing.B) {
+			f := newFixture(b)
+			f.withPlan(sessionID)
+			raw, err := os.ReadFile(filepath.Join("..", "testdata", "hooks", payload))
+			if err != nil {
+				b.Fatal(err)
+			}
+			raw = bytes.ReplaceAll(raw, []byte("{{CWD}}"), []byte(f.root))
+			raw = bytes.ReplaceAll(raw, []byte("{{SESSION}}"), []byte(sessionID))
+			event := strings.SplitN(payload, ".", 2)[0]
+			now := t0.Add(time.Hour)
+			env := Env{Now: func() time.Time { now = now.Add(time.Second); return now }}
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, code := Run(Claude{}, event, bytes.NewReader(raw), env); code != 0 {
+					b.Fatalf("exit code %d", code)
+				}
+			}
+		})
+	}
+}
