@@ -34,6 +34,7 @@ import (
 	"time"
 
 	"github.com/plangit/plangit/plan"
+	"github.com/plangit/plangit/render"
 	"github.com/plangit/plangit/repo"
 )
 
@@ -408,7 +409,7 @@ func (b *bench) report(runs int) {
 	var peak int64
 	for _, r := range b.results {
 		if r.isSize {
-			fmt.Printf("| %s | %s: %s | %s: %s | %.2f× | ≤ %.1f× | | %s |\n", r.name, r.a, mb(r.sizeA), r.b, mb(r.sizeB), r.ratio, r.budget, r.note)
+			fmt.Printf("| %s | %s: %s | %s: %s | %.2f× | ≤ %.1f× | | %s |\n", r.name, r.a, render.Bytes(r.sizeA), r.b, render.Bytes(r.sizeB), r.ratio, r.budget, r.note)
 			continue
 		}
 		rss := ""
@@ -433,5 +434,3 @@ func (b *bench) report(runs int) {
 	}
 	fmt.Printf("| peak memory of any plangit case | %.1f MB | | | < 30 MB | | %s |\n\n", float64(peak)/1024, note)
 }
-
-func mb(n int64) string { return fmt.Sprintf("%.2f MB", float64(n)/(1024*1024)) }

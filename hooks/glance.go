@@ -40,12 +40,9 @@ func (g *glance) toolContext(tool string) []string {
 
 func newGlance(st *plan.State, key string) *glance {
 	g := &glance{Version: glanceVersion, Key: key, Status: st.Plan.Status, StatusLine: render.StatusLine(st.Plan),
-		Step: render.ToolContext(st, "")}
+		Step: render.ToolContext(st, ""), Errors: map[string][]string{}}
 	for _, e := range st.Errors {
 		if _, ok := g.Errors[e.Tool]; !ok {
-			if g.Errors == nil {
-				g.Errors = map[string][]string{}
-			}
 			g.Errors[e.Tool] = render.ToolContext(st, e.Tool)
 		}
 	}

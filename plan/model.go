@@ -162,6 +162,17 @@ func (ph *Phase) Status() PhaseStatus {
 	return PhasePending
 }
 
+// Done is how many of the phase's steps are resolved (completed or skipped).
+func (ph *Phase) Done() int {
+	n := 0
+	for _, s := range ph.Steps {
+		if s.Status.Resolved() {
+			n++
+		}
+	}
+	return n
+}
+
 // Icon is the phase status icon.
 func (s PhaseStatus) Icon() string {
 	switch s {

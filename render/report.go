@@ -139,12 +139,7 @@ func reportPlan(b *strings.Builder, p *plan.Plan) {
 		fmt.Fprintf(b, "<p>No steps yet.</p>\n")
 	}
 	for _, ph := range p.Phases {
-		done := 0
-		for _, s := range ph.Steps {
-			if s.Status.Resolved() {
-				done++
-			}
-		}
+		done := ph.Done()
 		st := ph.Status()
 		fmt.Fprintf(b, "<div class=\"phase\" id=\"phase-%s\">\n<h3><span class=\"icon\">%s</span> Phase %s: %s <span class=\"count\">%s %d/%d</span></h3>\n",
 			h(ph.ID), st.Icon(), h(ph.ID), h(ph.Title), htmlBar(done, len(ph.Steps), " small"), done, len(ph.Steps))

@@ -69,13 +69,7 @@ func MarkdownReport(w io.Writer, r *history.Report) {
 		b.WriteString("No steps yet.\n\n")
 	}
 	for _, ph := range p.Phases {
-		done := 0
-		for _, s := range ph.Steps {
-			if s.Status.Resolved() {
-				done++
-			}
-		}
-		fmt.Fprintf(b, "### %s Phase %s: %s (%d/%d)\n\n", ph.Status().Icon(), ph.ID, md(ph.Title), done, len(ph.Steps))
+		fmt.Fprintf(b, "### %s Phase %s: %s (%d/%d)\n\n", ph.Status().Icon(), ph.ID, md(ph.Title), ph.Done(), len(ph.Steps))
 		if ph.Notes != "" {
 			fmt.Fprintf(b, "> %s\n\n", md(ph.Notes))
 		}

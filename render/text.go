@@ -76,12 +76,7 @@ func Plan(w io.Writer, p *plan.Plan, o PlanOptions) {
 		fmt.Fprintf(w, "%s %s\n", s.paint(dim, "Reason:"), indentRest(p.Reason, "        "))
 	}
 	for _, ph := range p.Phases {
-		done := 0
-		for _, st := range ph.Steps {
-			if st.Status.Resolved() {
-				done++
-			}
-		}
+		done := ph.Done()
 		status := ph.Status()
 		name := fmt.Sprintf("Phase %s: %s", ph.ID, ph.Title)
 		if s.Bars {
