@@ -48,6 +48,14 @@ func CleanText(field, s string) (string, error) {
 	if len(s) > MaxText*4 {
 		return "", tooLong(field, len(s), MaxText)
 	}
+	// Control characters go before "<br>" is read, so that dropping one
+	// cannot make a "<br>" the next read would see.
+	s = strings.Map(func(r rune) rune {
+		if isControl(r) && r != '\n' && r != '\r' && r != '\t' {
+			return -1
+		}
+		return r
+	}, s)
 	s, err := cleanLines(field, strings.ReplaceAll(s, lineBreak, "\n"))
 	// The first line's indent cannot survive a one-line field.
 	return strings.TrimLeft(s, " \t"), err
