@@ -1,10 +1,12 @@
 package hooks
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
+
+	"github.com/plangit/plangit/repo"
 )
 
 // Claude is Claude Code's hook protocol: the event's JSON on stdin; the
@@ -18,58 +20,69 @@ type Claude struct{}
 
 var claudeContextEvents = []string{SessionStart, UserPromptSubmit, PreToolUse, PostToolUse, PostToolUseFailure}
 
-// claudeInput is the payload Claude Code sends.
-type claudeInput struct {
-	SessionID            string          `json:"session_id"`
-	Cwd                  string          `json:"cwd"`
-	HookEventName        string          `json:"hook_event_name"`
-	Source               string          `json:"source"`
-	Prompt               string          `json:"prompt"`
-	ToolName             string          `json:"tool_name"`
-	ToolInput            json.RawMessage `json:"tool_input"`
-	ToolResponse         json.RawMessage `json:"tool_response"`
-	Error                string          `json:"error"`
-	IsInterrupt          bool            `json:"is_interrupt"`
-	StopHookActive       bool            `json:"stop_hook_active"`
-	LastAssistantMessage string          `json:"last_assistant_message"`
-	Trigger              string          `json:"trigger"`
-}
-
-// Decode reads Claude Code's JSON. The payload's hook_event_name, when
-// present, names the event.
+// Decode reads Claude Code's JSON: session_id, cwd, hook_event_name,
+// source, prompt, tool_name, tool_input, tool_response, error,
+// is_interrupt, stop_hook_active, last_assistant_message and trigger, as
+// encoding/json would read them into a struct (names in any case, the
+// last of a repeated name, a wrong type an error). The payload's
+// hook_event_name, when present, names the event.
 func (Claude) Decode(event string, payload []byte) (*Input, error) {
-	var c claudeInput
-	if err := json.Unmarshal(payload, &c); err != nil {
+	in := &Input{}
+	var name string
+	strs := [...]struct {
+		key string
+		dst *string
+	}{{"session_id", &in.SessionID}, {"cwd", &in.Cwd}, {"hook_event_name", &name}, {"source", &in.Source},
+		{"prompt", &in.Prompt}, {"tool_name", &in.ToolName}, {"error", &in.Error},
+		{"last_assistant_message", &in.LastAssistantMessage}, {"trigger", &in.Trigger}}
+	bools := [...]struct {
+		key string
+		dst *bool
+	}{{"is_interrupt", &in.IsInterrupt}, {"stop_hook_active", &in.StopHookActive}}
+	raws := [...]struct {
+		key string
+		dst *json.RawMessage
+	}{{"tool_input", &in.ToolInput}, {"tool_response", &in.ToolResponse}}
+	err := members(payload, func(key string, value []byte) error {
+		for _, f := range strs {
+			if strings.EqualFold(key, f.key) {
+				s, ok := jsonString(value)
+				if !ok {
+					return fmt.Errorf("%s is not a string", f.key)
+				}
+				*f.dst = s
+				return nil
+			}
+		}
+		for _, f := range bools {
+			if strings.EqualFold(key, f.key) {
+				b, ok := jsonBool(value)
+				if !ok {
+					return fmt.Errorf("%s is not a boolean", f.key)
+				}
+				*f.dst = b
+				return nil
+			}
+		}
+		for _, f := range raws {
+			if strings.EqualFold(key, f.key) {
+				*f.dst = json.RawMessage(value)
+				return nil
+			}
+		}
+		return nil
+	})
+	if err != nil {
 		return nil, fmt.Errorf("malformed hook payload: %w", err)
 	}
-	if c.HookEventName != "" {
-		event = EventName(c.HookEventName)
+	if name != "" {
+		event = EventName(name)
 	}
-	if !slices.Contains([]string{SessionStart, UserPromptSubmit, PreToolUse, PostToolUse, PostToolUseFailure, Stop, SubagentStop, PreCompact, SessionEnd}, event) {
+	if !slices.Contains(repo.HookEvents, event) {
 		return nil, fmt.Errorf("unknown hook event %q", event)
 	}
-	return &Input{
-		Event: event, SessionID: c.SessionID, Cwd: c.Cwd, Source: c.Source, Prompt: c.Prompt,
-		ToolName: c.ToolName, ToolInput: c.ToolInput, ToolResponse: c.ToolResponse,
-		Error: c.Error, IsInterrupt: c.IsInterrupt, StopHookActive: c.StopHookActive,
-		LastAssistantMessage: c.LastAssistantMessage, Trigger: c.Trigger,
-	}, nil
-}
-
-type claudeOutput struct {
-	Continue           *bool                 `json:"continue,omitempty"`
-	StopReason         string                `json:"stopReason,omitempty"`
-	SystemMessage      string                `json:"systemMessage,omitempty"`
-	Decision           string                `json:"decision,omitempty"`
-	Reason             string                `json:"reason,omitempty"`
-	HookSpecificOutput *claudeSpecificOutput `json:"hookSpecificOutput,omitempty"`
-}
-
-type claudeSpecificOutput struct {
-	HookEventName            string `json:"hookEventName"`
-	AdditionalContext        string `json:"additionalContext,omitempty"`
-	PermissionDecision       string `json:"permissionDecision,omitempty"`
-	PermissionDecisionReason string `json:"permissionDecisionReason,omitempty"`
+	in.Event = event
+	return in, nil
 }
 
 // Encode writes Claude Code's answer; nothing at all when there is nothing
@@ -78,33 +91,28 @@ func (Claude) Encode(in *Input, out *Output) ([]byte, int) {
 	if out.empty() || in.Event == SessionEnd {
 		return nil, 0
 	}
-	var c claudeOutput
-	if out.Context != "" {
-		if slices.Contains(claudeContextEvents, in.Event) {
-			c.HookSpecificOutput = &claudeSpecificOutput{HookEventName: in.Event, AdditionalContext: out.Context}
-		} else {
-			c.SystemMessage = out.Context
-		}
+	var context, system string
+	if slices.Contains(claudeContextEvents, in.Event) {
+		context = out.Context
+	} else {
+		system = out.Context
 	}
-	if out.Permission != "" && in.Event == PreToolUse {
-		if c.HookSpecificOutput == nil {
-			c.HookSpecificOutput = &claudeSpecificOutput{HookEventName: in.Event}
-		}
-		c.HookSpecificOutput.PermissionDecision = out.Permission
-		c.HookSpecificOutput.PermissionDecisionReason = out.PermissionReason
-	}
-	if out.Block {
-		c.Decision, c.Reason = "block", out.Reason
-	}
+	var o jsonObject
 	if out.Stop {
-		no := false
-		c.Continue, c.StopReason = &no, out.StopReason
+		o = o.raw("continue", "false").str("stopReason", out.StopReason)
 	}
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(c); err != nil {
-		return nil, 0
+	o = o.str("systemMessage", system)
+	if out.Block {
+		o = o.str("decision", "block").str("reason", out.Reason)
 	}
-	return b.Bytes(), 0
+	permission := out.Permission != "" && in.Event == PreToolUse
+	if context != "" || permission {
+		var specific jsonObject
+		specific = specific.str("hookEventName", in.Event).str("additionalContext", context)
+		if permission {
+			specific = specific.str("permissionDecision", out.Permission).str("permissionDecisionReason", out.PermissionReason)
+		}
+		o = o.raw("hookSpecificOutput", string(specific.close()))
+	}
+	return append(o.close(), '\n'), 0
 }

@@ -188,7 +188,7 @@ func (e *engine) userPromptSubmit() (*Output, error) {
 	if !g.Status.Unfinished() {
 		return nil, nil
 	}
-	if hs := loadState(s); hs.StopBlocks > 0 {
+	if stopBlocks(s) > 0 {
 		// A new turn: the Stop gate starts counting again.
 		s.Locked(e.env.LockWait, func() error {
 			hs := loadState(s)

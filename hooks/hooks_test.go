@@ -284,11 +284,11 @@ func TestGlance(t *testing.T) {
 	}
 
 	// A damaged glance is recomputed.
-	os.WriteFile(glancePath, []byte("{not json"), 0o644)
+	os.WriteFile(glancePath, []byte(glanceVersion+"\nkey \"unterminated\nend\n"), 0o644)
 	if out := f.run("pre_tool_use_bash.json"); !strings.Contains(out, "Write the cache layer") {
 		t.Errorf("after a damaged glance: %s", out)
 	}
-	if b, _ := os.ReadFile(glancePath); !json.Valid(b) {
+	if b, _ := os.ReadFile(glancePath); !bytes.HasPrefix(b, []byte(glanceVersion)) || bytes.Contains(b, []byte("unterminated")) {
 		t.Error("the damaged glance was not replaced")
 	}
 	// The next change adopts the hand edit, so the session is clean again.
@@ -444,6 +444,17 @@ func TestStopGate(t *testing.T) {
 	}
 	if out := f.run("stop.json"); out != "" {
 		t.Errorf("after the cap: %s", out)
+	}
+	// A new prompt is a new turn: the count starts again.
+	f.run("stop.json")
+	f.run("stop.json")
+	s, _ := f.proj().Open(sessionID)
+	if n := stopBlocks(s); n != 2 || loadState(s).StopBlocks != n {
+		t.Errorf("stop blocks %d, state %d, want 2", n, loadState(s).StopBlocks)
+	}
+	f.run("user_prompt_submit_other.json")
+	if n := stopBlocks(s); n != 0 || loadState(s).StopBlocks != 0 {
+		t.Errorf("after a prompt: stop blocks %d", n)
 	}
 	if len(f.revisions(sessionID)) != 1 {
 		t.Error("the gate committed")

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+	"strconv"
 
 	"github.com/plangit/plangit/repo"
 )
@@ -44,6 +45,23 @@ func loadState(s *repo.Session) *state {
 		st.Tasks = map[string]string{}
 	}
 	return st
+}
+
+// stopBlocks is loadState(s).StopBlocks, read without decoding the rest:
+// UserPromptSubmit needs only this, on every prompt.
+func stopBlocks(s *repo.Session) int {
+	b, err := os.ReadFile(s.PrivatePath(stateFile))
+	if err != nil {
+		return 0
+	}
+	n := 0
+	members(b, func(key string, value []byte) error {
+		if key == "stop_blocks" {
+			n, _ = strconv.Atoi(string(value))
+		}
+		return nil
+	})
+	return n
 }
 
 // save writes the counters. The caller holds the session lock.

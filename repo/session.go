@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -593,7 +594,8 @@ func (s *Session) FilesKey() string {
 			b.WriteString(name + ":-;")
 			continue
 		}
-		fmt.Fprintf(&b, "%s:%d:%d:%s;", name, fi.Size(), fi.ModTime().UnixNano(), statID(fi))
+		// strconv, not fmt: hooks compute this on every call.
+		b.WriteString(name + ":" + strconv.FormatInt(fi.Size(), 10) + ":" + strconv.FormatInt(fi.ModTime().UnixNano(), 10) + ":" + statID(fi) + ";")
 	}
 	return b.String()
 }
