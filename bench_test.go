@@ -18,7 +18,8 @@ package main
 //
 // PLANGIT_BENCH_RUNS (default 41) sets the runs per case and
 // PLANGIT_BENCH_REVS (default 10000) the largest session; .ci/run uses a
-// smaller version.
+// smaller version. PLANGIT_BENCH_DIR keeps the sessions and binaries in
+// that (empty) directory instead of a temporary one.
 
 import (
 	"bytes"
@@ -251,7 +252,12 @@ func dirSize(t *testing.T, dir string) int64 {
 func TestBench(t *testing.T) {
 	runs := envInt("PLANGIT_BENCH_RUNS", 41)
 	big := envInt("PLANGIT_BENCH_REVS", 10000)
-	work := t.TempDir()
+	work := os.Getenv("PLANGIT_BENCH_DIR") // kept for a look afterwards; empty or absent
+	if work == "" {
+		work = t.TempDir()
+	} else if entries, _ := os.ReadDir(work); len(entries) > 0 {
+		t.Fatalf("PLANGIT_BENCH_DIR %s is not empty", work)
+	}
 	b := &bench{t: t, bin: filepath.Join(work, "plangit")}
 	home := filepath.Join(work, "home")
 	os.MkdirAll(home, 0o755)
@@ -279,6 +285,11 @@ func TestBench(t *testing.T) {
 		makeSession(t, roots[n], "s", n)
 		os.WriteFile(filepath.Join(roots[n], repo.DirName, "active"), []byte("s\n"), 0o644)
 		t.Logf("prepared a session of %d revisions in %s", n, time.Since(start).Round(time.Millisecond))
+	}
+	// Preparing writes tens of megabytes; flush them now, so that their
+	// writeback does not land on the timed runs.
+	if err := exec.Command("sync").Run(); err != nil {
+		t.Logf("sync: %v", err)
 	}
 	small := roots[10]
 	smallDir := filepath.Join(small, repo.DirName, "plans", "s")

@@ -58,11 +58,6 @@ func NewFactory() *Factory {
 	return f
 }
 
-func isTerminal(f *os.File) bool {
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
-}
-
 // Project finds the project: --root, PLANGIT_ROOT, the nearest ancestor
 // holding .code-agent/, or the working directory.
 func (f *Factory) Project() (repo.Project, error) {

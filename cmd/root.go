@@ -3,6 +3,7 @@
 package cmd
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"os"
@@ -25,6 +26,14 @@ const (
 // Main runs plangit with the process's arguments and returns its exit code.
 func Main() int {
 	f, args := NewFactory(), os.Args[1:]
+	if !f.IO.OutTTY {
+		// One write per line costs a system call each: a log of 10,000
+		// revisions made 10,000 of them. A terminal still sees lines as
+		// they come.
+		out := bufio.NewWriterSize(os.Stdout, 64<<10)
+		defer out.Flush()
+		f.IO.Out = out
+	}
 	if isHookCall(args) {
 		return runHook(f, args[1])
 	}

@@ -16,3 +16,10 @@ func terminalWidth(f *os.File) int {
 	}
 	return int(ws.Col)
 }
+
+// isTerminal reports whether f is a terminal. (A character device is not
+// enough: /dev/null is one.)
+func isTerminal(f *os.File) bool {
+	_, err := unix.IoctlGetWinsize(int(f.Fd()), unix.TIOCGWINSZ)
+	return err == nil
+}

@@ -28,9 +28,11 @@ func Log(s *repo.Session, o LogOptions) ([]repo.Revision, error) {
 		return nil, err
 	}
 	step := strings.TrimPrefix(strings.TrimSpace(o.Step), "#")
-	out := make([]repo.Revision, 0, min(len(revs), max(o.N, 16)))
-	for i := len(revs) - 1; i >= 0; i-- {
-		r := revs[i]
+	// Filter in place, newest first: a log of 10,000 revisions is not
+	// copied.
+	slices.Reverse(revs)
+	out := revs[:0]
+	for _, r := range revs {
 		if !o.Since.IsZero() && r.Time.Before(o.Since) {
 			break // older revisions only get older
 		}

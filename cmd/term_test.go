@@ -1,0 +1,27 @@
+package cmd
+
+import (
+	"os"
+	"testing"
+)
+
+// TestIsTerminal: /dev/null is a character device but no terminal, so
+// output sent there is treated as piped (plain, buffered, actor agent).
+func TestIsTerminal(t *testing.T) {
+	null, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer null.Close()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	for name, f := range map[string]*os.File{os.DevNull: null, "a pipe": w} {
+		if isTerminal(f) {
+			t.Errorf("%s is taken for a terminal", name)
+		}
+	}
+}
