@@ -275,7 +275,7 @@ func TestHTMLReportSelfContained(t *testing.T) {
 // chromium runs headless Chromium on a page: the DOM after load, and every
 // URL the page asked the network for (the browser's own background
 // requests, which have no page origin, are left out).
-func chromium(t *testing.T, page, screenshot string) (dom string, requests []string) {
+func chromium(t *testing.T, page, screenshot string, flags ...string) (dom string, requests []string) {
 	t.Helper()
 	bin := repotest.RequireTool(t, "chromium", "chromium-browser")
 	dir := t.TempDir()
@@ -288,6 +288,7 @@ func chromium(t *testing.T, page, screenshot string) (dom string, requests []str
 	} else {
 		args = append(args, "--dump-dom")
 	}
+	args = append(args, flags...)
 	var stdout, stderr bytes.Buffer
 	cmd := exec.Command(bin, append(args, "file://"+page)...)
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
