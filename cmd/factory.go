@@ -44,8 +44,9 @@ type Factory struct {
 // environment. PLANGIT_NOW (RFC 3339) fixes the clock, for reproducible
 // demos and tests.
 func NewFactory() *Factory {
+	tty, width := terminal(os.Stdout)
 	f := &Factory{
-		IO:     &IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr, OutTTY: isTerminal(os.Stdout), Width: terminalWidth(os.Stdout)},
+		IO:     &IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr, OutTTY: tty, Width: width},
 		Getenv: os.Getenv,
 		Getwd:  os.Getwd,
 		Now:    time.Now,

@@ -4,10 +4,9 @@ package cmd
 
 import "os"
 
-// terminalWidth is unknown here; COLUMNS can say it.
-func terminalWidth(*os.File) int { return 0 }
-
-func isTerminal(f *os.File) bool {
+// terminal reports whether f is a terminal; its width is unknown here
+// (COLUMNS can say it).
+func terminal(f *os.File) (ok bool, width int) {
 	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0, 0
 }

@@ -5,9 +5,9 @@ import (
 	"testing"
 )
 
-// TestIsTerminal: /dev/null is a character device but no terminal, so
+// TestTerminal: /dev/null is a character device but no terminal, so
 // output sent there is treated as piped (plain, buffered, actor agent).
-func TestIsTerminal(t *testing.T) {
+func TestTerminal(t *testing.T) {
 	null, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -20,7 +20,7 @@ func TestIsTerminal(t *testing.T) {
 	defer r.Close()
 	defer w.Close()
 	for name, f := range map[string]*os.File{os.DevNull: null, "a pipe": w} {
-		if isTerminal(f) {
+		if tty, width := terminal(f); tty || width != 0 {
 			t.Errorf("%s is taken for a terminal", name)
 		}
 	}

@@ -8,18 +8,13 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// terminalWidth is the width of the terminal on f, or 0.
-func terminalWidth(f *os.File) int {
+// terminal reports whether f is a terminal, and its width (0 when it does
+// not say). One ioctl answers both; a character device is not enough, since
+// /dev/null is one.
+func terminal(f *os.File) (ok bool, width int) {
 	ws, err := unix.IoctlGetWinsize(int(f.Fd()), unix.TIOCGWINSZ)
 	if err != nil {
-		return 0
+		return false, 0
 	}
-	return int(ws.Col)
-}
-
-// isTerminal reports whether f is a terminal. (A character device is not
-// enough: /dev/null is one.)
-func isTerminal(f *os.File) bool {
-	_, err := unix.IoctlGetWinsize(int(f.Fd()), unix.TIOCGWINSZ)
-	return err == nil
+	return true, int(ws.Col)
 }

@@ -1,7 +1,6 @@
 package hooks
 
 import (
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -29,44 +28,20 @@ var claudeContextEvents = []string{SessionStart, UserPromptSubmit, PreToolUse, P
 func (Claude) Decode(event string, payload []byte) (*Input, error) {
 	in := &Input{}
 	var name string
-	strs := [...]struct {
+	fields := [...]struct {
 		key string
-		dst *string
+		dst any // see decodeInto
 	}{{"session_id", &in.SessionID}, {"cwd", &in.Cwd}, {"hook_event_name", &name}, {"source", &in.Source},
-		{"prompt", &in.Prompt}, {"tool_name", &in.ToolName}, {"error", &in.Error},
-		{"last_assistant_message", &in.LastAssistantMessage}, {"trigger", &in.Trigger}}
-	bools := [...]struct {
-		key string
-		dst *bool
-	}{{"is_interrupt", &in.IsInterrupt}, {"stop_hook_active", &in.StopHookActive}}
-	raws := [...]struct {
-		key string
-		dst *json.RawMessage
-	}{{"tool_input", &in.ToolInput}, {"tool_response", &in.ToolResponse}}
+		{"prompt", &in.Prompt}, {"tool_name", &in.ToolName}, {"tool_input", &in.ToolInput},
+		{"tool_response", &in.ToolResponse}, {"error", &in.Error}, {"is_interrupt", &in.IsInterrupt},
+		{"stop_hook_active", &in.StopHookActive}, {"last_assistant_message", &in.LastAssistantMessage},
+		{"trigger", &in.Trigger}}
 	err := members(payload, func(key string, value []byte) error {
-		for _, f := range strs {
+		for _, f := range fields {
 			if strings.EqualFold(key, f.key) {
-				s, ok := jsonString(value)
-				if !ok {
-					return fmt.Errorf("%s is not a string", f.key)
+				if !decodeInto(f.dst, value) {
+					return fmt.Errorf("%s holds a value of the wrong type", f.key)
 				}
-				*f.dst = s
-				return nil
-			}
-		}
-		for _, f := range bools {
-			if strings.EqualFold(key, f.key) {
-				b, ok := jsonBool(value)
-				if !ok {
-					return fmt.Errorf("%s is not a boolean", f.key)
-				}
-				*f.dst = b
-				return nil
-			}
-		}
-		for _, f := range raws {
-			if strings.EqualFold(key, f.key) {
-				*f.dst = json.RawMessage(value)
 				return nil
 			}
 		}

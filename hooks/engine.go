@@ -69,6 +69,18 @@ func (e *engine) session() (*repo.Session, error) {
 	return s, err
 }
 
+// glance opens the host session's plan and reads its glance; s is nil
+// when it has none or either fails.
+func (e *engine) glance() (s *repo.Session, g *glance, err error) {
+	if s, err = e.session(); err != nil || s == nil {
+		return nil, nil, err
+	}
+	if g, err = readGlance(s); err != nil {
+		return nil, nil, err
+	}
+	return s, g, nil
+}
+
 // options are the change options of a hook's commit.
 func (e *engine) options() repo.Options {
 	return repo.Options{Now: e.env.Now(), LockWait: e.env.LockWait,
@@ -163,12 +175,8 @@ func isContinue(prompt string) bool {
 // userPromptSubmit resumes a paused plan on a continue intent and says
 // where it stands; otherwise it gives a one-line status.
 func (e *engine) userPromptSubmit() (*Output, error) {
-	s, err := e.session()
-	if err != nil || s == nil {
-		return nil, err
-	}
-	g, err := readGlance(s)
-	if err != nil {
+	s, g, err := e.glance()
+	if s == nil {
 		return nil, err
 	}
 	if g.Status == plan.PlanPaused && isContinue(e.in.Prompt) {
@@ -210,12 +218,8 @@ func (e *engine) preToolUse() (*Output, error) {
 	if !critical && !gatePlan && !gateStep {
 		return nil, nil // most tool calls end here, having read no plan
 	}
-	s, err := e.session()
-	if err != nil || s == nil {
-		return nil, err
-	}
-	g, err := readGlance(s)
-	if err != nil {
+	s, g, err := e.glance()
+	if s == nil {
 		return nil, err
 	}
 	out := &Output{}

@@ -75,6 +75,20 @@ func jsonBool(raw []byte) (v, ok bool) {
 	return false, false
 }
 
+// decodeInto stores a raw JSON value in dst, a *string, *bool or
+// *json.RawMessage; ok is false when the value is of another type.
+func decodeInto(dst any, value []byte) (ok bool) {
+	switch d := dst.(type) {
+	case *string:
+		*d, ok = jsonString(value)
+	case *bool:
+		*d, ok = jsonBool(value)
+	case *json.RawMessage:
+		*d, ok = value, true
+	}
+	return ok
+}
+
 func jsonKind(c byte) string {
 	switch c {
 	case '"':
