@@ -127,8 +127,24 @@ func (w *world) change(s *repo.Session, fn func(*plan.Plan) (plan.Change, error)
 func (w *world) addStep(s *repo.Session, text string) string {
 	return w.change(s, func(p *plan.Plan) (plan.Change, error) {
 		st, err := p.AddStep(plan.StepSpec{Text: text}, w.now)
-		return plan.Change{Op: "step.add", Step: st.ID, Summary: "step " + st.ID + " added: " + text}, err
+		if err != nil {
+			return plan.Change{}, err
+		}
+		return plan.Change{Op: "step.add", Step: st.ID, Summary: "step " + st.ID + " added: " + text}, nil
 	})
+}
+
+// note records a finding: a change a finished plan takes too.
+func (w *world) note(s *repo.Session, title string) string {
+	w.t.Helper()
+	res, err := s.Update(w.opts().Options, func(st *plan.State) (plan.Change, error) {
+		st.Findings.Add(plan.Finding{Category: plan.CatInsight, Title: title}, w.now)
+		return plan.Change{Op: "finding.add", Summary: "finding: " + title}, nil
+	})
+	if err != nil || res.Commit == nil {
+		w.t.Fatalf("note: %v %+v", err, res)
+	}
+	return res.Commit.Hash
 }
 
 func (w *world) remote(p repo.Project) *repo.Remote {
@@ -191,7 +207,8 @@ func projectState(t testing.TB, dir string) string {
 func fsckAll(t testing.TB, w *world) {
 	t.Helper()
 	for _, dir := range []string{w.bare, w.agent.Root, w.reviewer.Root} {
-		if out := gitIn(t, dir, "fsck", "--strict", "--no-progress"); strings.TrimSpace(out) != "" {
+		// A pruned session leaves its commits dangling on the remote: unreferenced, not damaged.
+		if out := gitIn(t, dir, "fsck", "--strict", "--no-progress", "--no-dangling"); strings.TrimSpace(out) != "" {
 			t.Errorf("git fsck --strict in %s:\n%s", dir, out)
 		}
 	}
@@ -491,4 +508,251 @@ func checkConflict(t testing.TB, res []repo.SyncResult, local, remote string) {
 			t.Errorf("the conflict's message lacks %q: %s", want, msg)
 		}
 	}
+}
+
+// TestRemoteChoice: the current branch's upstream remote, else origin,
+// else a clear error; a project outside git and a missing git are clear
+// errors too.
+func TestRemoteChoice(t *testing.T) {
+	w := newWorld(t, fileRemote)
+	p := w.agent
+	if r := w.remote(p); r.Name != "origin" {
+		t.Errorf("default remote %s, want origin", r.Name)
+	}
+	up := filepath.Join(filepath.Dir(w.bare), "upstream.git")
+	w.git(filepath.Dir(w.bare), "clone", "-q", "--bare", w.bare, up)
+	w.git(p.Root, "remote", "add", "upstream", up)
+	w.git(p.Root, "fetch", "-q", "upstream")
+	w.git(p.Root, "branch", "-q", "--set-upstream-to=upstream/main")
+	if r := w.remote(p); r.Name != "upstream" || r.URL != up {
+		t.Errorf("remote %s at %s, want upstream at %s", r.Name, r.URL, up)
+	}
+	if r, err := p.Remote(repo.RemoteOptions{Name: "origin"}); err != nil || r.Name != "origin" {
+		t.Errorf("--remote origin: %v %v", r, err)
+	}
+	_, err := p.Remote(repo.RemoteOptions{Name: "nosuch", What: "plangit push"})
+	if !plan.HasCode(err, plan.CodeInvalidArgument) || !strings.Contains(err.Error(), `no remote "nosuch"`) || !strings.Contains(err.Error(), "origin, upstream") {
+		t.Errorf("unknown remote: %v", err)
+	}
+	// A relative path is read from the project's top, wherever git runs.
+	w.git(p.Root, "remote", "add", "rel", "../remote.git")
+	if r, err := p.Remote(repo.RemoteOptions{Name: "rel"}); err != nil || r.URL != w.bare {
+		t.Errorf("relative remote: %v %v", r, err)
+	} else {
+		s := w.start(p, "rel1")
+		statuses(t, r.Push([]string{s.ID}, w.opts()), "rel1:created")
+	}
+
+	w.git(p.Root, "branch", "-q", "--unset-upstream")
+	for _, name := range []string{"origin", "upstream", "rel"} {
+		w.git(p.Root, "remote", "remove", name)
+	}
+	_, err = p.Remote(repo.RemoteOptions{What: "plangit push"})
+	if !plan.HasCode(err, plan.CodeInvalidArgument) || !strings.Contains(err.Error(), "no upstream and there is no origin") {
+		t.Errorf("no remote: %v", err)
+	}
+
+	outside := repo.Project{Root: t.TempDir()}
+	t.Setenv("GIT_CEILING_DIRECTORIES", filepath.Dir(outside.Root))
+	_, err = outside.Remote(repo.RemoteOptions{What: "plangit push"})
+	if !plan.HasCode(err, plan.CodeInvalidArgument) || !strings.Contains(err.Error(), "not in a git work tree") {
+		t.Errorf("no git repository: %v", err)
+	}
+
+	t.Setenv("PATH", t.TempDir())
+	_, err = p.Remote(repo.RemoteOptions{What: "plangit fetch"})
+	if !plan.HasCode(err, plan.CodeIOError) || !strings.Contains(err.Error(), "plangit fetch needs git") {
+		t.Errorf("no git: %v", err)
+	}
+}
+
+// TestPushBehindAndRefused: a remote with revisions this machine lacks
+// is never overwritten, and what the remote refuses is reported as such.
+func TestPushBehindAndRefused(t *testing.T) {
+	w := newWorld(t, fileRemote)
+	s := w.start(w.agent, "s1")
+	ra, rr := w.remote(w.agent), w.remote(w.reviewer)
+	statuses(t, ra.Push([]string{"s1"}, w.opts()), "s1:created")
+	statuses(t, rr.Fetch([]string{"s1"}, w.opts()), "s1:new")
+	r1 := w.open(w.reviewer, "s1")
+	w.addStep(r1, "one")
+	tip := w.addStep(r1, "two")
+	statuses(t, rr.Push([]string{"s1"}, w.opts()), "s1:pushed")
+
+	before := head(t, s)
+	res := ra.Push([]string{"s1"}, w.opts())
+	statuses(t, res, "s1:behind")
+	if !strings.Contains(res[0].Message, "2 revisions") || !strings.Contains(res[0].Message, "plangit fetch --session s1") || res[0].RemoteTip.Hash != tip {
+		t.Errorf("behind: %+v", res[0])
+	}
+	if got := strings.TrimSpace(gitIn(t, w.bare, "rev-parse", "refs/plangit/sessions/s1")); got != tip || head(t, s) != before {
+		t.Error("a refused push moved something")
+	}
+	// The session moves only when fetched.
+	res = ra.Fetch([]string{"s1"}, w.opts())
+	statuses(t, res, "s1:fast-forward")
+	if res[0].Revisions != 2 {
+		t.Errorf("fast-forward of %d revisions, want 2", res[0].Revisions)
+	}
+	sameHistory(t, s, r1)
+
+	// A remote's own hook refuses: a failure naming the session, nothing
+	// recorded as pushed.
+	hook := filepath.Join(w.bare, "hooks", "pre-receive")
+	os.WriteFile(hook, []byte("#!/bin/sh\necho 'sessions are frozen' >&2\nexit 1\n"), 0o755)
+	w.addStep(s, "three")
+	res = ra.Push([]string{"s1"}, w.opts())
+	statuses(t, res, "s1:failed")
+	if !plan.HasCode(res[0].Err(), plan.CodeIOError) || !strings.Contains(res[0].Message, "origin refused session s1") {
+		t.Errorf("refused: %v", res[0].Err())
+	}
+	if st, _ := s.ShareStatus(); st.LastPush == nil || st.LastPush.Error == "" || st.Remotes[0].State != "ahead" || st.Remotes[0].Unpushed != 1 {
+		t.Errorf("share status after a refused push: %+v %+v", st, st.Remotes)
+	}
+	fsckAll(t, w)
+}
+
+// TestFetchRefuses: what plangit cannot make a session of is refused and
+// leaves nothing behind: a remote tip holding other files, ref names
+// that are no session ids, ids no ref can carry, a missing session, and a
+// directory in the way.
+func TestFetchRefuses(t *testing.T) {
+	w := newWorld(t, fileRemote)
+	scratch := filepath.Join(filepath.Dir(w.bare), "scratch")
+	w.git(filepath.Dir(w.bare), "init", "-q", "-b", "main", scratch)
+	os.WriteFile(filepath.Join(scratch, "task_plan.md"), []byte("# A plan\n"), 0o644)
+	os.WriteFile(filepath.Join(scratch, "evil.sh"), []byte("rm -rf /\n"), 0o755)
+	w.git(scratch, "add", ".")
+	w.git(scratch, "commit", "-q", "-m", "not a session")
+	w.git(scratch, "push", "-q", w.bare, "HEAD:refs/plangit/sessions/odd", "HEAD:refs/plangit/sessions/a/b")
+
+	rr := w.remote(w.reviewer)
+	res := rr.Fetch([]string{"odd"}, w.opts())
+	statuses(t, res, "odd:failed")
+	if !strings.Contains(res[0].Message, `holds "evil.sh"`) {
+		t.Errorf("foreign tree: %v", res[0].Err())
+	}
+	if _, err := os.Stat(filepath.Join(w.reviewer.PlansDir(), "odd")); !os.IsNotExist(err) {
+		t.Errorf("a refused fetch left %v", err)
+	}
+	res = rr.Fetch([]string{"nosuch"}, w.opts())
+	statuses(t, res, "nosuch:failed")
+	if !plan.HasCode(res[0].Err(), plan.CodeSessionNotFound) || !strings.Contains(res[0].Message, "origin has no session nosuch") {
+		t.Errorf("missing session: %v", res[0].Err())
+	}
+	list, skipped, err := rr.List()
+	if err != nil || skipped != 1 || len(list) != 1 || list[0].ID != "odd" || list[0].Problem != "" {
+		t.Errorf("List: %v, %d skipped, %+v", err, skipped, list)
+	}
+	res = rr.Fetch([]string{"a..b", "x.lock"}, w.opts())
+	statuses(t, res, "a..b:failed", "x.lock:failed")
+	for _, r := range res {
+		if !plan.HasCode(r.Err(), plan.CodeInvalidSessionID) || !strings.Contains(r.Message, "cannot be shared") {
+			t.Errorf("%s: %v", r.Session, r.Err())
+		}
+	}
+	os.MkdirAll(filepath.Join(w.reviewer.PlansDir(), "odd"), 0o755)
+	os.WriteFile(filepath.Join(w.reviewer.PlansDir(), "odd", "keep.txt"), []byte("mine"), 0o644)
+	res = rr.Fetch([]string{"odd"}, w.opts())
+	statuses(t, res, "odd:failed")
+	if b, _ := os.ReadFile(filepath.Join(w.reviewer.PlansDir(), "odd", "keep.txt")); string(b) != "mine" {
+		t.Error("fetch touched a directory in its way")
+	}
+	if entries, _ := os.ReadDir(filepath.Join(w.reviewer.PlansDir(), "odd")); len(entries) != 1 {
+		t.Errorf("fetch wrote into a directory in its way: %v", entries)
+	}
+}
+
+// TestFetchAdoptsHandEditFirst: a hand edit waiting in the working files
+// is committed before a fetch, as before any change; the fetch then finds
+// the histories diverged and keeps both.
+func TestFetchAdoptsHandEditFirst(t *testing.T) {
+	w := newWorld(t, fileRemote)
+	s := w.start(w.agent, "s1")
+	ra, rr := w.remote(w.agent), w.remote(w.reviewer)
+	statuses(t, ra.Push([]string{"s1"}, w.opts()), "s1:created")
+	statuses(t, rr.Fetch([]string{"s1"}, w.opts()), "s1:new")
+	w.addStep(w.open(w.reviewer, "s1"), "from the reviewer")
+	statuses(t, rr.Push([]string{"s1"}, w.opts()), "s1:pushed")
+
+	path := filepath.Join(s.Dir, plan.PlanFile)
+	b, _ := os.ReadFile(path)
+	os.WriteFile(path, bytes.Replace(b, []byte("Design"), []byte("Design it well"), 1), 0o644)
+	res := ra.Fetch([]string{"s1"}, w.opts())
+	statuses(t, res, "s1:diverged")
+	if res[0].Local.Summary != "edit: task_plan.md changed outside plangit" {
+		t.Errorf("the hand edit was not adopted first: %+v", res[0].Local)
+	}
+	ours := w.opts()
+	ours.Ours = true
+	statuses(t, ra.Fetch([]string{"s1"}, ours), "s1:merged")
+	if b, _ := os.ReadFile(path); !bytes.Contains(b, []byte("Design it well")) || bytes.Contains(b, []byte("from the reviewer")) {
+		t.Errorf("--ours did not keep this machine's plan:\n%s", b)
+	}
+	statuses(t, ra.Push([]string{"s1"}, w.opts()), "s1:pushed")
+	statuses(t, rr.Fetch([]string{"s1"}, w.opts()), "s1:fast-forward")
+	sameHistory(t, s, w.open(w.reviewer, "s1"))
+}
+
+// TestCleanupAndPrune: with push_on set, cleanup keeps what no remote
+// holds unless forced; push --prune deletes on the remote only sessions
+// this machine pushed and cleanup removed, and only while the remote still
+// holds what this machine last saw.
+func TestCleanupAndPrune(t *testing.T) {
+	w := newWorld(t, fileRemote)
+	finish := func(s *repo.Session) {
+		w.change(s, func(p *plan.Plan) (plan.Change, error) { return p.Finish("done", true, w.now) })
+	}
+	pushed, unpushed, moved := w.start(w.agent, "pushed"), w.start(w.agent, "unpushed"), w.start(w.agent, "moved")
+	for _, s := range []*repo.Session{pushed, unpushed, moved} {
+		finish(s)
+	}
+	ra, rr := w.remote(w.agent), w.remote(w.reviewer)
+	statuses(t, ra.Push([]string{"pushed", "moved"}, w.opts()), "pushed:created", "moved:created")
+	colleague := w.start(w.reviewer, "colleague")
+	statuses(t, rr.Push([]string{colleague.ID}, w.opts()), "colleague:created")
+	statuses(t, ra.Fetch([]string{"colleague"}, w.opts()), "colleague:new") // known here, never pushed from here
+	statuses(t, rr.Fetch([]string{"moved"}, w.opts()), "moved:new")
+	w.note(w.open(w.reviewer, "moved"), "later")
+	statuses(t, rr.Push([]string{"moved"}, w.opts()), "moved:pushed")
+
+	o := repo.CleanupOptions{OlderThan: time.Hour, IncludeUnfinished: true, KeepUnpushed: true, Now: w.now.Add(48 * time.Hour)}
+	rep, err := w.agent.Cleanup(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, e := range rep.Entries {
+		got[e.Session] = fmt.Sprint(e.Removed)
+		if !e.Removed {
+			got[e.Session] += ": " + e.Reason
+		}
+	}
+	want := map[string]string{"pushed": "true", "moved": "true", "colleague": "true",
+		"unpushed": "false: not pushed (push_on is set); plangit push publishes it, --force removes it anyway"}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("cleanup:\n got %v\nwant %v", got, want)
+	}
+	o.Force = true
+	if rep, err := w.agent.Cleanup(o); err != nil || rep.Removed != 1 {
+		t.Errorf("cleanup --force: %v %+v", err, rep)
+	}
+
+	res, err := ra.Prune(w.opts())
+	if err != nil {
+		t.Fatal(err)
+	}
+	statuses(t, res, "moved:kept", "pushed:pruned")
+	if !strings.Contains(res[0].Message, "changed on origin since") {
+		t.Errorf("moved: %+v", res[0])
+	}
+	refs := gitIn(t, w.bare, "for-each-ref", "--format=%(refname)", "refs/plangit")
+	if refs != "refs/plangit/sessions/colleague\nrefs/plangit/sessions/moved\n" {
+		t.Errorf("after prune the remote holds:\n%s", refs)
+	}
+	// The list is used up: a second prune does nothing.
+	if res, err := ra.Prune(w.opts()); err != nil || len(res) != 0 {
+		t.Errorf("second prune: %v %+v", err, res)
+	}
+	fsckAll(t, w)
 }
