@@ -21,7 +21,7 @@ type shareOptions struct {
 	background bool
 }
 
-// remote finds the remote a command shares through: --remote, else the
+// open finds the remote a command shares through: --remote, else the
 // push_remote setting, else the current branch's upstream remote, else
 // origin.
 func (o *shareOptions) open(what string) (repo.Project, *repo.Remote, error) {
@@ -29,15 +29,14 @@ func (o *shareOptions) open(what string) (repo.Project, *repo.Remote, error) {
 	if err != nil {
 		return proj, nil, err
 	}
-	name := o.remote
-	if name == "" {
+	if o.remote == "" {
 		cfg, err := proj.Config()
 		if err != nil {
 			return proj, nil, err
 		}
-		name = cfg.PushRemote
+		o.remote = cfg.PushRemote
 	}
-	r, err := proj.Remote(repo.RemoteOptions{Name: name, What: what, Background: o.background})
+	r, err := proj.Remote(repo.RemoteOptions{Name: o.remote, What: what, Background: o.background})
 	return proj, r, err
 }
 

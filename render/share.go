@@ -109,7 +109,11 @@ func shareLine(s *repo.ShareStatus, now time.Time) string {
 		}
 	}
 	if p := s.LastPush; p != nil && p.Error != "" {
-		parts = append(parts, fmt.Sprintf("push to %s failed %s: %s", p.Remote, Ago(now, p.Time), p.Error))
+		to := ""
+		if p.Remote != "" {
+			to = " to " + p.Remote
+		}
+		parts = append(parts, fmt.Sprintf("push%s failed %s: %s", to, Ago(now, p.Time), p.Error))
 	}
 	if len(parts) == 0 {
 		return ""
