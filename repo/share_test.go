@@ -756,3 +756,30 @@ func TestCleanupAndPrune(t *testing.T) {
 	}
 	fsckAll(t, w)
 }
+
+// TestFetchedPackRepacked: a pack git fetched into a session, with the
+// reverse index git may write beside it, is absorbed by plangit's own
+// packing and leaves nothing behind.
+func TestFetchedPackRepacked(t *testing.T) {
+	w := newWorld(t, fileRemote)
+	w.git(w.reviewer.Root, "config", "--global", "pack.writeReverseIndex", "true")
+	w.git(w.reviewer.Root, "config", "--global", "transfer.unpackLimit", "1")
+	w.start(w.agent, "s1")
+	statuses(t, w.remote(w.agent).Push([]string{"s1"}, w.opts()), "s1:created")
+	statuses(t, w.remote(w.reviewer).Fetch([]string{"s1"}, w.opts()), "s1:new")
+	r1 := w.open(w.reviewer, "s1")
+	if revs, _ := filepath.Glob(filepath.Join(r1.GitDir(), "objects", "pack", "*.rev")); len(revs) != 1 {
+		t.Fatalf("git wrote no reverse index: %v", revs)
+	}
+	w.addStep(r1, "after the fetch")
+	if _, err := r1.GC(repo.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if out := w.git(r1.Dir, "count-objects", "-v"); !strings.Contains(out, "\ngarbage: 0\n") {
+		t.Errorf("after gc:\n%s", out)
+	}
+	if files, _ := filepath.Glob(filepath.Join(r1.GitDir(), "objects", "pack", "*")); len(files) != 2 {
+		t.Errorf("after gc the pack directory holds %v", files)
+	}
+	repotest.Check(t, r1.Dir)
+}
