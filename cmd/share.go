@@ -16,6 +16,7 @@ import (
 // shareOptions are what push and fetch share.
 type shareOptions struct {
 	f          *Factory
+	verb       string // push or fetch
 	all        bool
 	remote     string
 	background bool
@@ -52,6 +53,9 @@ func (o *shareOptions) sessions(proj repo.Project, args []string) ([]string, err
 		return args, nil
 	}
 	id, err := o.f.SessionID(proj)
+	if plan.HasCode(err, plan.CodePlanNotFound) {
+		return nil, plan.Errorf(plan.CodePlanNotFound, "no session chosen and none active; name them (plangit %s SESSION…), or --all; plangit sessions --remote lists those on the remote", o.verb)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -85,7 +89,7 @@ func (o *shareOptions) finish(r *repo.Remote, results []repo.SyncResult, extra e
 
 // NewCmdPush builds `plangit push`.
 func NewCmdPush(f *Factory) *cobra.Command {
-	o := &shareOptions{f: f}
+	o := &shareOptions{f: f, verb: "push"}
 	var prune bool
 	c := &cobra.Command{
 		Use:   "push [SESSION…|--all] [--remote NAME] [--prune]",
@@ -140,6 +144,9 @@ machine had pushed there, each only while the remote still holds what this machi
 				var pruned []repo.SyncResult
 				pruned, perr = r.Prune(opts)
 				results = append(results, pruned...)
+				if len(pruned) == 0 && perr == nil && !f.JSON && !f.Quiet {
+					defer fmt.Fprintf(f.IO.Out, "nothing to prune on %s\n", r.Name)
+				}
 			}
 			return o.finish(r, results, perr)
 		},
@@ -165,7 +172,6 @@ func pushBackground(o *shareOptions) error {
 		return err
 	}
 	opts := repo.SyncOptions{Options: o.f.Options()}
-	opts.Meta.Actor = "hook"
 	_, r, err := o.open("plangit push")
 	var results []repo.SyncResult
 	if err == nil {
@@ -201,7 +207,7 @@ func startPush(root, session string) error {
 
 // NewCmdFetch builds `plangit fetch`.
 func NewCmdFetch(f *Factory) *cobra.Command {
-	o := &shareOptions{f: f}
+	o := &shareOptions{f: f, verb: "fetch"}
 	var sync repo.SyncOptions
 	c := &cobra.Command{
 		Use:   "fetch [SESSION…|--all] [--remote NAME] [--ours|--theirs]",

@@ -2,6 +2,7 @@ package repo
 
 import (
 	"bytes"
+	"net/url"
 	"os"
 	"path/filepath"
 	"sort"
@@ -111,19 +112,32 @@ func (p Project) Remote(o RemoteOptions) (*Remote, error) {
 	if err := checkRefName(trackingRef(r.Name)); err != nil {
 		return nil, plan.Errorf(plan.CodeInvalidArgument, "plangit cannot keep a ref for remote %q: %v", r.Name, err).With("remote", r.Name)
 	}
-	url, err := g.run(p.Root, nil, "remote", "get-url", r.Name)
+	out, err = g.run(p.Root, nil, "remote", "get-url", r.Name)
 	if err != nil {
 		return nil, plan.WrapError(plan.CodeInvalidArgument, err, "cannot read the URL of remote %s", r.Name).With("remote", r.Name)
 	}
-	r.URL = strings.TrimSpace(string(url))
-	r.arg = r.Name
+	r.URL, r.arg = strings.TrimSpace(string(out)), r.Name
 	if isRelativePath(r.URL) {
 		// git reads a relative path from the work tree's top; plangit's git
 		// runs in the session, so it is given the path itself.
 		r.URL = filepath.Join(top, r.URL)
 		r.arg = r.URL
 	}
+	r.URL = redactURL(r.URL)
 	return r, nil
+}
+
+// redactURL hides a password or token written into a URL
+// (https://user:token@host/…): the URL goes into messages and records.
+func redactURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.User == nil {
+		return raw
+	}
+	if _, has := u.User.Password(); has {
+		u.User = url.UserPassword(u.User.Username(), "xxxxx")
+	}
+	return u.String()
 }
 
 func remoteList(remotes map[string]bool) string {

@@ -417,6 +417,12 @@ func (s *Session) Revisions() ([]Revision, error) {
 	if err != nil {
 		return nil, err
 	}
+	return s.revisionsTo(head)
+}
+
+// revisionsTo returns the revisions leading to head along first parents,
+// oldest first.
+func (s *Session) revisionsTo(head plumbing.Hash) ([]Revision, error) {
 	if head.IsZero() {
 		return nil, nil
 	}

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -224,15 +225,7 @@ func (s *Session) RevisionsFrom(rev string) ([]Revision, error) {
 	if err != nil {
 		return nil, err
 	}
-	entries, err := s.revisions(plumbing.NewHash(h))
-	if err != nil {
-		return nil, err
-	}
-	out := make([]Revision, len(entries))
-	for i, e := range entries {
-		out[i] = e.revision()
-	}
-	return out, nil
+	return s.revisionsTo(plumbing.NewHash(h))
 }
 
 // relation is how a session's head and a remote's tip of it stand.
@@ -337,7 +330,7 @@ func (s *Session) checkAdoptable(h plumbing.Hash, from string) (map[string][]byt
 		return nil, plan.WrapError(plan.CodeIOError, err, "cannot read %s's revision %s of session %s", from, short(h), s.ID).With("session", s.ID)
 	}
 	for name := range hashes {
-		if !isSessionFile(name) {
+		if !slices.Contains(plan.SessionFiles, name) {
 			return nil, plan.Errorf(plan.CodeInvalidArgument, "%s's revision %s of session %s holds %q, which is not a plangit session file; it is kept as %s, not adopted", from, short(h), s.ID, name, TrackingName(from)).With("session", s.ID)
 		}
 	}
@@ -349,15 +342,6 @@ func (s *Session) checkAdoptable(h plumbing.Hash, from string) (map[string][]byt
 		return nil, plan.WrapError(plan.CodeOf(err), err, "%s's revision %s of session %s does not parse; it is kept as %s, not adopted", from, short(h), s.ID, TrackingName(from)).With("session", s.ID)
 	}
 	return files, nil
-}
-
-func isSessionFile(name string) bool {
-	for _, f := range plan.SessionFiles {
-		if f == name {
-			return true
-		}
-	}
-	return false
 }
 
 // moveHead makes next the session's revision — a fetched revision adopted
@@ -510,10 +494,7 @@ func (s *Session) Unpushed() (bool, error) {
 		return false, err
 	}
 	for _, tip := range s.trackingTips() {
-		if tip == head {
-			return false, nil
-		}
-		if found, err := s.reaches(tip, head, nil); err == nil && found {
+		if rel, _, err := s.relate(head, tip); err == nil && (rel == same || rel == behind) {
 			return false, nil
 		}
 	}

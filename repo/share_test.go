@@ -147,6 +147,17 @@ func (w *world) note(s *repo.Session, title string) string {
 	return res.Commit.Hash
 }
 
+// shared starts a session on the agent's machine, pushes it and fetches
+// it on the reviewer's; it returns the agent's copy and both remotes.
+func (w *world) shared(id string) (s *repo.Session, agent, reviewer *repo.Remote) {
+	w.t.Helper()
+	s = w.start(w.agent, id)
+	agent, reviewer = w.remote(w.agent), w.remote(w.reviewer)
+	statuses(w.t, agent.Push([]string{id}, w.opts()), id+":created")
+	statuses(w.t, reviewer.Fetch([]string{id}, w.opts()), id+":new")
+	return s, agent, reviewer
+}
+
 func (w *world) remote(p repo.Project) *repo.Remote {
 	w.t.Helper()
 	r, err := p.Remote(repo.RemoteOptions{What: "test"})
@@ -543,8 +554,14 @@ func TestRemoteChoice(t *testing.T) {
 		statuses(t, r.Push([]string{s.ID}, w.opts()), "rel1:created")
 	}
 
+	// A token written into a URL stays out of messages and records.
+	w.git(p.Root, "remote", "add", "tok", "https://dev:s3cret@example.com/shop.git")
+	if r, err := p.Remote(repo.RemoteOptions{Name: "tok"}); err != nil || strings.Contains(r.URL, "s3cret") || !strings.Contains(r.URL, "dev:") {
+		t.Errorf("a URL with a token: %v %v", r, err)
+	}
+
 	w.git(p.Root, "branch", "-q", "--unset-upstream")
-	for _, name := range []string{"origin", "upstream", "rel"} {
+	for _, name := range []string{"origin", "upstream", "rel", "tok"} {
 		w.git(p.Root, "remote", "remove", name)
 	}
 	_, err = p.Remote(repo.RemoteOptions{What: "plangit push"})
@@ -570,10 +587,7 @@ func TestRemoteChoice(t *testing.T) {
 // is never overwritten, and what the remote refuses is reported as such.
 func TestPushBehindAndRefused(t *testing.T) {
 	w := newWorld(t, fileRemote)
-	s := w.start(w.agent, "s1")
-	ra, rr := w.remote(w.agent), w.remote(w.reviewer)
-	statuses(t, ra.Push([]string{"s1"}, w.opts()), "s1:created")
-	statuses(t, rr.Fetch([]string{"s1"}, w.opts()), "s1:new")
+	s, ra, rr := w.shared("s1")
 	r1 := w.open(w.reviewer, "s1")
 	w.addStep(r1, "one")
 	tip := w.addStep(r1, "two")
@@ -668,10 +682,7 @@ func TestFetchRefuses(t *testing.T) {
 // the histories diverged and keeps both.
 func TestFetchAdoptsHandEditFirst(t *testing.T) {
 	w := newWorld(t, fileRemote)
-	s := w.start(w.agent, "s1")
-	ra, rr := w.remote(w.agent), w.remote(w.reviewer)
-	statuses(t, ra.Push([]string{"s1"}, w.opts()), "s1:created")
-	statuses(t, rr.Fetch([]string{"s1"}, w.opts()), "s1:new")
+	s, ra, rr := w.shared("s1")
 	w.addStep(w.open(w.reviewer, "s1"), "from the reviewer")
 	statuses(t, rr.Push([]string{"s1"}, w.opts()), "s1:pushed")
 
@@ -764,9 +775,7 @@ func TestFetchedPackRepacked(t *testing.T) {
 	w := newWorld(t, fileRemote)
 	w.git(w.reviewer.Root, "config", "--global", "pack.writeReverseIndex", "true")
 	w.git(w.reviewer.Root, "config", "--global", "transfer.unpackLimit", "1")
-	w.start(w.agent, "s1")
-	statuses(t, w.remote(w.agent).Push([]string{"s1"}, w.opts()), "s1:created")
-	statuses(t, w.remote(w.reviewer).Fetch([]string{"s1"}, w.opts()), "s1:new")
+	w.shared("s1")
 	r1 := w.open(w.reviewer, "s1")
 	if revs, _ := filepath.Glob(filepath.Join(r1.GitDir(), "objects", "pack", "*.rev")); len(revs) != 1 {
 		t.Fatalf("git wrote no reverse index: %v", revs)
