@@ -83,6 +83,9 @@ func (o *shareOptions) finish(r *repo.Remote, results []repo.SyncResult, extra e
 	}
 	if !o.f.Quiet {
 		render.SyncResults(o.f.IO.Out, o.f.IO.ErrOut, results, first)
+		if len(results) == 0 && o.all {
+			fmt.Fprintf(o.f.IO.Out, "no sessions to %s\n", o.verb)
+		}
 	}
 	return err
 }

@@ -196,6 +196,9 @@ type RemoteSession struct {
 // sessions changes. skipped counts refs under the namespace that name no
 // valid session.
 func (r *Remote) List() (list []RemoteSession, skipped int, err error) {
+	if ids, skipped, err := r.lsRemote(); err != nil || len(ids) == 0 {
+		return []RemoteSession{}, skipped, err // nothing to fetch, even a tip
+	}
 	tmp, err := os.MkdirTemp("", "plangit-remote-")
 	if err != nil {
 		return nil, 0, plan.WrapError(plan.CodeIOError, err, "cannot make a temporary directory")
