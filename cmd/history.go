@@ -17,13 +17,17 @@ func NewCmdLog(f *Factory) *cobra.Command {
 	var o history.LogOptions
 	var since string
 	c := &cobra.Command{
-		Use:   "log",
+		Use:   "log [REV]",
 		Short: "List revisions, newest first: hash, number, time, actor, progress, summary",
 		Example: `  plangit log -n 10
   plangit log --step 3          # only revisions that changed step 3
-  plangit log --since 2h --json`,
-		Args: exactArgs(0, "no arguments"),
+  plangit log --since 2h --json
+  plangit log origin/main       # the remote's tip, kept beside a diverged session`,
+		Args: rangeArgs(0, 1, "at most one revision"),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 1 {
+				o.Rev = args[0]
+			}
 			if since != "" {
 				t, err := history.ParseSince(since, f.Now())
 				if err != nil {

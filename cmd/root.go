@@ -154,7 +154,7 @@ Then:        plangit step add "..."   plangit next   plangit step done 1 --resul
 		c.GroupID = "agent"
 		root.AddCommand(c)
 	}
-	for _, c := range []*cobra.Command{NewCmdUse(f), NewCmdAdopt(f), NewCmdSessions(f), NewCmdCleanup(f), NewCmdGC(f), NewCmdRepair(f), NewCmdDemo(f)} {
+	for _, c := range []*cobra.Command{NewCmdUse(f), NewCmdAdopt(f), NewCmdSessions(f), NewCmdPush(f), NewCmdFetch(f), NewCmdCleanup(f), NewCmdGC(f), NewCmdRepair(f), NewCmdDemo(f)} {
 		c.GroupID = "session"
 		root.AddCommand(c)
 	}

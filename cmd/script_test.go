@@ -48,6 +48,7 @@ func TestScripts(t *testing.T) {
 			"holdlock": holdlock,
 			"payload":  payload,
 			"cmpjson":  cmpjson,
+			"waitfile": waitfile,
 		},
 	})
 }
@@ -90,20 +91,22 @@ func gitcheck(ts *testscript.TestScript, neg bool, args []string) {
 		if out := git(ts, dir, "status", "--porcelain"); out != "" {
 			ts.Fatalf("git status --porcelain in %s is not empty:\n%s", dir, out)
 		}
-		n, _ := strconv.Atoi(strings.TrimSpace(git(ts, dir, "rev-list", "--count", "HEAD")))
+		n, _ := strconv.Atoi(strings.TrimSpace(git(ts, dir, "rev-list", "--count", "--first-parent", "HEAD")))
 		if id := filepath.Base(dir); counts[id] != n {
 			ts.Fatalf("session %s: git log counts %d revisions, plangit %d", id, n, counts[id])
 		}
 	}
 }
 
-// revs SESSION N: the real git counts N commits on the session's branch.
+// revs SESSION N: the real git counts N commits on the session's branch
+// (along first parents, as plangit numbers revisions: a merge of a
+// remote's history is one revision).
 func revs(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) != 2 {
 		ts.Fatalf("usage: revs SESSION N")
 	}
 	dir := filepath.Join(ts.Getenv("WORK"), ".code-agent", "plans", args[0])
-	got := strings.TrimSpace(git(ts, dir, "rev-list", "--count", "HEAD"))
+	got := strings.TrimSpace(git(ts, dir, "rev-list", "--count", "--first-parent", "HEAD"))
 	if (got == args[1]) == neg {
 		ts.Fatalf("session %s has %s revisions, want %s%s", args[0], got, map[bool]string{true: "not ", false: ""}[neg], args[1])
 	}

@@ -67,11 +67,27 @@ session chosen or active, import starts a new session, as init --from does.`,
 
 // NewCmdSessions builds `plangit sessions`.
 func NewCmdSessions(f *Factory) *cobra.Command {
-	return &cobra.Command{
-		Use:   "sessions",
+	var remote string
+	c := &cobra.Command{
+		Use:   "sessions [--remote[=NAME]]",
 		Short: "List the project's sessions: title, status, progress, revisions, last change, size",
-		Args:  exactArgs(0, "no arguments"),
+		Long: `sessions lists the project's sessions: title, status, progress, revisions, last change, size,
+and how each stands with the git remotes it was pushed to or fetched from.
+
+--remote lists the sessions on the project's git remote instead (--remote=NAME names it; the
+default is push_remote, else the branch's upstream remote, else origin): title, status,
+progress and last change, read from each session's tip alone, without fetching its history.`,
+		Example: `  plangit sessions
+  plangit sessions --remote
+  plangit sessions --remote=upstream --json`,
+		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if flagChanged(cmd.Flags(), "remote") {
+				if remote == defaultRemote {
+					remote = ""
+				}
+				return sessionsRemote(f, remote)
+			}
 			proj, err := f.Project()
 			if err != nil {
 				return err
@@ -83,7 +99,14 @@ func NewCmdSessions(f *Factory) *cobra.Command {
 			return f.print(map[string]any{"sessions": rows}, func(w io.Writer) { render.Sessions(w, rows, f.Now(), proj.PlansDir()) })
 		},
 	}
+	c.Flags().StringVar(&remote, "remote", "", "list the sessions on the project's git remote, or on remote `NAME`")
+	c.Flags().Lookup("remote").NoOptDefVal = defaultRemote
+	return c
 }
+
+// defaultRemote is --remote given without a name: no git remote can be
+// called so, since a ref name cannot hold a "*".
+const defaultRemote = "*"
 
 func listSessions(proj repo.Project) ([]render.SessionRow, error) {
 	ids, err := proj.SessionIDs()
@@ -105,6 +128,9 @@ func listSessions(proj repo.Project) ([]render.SessionRow, error) {
 					c := st.Plan.Counts()
 					r.Title, r.Status, r.Done, r.Total = st.Plan.Title, st.Plan.Status, c.Done, c.Total
 				}
+				if err == nil {
+					r.Share, err = s.ShareStatus()
+				}
 			}
 		}
 		if err != nil {
@@ -125,7 +151,11 @@ func NewCmdCleanup(f *Factory) *cobra.Command {
 		Long: `cleanup removes sessions whose last commit is older than AGE — 90m, 36h, 7d, 2w — by default the
 retention_days setting of .code-agent/config.json (7). Unfinished plans stay unless
 --include-unfinished; the active session always stays; --dry-run lists what would go. cleanup
-never follows a symlink out of .code-agent/plans/.`,
+never follows a symlink out of .code-agent/plans/.
+
+With push_on set, a session with revisions no remote holds stays too, unless --force. A
+removed session this machine had pushed goes on the prune list: plangit push --prune deletes
+it on the remote as well.`,
 		Example: `  plangit cleanup --dry-run
   plangit cleanup --older-than 36h --include-unfinished`,
 		Args: exactArgs(0, "no arguments"),
@@ -134,19 +164,19 @@ never follows a symlink out of .code-agent/plans/.`,
 			if err != nil {
 				return err
 			}
+			cfg, err := proj.Config()
+			if err != nil {
+				return err
+			}
+			o.OlderThan = time.Duration(cfg.RetentionDays) * 24 * time.Hour
 			if olderThan != "" {
 				d, err := history.ParseAge(olderThan)
 				if err != nil {
 					return &usageError{err.(*plan.Error)}
 				}
 				o.OlderThan = d
-			} else {
-				cfg, err := proj.Config()
-				if err != nil {
-					return err
-				}
-				o.OlderThan = time.Duration(cfg.RetentionDays) * 24 * time.Hour
 			}
+			o.KeepUnpushed = cfg.PushOn != "off"
 			o.Now, o.LockWait = f.Now(), f.Options().LockWait
 			rep, err := proj.Cleanup(o)
 			if err != nil {
@@ -158,6 +188,7 @@ never follows a symlink out of .code-agent/plans/.`,
 	c.Flags().StringVar(&olderThan, "older-than", "", "age of the last change: 90m, 36h, 7d, 2w (default: retention_days)")
 	c.Flags().BoolVar(&o.IncludeUnfinished, "include-unfinished", false, "remove unfinished plans too")
 	c.Flags().BoolVar(&o.DryRun, "dry-run", false, "list what would be removed; remove nothing")
+	c.Flags().BoolVar(&o.Force, "force", false, "remove sessions not pushed even when push_on is set")
 	return c
 }
 

@@ -18,12 +18,19 @@ type LogOptions struct {
 	N     int       // at most N revisions; 0 means all
 	Since time.Time // only revisions at or after this time
 	Step  string    // only revisions that touched this step
+	Rev   string    // the revisions leading to this one; "" is HEAD
 }
 
 // Log returns the session's revisions, newest first. Filtering by step uses
 // the steps each commit records having touched; no revision is diffed.
 func Log(s *repo.Session, o LogOptions) ([]repo.Revision, error) {
-	revs, err := s.Revisions()
+	var revs []repo.Revision
+	var err error
+	if o.Rev != "" {
+		revs, err = s.RevisionsFrom(o.Rev)
+	} else {
+		revs, err = s.Revisions()
+	}
 	if err != nil {
 		return nil, err
 	}

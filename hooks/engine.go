@@ -41,6 +41,7 @@ func (e *engine) handle() (*Output, error) {
 	if err := repo.ValidateSessionID(e.in.SessionID); err != nil {
 		return nil, err
 	}
+	defer e.publish()
 	switch e.in.Event {
 	case SessionStart:
 		return e.sessionStart()

@@ -83,6 +83,9 @@ type Env struct {
 	Root     string // an explicit project root (--root, PLANGIT_ROOT); "" uses the host's cwd
 	Getwd    func() (string, error)
 	LockWait time.Duration // how long a hook waits for a busy session
+	// Publish starts pushing a session in the background and returns at
+	// once (config push_on); nil pushes nothing.
+	Publish func(root, session string) error
 }
 
 // DefaultLockWait is how long a hook waits for a session another process is

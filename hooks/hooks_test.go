@@ -20,9 +20,10 @@ var t0 = time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC)
 
 // fixture is a project for one hook test.
 type fixture struct {
-	t    testing.TB
-	root string
-	now  time.Time
+	t       testing.TB
+	root    string
+	now     time.Time
+	publish func(root, session string) error // Env.Publish
 }
 
 func newFixture(t testing.TB) *fixture {
@@ -76,7 +77,7 @@ func (f *fixture) run(payload string) string {
 	f.now = f.now.Add(time.Minute)
 	now := f.now
 	event := strings.SplitN(payload, ".", 2)[0]
-	out, code := Run(Claude{}, event, bytes.NewReader(b), Env{Now: func() time.Time { return now }})
+	out, code := Run(Claude{}, event, bytes.NewReader(b), Env{Now: func() time.Time { return now }, Publish: f.publish})
 	if code != 0 {
 		f.t.Fatalf("%s: exit code %d", payload, code)
 	}

@@ -205,16 +205,17 @@ func bar(s history.Span, first, last, now time.Time, width int) string {
 
 // SessionRow is one session as `plangit sessions` shows it.
 type SessionRow struct {
-	ID         string          `json:"id"`
-	Active     bool            `json:"active"`
-	Title      string          `json:"title,omitempty"`
-	Status     plan.PlanStatus `json:"status,omitempty"`
-	Done       int             `json:"done"`
-	Total      int             `json:"total"`
-	Revisions  int             `json:"revisions"`
-	LastChange time.Time       `json:"last_change,omitzero"`
-	Size       int64           `json:"size"`
-	Problem    string          `json:"problem,omitempty"`
+	ID         string            `json:"id"`
+	Active     bool              `json:"active"`
+	Title      string            `json:"title,omitempty"`
+	Status     plan.PlanStatus   `json:"status,omitempty"`
+	Done       int               `json:"done"`
+	Total      int               `json:"total"`
+	Revisions  int               `json:"revisions"`
+	LastChange time.Time         `json:"last_change,omitzero"`
+	Size       int64             `json:"size"`
+	Share      *repo.ShareStatus `json:"share,omitempty"` // its standing with the project's remotes
+	Problem    string            `json:"problem,omitempty"`
 }
 
 // Sessions writes the session list.
@@ -234,6 +235,9 @@ func Sessions(w io.Writer, rows []SessionRow, now time.Time, plansDir string) {
 		}
 		fmt.Fprintf(w, "%s %s  %s  [%s · %d/%d done]  %s · %s (%s) · %s\n", mark, r.ID, r.Title, r.Status, r.Done, r.Total,
 			plural(r.Revisions, "revision"), Ago(now, r.LastChange), r.LastChange.UTC().Format(shortTime), Bytes(r.Size))
+		if line := shareLine(r.Share, now); line != "" {
+			fmt.Fprintln(w, line)
+		}
 	}
 }
 

@@ -14,6 +14,8 @@ type CleanupOptions struct {
 	OlderThan         time.Duration // remove sessions whose last commit is older
 	IncludeUnfinished bool          // remove unfinished plans too
 	DryRun            bool          // list, remove nothing
+	KeepUnpushed      bool          // keep sessions with revisions no remote holds (push_on is set)
+	Force             bool          // remove them anyway
 	Now               time.Time
 	LockWait          time.Duration
 }
@@ -40,7 +42,8 @@ type CleanupReport struct {
 // Cleanup removes sessions whose last commit is older than o.OlderThan.
 // Unfinished plans stay unless o.IncludeUnfinished; the active session
 // always stays; entries that are symlinks are never followed; a session
-// whose history cannot be read stays.
+// whose history cannot be read stays; with o.KeepUnpushed, a session with
+// revisions no remote holds stays unless o.Force.
 func (p Project) Cleanup(o CleanupOptions) (*CleanupReport, error) {
 	rep := &CleanupReport{DryRun: o.DryRun, Entries: []CleanupEntry{}}
 	plans := p.PlansDir()
@@ -80,7 +83,7 @@ func (p Project) Cleanup(o CleanupOptions) (*CleanupReport, error) {
 			if err != nil || !strings.HasPrefix(real, realPlans+string(filepath.Separator)) {
 				e.Removed, e.Reason = false, "resolves outside plans/; not followed"
 			} else if !o.DryRun {
-				if err := p.removeSession(e.Session, o.LockWait); err != nil {
+				if err := p.removeSession(e.Session, o.LockWait, o.Now); err != nil {
 					e.Removed, e.Reason = false, "could not remove: "+err.Error()
 				}
 			}
@@ -121,6 +124,8 @@ func (p Project) judge(e *CleanupEntry, o CleanupOptions, active string) {
 		e.Reason = "changed " + plan.FormatDuration(age) + " ago"
 	case unfinished && !o.IncludeUnfinished:
 		e.Reason = "unfinished; --include-unfinished removes it"
+	case o.KeepUnpushed && !o.Force && unpushed(s):
+		e.Reason = "not pushed (push_on is set); plangit push publishes it, --force removes it anyway"
 	default:
 		e.Removed = true
 		e.Reason = "last changed " + plan.FormatDuration(age) + " ago"
@@ -128,9 +133,10 @@ func (p Project) judge(e *CleanupEntry, o CleanupOptions, active string) {
 }
 
 // removeSession deletes a session directory under its lock, so no change is
-// cut off halfway. os.RemoveAll removes symlinks inside, never their
+// cut off halfway. A session this machine pushed goes on the prune list
+// first (plangit push --prune). os.RemoveAll removes symlinks inside, never their
 // targets.
-func (p Project) removeSession(id string, wait time.Duration) error {
+func (p Project) removeSession(id string, wait time.Duration, now time.Time) error {
 	s, err := p.Open(id)
 	if err != nil {
 		return err
@@ -140,6 +146,9 @@ func (p Project) removeSession(id string, wait time.Duration) error {
 		return err
 	}
 	defer unlock()
+	if err := p.notePushed(s, now); err != nil {
+		return err
+	}
 	if err := os.RemoveAll(s.Dir); err != nil {
 		return plan.WrapError(plan.CodeIOError, err, "cannot remove %s", s.Dir)
 	}

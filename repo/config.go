@@ -34,7 +34,12 @@ type Config struct {
 	ContextBudget      int             `json:"context_budget"`       // bytes of context a hook may inject
 	AutoAdvance        bool            `json:"auto_advance"`         // complete the current step on transition words
 	StepIterationLimit int             `json:"step_iteration_limit"` // with auto_advance: tool uses in one step before it advances
+	PushOn             string          `json:"push_on"`              // off, stop or session_end: the hook that pushes the session in the background
+	PushRemote         string          `json:"push_remote"`          // the remote push and fetch use; "" is the branch's upstream remote, else origin
 }
+
+// pushOnValues are when hooks may push a session.
+var pushOnValues = []string{"off", "stop", "session_end"}
 
 // HookEvents are the hook events plangit answers, in the order of a session.
 var HookEvents = []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PostToolUseFailure", "Stop", "SubagentStop", "PreCompact", "SessionEnd"}
@@ -61,6 +66,8 @@ func DefaultConfig() Config {
 		ContextBudget:      2000,
 		AutoAdvance:        false,
 		StepIterationLimit: 10,
+		PushOn:             "off",
+		PushRemote:         "",
 	}
 }
 
@@ -148,6 +155,12 @@ func (c *Config) validate() error {
 	if !slices.Contains([]string{"gate", "advise", "off"}, c.StopMode) {
 		return configError("stop_mode", "must be gate, advise or off, not %q", c.StopMode)
 	}
+	if !slices.Contains(pushOnValues, c.PushOn) {
+		return configError("push_on", "must be off, stop or session_end, not %q", c.PushOn)
+	}
+	if strings.ContainsAny(c.PushRemote, " \t\n:") {
+		return configError("push_remote", "must be the name of a git remote, not %q", c.PushRemote)
+	}
 	return nil
 }
 
@@ -159,6 +172,7 @@ func configFields(c *Config) map[string]any {
 		"critical_tools": &c.CriticalTools, "view_tools": &c.ViewTools, "write_tools": &c.WriteTools,
 		"plan_confirmation": &c.PlanConfirmation, "step_confirmation": &c.StepConfirmation, "context_budget": &c.ContextBudget,
 		"auto_advance": &c.AutoAdvance, "step_iteration_limit": &c.StepIterationLimit,
+		"push_on": &c.PushOn, "push_remote": &c.PushRemote,
 	}
 }
 

@@ -386,6 +386,9 @@ func (s *Session) pack(full bool) (*PackReport, error) {
 		}
 		os.Remove(p.base + ".idx")
 		os.Remove(p.base + ".pack")
+		// What git writes beside a pack it fetched goes with it.
+		os.Remove(p.base + ".rev")
+		os.Remove(p.base + ".bitmap")
 	}
 	for _, h := range loose {
 		os.Remove(o.loosePath(h))

@@ -3,6 +3,7 @@ package repo
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"errors"
 	"io/fs"
 	"os"
@@ -313,6 +314,12 @@ func (s *Session) resolveAt(rev string, head plumbing.Hash) (plumbing.Hash, erro
 		return plan.Errorf(plan.CodeRevisionNotFound, "no revision %q in session %s%s; plangit log lists them", clipID(rev), s.ID, why).With("rev", clipID(rev))
 	}
 	r := strings.TrimSpace(rev)
+	if strings.Contains(r, "/") { // origin/main: a remote's tip of the session
+		if h, ok, err := s.resolveTracking(r); ok || err != nil {
+			return h, err
+		}
+		return plumbing.ZeroHash, notFound("")
+	}
 	back := 0
 	switch {
 	case r == "HEAD" || r == "@":
@@ -357,7 +364,9 @@ func (s *Session) resolveAt(rev string, head plumbing.Hash) (plumbing.Hash, erro
 		}
 	}
 	if found.IsZero() {
-		return plumbing.ZeroHash, notFound("")
+		if found, err = s.findTrackedCommit(r, revs); err != nil || found.IsZero() {
+			return plumbing.ZeroHash, cmp.Or(err, notFound(""))
+		}
 	}
 	return found, nil
 }
@@ -408,6 +417,12 @@ func (s *Session) Revisions() ([]Revision, error) {
 	if err != nil {
 		return nil, err
 	}
+	return s.revisionsTo(head)
+}
+
+// revisionsTo returns the revisions leading to head along first parents,
+// oldest first.
+func (s *Session) revisionsTo(head plumbing.Hash) ([]Revision, error) {
 	if head.IsZero() {
 		return nil, nil
 	}

@@ -1,0 +1,122 @@
+package render
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/plangit/plangit/repo"
+)
+
+// SyncResults writes what a push, fetch or prune did, one line per
+// session that went well. Failures are the command's error; skip is the
+// one the caller reports as the error, the others are written to errOut.
+func SyncResults(w, errOut io.Writer, results []repo.SyncResult, skip int) {
+	for i, r := range results {
+		if r.Err() != nil {
+			if i != skip {
+				fmt.Fprintf(errOut, "plangit: %s [%s]\n", r.Message, r.Code)
+			}
+			continue
+		}
+		fmt.Fprintln(w, syncLine(r))
+	}
+}
+
+func syncLine(r repo.SyncResult) string {
+	moved := ""
+	if r.Revisions > 0 {
+		moved = plural(r.Revisions, "revision") + ", "
+	}
+	switch r.Status {
+	case "created":
+		return fmt.Sprintf("created %s on %s: %s", r.Session, r.Remote, upTo(r))
+	case "pushed":
+		return fmt.Sprintf("pushed %s to %s: %s%s..%s", r.Session, r.Remote, moved, short(r.From), short(r.To))
+	case "new":
+		return fmt.Sprintf("fetched %s from %s: a new session, %s", r.Session, r.Remote, upTo(r))
+	case "fast-forward":
+		return fmt.Sprintf("fetched %s from %s: %s%s..%s", r.Session, r.Remote, moved, short(r.From), short(r.To))
+	case "up-to-date":
+		return fmt.Sprintf("%s is up to date with %s (%s)", r.Session, r.Remote, short(r.To))
+	case "ahead":
+		return fmt.Sprintf("%s: %s", r.Session, r.Message)
+	case "merged":
+		return fmt.Sprintf("%s: %s (%s); plangit push publishes it", r.Session, r.Merge.Change.Summary, short(r.Merge.Hash))
+	case "pruned":
+		return fmt.Sprintf("pruned %s from %s (%s)", r.Session, r.Remote, short(r.From))
+	}
+	return fmt.Sprintf("%s %s: %s", r.Status, r.Session, r.Message)
+}
+
+// upTo is "12 revisions up to 5d1c2e9".
+func upTo(r repo.SyncResult) string {
+	if r.Revisions == 0 {
+		return "up to " + short(r.To)
+	}
+	return plural(r.Revisions, "revision") + " up to " + short(r.To)
+}
+
+func short(h string) string {
+	if len(h) > 7 {
+		return h[:7]
+	}
+	if h == "" {
+		return "none"
+	}
+	return h
+}
+
+// RemoteSessions writes the sessions on a remote.
+func RemoteSessions(w io.Writer, remote, url string, rows []repo.RemoteSession, skipped int, now time.Time) {
+	if len(rows) == 0 {
+		fmt.Fprintf(w, "no sessions on %s (%s); plangit push publishes one\n", remote, url)
+	}
+	here := map[string]string{"not-fetched": "not here (plangit fetch SESSION)", "in-sync": "in sync here", "ahead": "ahead here (plangit push)",
+		"behind": "newer there (plangit fetch SESSION)", "differs": "differs from here (plangit fetch SESSION tells)"}
+	for _, r := range rows {
+		if r.Problem != "" {
+			fmt.Fprintf(w, "  %s  %s  (%s) · %s\n", r.ID, short(r.Rev), r.Problem, here[r.Here])
+			continue
+		}
+		fmt.Fprintf(w, "  %s  %s  [%s · %d/%d done]  %s · %s (%s) · %s: %s · %s\n", r.ID, r.Title, r.Status, r.Done, r.Total,
+			short(r.Rev), Ago(now, r.LastChange), r.LastChange.UTC().Format(shortTime), r.Actor, r.Summary, here[r.Here])
+	}
+	if skipped > 0 {
+		fmt.Fprintf(w, "(%s under refs/plangit/sessions/ on %s name no valid session id; skipped)\n", plural(skipped, "ref"), remote)
+	}
+}
+
+// shareLine is a session's standing with the remotes, for plangit
+// sessions; "" when it was never shared.
+func shareLine(s *repo.ShareStatus, now time.Time) string {
+	if s == nil {
+		return ""
+	}
+	var parts []string
+	if s.Origin != nil {
+		parts = append(parts, "fetched from "+s.Origin.Remote)
+	}
+	for _, r := range s.Remotes {
+		switch r.State {
+		case "in-sync":
+			parts = append(parts, "in sync with "+r.Remote)
+		case "ahead":
+			parts = append(parts, fmt.Sprintf("%s not on %s", plural(r.Unpushed, "revision"), r.Remote))
+		default:
+			parts = append(parts, "differs from "+r.Remote+" (plangit fetch tells)")
+		}
+	}
+	if p := s.LastPush; p != nil && p.Error != "" {
+		to := ""
+		if p.Remote != "" {
+			to = " to " + p.Remote
+		}
+		parts = append(parts, fmt.Sprintf("push%s failed %s: %s", to, Ago(now, p.Time), p.Error))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "    " + strings.Join(parts, " · ")
+}

@@ -1,0 +1,305 @@
+package repo
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/plangit/plangit/plan"
+)
+
+// FetchAll lists the sessions on the remote, for fetch --all.
+func (r *Remote) FetchAll(o SyncOptions) ([]SyncResult, error) {
+	tips, _, err := r.lsRemote()
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]string, 0, len(tips))
+	for id := range tips {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	return r.Fetch(ids, o), nil
+}
+
+// Fetch brings sessions from the remote, fast-forward only. A session this
+// project lacks becomes a normal session, its revisions adopted as they are
+// (the same hashes as on the machine that made them), and says where it
+// came from. A session whose histories diverged keeps both — the remote's
+// tip as origin/main — and its result is a CONFLICT naming both tips,
+// unless o.Ours or o.Theirs settle it with a merge revision. The returned
+// results say what happened to each; SyncError(results) is the command's
+// error.
+func (r *Remote) Fetch(ids []string, o SyncOptions) []SyncResult {
+	results := make([]SyncResult, len(ids))
+	for i, id := range ids {
+		results[i] = SyncResult{Session: id, Remote: r.Name}
+		r.fetchOne(id, o, &results[i])
+	}
+	return results
+}
+
+func (r *Remote) fetchOne(id string, o SyncOptions, res *SyncResult) {
+	if err := ValidateSessionID(id); err != nil {
+		res.fail(err)
+		return
+	}
+	if err := checkRefName(RemoteRef(id)); err != nil {
+		res.fail(sessionRefError(id, err))
+		return
+	}
+	s, err := r.Project.Open(id)
+	created := false
+	if plan.HasCode(err, plan.CodeSessionNotFound) {
+		s, err = r.Project.newForFetch(id)
+		created = err == nil
+	}
+	if err != nil {
+		res.fail(err)
+		return
+	}
+	tip, err := r.fetchTracking(s)
+	if err != nil {
+		if created {
+			os.RemoveAll(s.Dir)
+		}
+		res.fail(err)
+		return
+	}
+	if head, err := s.readRef(); err == nil && !head.IsZero() {
+		// A hand edit of the working files is adopted first, as before any
+		// change, so that nothing of it is lost.
+		if _, err := s.Update(o.Options, func(*plan.State) (plan.Change, error) { return plan.Change{}, nil }); err != nil {
+			res.fail(err)
+			return
+		}
+	}
+	err = s.Locked(o.LockWait, func() error { return r.integrate(s, tip, o, res) })
+	if err != nil && res.err == nil {
+		res.fail(err)
+	}
+	if res.err != nil && created {
+		os.RemoveAll(s.Dir) // nothing was adopted; the remote still has it all
+	}
+}
+
+// newForFetch lays out an empty repository for a session about to be
+// fetched.
+func (p Project) newForFetch(id string) (*Session, error) {
+	s, err := newSession(p, id)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := os.Lstat(s.Dir); err == nil {
+		return nil, plan.Errorf(plan.CodeInvalidArgument, "%s exists and is not a session; move it away to fetch session %s", s.Dir, id).With("session", id)
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return nil, plan.WrapError(plan.CodeIOError, err, "cannot check %s", s.Dir)
+	}
+	if err := p.ensureDir(); err != nil {
+		return nil, err
+	}
+	if err := s.initGitDir(); err != nil {
+		os.RemoveAll(s.Dir)
+		return nil, err
+	}
+	return s, nil
+}
+
+// integrate brings the fetched tip into the session, under its lock.
+func (r *Remote) integrate(s *Session, tip plumbing.Hash, o SyncOptions, res *SyncResult) error {
+	head, err := s.readRef()
+	if err != nil {
+		return err
+	}
+	rel, n, err := s.relate(head, tip)
+	if err != nil {
+		return err
+	}
+	res.From, res.To = head.String(), tip.String()
+	if head.IsZero() {
+		res.From = ""
+	}
+	switch rel {
+	case same:
+		res.Status = "up-to-date"
+		return nil
+	case ahead:
+		res.Status, res.Revisions, res.To = "ahead", n, head.String()
+		res.Message = "this machine has " + plural(n, "revision") + " " + r.Name + " lacks; plangit push publishes them"
+		return nil
+	case diverged:
+		if !o.Ours && !o.Theirs {
+			r.conflict(s, head, res, "fetch")
+			return nil
+		}
+		if o.Theirs {
+			if _, err := s.checkAdoptable(tip, r.Name); err != nil {
+				return err
+			}
+		}
+		c, err := s.merge(head, tip, r.Name, o.Theirs, o.Options)
+		if err != nil {
+			return err
+		}
+		res.Status, res.Merge, res.To = "merged", c, c.Hash
+		return nil
+	}
+	files, err := s.checkAdoptable(tip, r.Name)
+	if err != nil {
+		return err
+	}
+	if err := s.moveHead(tip, head, files); err != nil {
+		return err
+	}
+	res.Status, res.Revisions = "fast-forward", n
+	if head.IsZero() {
+		res.Status = "new"
+		if last, err := s.Last(); err == nil {
+			res.Revisions = last.N
+		}
+		return s.editShare(o.LockWait, func(st *shareState) {
+			st.Origin = &Origin{Remote: r.Name, URL: r.URL, Time: o.Time()}
+		})
+	}
+	return nil
+}
+
+// RemoteSession is a session on the remote, as `plangit sessions --remote`
+// shows it: read from its tip alone, none of its history fetched.
+type RemoteSession struct {
+	ID         string          `json:"id"`
+	Rev        string          `json:"rev"`
+	Title      string          `json:"title,omitempty"`
+	Status     plan.PlanStatus `json:"status,omitempty"`
+	Done       int             `json:"done"`
+	Total      int             `json:"total"`
+	LastChange time.Time       `json:"last_change,omitzero"`
+	Actor      string          `json:"actor,omitempty"`
+	Summary    string          `json:"summary,omitempty"` // the last change
+	// Here is how this project's copy stands: not-fetched, in-sync,
+	// ahead (push publishes it), behind (fetch brings it), differs (fetch
+	// tells; the two may have diverged).
+	Here    string `json:"here"`
+	Problem string `json:"problem,omitempty"`
+}
+
+// List lists the sessions on the remote with their title, status,
+// progress and last change, read from each session's tip: git fetches the
+// tips alone (--depth=1: a commit and its three files each) into a
+// temporary repository, removed afterwards. Nothing of the project or its
+// sessions changes. skipped counts refs under the namespace that name no
+// valid session.
+func (r *Remote) List() (list []RemoteSession, skipped int, err error) {
+	if ids, skipped, err := r.lsRemote(); err != nil || len(ids) == 0 {
+		return []RemoteSession{}, skipped, err // nothing to fetch, even a tip
+	}
+	tmp, err := os.MkdirTemp("", "plangit-remote-")
+	if err != nil {
+		return nil, 0, plan.WrapError(plan.CodeIOError, err, "cannot make a temporary directory")
+	}
+	defer os.RemoveAll(tmp)
+	for _, d := range []string{"objects/info", "objects/pack", "refs/heads"} {
+		if err := os.MkdirAll(filepath.Join(tmp, d), 0o755); err != nil {
+			return nil, 0, plan.WrapError(plan.CodeIOError, err, "cannot make a temporary repository")
+		}
+	}
+	for name, content := range map[string]string{"HEAD": "ref: " + branchRef + "\n", "config": "[core]\n\trepositoryformatversion = 0\n\tbare = true\n"} {
+		if err := os.WriteFile(filepath.Join(tmp, name), []byte(content), 0o644); err != nil {
+			return nil, 0, plan.WrapError(plan.CodeIOError, err, "cannot make a temporary repository")
+		}
+	}
+	spec := "+" + SessionRefPrefix + "*:" + SessionRefPrefix + "*"
+	args := r.sessionArgs(tmp, "fetch", "--quiet", "--depth=1", "--no-tags", "--no-prune", "--refmap=", r.arg, spec)
+	if _, err := r.git.run(tmp, nil, args...); err != nil {
+		return nil, 0, r.netError(err, "cannot read the sessions on %s", r.Name)
+	}
+	peek := &Session{gitDir: tmp, objs: newObjects(filepath.Join(tmp, "objects"))}
+	tips := map[string]plumbing.Hash{}
+	for name, h := range peek.packedRefs(SessionRefPrefix) {
+		tips[strings.TrimPrefix(name, SessionRefPrefix)] = h
+	}
+	root := filepath.Join(tmp, filepath.FromSlash(SessionRefPrefix))
+	filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return nil
+		}
+		rel, _ := filepath.Rel(root, path)
+		id := filepath.ToSlash(rel)
+		if h, err := peek.readNamedRef(SessionRefPrefix + id); err == nil && !h.IsZero() {
+			tips[id] = h
+		}
+		return nil
+	})
+	ids := make([]string, 0, len(tips))
+	for id := range tips {
+		if ValidateSessionID(id) != nil {
+			skipped++
+			continue
+		}
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	list = []RemoteSession{}
+	for _, id := range ids {
+		list = append(list, r.describeTip(peek, id, tips[id]))
+	}
+	return list, skipped, nil
+}
+
+// describeTip reads a remote session's tip and compares it with this
+// project's copy.
+func (r *Remote) describeTip(peek *Session, id string, tip plumbing.Hash) RemoteSession {
+	rs := RemoteSession{ID: id, Rev: tip.String(), Here: "not-fetched"}
+	if e, err := peek.entryFromCommit(tip); err != nil {
+		rs.Problem = "its tip cannot be read: " + err.Error()
+	} else {
+		rs.LastChange, rs.Actor, rs.Summary, rs.Done, rs.Total = e.Time, e.Meta.Actor, e.Change.Summary, e.Counts.Done, e.Counts.Total
+		if files, err := peek.objs.readFilesAt(tip); err != nil {
+			rs.Problem = "its files cannot be read: " + err.Error()
+		} else if p, err := plan.ParsePlan(files[plan.PlanFile]); err != nil {
+			rs.Problem = "its plan does not parse: " + strings.SplitN(err.Error(), ";", 2)[0]
+		} else {
+			rs.Title, rs.Status = p.Title, p.Status
+		}
+	}
+	s, err := r.Project.Open(id)
+	if err != nil {
+		return rs
+	}
+	head, err := s.readRef()
+	if err != nil {
+		rs.Here = "differs"
+		return rs
+	}
+	rs.Here = "differs"
+	switch {
+	case head == tip:
+		rs.Here = "in-sync"
+	case s.onBranch(head, tip):
+		rs.Here = "ahead"
+	case s.trackingTips()[r.Name] == head:
+		rs.Here = "behind"
+	}
+	return rs
+}
+
+// onBranch reports whether h is one of the branch's revisions (along
+// first parents), from the revision log.
+func (s *Session) onBranch(head, h plumbing.Hash) bool {
+	entries, err := s.revisions(head)
+	if err != nil {
+		return false
+	}
+	for _, e := range entries {
+		if e.Hash == h {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,9 @@
+//go:build !unix
+
+package repo
+
+import "os/exec"
+
+// ownGroup leaves cmd as it is where process groups are not Unix's:
+// cancelling it ends git alone.
+func ownGroup(cmd *exec.Cmd) {}

@@ -1,0 +1,462 @@
+package repo
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/gofrs/flock"
+
+	"github.com/plangit/plangit/plan"
+)
+
+// SyncOptions are a push's, fetch's or prune's.
+type SyncOptions struct {
+	Options // the time, who acts, how long to wait for a session's lock
+	// Ours and Theirs settle a fetch whose histories diverged: a merge
+	// revision that keeps this machine's files (Ours) or the remote's
+	// (Theirs), with both histories behind it.
+	Ours, Theirs bool
+}
+
+// SyncResult is what a push, fetch or prune did with one session.
+type SyncResult struct {
+	Session string `json:"session"`
+	Remote  string `json:"remote"`
+	// Status: push: created, pushed, up-to-date; fetch: new, fast-forward,
+	// up-to-date, ahead, merged; prune: pruned, gone, kept; any: behind or
+	// diverged (CONFLICT), failed.
+	Status    string    `json:"status"`
+	From      string    `json:"from,omitempty"` // the revision before: the remote's (push) or this machine's (fetch)
+	To        string    `json:"to,omitempty"`
+	Revisions int       `json:"revisions,omitempty"` // revisions the push or fetch moved, when known
+	Local     *Revision `json:"local,omitempty"`     // this machine's tip, on a conflict
+	RemoteTip *Revision `json:"remote_tip,omitempty"`
+	KeptAs    string    `json:"kept_as,omitempty"` // the revision name of the remote's tip, on a conflict
+	Merge     *Commit   `json:"merge,omitempty"`   // fetch --ours/--theirs: the merge revision
+	Message   string    `json:"message,omitempty"`
+	Code      plan.Code `json:"code,omitempty"` // the error's code when Status is failed, behind or diverged
+	err       error
+}
+
+// Err is the result's error; nil when it went well.
+func (r *SyncResult) Err() error { return r.err }
+
+func (r *SyncResult) fail(err error) {
+	r.Status, r.err, r.Message, r.Code = "failed", err, err.Error(), plan.CodeOf(err)
+}
+
+// SyncError is the error of a push, fetch or prune whose results hold
+// failures, nil when none failed: the first failure's code and message,
+// with every result in the details (and, for a conflict, both tips).
+func SyncError(results []SyncResult) error {
+	var first *SyncResult
+	failed := 0
+	for i := range results {
+		if results[i].err != nil {
+			failed++
+			if first == nil {
+				first = &results[i]
+			}
+		}
+	}
+	if first == nil {
+		return nil
+	}
+	msg := first.err.Error()
+	if failed > 1 {
+		msg = fmt.Sprintf("%d of %d sessions failed; the first: %s", failed, len(results), msg)
+	}
+	e := &plan.Error{Code: plan.CodeOf(first.err), Message: msg, Err: first.err}
+	e.With("session", first.Session).With("remote", first.Remote).With("results", results)
+	if first.Local != nil {
+		e.With("local", first.Local)
+	}
+	if first.RemoteTip != nil {
+		e.With("remote_tip", first.RemoteTip).With("kept_as", first.KeptAs)
+	}
+	return e
+}
+
+// pushBatch is how many sessions one git push carries: their object
+// directories go to git in one environment variable.
+const pushBatch = 64
+
+// Push publishes sessions to the remote, fast-forward only: each session's
+// branch goes to refs/plangit/sessions/<id>. One git push carries many
+// sessions (their object directories lent to it as alternates), so a
+// person is asked for credentials once. A session whose remote tip has
+// revisions it lacks is not pushed: the remote's tip is fetched beside it
+// (origin/main) and the result is a CONFLICT naming both. The returned
+// results say what happened to each; SyncError(results) is the command's
+// error.
+func (r *Remote) Push(ids []string, o SyncOptions) []SyncResult {
+	type item struct {
+		s    *Session
+		head plumbing.Hash
+		res  *SyncResult
+	}
+	results := make([]SyncResult, len(ids))
+	var items []item
+	for i, id := range ids {
+		results[i] = SyncResult{Session: id, Remote: r.Name}
+		s, err := r.Project.Open(id)
+		var head plumbing.Hash
+		if err == nil {
+			if rerr := checkRefName(RemoteRef(id)); rerr != nil {
+				err = sessionRefError(id, rerr)
+			} else if head, err = s.readRef(); err == nil && head.IsZero() {
+				err = plan.Errorf(plan.CodePlanNotFound, "session %s has no revision to push", id).With("session", id)
+			}
+		}
+		if err != nil {
+			results[i].fail(err)
+			continue
+		}
+		items = append(items, item{s, head, &results[i]})
+	}
+	for start := 0; start < len(items); start += pushBatch {
+		batch := items[start:min(start+pushBatch, len(items))]
+		specs := make([]string, len(batch))
+		var alternates []string
+		for i, it := range batch {
+			specs[i] = it.head.String() + ":" + RemoteRef(it.s.ID)
+			if i > 0 {
+				alternates = append(alternates, it.s.objs.dir)
+			}
+		}
+		var env []string
+		if len(alternates) > 0 {
+			env = []string{"GIT_ALTERNATE_OBJECT_DIRECTORIES=" + strings.Join(alternates, string(os.PathListSeparator))}
+		}
+		args := r.sessionArgs(batch[0].s.Dir, append([]string{"push", "--porcelain", "--no-verify", r.arg}, specs...)...)
+		out, err := r.git.run(batch[0].s.Dir, env, args...)
+		status := parsePorcelain(out)
+		for _, it := range batch {
+			st, ok := status[RemoteRef(it.s.ID)]
+			switch {
+			case !ok && err != nil:
+				it.res.fail(r.netError(err, "cannot push session %s to %s", it.s.ID, r.Name).With("session", it.s.ID))
+			case !ok:
+				it.res.fail(plan.Errorf(plan.CodeIOError, "git push said nothing of session %s", it.s.ID))
+			default:
+				r.pushed(it.s, it.head, st, it.res)
+			}
+		}
+	}
+	for _, it := range items {
+		r.recordPush(it.s, it.head, it.res, o)
+	}
+	return results
+}
+
+// refStatus is one line of git push --porcelain.
+type refStatus struct {
+	flag    byte   // ' ' fast-forward, '*' new, '=' up to date, '-' deleted, '!' rejected
+	summary string // a..b, [new reference], [rejected] (non-fast-forward), …
+}
+
+// parsePorcelain reads git push --porcelain: ref → its status.
+func parsePorcelain(out []byte) map[string]refStatus {
+	status := map[string]refStatus{}
+	sc := bufio.NewScanner(strings.NewReader(string(out)))
+	for sc.Scan() {
+		f := strings.SplitN(sc.Text(), "\t", 3)
+		if len(f) != 3 || len(f[0]) != 1 {
+			continue
+		}
+		_, dst, ok := strings.Cut(f[1], ":")
+		if !ok {
+			continue
+		}
+		status[dst] = refStatus{flag: f[0][0], summary: f[2]}
+	}
+	return status
+}
+
+// pushed reads one session's line of git push.
+func (r *Remote) pushed(s *Session, head plumbing.Hash, st refStatus, res *SyncResult) {
+	res.To = head.String()
+	switch st.flag {
+	case '*':
+		res.Status = "created"
+		if last, err := s.Last(); err == nil {
+			res.Revisions = last.N
+		}
+	case '=':
+		res.Status, res.From = "up-to-date", head.String()
+	case ' ', '+':
+		res.Status = "pushed"
+		if from, _, ok := strings.Cut(st.summary, ".."); ok {
+			if h, err := s.resolveAt(from, head); err == nil {
+				res.From = h.String()
+				if rel, n, err := s.relate(head, h); err == nil && rel == ahead {
+					res.Revisions = n
+				}
+			}
+		}
+	case '!':
+		if strings.Contains(st.summary, "non-fast-forward") || strings.Contains(st.summary, "fetch first") {
+			r.conflict(s, head, res, "push")
+			return
+		}
+		res.fail(plan.Errorf(plan.CodeIOError, "%s refused session %s: %s", r.Name, s.ID, strings.Trim(st.summary, " ")).With("session", s.ID))
+	default:
+		res.fail(plan.Errorf(plan.CodeIOError, "git push: session %s: %s", s.ID, st.summary))
+	}
+}
+
+// conflict handles a remote tip this machine's push or fetch cannot move
+// past: the remote's tip is fetched beside the branch (when a push found
+// it) and the result says how the two stand, with both tips.
+func (r *Remote) conflict(s *Session, head plumbing.Hash, res *SyncResult, op string) {
+	tip, err := s.readNamedRef(trackingRef(r.Name))
+	if op == "push" {
+		tip, err = r.fetchTracking(s)
+	}
+	if err != nil {
+		res.fail(err)
+		return
+	}
+	rel, n, err := s.relate(head, tip)
+	if err != nil {
+		res.fail(err)
+		return
+	}
+	res.Local, res.RemoteTip, res.KeptAs = s.tipInfo(head), s.tipInfo(tip), TrackingName(r.Name)
+	res.From, res.To = tip.String(), head.String()
+	kept := TrackingName(r.Name)
+	switch rel {
+	case behind:
+		res.Status = "behind"
+		res.err = plan.Errorf(plan.CodeConflict, "%s has %s of session %s that this machine lacks (its tip %s: %s); plangit fetch --session %s brings them, then push",
+			r.Name, plural(n, "revision"), s.ID, short(tip), describe(res.RemoteTip), s.ID)
+	case diverged:
+		res.Status = "diverged"
+		res.err = plan.Errorf(plan.CodeConflict, "session %s has diverged from %s: here %s (%s), on %s %s (%s); both are kept, %s's as %s: compare with plangit diff HEAD %s --session %s, then plangit fetch --session %s --ours (keep this plan) or --theirs (take %s's), and push again",
+			s.ID, r.Name, short(head), describe(res.Local), r.Name, short(tip), describe(res.RemoteTip), r.Name, kept, kept, s.ID, s.ID, r.Name)
+	default:
+		res.fail(plan.Errorf(plan.CodeIOError, "%s refused session %s, yet its tip %s is behind this machine's %s; try again", r.Name, s.ID, short(tip), short(head)))
+		return
+	}
+	res.Message, res.Code = res.err.Error(), plan.CodeConflict
+}
+
+// describe is a revision's last change for a message: @12, 2026-11-20
+// 10:40, agent: step 3: pending → completed.
+func describe(r *Revision) string {
+	if r == nil {
+		return "no revision"
+	}
+	var b strings.Builder
+	if r.N > 0 {
+		fmt.Fprintf(&b, "@%d, ", r.N)
+	}
+	fmt.Fprintf(&b, "%s, %s: %s", r.Time.UTC().Format("2006-01-02 15:04"), r.Actor, r.Summary)
+	return b.String()
+}
+
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	if n == 0 {
+		return "revisions"
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// recordPush keeps, under the session lock, what a push did: the remote's
+// tip as now known, the revision pushed, and the attempt's outcome.
+func (r *Remote) recordPush(s *Session, head plumbing.Hash, res *SyncResult, o SyncOptions) {
+	ok := res.err == nil
+	err := s.editShare(o.LockWait, func(st *shareState) {
+		if ok {
+			// Another push may have moved the remote further meanwhile.
+			if cur, err := s.readNamedRef(trackingRef(r.Name)); err == nil {
+				if rel, _, err := s.relate(head, cur); err == nil && rel != behind {
+					s.writeNamedRef(trackingRef(r.Name), head)
+				}
+			}
+			if st.Pushed == nil {
+				st.Pushed = map[string]string{}
+			}
+			st.Pushed[r.Name] = head.String()
+		}
+		st.LastPush = &PushAttempt{Remote: r.Name, Rev: head.String(), Time: o.Time()}
+		if !ok {
+			st.LastPush.Error, st.LastPush.Code = res.err.Error(), plan.CodeOf(res.err)
+		}
+	})
+	if err != nil && ok {
+		res.fail(plan.WrapError(plan.CodeOf(err), err, "session %s is on %s, but this machine could not record it", s.ID, r.Name))
+	}
+}
+
+// fetchTracking fetches the session's tip on the remote into
+// refs/plangit/remote/<remote>/main of the session's repository and
+// returns it. The objects land in the session's repository only.
+func (r *Remote) fetchTracking(s *Session) (plumbing.Hash, error) {
+	spec := "+" + RemoteRef(s.ID) + ":" + trackingRef(r.Name)
+	args := r.sessionArgs(s.Dir, "fetch", "--quiet", "--no-tags", "--no-prune", "--no-recurse-submodules", "--refmap=", r.arg, spec)
+	_, err := r.git.run(s.Dir, nil, args...)
+	os.Remove(filepath.Join(s.gitDir, "FETCH_HEAD")) // git's note of what it fetched, of no use here
+	if err != nil {
+		if ge, ok := err.(*gitError); ok && strings.Contains(ge.stderr, "couldn't find remote ref") {
+			return plumbing.ZeroHash, plan.Errorf(plan.CodeSessionNotFound, "%s has no session %s; plangit sessions --remote lists the sessions there", r.Name, s.ID).With("session", s.ID).With("remote", r.Name)
+		}
+		return plumbing.ZeroHash, r.netError(err, "cannot fetch session %s from %s", s.ID, r.Name).With("session", s.ID)
+	}
+	h, err := s.readNamedRef(trackingRef(r.Name))
+	if err == nil && h.IsZero() {
+		err = plan.Errorf(plan.CodeIOError, "git fetch left no %s in session %s", trackingRef(r.Name), s.ID)
+	}
+	return h, err
+}
+
+// The prune list, .code-agent/prune, holds the sessions cleanup removed
+// here that this machine had pushed: one line each, remote, session, the
+// tip the remote held as last seen, and when. plangit push --prune deletes
+// those sessions on the remote — only while the remote still holds exactly
+// that tip, so a session someone changed since, or never this machine's,
+// is never deleted.
+const pruneFile = "prune"
+
+// pruneEntry is a line of the prune list.
+type pruneEntry struct {
+	Remote, Session, Tip string
+	Time                 time.Time
+}
+
+func (p Project) prunePath() string { return filepath.Join(p.Dir(), pruneFile) }
+
+// withPruneList runs fn on the prune list under a lock of its own and
+// writes back what fn returns.
+func (p Project) withPruneList(fn func([]pruneEntry) ([]pruneEntry, error)) error {
+	fl := flock.New(p.prunePath() + ".lock")
+	if err := fl.Lock(); err != nil {
+		return plan.WrapError(plan.CodeIOError, err, "cannot lock %s", p.prunePath())
+	}
+	defer fl.Unlock()
+	var list []pruneEntry
+	if b, err := os.ReadFile(p.prunePath()); err == nil {
+		for _, line := range strings.Split(string(b), "\n") {
+			f := strings.Split(line, "\t")
+			if len(f) != 4 || ValidateSessionID(f[1]) != nil || !plumbing.IsHash(f[2]) {
+				continue
+			}
+			t, _ := time.Parse(time.RFC3339, f[3])
+			list = append(list, pruneEntry{Remote: f[0], Session: f[1], Tip: f[2], Time: t})
+		}
+	} else if !os.IsNotExist(err) {
+		return plan.WrapError(plan.CodeIOError, err, "cannot read %s", p.prunePath())
+	}
+	next, err := fn(list)
+	if err != nil {
+		return err
+	}
+	var b strings.Builder
+	for _, e := range next {
+		fmt.Fprintf(&b, "%s\t%s\t%s\t%s\n", e.Remote, e.Session, e.Tip, e.Time.UTC().Format(time.RFC3339))
+	}
+	return WriteFileAtomic(p.prunePath(), []byte(b.String()), 0o644, false)
+}
+
+// notePushed puts a session that is about to be removed on the prune list,
+// for every remote this machine pushed it to. It runs under the session's
+// lock.
+func (p Project) notePushed(s *Session, now time.Time) error {
+	st := s.readShare()
+	if len(st.Pushed) == 0 {
+		return nil
+	}
+	tips := s.trackingTips()
+	return p.withPruneList(func(list []pruneEntry) ([]pruneEntry, error) {
+		for remote, pushed := range st.Pushed {
+			tip := pushed
+			if t, ok := tips[remote]; ok {
+				tip = t.String()
+			}
+			list = append(list, pruneEntry{Remote: remote, Session: s.ID, Tip: tip, Time: now})
+		}
+		return list, nil
+	})
+}
+
+// Prune deletes on the remote the sessions cleanup removed here that this
+// machine had pushed there (the prune list), each only while the remote
+// still holds the tip this machine last saw. A session changed on the
+// remote since, or fetched back here, is kept and leaves the list.
+func (r *Remote) Prune(o SyncOptions) ([]SyncResult, error) {
+	var results []SyncResult
+	err := r.Project.withPruneList(func(list []pruneEntry) ([]pruneEntry, error) {
+		var mine, rest []pruneEntry
+		for _, e := range list {
+			if e.Remote == r.Name {
+				mine = append(mine, e)
+			} else {
+				rest = append(rest, e)
+			}
+		}
+		if len(mine) == 0 {
+			return list, nil
+		}
+		tips, _, err := r.lsRemote()
+		if err != nil {
+			return nil, err
+		}
+		var del []pruneEntry
+		for _, e := range mine {
+			res := SyncResult{Session: e.Session, Remote: r.Name, From: e.Tip}
+			_, local := r.Project.Open(e.Session)
+			switch cur, ok := tips[e.Session]; {
+			case local == nil:
+				res.Status, res.Message = "kept", "the session is back in this project"
+			case !ok:
+				res.Status, res.Message = "gone", "no longer on "+r.Name
+			case cur != e.Tip:
+				res.Status, res.Message = "kept", "changed on "+r.Name+" since this machine last saw it ("+cur[:7]+", not "+e.Tip[:7]+")"
+			default:
+				del = append(del, e)
+				continue
+			}
+			results = append(results, res)
+		}
+		if len(del) == 0 {
+			return rest, nil
+		}
+		args := []string{"-c", "core.hooksPath=" + os.DevNull, "push", "--porcelain", "--no-verify"}
+		for _, e := range del {
+			args = append(args, "--force-with-lease="+RemoteRef(e.Session)+":"+e.Tip)
+		}
+		args = append(args, r.arg)
+		for _, e := range del {
+			args = append(args, ":"+RemoteRef(e.Session))
+		}
+		out, gerr := r.git.run(r.top, nil, args...)
+		status := parsePorcelain(out)
+		for _, e := range del {
+			res := SyncResult{Session: e.Session, Remote: r.Name, From: e.Tip}
+			st, ok := status[RemoteRef(e.Session)]
+			switch {
+			case ok && st.flag == '-':
+				res.Status = "pruned"
+			case ok && strings.Contains(st.summary, "stale info"):
+				res.Status, res.Message = "kept", "changed on "+r.Name+" since this machine last saw it"
+			case gerr != nil:
+				res.fail(r.netError(gerr, "cannot delete session %s on %s", e.Session, r.Name).With("session", e.Session))
+				rest = append(rest, e) // try again next time
+			default:
+				res.fail(plan.Errorf(plan.CodeIOError, "%s did not delete session %s: %s", r.Name, e.Session, st.summary).With("session", e.Session))
+				rest = append(rest, e)
+			}
+			results = append(results, res)
+		}
+		return rest, nil
+	})
+	return results, err
+}

@@ -1,0 +1,537 @@
+package repo
+
+import (
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/plangit/plangit/plan"
+)
+
+// shareFile, in .git/plangit/, records what this machine did with a
+// session and the project's remotes: where it came from, what it pushed
+// where, and how the last push went.
+const shareFile = "share.json"
+
+// shareState is the content of shareFile.
+type shareState struct {
+	Origin   *Origin           `json:"origin,omitempty"`
+	Pushed   map[string]string `json:"pushed,omitempty"` // remote → the revision this machine last pushed there
+	LastPush *PushAttempt      `json:"last_push,omitempty"`
+}
+
+// Origin says where a fetched session came from.
+type Origin struct {
+	Remote string    `json:"remote"`
+	URL    string    `json:"url"`
+	Time   time.Time `json:"time"`
+}
+
+// PushAttempt is how the last push of a session went.
+type PushAttempt struct {
+	Remote string    `json:"remote"`
+	Rev    string    `json:"rev,omitempty"`
+	Time   time.Time `json:"time"`
+	Error  string    `json:"error,omitempty"` // empty: it worked
+	Code   plan.Code `json:"code,omitempty"`
+}
+
+func (s *Session) readShare() shareState {
+	var st shareState
+	if b, err := os.ReadFile(s.PrivatePath(shareFile)); err == nil {
+		json.Unmarshal(b, &st) // a damaged record is no record: nothing is lost but a status line
+	}
+	return st
+}
+
+// editShare changes the record under the session lock.
+func (s *Session) editShare(wait time.Duration, fn func(*shareState)) error {
+	edit := func() error {
+		st := s.readShare()
+		fn(&st)
+		b, err := json.MarshalIndent(st, "", "  ")
+		if err != nil {
+			return plan.WrapError(plan.CodeInternal, err, "cannot encode %s", shareFile)
+		}
+		return WriteFileAtomic(s.PrivatePath(shareFile), append(b, '\n'), 0o644, false)
+	}
+	if s.locked {
+		return edit()
+	}
+	return s.Locked(wait, edit)
+}
+
+// readNamedRef reads a ref of the session's repository, loose or packed;
+// the zero hash when there is none.
+func (s *Session) readNamedRef(name string) (plumbing.Hash, error) {
+	b, err := os.ReadFile(filepath.Join(s.gitDir, filepath.FromSlash(name)))
+	if err == nil {
+		v := strings.TrimSpace(string(b))
+		if !plumbing.IsHash(v) {
+			return plumbing.ZeroHash, plan.Errorf(plan.CodeIOError, "%s in session %s is damaged", name, s.ID)
+		}
+		return plumbing.NewHash(v), nil
+	}
+	if !errors.Is(err, fs.ErrNotExist) {
+		return plumbing.ZeroHash, plan.WrapError(plan.CodeIOError, err, "cannot read %s", name)
+	}
+	h, _ := s.packedRefs(name)[name]
+	return h, nil
+}
+
+// packedRefs returns the refs of packed-refs that start with prefix.
+func (s *Session) packedRefs(prefix string) map[string]plumbing.Hash {
+	out := map[string]plumbing.Hash{}
+	packed, err := os.ReadFile(filepath.Join(s.gitDir, "packed-refs"))
+	if err != nil {
+		return out
+	}
+	for _, line := range strings.Split(string(packed), "\n") {
+		if h, name, ok := strings.Cut(line, " "); ok && strings.HasPrefix(name, prefix) && plumbing.IsHash(h) {
+			out[name] = plumbing.NewHash(h)
+		}
+	}
+	return out
+}
+
+// writeNamedRef points a ref of plangit's own namespace at h, through a
+// temporary file and a rename.
+func (s *Session) writeNamedRef(name string, h plumbing.Hash) error {
+	path := filepath.Join(s.gitDir, filepath.FromSlash(name))
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return plan.WrapError(plan.CodeIOError, err, "cannot write %s", name)
+	}
+	return WriteFileAtomic(path, []byte(h.String()+"\n"), 0o644, false)
+}
+
+// trackingTips returns every remote's tip of the session as last seen:
+// remote name → tip.
+func (s *Session) trackingTips() map[string]plumbing.Hash {
+	tips := map[string]plumbing.Hash{}
+	for name, h := range s.packedRefs(trackingPrefix) {
+		if remote, ok := strings.CutSuffix(strings.TrimPrefix(name, trackingPrefix), "/"+trackingBranch); ok {
+			tips[remote] = h
+		}
+	}
+	root := filepath.Join(s.gitDir, filepath.FromSlash(trackingPrefix))
+	filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || d.Name() != trackingBranch {
+			return nil
+		}
+		rel, err := filepath.Rel(root, filepath.Dir(path))
+		if err != nil {
+			return nil
+		}
+		remote := filepath.ToSlash(rel)
+		if h, err := s.readNamedRef(trackingRef(remote)); err == nil && !h.IsZero() {
+			tips[remote] = h
+		}
+		return nil
+	})
+	return tips
+}
+
+// resolveTracking resolves a revision name of a remote's tip — origin/main,
+// origin/main~2, or the ref's full name — when the session has that ref.
+func (s *Session) resolveTracking(rev string) (plumbing.Hash, bool, error) {
+	name, back := rev, 0
+	if i := strings.LastIndexAny(rev, "~^"); i > 0 && strings.Contains(rev[:i], "/") {
+		name = rev[:i]
+		n, ok := ancestorSteps(rev[i:])
+		if !ok {
+			return plumbing.ZeroHash, false, nil
+		}
+		back = n
+	}
+	ref := strings.TrimPrefix(name, trackingPrefix)
+	remote, ok := strings.CutSuffix(ref, "/"+trackingBranch)
+	if !ok || remote == "" {
+		return plumbing.ZeroHash, false, nil
+	}
+	h, err := s.readNamedRef(trackingRef(remote))
+	if err != nil || h.IsZero() {
+		return plumbing.ZeroHash, false, err
+	}
+	for ; back > 0; back-- {
+		c, err := s.objs.readCommit(h)
+		if err != nil {
+			return plumbing.ZeroHash, false, plan.WrapError(plan.CodeIOError, err, "cannot read revision %s", short(h))
+		}
+		if len(c.Parents) == 0 {
+			return plumbing.ZeroHash, false, plan.Errorf(plan.CodeRevisionNotFound, "%s goes back further than %s's first revision", rev, name).With("rev", rev)
+		}
+		h = c.Parents[0]
+	}
+	return h, true, nil
+}
+
+// ancestorSteps reads a ~N or ^^^ suffix.
+func ancestorSteps(suffix string) (int, bool) {
+	if strings.Trim(suffix, "^") == "" {
+		return len(suffix), true
+	}
+	n := 0
+	for i, c := range suffix[1:] {
+		if suffix[0] != '~' || c < '0' || c > '9' || i > 6 {
+			return 0, false
+		}
+		n = n*10 + int(c-'0')
+	}
+	if len(suffix) == 1 {
+		n = 1
+	}
+	return n, true
+}
+
+// findTrackedCommit finds a commit by a hash prefix among the revisions
+// the remotes' tips hold that the branch does not. The branch's own are
+// looked up first, by the caller.
+func (s *Session) findTrackedCommit(prefix string, revs []revEntry) (plumbing.Hash, error) {
+	branch := make(map[plumbing.Hash]bool, len(revs))
+	for _, e := range revs {
+		branch[e.Hash] = true
+	}
+	var found plumbing.Hash
+	for _, tip := range s.trackingTips() {
+		for h := tip; !h.IsZero() && !branch[h]; {
+			if strings.HasPrefix(h.String(), prefix) && h != found {
+				if !found.IsZero() {
+					return plumbing.ZeroHash, plan.Errorf(plan.CodeRevisionNotFound, "revision %q is ambiguous; give more of the hash", prefix).With("rev", prefix)
+				}
+				found = h
+			}
+			c, err := s.objs.readCommit(h)
+			if err != nil || len(c.Parents) == 0 {
+				break
+			}
+			h = c.Parents[0]
+		}
+	}
+	return found, nil
+}
+
+// RevisionsFrom returns the revisions leading to rev along first parents,
+// oldest first: Revisions for a remote's tip (plangit log origin/main).
+func (s *Session) RevisionsFrom(rev string) ([]Revision, error) {
+	h, err := s.Resolve(rev)
+	if err != nil {
+		return nil, err
+	}
+	return s.revisionsTo(plumbing.NewHash(h))
+}
+
+// relation is how a session's head and a remote's tip of it stand.
+type relation int
+
+const (
+	same     relation = iota
+	ahead             // the tip is an ancestor of the head: the head has more
+	behind            // the head is an ancestor of the tip: the tip has more
+	diverged          // neither: both have revisions the other lacks
+)
+
+// relate tells how head and tip stand, and how many revisions the one
+// ahead has that the other lacks (along first parents).
+func (s *Session) relate(head, tip plumbing.Hash) (relation, int, error) {
+	switch {
+	case head == tip:
+		return same, 0, nil
+	case head.IsZero():
+		return behind, 0, nil
+	case tip.IsZero():
+		return ahead, 0, nil
+	}
+	entries, err := s.revisions(head)
+	if err != nil {
+		return 0, 0, err
+	}
+	onBranch := make(map[plumbing.Hash]int, len(entries))
+	for _, e := range entries {
+		onBranch[e.Hash] = e.N
+	}
+	if n, ok := onBranch[tip]; ok {
+		return ahead, len(entries) - n, nil
+	}
+	// Walk back from the tip over every parent, stopping at the branch:
+	// reaching the head means the tip has the head's history.
+	found, err := s.reaches(tip, head, onBranch)
+	if err != nil {
+		return 0, 0, err
+	}
+	if found {
+		return behind, s.distance(tip, onBranch), nil
+	}
+	// The tip may be merged into the branch as a second parent.
+	if found, err := s.reaches(head, tip, nil); err != nil || found {
+		return ahead, 0, err
+	}
+	return diverged, 0, nil
+}
+
+// reaches walks the commits behind from over every parent, not entering
+// stop, and reports whether it met target.
+func (s *Session) reaches(from, target plumbing.Hash, stop map[plumbing.Hash]int) (bool, error) {
+	seen := map[plumbing.Hash]bool{from: true}
+	queue := []plumbing.Hash{from}
+	for len(queue) > 0 {
+		h := queue[0]
+		queue = queue[1:]
+		if h == target {
+			return true, nil
+		}
+		if _, ok := stop[h]; ok {
+			continue
+		}
+		c, err := s.objs.readCommit(h)
+		if err != nil {
+			return false, plan.WrapError(plan.CodeIOError, err, "cannot read revision %s of session %s", short(h), s.ID)
+		}
+		for _, p := range c.Parents {
+			if !seen[p] {
+				seen[p] = true
+				queue = append(queue, p)
+			}
+		}
+	}
+	return false, nil
+}
+
+// distance counts the revisions from tip back along first parents to the
+// first one on the branch: what a fast-forward to tip adds to the log.
+func (s *Session) distance(tip plumbing.Hash, onBranch map[plumbing.Hash]int) int {
+	n := 0
+	for h := tip; !h.IsZero(); n++ {
+		if _, ok := onBranch[h]; ok {
+			break
+		}
+		c, err := s.objs.readCommit(h)
+		if err != nil || len(c.Parents) == 0 {
+			return n + 1
+		}
+		h = c.Parents[0]
+	}
+	return n
+}
+
+// checkAdoptable makes sure a revision from elsewhere is one plangit can
+// make its own: a commit whose tree holds only a session's files, which
+// parse.
+func (s *Session) checkAdoptable(h plumbing.Hash, from string) (map[string][]byte, error) {
+	hashes, err := s.objs.readTreeFiles(h)
+	if err != nil {
+		return nil, plan.WrapError(plan.CodeIOError, err, "cannot read %s's revision %s of session %s", from, short(h), s.ID).With("session", s.ID)
+	}
+	for name := range hashes {
+		if !slices.Contains(plan.SessionFiles, name) {
+			return nil, plan.Errorf(plan.CodeInvalidArgument, "%s's revision %s of session %s holds %q, which is not a plangit session file; it is kept as %s, not adopted", from, short(h), s.ID, name, TrackingName(from)).With("session", s.ID)
+		}
+	}
+	files, err := s.objs.readFilesAt(h)
+	if err != nil {
+		return nil, plan.WrapError(plan.CodeIOError, err, "cannot read %s's revision %s of session %s", from, short(h), s.ID).With("session", s.ID)
+	}
+	if _, err := plan.ParseState(files); err != nil {
+		return nil, plan.WrapError(plan.CodeOf(err), err, "%s's revision %s of session %s does not parse; it is kept as %s, not adopted", from, short(h), s.ID, TrackingName(from)).With("session", s.ID)
+	}
+	return files, nil
+}
+
+// moveHead makes next the session's revision — a fetched revision adopted
+// as it is, or a merge — by the steps a commit takes: the working files,
+// then the branch (compare-and-set from old), then the index and the
+// revision log. It runs under the session lock.
+func (s *Session) moveHead(next, old plumbing.Hash, files map[string][]byte) error {
+	cur, err := s.ReadFiles()
+	if err != nil {
+		return err
+	}
+	if err := s.writeWorking(files, cur); err != nil {
+		return err
+	}
+	if err := s.checkAndSetRef(next, old); err != nil {
+		return err
+	}
+	if err := s.writeIndex(files); err != nil {
+		return err
+	}
+	_, err = s.revisions(next) // completes the revision log, which it saves: the lock is held
+	return err
+}
+
+// merge records tip, a remote's revision that diverged from head, as a
+// second parent of a new revision whose files are head's (theirs false)
+// or tip's (theirs true). Both histories stay; the branch goes on from
+// both, so the next push and fetch are fast-forwards.
+func (s *Session) merge(head, tip plumbing.Hash, remote string, theirs bool, opts Options) (*Commit, error) {
+	keep := head
+	if theirs {
+		keep = tip
+	}
+	kc, err := s.objs.readCommit(keep)
+	if err != nil {
+		return nil, plan.WrapError(plan.CodeIOError, err, "cannot read revision %s", short(keep))
+	}
+	files, err := s.objs.readFilesAt(keep)
+	if err != nil {
+		return nil, plan.WrapError(plan.CodeIOError, err, "cannot read revision %s", short(keep))
+	}
+	before, err := s.planAt(head)
+	if err != nil {
+		return nil, err
+	}
+	after, err := plan.ParsePlan(files[plan.PlanFile])
+	if err != nil {
+		return nil, err
+	}
+	now := opts.Time()
+	if opts.Meta.Actor == "" {
+		opts.Meta.Actor = "user"
+	}
+	change := plan.Change{Op: "merge", Summary: "merge: kept this session's plan; " + TrackingName(remote) + " (" + short(tip) + ") recorded beside it"}
+	if theirs {
+		change.Summary = "merge: took " + TrackingName(remote) + "'s plan (" + short(tip) + "); this session's " + short(head) + " recorded beside it"
+	}
+	touches := plan.Touches(plan.DiffSteps(before, after))
+	sig := Identity
+	sig.When = now
+	co := &commitObject{Tree: kc.Tree, Parents: []plumbing.Hash{head, tip}, Author: sig, Committer: sig,
+		Message: message(commitInfo{now: now, change: change, meta: opts.Meta, counts: after.Counts(), touches: touches})}
+	hash, _, err := s.objs.write(plumbing.CommitObject, co.encode())
+	if err != nil {
+		return nil, plan.WrapError(plan.CodeIOError, err, "cannot write an object")
+	}
+	if err := s.moveHead(hash, head, files); err != nil {
+		return nil, err
+	}
+	return &Commit{Hash: hash.String(), Time: now, Actor: opts.Meta.Actor, Change: change, Touches: touches}, nil
+}
+
+// tipInfo describes a revision for a message: its last change.
+func (s *Session) tipInfo(h plumbing.Hash) *Revision {
+	if h.IsZero() {
+		return nil
+	}
+	e, err := s.entryFromCommit(h)
+	if err != nil {
+		return &Revision{Hash: h.String()}
+	}
+	r := e.revision()
+	if entries, err := s.revisions(h); err == nil { // its number along its own history
+		r.N = len(entries)
+	}
+	return &r
+}
+
+// ShareStatus is what `plangit sessions` says of a session and the
+// project's remotes.
+type ShareStatus struct {
+	Origin   *Origin        `json:"origin,omitempty"`  // where it was fetched from
+	Remotes  []RemoteStatus `json:"remotes,omitempty"` // every remote it was pushed to or fetched from
+	LastPush *PushAttempt   `json:"last_push,omitempty"`
+}
+
+// RemoteStatus is a session on one remote, as last seen.
+type RemoteStatus struct {
+	Remote   string `json:"remote"`
+	Rev      string `json:"rev"`      // the remote's tip as last seen
+	State    string `json:"state"`    // in-sync, ahead, differs
+	Unpushed int    `json:"unpushed"` // with ahead: revisions the remote lacks
+}
+
+// ShareStatus reads how the session stands with the remotes, from what
+// this machine last saw of them; nil when it was never shared.
+func (s *Session) ShareStatus() (*ShareStatus, error) {
+	st := s.readShare()
+	tips := s.trackingTips()
+	if st.Origin == nil && st.LastPush == nil && len(tips) == 0 {
+		return nil, nil
+	}
+	out := &ShareStatus{Origin: st.Origin, LastPush: st.LastPush}
+	head, err := s.readRef()
+	if err != nil {
+		return nil, err
+	}
+	var revs []revEntry
+	if len(tips) > 0 && !head.IsZero() {
+		if revs, err = s.revisions(head); err != nil {
+			return nil, err
+		}
+	}
+	names := make([]string, 0, len(tips))
+	for n := range tips {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		tip := tips[name]
+		rs := RemoteStatus{Remote: name, Rev: tip.String(), State: "differs"}
+		if tip == head {
+			rs.State = "in-sync"
+		}
+		for _, e := range revs {
+			if e.Hash == tip && tip != head {
+				rs.State, rs.Unpushed = "ahead", len(revs)-e.N
+			}
+		}
+		out.Remotes = append(out.Remotes, rs)
+	}
+	return out, nil
+}
+
+// Unpushed reports whether the session has revisions no remote is known to
+// hold: its head is not a remote's tip as last seen, nor behind one.
+func (s *Session) Unpushed() (bool, error) {
+	head, err := s.readRef()
+	if err != nil || head.IsZero() {
+		return false, err
+	}
+	for _, tip := range s.trackingTips() {
+		if rel, _, err := s.relate(head, tip); err == nil && (rel == same || rel == behind) {
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+// Published reports, cheaply, whether the session's head is what a remote
+// holds as far as this machine knows: a remote's tip as last seen. A hook
+// asks it before starting a push.
+func (s *Session) Published() bool {
+	head, err := s.readRef()
+	if err != nil || head.IsZero() {
+		return true // nothing to push
+	}
+	for _, tip := range s.trackingTips() {
+		if tip == head {
+			return true
+		}
+	}
+	return false
+}
+
+// unpushed is Unpushed, a session whose state cannot be read counting as
+// unpushed: cleanup keeps what it is not sure of.
+func unpushed(s *Session) bool {
+	u, err := s.Unpushed()
+	return u || err != nil
+}
+
+// NotePushFailure records a push that failed before it reached the session
+// (no git, no remote), for plangit sessions to show.
+func (s *Session) NotePushFailure(remote string, err error, o SyncOptions) error {
+	head, _ := s.readRef()
+	return s.editShare(o.LockWait, func(st *shareState) {
+		st.LastPush = &PushAttempt{Remote: remote, Time: o.Time(), Error: err.Error(), Code: plan.CodeOf(err)}
+		if !head.IsZero() {
+			st.LastPush.Rev = head.String()
+		}
+	})
+}
