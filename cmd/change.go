@@ -19,6 +19,10 @@ type changeData struct {
 	Status  plan.PlanStatus `json:"plan_status"`
 	Counts  plan.Counts     `json:"counts"`
 	Step    *plan.Step      `json:"step,omitempty"`
+	// Complete says the plan's steps are all done and it awaits finish;
+	// Note says so in words.
+	Complete bool   `json:"complete,omitempty"`
+	Note     string `json:"note,omitempty"`
 }
 
 // applyChange runs fn as one change of the current session and prints what
@@ -29,7 +33,14 @@ func (f *Factory) applyChange(fn func(*plan.State) (plan.Change, error), human f
 	if err != nil {
 		return err
 	}
-	res, err := s.Update(f.Options(), fn)
+	cfg, err := s.Project.Config()
+	if err != nil {
+		return err
+	}
+	res, err := s.Update(f.Options(), func(st *plan.State) (plan.Change, error) {
+		st.Plan.Rules = cfg.Rules()
+		return fn(st)
+	})
 	if err != nil {
 		return err
 	}
@@ -38,7 +49,8 @@ func (f *Factory) applyChange(fn func(*plan.State) (plan.Change, error), human f
 
 func (f *Factory) printChange(s *repo.Session, res *repo.Result, human func(io.Writer, *plan.State)) error {
 	st := res.State
-	d := changeData{Session: s.ID, Status: st.Plan.Status, Counts: st.Plan.Counts(), Adopted: res.Adopted}
+	d := changeData{Session: s.ID, Status: st.Plan.Status, Counts: st.Plan.Counts(), Adopted: res.Adopted,
+		Complete: st.Plan.Complete(), Note: render.CompletedLine(st.Plan)}
 	switch {
 	case res.Commit != nil:
 		d.Rev, d.Changed, d.Change = res.Commit.Hash, true, &res.Commit.Change
@@ -64,6 +76,9 @@ func (f *Factory) printChange(s *repo.Session, res *repo.Result, human func(io.W
 		}
 		if human != nil {
 			human(w, st)
+		}
+		if d.Note != "" {
+			fmt.Fprintln(w, d.Note)
 		}
 	})
 }

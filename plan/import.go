@@ -630,7 +630,7 @@ func pwfPhaseTitle(text string) string {
 
 // Merge appends an imported plan's phases and steps to p with fresh ids.
 func (p *Plan) Merge(in *Plan, now time.Time) (Change, error) {
-	if err := p.requireEditable(); err != nil {
+	if err := p.Editable(); err != nil {
 		return Change{}, err
 	}
 	ids := map[string]string{}
