@@ -253,6 +253,40 @@ func (l ErrorLog) ResolveKey(tool, key, resolution string, now time.Time) ErrorL
 	return out
 }
 
+// merge adds a record from elsewhere (an import): the same error, open or
+// resolved as the record is, counts up, keeping the earliest first and the
+// latest last time; anything else is added with a new id, in order of when
+// it was last seen (undated ones last).
+func (l *ErrorLog) merge(rec *ErrorRecord) {
+	id := rec.identity()
+	if i := slices.IndexFunc(*l, func(x *ErrorRecord) bool { return x.Open() == rec.Open() && x.identity() == id }); i >= 0 {
+		old := (*l)[i]
+		old.Count += rec.Count
+		if !rec.First.IsZero() && (old.First.IsZero() || rec.First.Before(old.First)) {
+			old.First = rec.First
+		}
+		if rec.Last.After(old.Last) {
+			old.Last = rec.Last
+		}
+		if !rec.Open() {
+			old.Resolution = joinDistinct(old.Resolution, rec.Resolution)
+		}
+		return
+	}
+	c := *rec
+	c.ID = strconv.Itoa(l.nextID())
+	at := slices.IndexFunc(*l, func(x *ErrorRecord) bool {
+		if c.Last.IsZero() {
+			return x.Last.IsZero() // before the older undated ones
+		}
+		return x.Last.IsZero() || x.Last.Before(c.Last)
+	})
+	if at < 0 {
+		at = len(*l)
+	}
+	*l = slices.Insert(*l, at, &c)
+}
+
 func (e *ErrorRecord) resolve(resolution string, now time.Time) {
 	e.Resolved, e.ResolvedAt, e.Resolution = true, Stamp(now), resolution
 }

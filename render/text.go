@@ -265,6 +265,21 @@ func nextHint(p *plan.Plan) string {
 	return ""
 }
 
+// ImportReport says what an import brought besides the plan — findings
+// and errors — and lists what the source held that plangit did not keep.
+func ImportReport(w io.Writer, st *plan.State, dropped []plan.Dropped) {
+	if len(st.Findings) > 0 || len(st.Errors) > 0 {
+		fmt.Fprintf(w, "  with %s and %s\n", plural(len(st.Findings), "finding"), plural(len(st.Errors), "error"))
+	}
+	if len(dropped) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "not imported (%d):\n", len(dropped))
+	for _, d := range dropped {
+		fmt.Fprintf(w, "  %s\n", oneLine(d.String()))
+	}
+}
+
 // DeliverableLine sums up a deliverable in one line: its first line of
 // text and its size, and how to read it all.
 func DeliverableLine(d []byte) string {
