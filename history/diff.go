@@ -93,7 +93,12 @@ func deliverableChange(a, b []byte) (Change, bool) {
 	if bytes.Equal(a, b) {
 		return Change{}, false
 	}
-	lines := func(d []byte) int { return strings.Count(strings.TrimRight(string(d), "\n"), "\n") + 1 }
+	lines := func(d []byte) string {
+		if n := strings.Count(strings.TrimRight(string(d), "\n"), "\n") + 1; n != 1 {
+			return fmt.Sprintf("%d lines", n)
+		}
+		return "1 line"
+	}
 	summary := func(d []byte) string {
 		first, _, _ := strings.Cut(strings.TrimSpace(string(d)), "\n")
 		return strings.TrimSpace(strings.TrimLeft(first, "# "))
@@ -101,7 +106,7 @@ func deliverableChange(a, b []byte) (Change, bool) {
 	switch {
 	case len(a) == 0:
 		return Change{Kind: "deliverable", Action: "added", To: summary(b),
-			Detail: fmt.Sprintf("deliverable set (%d lines): %s", lines(b), summary(b))}, true
+			Detail: fmt.Sprintf("deliverable set (%s): %s", lines(b), summary(b))}, true
 	case len(b) == 0:
 		return Change{Kind: "deliverable", Action: "removed", From: summary(a), Detail: "deliverable removed"}, true
 	}

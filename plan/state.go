@@ -85,14 +85,17 @@ func (s *State) SetDeliverable(text []byte) (Change, error) {
 		return Change{}, nil
 	}
 	s.Deliverable = text
-	lines := bytes.Count(text, []byte("\n"))
+	lines := fmt.Sprintf("%d lines", bytes.Count(text, []byte("\n")))
+	if lines == "1 lines" {
+		lines = "1 line"
+	}
 	switch {
 	case len(text) == 0:
 		return Change{Op: "deliverable.rm", Summary: "deliverable: removed"}, nil
 	case had:
-		return Change{Op: "deliverable.set", Summary: fmt.Sprintf("deliverable: changed (%d lines)", lines)}, nil
+		return Change{Op: "deliverable.set", Summary: "deliverable: changed (" + lines + ")"}, nil
 	}
-	return Change{Op: "deliverable.set", Summary: fmt.Sprintf("deliverable: set (%d lines)", lines)}, nil
+	return Change{Op: "deliverable.set", Summary: "deliverable: set (" + lines + ")"}, nil
 }
 
 // ResolveErrors marks the errors with the given ids resolved — every open
