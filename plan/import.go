@@ -220,21 +220,20 @@ func clipLine(s string) string {
 
 // line cleans a one-line value from the source, reporting a cut.
 func (b *builder) line(field, s string) string {
-	if len(s) > MaxLine {
-		b.drop(field, s[MaxLine-10:], fmt.Sprintf("cut to %d bytes, plangit's limit for a line", MaxLine))
-		s = TruncateText(s, MaxLine)
-	}
-	out, _ := CleanLine(field, s)
-	return out
+	return b.clean(field, s, MaxLine, "a line", CleanLine)
 }
 
 // text cleans a multi-line value from the source, reporting a cut.
 func (b *builder) text(field, s string) string {
-	if len(s) > MaxText {
-		b.drop(field, s[MaxText-10:], fmt.Sprintf("cut to %d bytes, plangit's limit for a text", MaxText))
-		s = TruncateText(s, MaxText)
+	return b.clean(field, s, MaxText, "a text", CleanText)
+}
+
+func (b *builder) clean(field, s string, limit int, what string, clean func(field, s string) (string, error)) string {
+	if len(s) > limit {
+		b.drop(field, s[limit-10:], fmt.Sprintf("cut to %d bytes, plangit's limit for %s", limit, what))
+		s = TruncateText(s, limit)
 	}
-	out, _ := CleanText(field, s)
+	out, _ := clean(field, s)
 	return out
 }
 

@@ -331,6 +331,34 @@ func (r *jreader) timeOf(o *jobj, key string) (time.Time, error) {
 	return r.timeField(join(o.path, key), s), nil
 }
 
+// textOf reads a multi-line text field, cleaned.
+func (r *jreader) textOf(o *jobj, key string) (string, error) {
+	v, err := r.str(o, key)
+	return r.text(join(o.path, key), v), err
+}
+
+// addStep adds the step an object describes: its text under textKey, its
+// status under statusKey, its id under idKey. It returns nil, having
+// reported the object, when the step has no text.
+func (r *jreader) addStep(ph *Phase, o *jobj, textKey, statusKey, idKey string) (*bstep, error) {
+	text, err := r.str(o, textKey)
+	if err != nil {
+		return nil, err
+	}
+	st, err := r.status(o, statusKey)
+	if err != nil {
+		return nil, err
+	}
+	bs := r.step(ph, o.path, text, st)
+	if bs == nil {
+		r.done(o, nil)
+		return nil, nil
+	}
+	bs.srcID, err = r.str(o, idKey)
+	bs.idPath = join(o.path, idKey)
+	return bs, err
+}
+
 // done reports the keys of o nothing read.
 func (r *jreader) done(o *jobj, why func(key string) string) {
 	for _, k := range o.n.keys {
@@ -449,18 +477,6 @@ func (r *jreader) todos(root *jnode) error {
 		if err != nil {
 			return err
 		}
-		content, err := r.str(o, "content")
-		if err != nil {
-			return err
-		}
-		st, err := r.status(o, "status")
-		if err != nil {
-			return err
-		}
-		active, err := r.str(o, "activeForm")
-		if err != nil {
-			return err
-		}
 		phaseID, err := r.str(o, "phaseId")
 		if err != nil {
 			return err
@@ -474,16 +490,18 @@ func (r *jreader) todos(root *jnode) error {
 			ph = r.phase(title)
 			phases[phaseID] = ph
 		}
-		bs := r.step(ph, p, content, st)
-		if bs == nil {
-			r.done(o, nil)
-			continue
-		}
-		bs.s.Active = r.line(join(p, "activeForm"), active)
-		if bs.srcID, err = r.str(o, "id"); err != nil {
+		bs, err := r.addStep(ph, o, "content", "status", "id")
+		if err != nil {
 			return err
 		}
-		bs.idPath = join(p, "id")
+		if bs == nil {
+			continue
+		}
+		active, err := r.str(o, "activeForm")
+		if err != nil {
+			return err
+		}
+		bs.s.Active = r.line(join(p, "activeForm"), active)
 		r.done(o, func(k string) string {
 			if k == "priority" {
 				return "plangit steps have no priority; plan order says what comes first"
@@ -540,25 +558,16 @@ func (r *jreader) tasks(root *jnode) error {
 			deleted[id] = true
 			continue
 		}
-		st, err := r.status(o, "status")
+		bs, err := r.addStep(ph, o, "subject", "status", "id")
 		if err != nil {
 			return err
 		}
-		subject, err := r.str(o, "subject")
-		if err != nil {
-			return err
-		}
-		bs := r.step(ph, p, subject, st)
 		if bs == nil {
-			r.done(o, nil)
 			continue
 		}
-		bs.srcID, bs.idPath = id, join(p, "id")
-		desc, err := r.str(o, "description")
-		if err != nil {
+		if bs.s.Why, err = r.textOf(o, "description"); err != nil {
 			return err
 		}
-		bs.s.Why = r.text(join(p, "description"), desc)
 		active, err := r.str(o, "activeForm")
 		if err != nil {
 			return err
@@ -710,29 +719,17 @@ func (r *jreader) maxclaw(root *jnode) error {
 		if err != nil {
 			return err
 		}
-		text, err := r.str(so, "description")
-		if err != nil {
-			return err
-		}
-		st, err := r.status(so, "status")
-		if err != nil {
-			return err
-		}
-		bs := r.step(ph, p, text, st)
+		bs, err := r.addStep(ph, so, "description", "status", "id")
 		all = append(all, bs)
+		if err != nil {
+			return err
+		}
 		if bs == nil {
-			r.done(so, nil)
 			continue
 		}
-		if bs.srcID, err = r.str(so, "id"); err != nil {
+		if bs.s.Result, err = r.textOf(so, "result"); err != nil {
 			return err
 		}
-		bs.idPath = join(p, "id")
-		result, err := r.str(so, "result")
-		if err != nil {
-			return err
-		}
-		bs.s.Result = r.text(join(p, "result"), result)
 		if err := errors.Join(r.progress(so, "progress", bs.s), r.stepTimes(so, "started_at", "completed_at", bs.s)); err != nil {
 			return err
 		}
@@ -874,11 +871,9 @@ func (r *jreader) planTool(root *jnode) error {
 		}
 		bs.srcID, bs.idPath = num, numPath
 		bs.s.Why = r.text(join(p, "action"), strings.Join(more, "\n"))
-		result, err := r.str(so, "result")
-		if err != nil {
+		if bs.s.Result, err = r.textOf(so, "result"); err != nil {
 			return err
 		}
-		bs.s.Result = r.text(join(p, "result"), result)
 		r.done(so, nil)
 	}
 	c := r.p.Counts()
@@ -951,35 +946,24 @@ func (r *jreader) planManager(root *jnode) error {
 		if err != nil {
 			return err
 		}
-		name, err := r.str(o, "name")
+		bs, err := r.addStep(ph, o, "name", "status", "id")
 		if err != nil {
 			return err
 		}
-		st, err := r.status(o, "status")
-		if err != nil {
-			return err
-		}
-		bs := r.step(ph, p, name, st)
 		if bs == nil {
-			r.done(o, nil)
 			continue
 		}
-		if bs.srcID, err = r.str(o, "id"); err != nil {
-			return err
-		}
-		bs.idPath = join(p, "id")
 		byID[bs.srcID] = bs
 		if bs.needs, err = r.ids(o, "dependencies"); err != nil {
 			return err
 		}
 		bs.needsPath = join(p, "dependencies")
-		why, err1 := r.str(o, "reasoning")
-		result, err2 := r.str(o, "result")
+		var err1, err2 error
+		bs.s.Why, err1 = r.textOf(o, "reasoning")
+		bs.s.Result, err2 = r.textOf(o, "result")
 		if err := errors.Join(err1, err2); err != nil {
 			return err
 		}
-		bs.s.Why = r.text(join(p, "reasoning"), why)
-		bs.s.Result = r.text(join(p, "result"), result)
 		for _, k := range []string{"retry_count", "retries"} {
 			if n, ok, err := r.num(o, k); err != nil {
 				return err
@@ -1035,29 +1019,17 @@ func (r *jreader) planExecute(root *jnode) error {
 		if err != nil {
 			return err
 		}
-		text, err := r.str(o, "description")
+		bs, err := r.addStep(ph, o, "description", "state", "id")
 		if err != nil {
 			return err
 		}
-		st, err := r.status(o, "state")
-		if err != nil {
-			return err
-		}
-		bs := r.step(ph, p, text, st)
 		if bs == nil {
-			r.done(o, nil)
 			continue
 		}
-		if bs.srcID, err = r.str(o, "id"); err != nil {
-			return err
-		}
-		bs.idPath = join(p, "id")
 		byID[bs.srcID] = bs
-		result, err := r.str(o, "result")
-		if err != nil {
+		if bs.s.Result, err = r.textOf(o, "result"); err != nil {
 			return err
 		}
-		bs.s.Result = r.text(join(p, "result"), result)
 		r.done(o, nil)
 	}
 	if po != nil {

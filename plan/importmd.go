@@ -57,6 +57,14 @@ type mdReader struct {
 	d *doc
 }
 
+func newMDReader(name string, src []byte, now time.Time) (*mdReader, error) {
+	d, err := parseDoc(name, src)
+	if err != nil {
+		return nil, err
+	}
+	return &mdReader{builder: newBuilder(name, "", "", now), d: d}, nil
+}
+
 func (r *mdReader) lineOf(n ast.Node) int {
 	line, _ := r.d.position(r.d.start(n))
 	return line
@@ -189,11 +197,11 @@ func cell(row []string, i int) string {
 //	- [ ] ◐ another
 //	*Last updated: 2026-01-14T10:30:00.000Z*
 func importManus(name string, src []byte, now time.Time) (*Imported, error) {
-	d, err := parseDoc(name, src)
+	r, err := newMDReader(name, src, now)
 	if err != nil {
 		return nil, err
 	}
-	r := &mdReader{builder: newBuilder(name, "", "", now), d: d}
+	d := r.d
 	var (
 		ph       *Phase
 		titled   bool
@@ -333,11 +341,11 @@ type pwfPhase struct {
 // becomes a finding of its own; HTML comments (the template's guidance)
 // are reported.
 func importPWF(name string, src []byte, now time.Time) (*Imported, error) {
-	d, err := parseDoc(name, src)
+	r, err := newMDReader(name, src, now)
 	if err != nil {
 		return nil, err
 	}
-	r := &mdReader{builder: newBuilder(name, "", "", now), d: d}
+	d := r.d
 	var (
 		titled      bool
 		section     string // the level-2 section, lower case
