@@ -39,11 +39,7 @@ func TestGraphs(t *testing.T) {
 // The graphs and the reports mark the steps plangit ready names, under
 // either phase order: they agree with ready and next.
 func TestGraphsMarkReady(t *testing.T) {
-	p, _ := plan.New("", "Phased", "", []string{"A", "B"}, t0, false)
-	p.AddStep(plan.StepSpec{Text: "a1", Phase: "1"}, t0)
-	p.AddStep(plan.StepSpec{Text: "a2", Phase: "1"}, t0)
-	p.AddStep(plan.StepSpec{Text: "b1", Phase: "2"}, t0)
-	p.Transition("1", plan.ActStart, plan.TransitionOpts{}, t0)
+	p := phasedPlan()
 	for _, order := range []plan.PhaseOrder{plan.PhasesStrict, plan.PhasesFree} {
 		p.Rules.PhaseOrder = order
 		var ids []string
@@ -71,11 +67,21 @@ func TestGraphsMarkReady(t *testing.T) {
 	}
 }
 
+// phasedPlan has two phases, a step in progress and steps ready.
+func phasedPlan() *plan.Plan {
+	p, _ := plan.New("", "Phased", "", []string{"A", "B"}, t0, false)
+	p.AddStep(plan.StepSpec{Text: "a1", Phase: "1"}, t0)
+	p.AddStep(plan.StepSpec{Text: "a2", Phase: "1"}, t0)
+	p.AddStep(plan.StepSpec{Text: "b1", Phase: "2"}, t0)
+	p.Transition("1", plan.ActStart, plan.TransitionOpts{}, t0)
+	return p
+}
+
 // TestDOTAcceptedByGraphviz: Graphviz's dot renders every DOT output.
 func TestDOTAcceptedByGraphviz(t *testing.T) {
 	dot := repotest.RequireTool(t, "dot")
 	empty, _ := plan.New("", "Empty plan", "", []string{"Nothing yet"}, t0, false)
-	for name, p := range map[string]*plan.Plan{"sample": sampleState(t).Plan, "tricky": trickyPlan(t), "empty": empty} {
+	for name, p := range map[string]*plan.Plan{"sample": sampleState(t).Plan, "tricky": trickyPlan(t), "empty": empty, "ready": phasedPlan()} {
 		var d bytes.Buffer
 		DOT(&d, p)
 		cmd := exec.Command(dot, "-Tsvg")
