@@ -80,6 +80,9 @@ func Import(name string, src []byte, format string, now time.Time) (*Imported, e
 		var p *Plan
 		if p, err = ParsePlan(src); err == nil {
 			in = &Imported{State: &State{Plan: p}}
+			if p.ID != "" {
+				in.Dropped = []Dropped{{Field: "id", Value: p.ID, Why: "the plan takes its session's id"}}
+			}
 		}
 	case FormatPWF:
 		in, err = importPWF(name, src, now)
