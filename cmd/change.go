@@ -19,6 +19,14 @@ type changeData struct {
 	Status  plan.PlanStatus `json:"plan_status"`
 	Counts  plan.Counts     `json:"counts"`
 	Step    *plan.Step      `json:"step,omitempty"`
+	// Complete says the plan's steps are all done and it awaits finish;
+	// Note says so in words.
+	Complete bool   `json:"complete,omitempty"`
+	Note     string `json:"note,omitempty"`
+	// Format and Dropped are an import's: the format read, and what the
+	// source held that plangit did not keep.
+	Format  string         `json:"format,omitempty"`
+	Dropped []plan.Dropped `json:"dropped,omitzero"`
 }
 
 // applyChange runs fn as one change of the current session and prints what
@@ -29,7 +37,14 @@ func (f *Factory) applyChange(fn func(*plan.State) (plan.Change, error), human f
 	if err != nil {
 		return err
 	}
-	res, err := s.Update(f.Options(), fn)
+	cfg, err := s.Project.Config()
+	if err != nil {
+		return err
+	}
+	res, err := s.Update(f.Options(), func(st *plan.State) (plan.Change, error) {
+		st.Plan.Rules = cfg.Rules()
+		return fn(st)
+	})
 	if err != nil {
 		return err
 	}
@@ -37,8 +52,15 @@ func (f *Factory) applyChange(fn func(*plan.State) (plan.Change, error), human f
 }
 
 func (f *Factory) printChange(s *repo.Session, res *repo.Result, human func(io.Writer, *plan.State)) error {
+	d := f.changeData(s, res)
+	return f.print(d, func(w io.Writer) { f.printChangeText(w, d, res, human) })
+}
+
+// changeData is what a change did, as --json prints it.
+func (f *Factory) changeData(s *repo.Session, res *repo.Result) changeData {
 	st := res.State
-	d := changeData{Session: s.ID, Status: st.Plan.Status, Counts: st.Plan.Counts(), Adopted: res.Adopted}
+	d := changeData{Session: s.ID, Status: st.Plan.Status, Counts: st.Plan.Counts(), Adopted: res.Adopted,
+		Complete: st.Plan.Complete(), Note: render.CompletedLine(st.Plan)}
 	switch {
 	case res.Commit != nil:
 		d.Rev, d.Changed, d.Change = res.Commit.Hash, true, &res.Commit.Change
@@ -50,20 +72,29 @@ func (f *Factory) printChange(s *repo.Session, res *repo.Result, human func(io.W
 	default:
 		d.Rev, _ = s.Head()
 	}
-	return f.print(d, func(w io.Writer) {
-		if res.Adopted != nil {
-			fmt.Fprintf(w, "%s (%s)\n", res.Adopted.Change.Summary, res.Adopted.Hash[:7])
+	return d
+}
+
+// printChangeText writes what a change did for a person: the adopted hand
+// edit, the change's summary and revision, the step it concerns, then what
+// human adds.
+func (f *Factory) printChangeText(w io.Writer, d changeData, res *repo.Result, human func(io.Writer, *plan.State)) {
+	st := res.State
+	if res.Adopted != nil {
+		fmt.Fprintf(w, "%s (%s)\n", res.Adopted.Change.Summary, res.Adopted.Hash[:7])
+	}
+	if res.Commit != nil {
+		fmt.Fprintf(w, "%s (%s)\n", res.Commit.Change.Summary, res.Commit.Hash[:7])
+		if d.Step != nil && d.Step.Status != plan.StepCompleted {
+			fmt.Fprintf(w, "  %s\n", render.StepLine(st.Plan, d.Step))
 		}
-		if res.Commit != nil {
-			fmt.Fprintf(w, "%s (%s)\n", res.Commit.Change.Summary, res.Commit.Hash[:7])
-			if d.Step != nil && d.Step.Status != plan.StepCompleted {
-				fmt.Fprintf(w, "  %s\n", render.StepLine(st.Plan, d.Step))
-			}
-		} else {
-			fmt.Fprintln(w, "nothing changed")
-		}
-		if human != nil {
-			human(w, st)
-		}
-	})
+	} else {
+		fmt.Fprintln(w, "nothing changed")
+	}
+	if human != nil {
+		human(w, st)
+	}
+	if d.Note != "" {
+		fmt.Fprintln(w, d.Note)
+	}
 }

@@ -106,14 +106,29 @@ func (f *Factory) Session() (*repo.Session, error) {
 	return p.Open(id)
 }
 
-// State opens the session and reads its current state.
+// State opens the session and reads its current state, under the
+// project's rules.
 func (f *Factory) State() (*repo.Session, *plan.State, error) {
 	s, err := f.Session()
 	if err != nil {
 		return nil, nil, err
 	}
 	st, err := s.State()
-	return s, st, err
+	if err != nil {
+		return nil, nil, err
+	}
+	return s, st, f.applyRules(s, st)
+}
+
+// applyRules gives a state read from s the rules of s's project
+// (config.json: phase_order, max_retries, auto_finish).
+func (f *Factory) applyRules(s *repo.Session, st *plan.State) error {
+	cfg, err := s.Project.Config()
+	if err != nil {
+		return err
+	}
+	st.Plan.Rules = cfg.Rules()
+	return nil
 }
 
 // Actor is who the CLI acts for: PLANGIT_ACTOR, else "user" at a terminal

@@ -271,6 +271,9 @@ clusters, an arrow from each step to the steps that need it. Mermaid renders on 
 			} else {
 				st, err = s.State()
 			}
+			if err == nil {
+				err = f.applyRules(s, st)
+			}
 			if err != nil {
 				return err
 			}

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/plangit/plangit/plan"
+	"github.com/plangit/plangit/render"
 	"github.com/plangit/plangit/repo"
 )
 
@@ -22,6 +23,7 @@ type initOptions struct {
 	From     string
 	Format   string
 	Approval bool
+	DryRun   bool
 }
 
 // NewCmdInit builds `plangit init`.
@@ -35,8 +37,10 @@ The session id is --session, else $PLANGIT_SESSION, else a new one. The new sess
 the active one (.code-agent/active).
 
 --from reads a plan another tool wrote (a TodoWrite list, Claude Code task data, a
-planning-with-files task_plan.md, a maxclaw/plan-tool/PlanManager plan.json, or a plangit
-task_plan.md); the format is detected, or given with --format.`,
+planning-with-files or Manus-style task_plan.md, a maxclaw/plan-tool/PlanManager/
+Plan-and-Execute plan.json, or a plangit task_plan.md); the format is detected, or given
+with --format. What the file holds that plangit does not keep is listed; --dry-run shows
+what would be imported and changes nothing.`,
 		Example: `  plangit init "Add caching to UserService" --goal "cache lookups without changing the API" \
       --phase Analysis --phase Build
   plangit init --from todos.json
@@ -57,6 +61,7 @@ task_plan.md); the format is detected, or given with --format.`,
 	c.Flags().StringVar(&o.From, "from", "", "read the plan from FILE, or - for standard input")
 	c.Flags().StringVar(&o.Format, "format", "", "format of --from: "+joinFormats())
 	c.Flags().BoolVar(&o.Approval, "approval", false, "start the plan awaiting approval (plangit approve); always so with plan_confirmation on")
+	c.Flags().BoolVar(&o.DryRun, "dry-run", false, "with --from: show what would be imported, change nothing")
 	return c
 }
 
@@ -133,25 +138,37 @@ func initRun(o *initOptions) error {
 	}
 	o.Approval = o.Approval || cfg.PlanConfirmation
 	now := f.Now()
-	var p *plan.Plan
+	var (
+		p  *plan.Plan
+		st = &plan.State{}
+		in *plan.Imported
+	)
 	if o.From != "" {
 		src, err := f.readInput(o.From)
 		if err != nil {
 			return err
 		}
-		in, err := plan.Import(inputName(o.From), src, o.Format, now)
-		if err != nil {
+		if in, err = plan.Import(inputName(o.From), src, o.Format, now); err != nil {
 			return err
 		}
-		p = in.Plan
+		st = in.State
+		p = st.Plan
 		if o.Title != "" {
+			old := p.Title
 			if p.Title, err = plan.CleanLine("title", o.Title); err != nil {
 				return err
 			}
+			if old != p.Title {
+				in.Dropped = append(in.Dropped, plan.Dropped{Field: "title", Value: old, Why: "replaced by the title given"})
+			}
 		}
 		if o.Goal != "" {
+			old := p.Goal
 			if p.Goal, err = plan.CleanText("goal", o.Goal); err != nil {
 				return err
+			}
+			if old != "" && old != p.Goal {
+				in.Dropped = append(in.Dropped, plan.Dropped{Field: "goal", Value: old, Why: "replaced by the --goal given"})
 			}
 		}
 		for _, name := range o.Phases {
@@ -159,17 +176,26 @@ func initRun(o *initOptions) error {
 				return err
 			}
 		}
-		p.Created, p.Updated = plan.Stamp(now), plan.Stamp(now)
 		if o.Approval && p.Status == plan.PlanRunning {
 			p.Status = plan.PlanPending
 		}
+	} else if o.DryRun {
+		return usagef("--dry-run goes with --from: it shows what an import would bring")
 	} else if p, err = plan.New(id, o.Title, o.Goal, o.Phases, now, o.Approval); err != nil {
 		return err
 	}
 	p.ID = id
+	st.Plan = p
+	p.Rules = cfg.Rules()
 	c := p.Counts()
+	if o.DryRun {
+		return f.printImportPreview(id, true, in, in.Dropped)
+	}
 	change := plan.Change{Op: "init", Summary: fmt.Sprintf("init: %s (%d phases, %d steps)", p.Title, len(p.Phases), c.Total)}
-	s, res, err := proj.Create(id, &plan.State{Plan: p}, change, f.Options())
+	if in != nil {
+		change.Summary = fmt.Sprintf("init: %s (%d phases, %d steps) from %s", p.Title, len(p.Phases), c.Total, in.Format)
+	}
+	s, res, err := proj.Create(id, st, change, f.Options())
 	if err != nil {
 		return err
 	}
@@ -177,9 +203,16 @@ func initRun(o *initOptions) error {
 		return err
 	}
 	rel, _ := filepath.Rel(proj.Root, s.Dir)
-	return f.print(map[string]any{"session": id, "dir": s.Dir, "rev": res.Commit.Hash, "plan": p}, func(w io.Writer) {
+	data := map[string]any{"session": id, "dir": s.Dir, "rev": res.Commit.Hash, "plan": p}
+	if in != nil {
+		data["format"], data["findings"], data["errors"], data["dropped"] = in.Format, len(st.Findings), len(st.Errors), orNoDrops(in.Dropped)
+	}
+	return f.print(data, func(w io.Writer) {
 		fmt.Fprintf(w, "started session %s: %s (%d phases, %d steps)\n", id, p.Title, len(p.Phases), c.Total)
 		fmt.Fprintf(w, "  %s  revision %s\n", rel, res.Commit.Hash[:7])
+		if in != nil {
+			render.ImportReport(w, st, in.Dropped)
+		}
 		if c.Total == 0 {
 			fmt.Fprintln(w, "next: plangit step add \"...\"")
 		} else if p.Status == plan.PlanPending {
@@ -214,4 +247,44 @@ func NewCmdUse(f *Factory) *cobra.Command {
 			})
 		},
 	}
+}
+
+func orNoDrops(d []plan.Dropped) []plan.Dropped {
+	if d == nil {
+		return []plan.Dropped{}
+	}
+	return d
+}
+
+// printImportPreview prints what an import would do, for --dry-run: the
+// plan as it would stand, its findings and errors, and what the file holds
+// that plangit would not keep.
+func (f *Factory) printImportPreview(session string, newSession bool, in *plan.Imported, dropped []plan.Dropped) error {
+	st := in.State
+	data := map[string]any{"dry_run": true, "session": session, "new_session": newSession, "format": in.Format,
+		"plan": st.Plan, "findings": orFindings(st.Findings), "errors": orErrors(st.Errors), "dropped": orNoDrops(dropped)}
+	return f.print(data, func(w io.Writer) {
+		c := st.Plan.Counts()
+		verb := "would add to session " + session
+		if newSession {
+			verb = "would start session " + session
+		}
+		fmt.Fprintf(w, "%s from %s: %s (%d phases, %d steps) — nothing changed (--dry-run)\n\n", verb, in.Format, st.Plan.Title, len(st.Plan.Phases), c.Total)
+		render.Plan(w, st.Plan, render.PlanOptions{All: true, Style: f.Style()})
+		render.ImportReport(w, st, dropped)
+	})
+}
+
+func orFindings(fs plan.Findings) plan.Findings {
+	if fs == nil {
+		return plan.Findings{}
+	}
+	return fs
+}
+
+func orErrors(l plan.ErrorLog) plan.ErrorLog {
+	if l == nil {
+		return plan.ErrorLog{}
+	}
+	return l
 }

@@ -128,15 +128,47 @@ func NewCmdError(f *Factory) *cobra.Command {
 				if err != nil {
 					return plan.Change{}, err
 				}
-				return plan.Change{Op: "error.add", Step: r.Step, Summary: fmt.Sprintf("error: %s ×%d (%s)", r.Tool, r.Count, clipText(firstLine(r.Message)))}, nil
+				return plan.Change{Op: "error.add", Step: r.Step, Summary: fmt.Sprintf("error #%s: %s ×%d (%s)", r.ID, r.Tool, r.Count, clipText(firstLine(r.Message)))}, nil
 			}, nil)
 		},
 	}
 	add.Flags().StringVar(&rec.Tool, "tool", "", "the tool that failed (required)")
 	add.Flags().StringVar(&rec.Step, "step", "", "the step it belongs to (default: the step in progress)")
 	add.Flags().StringVar(&rec.Params, "params", "", "the tool's parameters, for the record")
+	add.Flags().StringVar(&rec.Key, "key", "", "what the tool acted on (for Bash, the command); the same tool succeeding on it resolves the error")
 	add.MarkFlagRequired("tool")
-	c.AddCommand(add)
+	c.AddCommand(add, newCmdErrorResolve(f, "resolve"), newCmdErrorResolve(f, "clear"))
+	return c
+}
+
+// newCmdErrorResolve builds `plangit error resolve` and `plangit error
+// clear`: the same change, but clear with no id resolves every open error.
+func newCmdErrorResolve(f *Factory, name string) *cobra.Command {
+	var note string
+	c := &cobra.Command{
+		Use:   name + " ID...",
+		Short: "Mark errors resolved: they stay in errors.md and history, and are no longer brought up",
+		Long: `Resolved errors stay in errors.md (marked resolved, with when and how) and in history,
+but reminders no longer bring them up and the three-strike rule no longer counts them. An
+error that comes back after it was resolved starts a new record.`,
+		Example: `  plangit error resolve 3 --note "go.sum was stale"
+  plangit error clear`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if name == "resolve" && len(args) == 0 {
+				return usagef("say which errors: plangit error resolve ID... (plangit errors lists their ids; plangit error clear resolves them all)")
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return f.applyChange(func(st *plan.State) (plan.Change, error) {
+				return st.ResolveErrors(args, note, f.Now())
+			}, nil)
+		},
+	}
+	if name == "clear" {
+		c.Use, c.Short = "clear [ID...]", "Mark errors resolved, every open one when no ID is given"
+	}
+	c.Flags().StringVar(&note, "note", "", "how it was resolved")
 	return c
 }
 
@@ -152,9 +184,10 @@ func firstLine(s string) string {
 // NewCmdErrors builds `plangit errors`.
 func NewCmdErrors(f *Factory) *cobra.Command {
 	var tool string
+	var open bool
 	c := &cobra.Command{
 		Use:   "errors",
-		Short: "List logged errors, newest first, with counts",
+		Short: "List logged errors, newest first, with ids, counts and whether they are resolved",
 		Args:  exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			_, st, err := f.State()
@@ -165,6 +198,9 @@ func NewCmdErrors(f *Factory) *cobra.Command {
 			if tool != "" {
 				l = l.ForTool(tool)
 			}
+			if open {
+				l = l.Open()
+			}
 			if l == nil {
 				l = plan.ErrorLog{}
 			}
@@ -172,5 +208,6 @@ func NewCmdErrors(f *Factory) *cobra.Command {
 		},
 	}
 	c.Flags().StringVar(&tool, "tool", "", "only this tool's errors")
+	c.Flags().BoolVar(&open, "open", false, "only errors not resolved")
 	return c
 }

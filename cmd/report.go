@@ -48,6 +48,9 @@ and the chart are Mermaid blocks, the newest 50 revisions carry their text diffs
 				return err
 			}
 			r, err := history.Collect(s, rev, f.Now())
+			if err == nil {
+				err = f.applyRules(s, r.State)
+			}
 			if err != nil {
 				return err
 			}

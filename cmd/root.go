@@ -131,7 +131,7 @@ Then:        plangit step add "..."   plangit next   plangit step done 1 --resul
 	pf.BoolVar(&f.NoColor, "no-color", false, "no colour on a terminal (as NO_COLOR does)")
 	pf.StringVar(&f.IfRev, "if-rev", "", "for changes: fail with CONFLICT unless the session is at this revision")
 
-	root.AddGroup(&cobra.Group{ID: "plan", Title: "Plan:"}, &cobra.Group{ID: "record", Title: "Findings and errors:"},
+	root.AddGroup(&cobra.Group{ID: "plan", Title: "Plan:"}, &cobra.Group{ID: "record", Title: "Findings, errors and the deliverable:"},
 		&cobra.Group{ID: "history", Title: "History:"}, &cobra.Group{ID: "session", Title: "Sessions:"},
 		&cobra.Group{ID: "agent", Title: "Agent hooks and settings:"})
 	for _, c := range []*cobra.Command{
@@ -142,7 +142,7 @@ Then:        plangit step add "..."   plangit next   plangit step done 1 --resul
 		c.GroupID = "plan"
 		root.AddCommand(c)
 	}
-	for _, c := range []*cobra.Command{NewCmdFinding(f), NewCmdFindings(f), NewCmdError(f), NewCmdErrors(f)} {
+	for _, c := range []*cobra.Command{NewCmdFinding(f), NewCmdFindings(f), NewCmdError(f), NewCmdErrors(f), NewCmdDeliverable(f)} {
 		c.GroupID = "record"
 		root.AddCommand(c)
 	}

@@ -3,6 +3,7 @@ package cmd
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -17,18 +18,27 @@ import (
 // NewCmdImport builds `plangit import`.
 func NewCmdImport(f *Factory) *cobra.Command {
 	var format string
+	var dryRun bool
 	c := &cobra.Command{
 		Use:   "import FILE|-",
 		Short: "Import a plan another tool wrote into the session (a new session if there is none)",
 		Long: `Import a plan: a TodoWrite {"todos":[...]} list, Claude Code task data (a task, an array of
-tasks or {"tasks":[...]}), a planning-with-files task_plan.md, a maxclaw plan.json
-{goal, steps, current_step_index}, a {task_description, steps} plan, a PlanManager
-{meta, state, tasks} plan, or a plangit task_plan.md. The format is detected unless --format.
+tasks or {"tasks":[...]}), a planning-with-files task_plan.md, a Manus-style task_plan.md,
+a maxclaw plan.json {goal, steps, current_step_index}, a {task_description, steps} plan, a
+PlanManager {meta, state, tasks} plan, a Plan-and-Execute {state, tasks} plan or response, or
+a plangit task_plan.md. The format is detected unless --format.
 
-Into an existing plan, the imported phases and steps are appended with fresh ids. With no
-session chosen or active, import starts a new session, as init --from does.`,
+Everything the file holds is imported — findings and errors too, into findings.md and
+errors.md in the same revision — or listed as not imported, with why. Times the file gives
+are kept; what it does not date stays undated. A file with no step, or a status plangit
+does not know, is refused and nothing changes. --dry-run shows what would be imported.
+
+Into an existing plan, the imported phases and steps are appended with fresh ids (needs
+follow them); the plan keeps its title, goal and status. If a step is in progress already,
+it stays the one in progress and imported steps in progress are pending. With no session
+chosen or active, import starts a new session, as init --from does.`,
 		Example: `  plangit import todos.json
-  plangit import --format pwf ../other/task_plan.md
+  plangit import --format pwf ../other/task_plan.md --dry-run
   cat plan.json | plangit import -`,
 		Args: exactArgs(1, "a FILE, or - for standard input"),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -38,13 +48,13 @@ session chosen or active, import starts a new session, as init --from does.`,
 			}
 			id, err := f.SessionID(proj)
 			if plan.HasCode(err, plan.CodePlanNotFound) {
-				return initRun(&initOptions{f: f, From: args[0], Format: format})
+				return initRun(&initOptions{f: f, From: args[0], Format: format, DryRun: dryRun})
 			}
 			if err != nil {
 				return err
 			}
 			if _, err := proj.Open(id); plan.HasCode(err, plan.CodeSessionNotFound) && f.SessionFlag != "" {
-				return initRun(&initOptions{f: f, From: args[0], Format: format})
+				return initRun(&initOptions{f: f, From: args[0], Format: format, DryRun: dryRun})
 			}
 			src, err := f.readInput(args[0])
 			if err != nil {
@@ -54,15 +64,67 @@ session chosen or active, import starts a new session, as init --from does.`,
 			if err != nil {
 				return err
 			}
-			return f.applyChange(func(st *plan.State) (plan.Change, error) {
-				c, err := st.Plan.Merge(in.Plan, f.Now())
-				c.Summary += " from " + in.Format
-				return c, err
-			}, nil)
+			return importInto(f, in, dryRun)
 		},
 	}
 	c.Flags().StringVar(&format, "format", "", "the file's format: "+joinFormats())
+	c.Flags().BoolVar(&dryRun, "dry-run", false, "show what would be imported, change nothing")
 	return c
+}
+
+// importInto merges an import into the current session, or with dryRun
+// shows what merging would do.
+func importInto(f *Factory, in *plan.Imported, dryRun bool) error {
+	s, err := f.Session()
+	if err != nil {
+		return err
+	}
+	if dryRun {
+		st, err := s.State()
+		if err == nil {
+			err = f.applyRules(s, st)
+		}
+		if err != nil {
+			return err
+		}
+		trial := &plan.State{Plan: st.Plan.Clone(), Findings: slices.Clone(st.Findings), Errors: cloneErrors(st.Errors)}
+		_, merged, err := trial.Merge(in.State, f.Now())
+		if err != nil {
+			return err
+		}
+		return f.printImportPreview(s.ID, false, in, append(slices.Clone(in.Dropped), merged...))
+	}
+	cfg, err := s.Project.Config()
+	if err != nil {
+		return err
+	}
+	var dropped []plan.Dropped
+	res, err := s.Update(f.Options(), func(st *plan.State) (plan.Change, error) {
+		st.Plan.Rules = cfg.Rules()
+		c, merged, err := st.Merge(in.State, f.Now())
+		dropped = append(slices.Clone(in.Dropped), merged...)
+		c.Summary += " from " + in.Format
+		return c, err
+	})
+	if err != nil {
+		return err
+	}
+	d := f.changeData(s, res)
+	d.Format, d.Dropped = in.Format, orNoDrops(dropped)
+	return f.print(d, func(w io.Writer) {
+		f.printChangeText(w, d, res, nil)
+		render.ImportReport(w, in.State, dropped)
+	})
+}
+
+// cloneErrors copies an error log deeply, for a trial change.
+func cloneErrors(l plan.ErrorLog) plan.ErrorLog {
+	out := make(plan.ErrorLog, len(l))
+	for i, e := range l {
+		c := *e
+		out[i] = &c
+	}
+	return out
 }
 
 // NewCmdSessions builds `plangit sessions`.

@@ -3,34 +3,89 @@ package cmd
 import (
 	"fmt"
 	"io"
+	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/plangit/plangit/history"
 	"github.com/plangit/plangit/plan"
 	"github.com/plangit/plangit/render"
+	"github.com/plangit/plangit/repo"
 )
 
 type showOptions struct {
-	f   *Factory
-	All bool
-	Rev string
+	f        *Factory
+	All      bool
+	Rev      string
+	Step     string
+	Statuses []plan.StepStatus
 }
 
 // NewCmdShow builds `plangit show`.
 func NewCmdShow(f *Factory) *cobra.Command {
 	o := &showOptions{f: f}
+	var statuses string
 	c := &cobra.Command{
-		Use:   "show",
-		Short: "Show the plan (completed steps hidden unless --all)",
+		Use:   "show [STEP]",
+		Short: "Show the plan (completed steps hidden unless --all), or one step with its history",
+		Long: `show prints the plan: its header, its phases and their steps (completed ones hidden
+unless --all), the step in progress and the next ready one.
+
+show STEP prints one step with everything recorded about it and every revision that
+changed it: when, by whom, and from what status to what.
+
+--status keeps the steps in the given statuses (comma-separated: pending, in_progress,
+completed, failed, skipped, blocked), with --json as {"steps", "total", "filtered"}.`,
 		Example: `  plangit show
   plangit show --all --json
+  plangit show --status pending,blocked
+  plangit show 3
   plangit show --rev @3`,
-		Args: exactArgs(0, "no arguments"),
-		RunE: func(cmd *cobra.Command, args []string) error { return showRun(o) },
+		Args: rangeArgs(0, 1, "at most a STEP id"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 1 {
+				o.Step = args[0]
+			}
+			if statuses != "" {
+				var err error
+				if o.Statuses, err = parseStatuses(statuses); err != nil {
+					return err
+				}
+			}
+			if o.Step != "" && (o.Statuses != nil || o.All) {
+				return usagef("show STEP shows one step; --status and --all are for the whole plan")
+			}
+			return showRun(o)
+		},
 	}
 	c.Flags().BoolVarP(&o.All, "all", "a", false, "show completed steps too")
 	c.Flags().StringVar(&o.Rev, "rev", "", "show the plan as it was at this revision (a hash, HEAD~N or @N)")
+	c.Flags().StringVar(&statuses, "status", "", "only steps in these statuses, e.g. pending,blocked")
 	return c
+}
+
+// parseStatuses reads a comma-separated list of step statuses; "-" may
+// stand for "_" (in-progress).
+func parseStatuses(list string) ([]plan.StepStatus, error) {
+	var out []plan.StepStatus
+	for _, name := range strings.Split(list, ",") {
+		name = strings.ReplaceAll(strings.ToLower(strings.TrimSpace(name)), "-", "_")
+		if name == "" {
+			continue
+		}
+		st, ok := plan.ParseStepStatus(name)
+		if !ok {
+			return nil, usagef("unknown step status %q in --status; one of pending, in_progress, completed, failed, skipped, blocked", name)
+		}
+		if !slices.Contains(out, st) {
+			out = append(out, st)
+		}
+	}
+	if len(out) == 0 {
+		return nil, usagef("--status needs at least one status, e.g. --status pending,blocked")
+	}
+	return out, nil
 }
 
 func showRun(o *showOptions) error {
@@ -47,12 +102,61 @@ func showRun(o *showOptions) error {
 	} else if st, err = s.State(); err == nil {
 		rev, err = s.Head()
 	}
+	if err == nil {
+		err = o.f.applyRules(s, st)
+	}
 	if err != nil {
 		return err
 	}
-	return o.f.print(map[string]any{"session": s.ID, "rev": rev, "plan": st.Plan, "counts": st.Plan.Counts()}, func(w io.Writer) {
-		render.Plan(w, st.Plan, render.PlanOptions{All: o.All, Style: o.f.Style()})
+	p := st.Plan
+	if o.Step != "" {
+		return showStep(o.f, s, st, rev, o.Step)
+	}
+	if o.Statuses != nil {
+		steps := []*plan.Step{}
+		for _, x := range p.Steps() {
+			if slices.Contains(o.Statuses, x.Status) {
+				steps = append(steps, x)
+			}
+		}
+		data := map[string]any{"session": s.ID, "rev": rev, "steps": steps, "total": p.Counts().Total, "filtered": len(steps)}
+		return o.f.print(data, func(w io.Writer) {
+			render.Plan(w, p, render.PlanOptions{Statuses: o.Statuses, Style: o.f.Style()})
+		})
+	}
+	data := map[string]any{"session": s.ID, "rev": rev, "plan": p, "counts": p.Counts(), "complete": p.Complete()}
+	if len(st.Deliverable) > 0 {
+		data["deliverable"] = string(st.Deliverable)
+	}
+	return o.f.print(data, func(w io.Writer) {
+		render.Plan(w, p, render.PlanOptions{All: o.All, Deliverable: st.Deliverable, Style: o.f.Style()})
 	})
+}
+
+// showStep prints one step with the revisions that changed it, up to rev.
+func showStep(f *Factory, s *repo.Session, st *plan.State, rev, id string) error {
+	step, ph, err := st.Plan.Step(id)
+	if err != nil {
+		return err
+	}
+	upTo := 0
+	if revs, err := s.Revisions(); err == nil {
+		for _, r := range revs {
+			if r.Hash == rev {
+				upTo = r.N
+			}
+		}
+	}
+	events, err := history.StepHistory(s, step.ID, upTo)
+	if err != nil {
+		return err
+	}
+	if events == nil {
+		events = []history.StepEvent{}
+	}
+	data := map[string]any{"session": s.ID, "rev": rev, "step": step, "phase": map[string]string{"id": ph.ID, "title": ph.Title},
+		"open_needs": orEmptyIDs(st.Plan.OpenNeeds(step)), "history": events}
+	return f.print(data, func(w io.Writer) { render.StepDetail(w, st.Plan, step, ph, events, f.Style()) })
 }
 
 // NewCmdStatus builds `plangit status`.
@@ -74,11 +178,25 @@ func NewCmdStatus(f *Factory) *cobra.Command {
 			data := map[string]any{
 				"session": s.ID, "rev": rev, "title": p.Title, "goal": p.Goal, "status": p.Status, "counts": p.Counts(),
 				"current": p.Current(), "ready": orEmpty(p.Ready()), "findings": len(st.Findings), "errors": len(st.Errors),
-				"updated": p.Updated, "iterations": p.Iterations,
+				"open_errors": len(st.Errors.Open()), "updated": p.Updated, "iterations": p.Iterations,
+				"idle": p.Idle(), "complete": p.Complete(),
+			}
+			if note := render.CompletedLine(p); note != "" {
+				data["note"] = note
+			}
+			if len(st.Deliverable) > 0 {
+				data["deliverable"] = string(st.Deliverable)
 			}
 			return f.print(data, func(w io.Writer) { render.Status(w, st, f.Now(), f.Style()) })
 		},
 	}
+}
+
+func orEmptyIDs(ids []string) []string {
+	if ids == nil {
+		return []string{}
+	}
+	return ids
 }
 
 func orEmpty(steps []*plan.Step) []*plan.Step {
@@ -123,7 +241,7 @@ func NewCmdReady(f *Factory) *cobra.Command {
 				return err
 			}
 			ready := st.Plan.Ready()
-			return f.print(map[string]any{"steps": orEmpty(ready)}, func(w io.Writer) { render.Ready(w, st.Plan, ready) })
+			return f.print(map[string]any{"steps": orEmpty(ready), "count": len(ready)}, func(w io.Writer) { render.Ready(w, st.Plan, ready) })
 		},
 	}
 }
@@ -139,8 +257,9 @@ func NewCmdNext(f *Factory) *cobra.Command {
 				ready := st.Plan.Ready()
 				if len(ready) == 0 {
 					msg := "no step is ready to start"
-					if c := st.Plan.Counts(); c.Total > 0 && c.Done == c.Total {
-						msg += "; every step is done: plangit finish --result \"...\""
+					if st.Plan.Complete() {
+						c := st.Plan.Counts()
+						msg += fmt.Sprintf("; the plan is complete (%d/%d steps done): plangit finish --result \"...\" records the result", c.Done, c.Total)
 					} else if cur := st.Plan.Current(); cur != nil {
 						msg += fmt.Sprintf("; step %s is in progress", cur.ID)
 					}

@@ -70,9 +70,10 @@ func clipText(s string) string {
 }
 
 var actionHelp = map[plan.Action]struct{ short, example string }{
-	plan.ActStart:  {"Start a step (pending or blocked → in_progress)", "  plangit step start 3"},
-	plan.ActDone:   {"Complete a step, with what it produced", `  plangit step done 3 --result "cache hit rate 94% in the benchmark"`},
-	plan.ActFail:   {"Fail a step; --retry counts a retry and puts it back to pending", `  plangit step fail 3 --reason "tests time out" --retry`},
+	plan.ActStart: {"Start a step (pending or blocked → in_progress)", "  plangit step start 3"},
+	plan.ActDone:  {"Complete a step, with what it produced", `  plangit step done 3 --result "cache hit rate 94% in the benchmark"`},
+	plan.ActFail: {"Fail a step: back to pending for a retry while it has had fewer than max_retries (3), then failed", `  plangit step fail 3 --reason "tests time out"
+  plangit step fail 3 --reason "the API is gone" --no-retry`},
 	plan.ActSkip:   {"Skip a step (it counts as done for the steps that need it)", `  plangit step skip 5 --reason "covered by 4"`},
 	plan.ActBlock:  {"Mark a step blocked", `  plangit step block 4 --reason "waiting for the API key"`},
 	plan.ActReopen: {"Put a step back to pending (undo a mistaken completion)", "  plangit step reopen 3"},
@@ -98,8 +99,6 @@ func newCmdStepTransition(f *Factory, a plan.Action) *cobra.Command {
 				if a == plan.ActDone || a == plan.ActSkip {
 					if ready := st.Plan.Ready(); len(ready) > 0 {
 						fmt.Fprintf(w, "next: %s\n", render.StepLine(st.Plan, ready[0]))
-					} else if c := st.Plan.Counts(); c.Done == c.Total {
-						fmt.Fprintln(w, "every step is done: plangit finish --result \"...\"")
 					}
 				}
 			})
@@ -113,7 +112,9 @@ func newCmdStepTransition(f *Factory, a plan.Action) *cobra.Command {
 		c.Flags().BoolVar(&o.opts.Force, "force", false, "start it even though steps it needs are not done")
 	case plan.ActFail:
 		c.Flags().StringVar(&o.opts.Reason, "reason", "", "why it failed")
-		c.Flags().BoolVar(&o.opts.Retry, "retry", false, "count a retry and put the step back to pending")
+		c.Flags().BoolVar(&o.opts.Retry, "retry", false, "retry even past max_retries")
+		c.Flags().BoolVar(&o.opts.NoRetry, "no-retry", false, "fail outright, without a retry")
+		c.MarkFlagsMutuallyExclusive("retry", "no-retry")
 	case plan.ActSkip, plan.ActBlock:
 		c.Flags().StringVar(&o.opts.Reason, "reason", "", "why")
 	}
@@ -122,9 +123,10 @@ func newCmdStepTransition(f *Factory, a plan.Action) *cobra.Command {
 
 func newCmdStepEdit(f *Factory) *cobra.Command {
 	var text, needs, why, active string
+	var force bool
 	c := &cobra.Command{
 		Use:     "edit ID",
-		Short:   "Change a step's text, needs, reasoning or active form",
+		Short:   "Change a step's text, needs, reasoning or active form (a step in progress only with --force)",
 		Example: `  plangit step edit 4 --text "Use the cache in UserService.GetUser" --needs 2,3`,
 		Args:    exactArgs(1, "a step ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -146,6 +148,7 @@ func newCmdStepEdit(f *Factory) *cobra.Command {
 			if e.Text == nil && e.Why == nil && e.Active == nil && e.Needs == nil {
 				return usagef("say what to change: --text, --needs, --why or --active")
 			}
+			e.Force = force
 			return f.applyChange(func(st *plan.State) (plan.Change, error) {
 				return st.Plan.EditStep(args[0], e, f.Now())
 			}, nil)
@@ -155,6 +158,7 @@ func newCmdStepEdit(f *Factory) *cobra.Command {
 	c.Flags().StringVar(&needs, "needs", "", `the steps it needs, replacing the old list ("" for none)`)
 	c.Flags().StringVar(&why, "why", "", "new reasoning")
 	c.Flags().StringVar(&active, "active", "", "new active form")
+	c.Flags().BoolVar(&force, "force", false, "change a step in progress")
 	return c
 }
 
@@ -192,7 +196,8 @@ func newCmdStepProgress(f *Factory) *cobra.Command {
 
 // NewCmdPhase builds `plangit phase`.
 func NewCmdPhase(f *Factory) *cobra.Command {
-	c := &cobra.Command{Use: "phase", Short: "Add phases"}
+	c := &cobra.Command{Use: "phase", Short: "Add and edit phases"}
+	c.AddCommand(newCmdPhaseEdit(f))
 	var notes string
 	add := &cobra.Command{
 		Use:     "add NAME",
@@ -211,5 +216,35 @@ func NewCmdPhase(f *Factory) *cobra.Command {
 	}
 	add.Flags().StringVar(&notes, "notes", "", "notes shown under the phase heading")
 	c.AddCommand(add)
+	return c
+}
+
+func newCmdPhaseEdit(f *Factory) *cobra.Command {
+	var title, notes string
+	c := &cobra.Command{
+		Use:   "edit ID",
+		Short: "Change a phase's title or notes",
+		Example: `  plangit phase edit 2 --title "Build and test"
+  plangit phase edit 2 --notes "behind the cache_v2 flag"
+  plangit phase edit 2 --notes ""`,
+		Args: exactArgs(1, "a phase ID (or its title)"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var e plan.PhaseEdit
+			if flagChanged(cmd.Flags(), "title") {
+				e.Title = &title
+			}
+			if flagChanged(cmd.Flags(), "notes") {
+				e.Notes = &notes
+			}
+			if e.Title == nil && e.Notes == nil {
+				return usagef("say what to change: --title or --notes")
+			}
+			return f.applyChange(func(st *plan.State) (plan.Change, error) {
+				return st.Plan.EditPhase(args[0], e, f.Now())
+			}, nil)
+		},
+	}
+	c.Flags().StringVar(&title, "title", "", "new title")
+	c.Flags().StringVar(&notes, "notes", "", `new notes, shown under the phase heading ("" for none)`)
 	return c
 }

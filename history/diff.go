@@ -1,6 +1,7 @@
 package history
 
 import (
+	"bytes"
 	"fmt"
 	"slices"
 	"strings"
@@ -33,9 +34,10 @@ type Diff struct {
 }
 
 // SemanticDiff compares two states: the plan's title, goal, status and
-// result; phases added, removed, renamed; steps added, removed, renamed,
-// moved between phases, their status, needs, result and progress; findings
-// added or changed; errors added or counted up.
+// result; phases added, removed, renamed, their notes; steps added,
+// removed, renamed, moved between phases, their status, needs, result and
+// progress; findings added or changed; errors added, counted up, resolved
+// or reopened; the deliverable set, changed or removed.
 func SemanticDiff(a, b *plan.State) []Change {
 	var out []Change
 	add := func(c Change) { out = append(out, c) }
@@ -57,13 +59,15 @@ func SemanticDiff(a, b *plan.State) []Change {
 	phasesA, phasesB := phaseMap(pa), phaseMap(pb)
 	for _, ph := range pb.Phases {
 		old, ok := phasesA[ph.ID]
-		switch {
-		case !ok:
+		if !ok {
 			add(Change{Kind: "phase", ID: ph.ID, Action: "added", To: ph.Title, Detail: fmt.Sprintf("phase %s added: %s", ph.ID, ph.Title)})
-		case old.Title != ph.Title:
+			continue
+		}
+		if old.Title != ph.Title {
 			add(Change{Kind: "phase", ID: ph.ID, Action: "renamed", From: old.Title, To: ph.Title, Detail: fmt.Sprintf("phase %s renamed %s", ph.ID, arrow(old.Title, ph.Title))})
-		case old.Notes != ph.Notes:
-			add(Change{Kind: "phase", ID: ph.ID, Action: "changed", Detail: fmt.Sprintf("phase %s notes changed", ph.ID)})
+		}
+		if old.Notes != ph.Notes {
+			add(Change{Kind: "phase", ID: ph.ID, Action: "changed", From: old.Notes, To: ph.Notes, Detail: fmt.Sprintf("phase %s notes %s", ph.ID, setOrChanged(old.Notes, ph.Notes))})
 		}
 	}
 	for _, ph := range pa.Phases {
@@ -77,7 +81,38 @@ func SemanticDiff(a, b *plan.State) []Change {
 	}
 	out = append(out, findingChanges(a.Findings, b.Findings)...)
 	out = append(out, errorChanges(a.Errors, b.Errors)...)
+	if c, ok := deliverableChange(a.Deliverable, b.Deliverable); ok {
+		out = append(out, c)
+	}
 	return out
+}
+
+// deliverableChange says how deliverable.md changed: set, changed (with
+// the lines added and removed) or removed.
+func deliverableChange(a, b []byte) (Change, bool) {
+	if bytes.Equal(a, b) {
+		return Change{}, false
+	}
+	lines := func(d []byte) string {
+		if n := strings.Count(strings.TrimRight(string(d), "\n"), "\n") + 1; n != 1 {
+			return fmt.Sprintf("%d lines", n)
+		}
+		return "1 line"
+	}
+	summary := func(d []byte) string {
+		first, _, _ := strings.Cut(strings.TrimSpace(string(d)), "\n")
+		return strings.TrimSpace(strings.TrimLeft(first, "# "))
+	}
+	switch {
+	case len(a) == 0:
+		return Change{Kind: "deliverable", Action: "added", To: summary(b),
+			Detail: fmt.Sprintf("deliverable set (%s): %s", lines(b), summary(b))}, true
+	case len(b) == 0:
+		return Change{Kind: "deliverable", Action: "removed", From: summary(a), Detail: "deliverable removed"}, true
+	}
+	added, removed := lineDelta(string(a), string(b))
+	return Change{Kind: "deliverable", Action: "changed", From: summary(a), To: summary(b),
+		Detail: fmt.Sprintf("deliverable changed (+%d −%d lines): %s", added, removed, summary(b))}, true
 }
 
 // stepChanges describes one step's delta as one change per kind of
@@ -170,22 +205,42 @@ func findingChanges(a, b plan.Findings) []Change {
 	return out
 }
 
+// errorChanges compares error logs record by record, matching records by
+// id (by tool and message where the ids disagree, as in files written
+// before errors had ids).
 func errorChanges(a, b plan.ErrorLog) []Change {
 	var out []Change
+	match := func(l plan.ErrorLog, e *plan.ErrorRecord) *plan.ErrorRecord {
+		if o := l.ByID(e.ID); o != nil && o.Tool == e.Tool && plan.NormalizeMessage(o.Message) == plan.NormalizeMessage(e.Message) {
+			return o
+		}
+		return l.Find(e.Tool, e.Message)
+	}
 	for _, e := range b {
-		o := a.Find(e.Tool, e.Message)
+		o := match(a, e)
 		msg := firstLine(e.Message)
 		switch {
 		case o == nil:
 			out = append(out, Change{Kind: "error", ID: e.Tool, Action: "added", To: msg,
 				Detail: fmt.Sprintf("error added: %s ×%d: %s", e.Tool, e.Count, msg)})
+			continue
 		case o.Count != e.Count:
 			out = append(out, Change{Kind: "error", ID: e.Tool, Action: "counted", From: fmt.Sprint(o.Count), To: fmt.Sprint(e.Count),
 				Detail: fmt.Sprintf("error counted up: %s ×%d → ×%d: %s", e.Tool, o.Count, e.Count, msg)})
 		}
+		switch {
+		case o.Open() && !e.Open():
+			detail := fmt.Sprintf("error #%s resolved: %s: %s", e.ID, e.Tool, msg)
+			if e.Resolution != "" {
+				detail += " (" + firstLine(e.Resolution) + ")"
+			}
+			out = append(out, Change{Kind: "error", ID: e.Tool, Action: "resolved", To: e.Resolution, Detail: detail})
+		case !o.Open() && e.Open():
+			out = append(out, Change{Kind: "error", ID: e.Tool, Action: "reopened", Detail: fmt.Sprintf("error #%s reopened: %s: %s", e.ID, e.Tool, msg)})
+		}
 	}
 	for _, e := range a {
-		if b.Find(e.Tool, e.Message) == nil {
+		if match(b, e) == nil {
 			out = append(out, Change{Kind: "error", ID: e.Tool, Action: "removed", From: firstLine(e.Message),
 				Detail: fmt.Sprintf("error removed: %s: %s", e.Tool, firstLine(e.Message))})
 		}

@@ -302,6 +302,50 @@ func TestSemanticDiff(t *testing.T) {
 	}
 }
 
+// A revision that only sets the deliverable, edits a phase or resolves an
+// error is no "no changes": the diff says what it did.
+func TestSemanticDiffOfDeliverableAndErrors(t *testing.T) {
+	s := newSession(t, 2)
+	o := s.opts()
+	s.Update(o, func(st *plan.State) (plan.Change, error) {
+		st.Errors.Record(plan.ErrorRecord{Tool: "Bash", Message: "exit 1", Key: "go vet"}, o.Now)
+		return plan.Change{Op: "x", Summary: "x"}, nil
+	})
+	steps := []struct {
+		change func(st *plan.State, now time.Time)
+		want   []string
+	}{
+		{func(st *plan.State, _ time.Time) { st.SetDeliverable([]byte("# Cache\n\np99 down to 3ms\n")) },
+			[]string{"deliverable set (3 lines): Cache"}},
+		{func(st *plan.State, _ time.Time) { st.SetDeliverable([]byte("# Cache\n\np99 down to 2ms\nmore\n")) },
+			[]string{"deliverable changed (+2 −1 lines): Cache"}},
+		{func(st *plan.State, now time.Time) {
+			title, notes := "Study", "first things first"
+			st.Plan.EditPhase("1", plan.PhaseEdit{Title: &title, Notes: &notes}, now)
+		}, []string{"phase 1 renamed Work → Study", "phase 1 notes set: first things first"}},
+		{func(st *plan.State, now time.Time) { st.Errors.ResolveKey("Bash", "go vet", "it passed", now) },
+			[]string{"error #1 resolved: Bash: exit 1 (it passed)"}},
+		{func(st *plan.State, _ time.Time) { st.SetDeliverable(nil) }, []string{"deliverable removed"}},
+	}
+	for i, step := range steps {
+		o := s.opts()
+		if _, err := s.Update(o, func(st *plan.State) (plan.Change, error) {
+			step.change(st, o.Now)
+			return plan.Change{Op: "x", Summary: "x"}, nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		d, _ := Between(s.Session, "HEAD~1", "HEAD")
+		var got []string
+		for _, c := range d.Changes {
+			got = append(got, c.Detail)
+		}
+		if !slices.Equal(got, step.want) {
+			t.Errorf("change %d: %q, want %q", i, got, step.want)
+		}
+	}
+}
+
 // TestTextDiffAppliesWithGit: the unified diff is one the real git applies.
 func TestTextDiffAppliesWithGit(t *testing.T) {
 	s := newSession(t, 8)

@@ -34,7 +34,7 @@ func Log(s *repo.Session, o LogOptions) ([]repo.Revision, error) {
 	if err != nil {
 		return nil, err
 	}
-	step := strings.TrimPrefix(strings.TrimSpace(o.Step), "#")
+	step := plan.NormalizeID(o.Step)
 	// Filter in place, newest first: a log of 10,000 revisions is not
 	// copied.
 	slices.Reverse(revs)
@@ -49,6 +49,45 @@ func Log(s *repo.Session, o LogOptions) ([]repo.Revision, error) {
 		out = append(out, r)
 		if o.N > 0 && len(out) == o.N {
 			break
+		}
+	}
+	return out, nil
+}
+
+// StepEvent is one revision that changed a step: when, who, what, and
+// the step's status change if it had one.
+type StepEvent struct {
+	N       int             `json:"n"`
+	Rev     string          `json:"rev"`
+	Time    time.Time       `json:"time"`
+	Actor   string          `json:"actor"`
+	Op      string          `json:"op"`
+	From    plan.StepStatus `json:"from,omitempty"` // "" when the step was added
+	To      plan.StepStatus `json:"to,omitempty"`   // "" when it was removed
+	Status  bool            `json:"status_changed"` // false: only other fields changed
+	Summary string          `json:"summary"`
+}
+
+// StepHistory returns the revisions that changed step id, oldest first, up
+// to and including revision upTo (0: all). It reads the steps each commit
+// records having touched; no revision is diffed.
+func StepHistory(s *repo.Session, id string, upTo int) ([]StepEvent, error) {
+	revs, err := s.Revisions()
+	if err != nil {
+		return nil, err
+	}
+	id = plan.NormalizeID(id)
+	var out []StepEvent
+	for _, r := range revs {
+		if upTo > 0 && r.N > upTo {
+			break
+		}
+		for _, t := range r.Touches {
+			if t.Step != id {
+				continue
+			}
+			out = append(out, StepEvent{N: r.N, Rev: r.Hash, Time: r.Time, Actor: r.Actor, Op: r.Op,
+				From: t.From, To: t.To, Status: t.From != "" || t.To != "", Summary: r.Summary})
 		}
 	}
 	return out, nil

@@ -51,12 +51,29 @@ type op struct {
 	line string
 }
 
-func diffFile(name, a, b string, inA, inB bool) FileDiff {
+// lineDiffs is the line-mode diff of a and b.
+func lineDiffs(a, b string) []diffmatchpatch.Diff {
 	dmp := diffmatchpatch.New()
 	dmp.DiffTimeout = diffTimeout
 	ca, cb, lines := dmp.DiffLinesToChars(a, b)
-	diffs := dmp.DiffCharsToLines(dmp.DiffMain(ca, cb, false), lines)
+	return dmp.DiffCharsToLines(dmp.DiffMain(ca, cb, false), lines)
+}
 
+// lineDelta counts the lines b adds to a and removes from it.
+func lineDelta(a, b string) (added, deleted int) {
+	for _, d := range lineDiffs(a, b) {
+		switch d.Type {
+		case diffmatchpatch.DiffDelete:
+			deleted += len(splitLines(d.Text))
+		case diffmatchpatch.DiffInsert:
+			added += len(splitLines(d.Text))
+		}
+	}
+	return added, deleted
+}
+
+func diffFile(name, a, b string, inA, inB bool) FileDiff {
+	diffs := lineDiffs(a, b)
 	var script []op
 	fd := FileDiff{Name: name}
 	for _, d := range diffs {

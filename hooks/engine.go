@@ -76,10 +76,18 @@ func (e *engine) glance() (s *repo.Session, g *glance, err error) {
 	if s, err = e.session(); err != nil || s == nil {
 		return nil, nil, err
 	}
-	if g, err = readGlance(s); err != nil {
+	if g, err = readGlance(s, e.cfg.Rules()); err != nil {
 		return nil, nil, err
 	}
 	return s, g, nil
+}
+
+// update runs fn as one change of s, under the project's rules.
+func (e *engine) update(s *repo.Session, fn func(*plan.State) (plan.Change, error)) (*repo.Result, error) {
+	return s.Update(e.options(), func(st *plan.State) (plan.Change, error) {
+		st.Plan.Rules = e.cfg.Rules()
+		return fn(st)
+	})
 }
 
 // options are the change options of a hook's commit.
@@ -107,6 +115,7 @@ func (e *engine) sessionStart() (*Output, error) {
 		if err != nil {
 			return nil, err
 		}
+		st.Plan.Rules = e.cfg.Rules()
 		if st.Plan.Status.Unfinished() {
 			return e.context(render.Reminder(st)), nil
 		}
@@ -181,7 +190,7 @@ func (e *engine) userPromptSubmit() (*Output, error) {
 		return nil, err
 	}
 	if g.Status == plan.PlanPaused && isContinue(e.in.Prompt) {
-		res, err := s.Update(e.options(), func(st *plan.State) (plan.Change, error) {
+		res, err := e.update(s, func(st *plan.State) (plan.Change, error) {
 			hs := loadState(s)
 			hs.StopBlocks = 0
 			if err := hs.save(s); err != nil {

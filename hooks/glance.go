@@ -43,7 +43,7 @@ func (g *glance) toolContext(tool string) []string {
 func newGlance(st *plan.State, key string) *glance {
 	g := &glance{Key: key, Status: st.Plan.Status, StatusLine: render.StatusLine(st.Plan),
 		Step: render.ToolContext(st, ""), Errors: map[string][]string{}}
-	for _, e := range st.Errors {
+	for _, e := range st.Errors.Open() {
 		if _, ok := g.Errors[e.Tool]; !ok {
 			g.Errors[e.Tool] = render.ToolContext(st, e.Tool)
 		}
@@ -138,10 +138,11 @@ func unquotePrefix(s string) (value, rest string, err error) {
 }
 
 // readGlance returns the session's glance when it matches the working
-// files as they stand; otherwise it parses them and, when no change
-// replaced them meanwhile, stores a new glance for the next hook.
-func readGlance(s *repo.Session) (*glance, error) {
-	key := s.FilesKey()
+// files as they stand and the rules; otherwise it parses them and, when no
+// change replaced them meanwhile, stores a new glance for the next hook.
+func readGlance(s *repo.Session, rules plan.Rules) (*glance, error) {
+	filesKey := func() string { return "order:" + string(rules.PhaseOrder) + ";" + s.FilesKey() }
+	key := filesKey()
 	if b, err := os.ReadFile(s.PrivatePath(glanceFile)); err == nil {
 		if old, ok := decodeGlance(b); ok && old.Key == key {
 			return old, nil
@@ -151,8 +152,9 @@ func readGlance(s *repo.Session) (*glance, error) {
 	if err != nil {
 		return nil, err
 	}
+	st.Plan.Rules = rules
 	g := newGlance(st, key)
-	if s.FilesKey() == key {
+	if filesKey() == key {
 		repo.WriteFileAtomic(s.PrivatePath(glanceFile), g.encode(), 0o644, false) // a cache: a failed write costs only speed
 	}
 	return g, nil

@@ -30,12 +30,12 @@ func (e *engine) postToolUse() (*Output, error) {
 	}
 	out := &Output{}
 	var notes []string
-	res, err := s.Update(e.options(), func(st *plan.State) (plan.Change, error) {
+	res, err := e.update(s, func(st *plan.State) (plan.Change, error) {
 		hs := loadState(s)
 		hs.Iterations++
 		p := st.Plan
 		var change plan.Change
-		if p.Status.Unfinished() {
+		if p.Editable() == nil {
 			var err error
 			switch tool {
 			case "TodoWrite":
@@ -133,6 +133,7 @@ func (e *engine) startFromTodos() (*Output, error) {
 	if err != nil {
 		return nil, err
 	}
+	p.Rules = e.cfg.Rules()
 	hs := &state{Todos: map[string]string{}, Tasks: map[string]string{}, Iterations: 1}
 	var change plan.Change
 	switch e.in.ToolName {
@@ -169,7 +170,7 @@ func (e *engine) postToolUseFailure() (*Output, error) {
 		return nil, err
 	}
 	var rec *plan.ErrorRecord
-	_, err = s.Update(e.options(), func(st *plan.State) (plan.Change, error) {
+	_, err = e.update(s, func(st *plan.State) (plan.Change, error) {
 		hs := loadState(s)
 		hs.Iterations++ // a failed tool use is a tool use
 		if err := hs.save(s); err != nil {
@@ -210,12 +211,12 @@ func (e *engine) stop() (*Output, error) {
 		return nil, err
 	}
 	out := &Output{}
-	_, err = s.Update(e.options(), func(st *plan.State) (plan.Change, error) {
+	_, err = e.update(s, func(st *plan.State) (plan.Change, error) {
 		hs := loadState(s)
 		p := st.Plan
 		var did []string
 		var touched string
-		if p.Status.Unfinished() {
+		if p.Editable() == nil {
 			for _, text := range stepDeclarations(e.in.LastAssistantMessage) {
 				if slices.ContainsFunc(p.Steps(), func(x *plan.Step) bool { return strings.EqualFold(x.Text, text) }) {
 					continue
@@ -333,7 +334,7 @@ func (e *engine) preCompact() (*Output, error) {
 	if err != nil || s == nil {
 		return nil, err
 	}
-	_, err = s.Update(e.options(), func(st *plan.State) (plan.Change, error) {
+	_, err = e.update(s, func(st *plan.State) (plan.Change, error) {
 		hs := loadState(s)
 		st.Plan.Iterations = max(st.Plan.Iterations, hs.Iterations)
 		st.Plan.Updated = plan.Stamp(e.env.Now())

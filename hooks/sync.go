@@ -137,7 +137,8 @@ func syncTaskUpdate(p *plan.Plan, input json.RawMessage, hs *state, now time.Tim
 	var c syncCount
 	if in.Subject != "" && in.Subject != s.Text && !s.Status.Resolved() {
 		text := in.Subject
-		if _, err := p.EditStep(s.ID, plan.StepEdit{Text: &text}, now); err != nil {
+		// The agent renames its own task, even the one it works on.
+		if _, err := p.EditStep(s.ID, plan.StepEdit{Text: &text, Force: true}, now); err != nil {
 			return plan.Change{}, err
 		}
 		c.renamed++

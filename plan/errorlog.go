@@ -21,19 +21,38 @@ const (
 	errorKeyLength  = 100
 )
 
-// ErrorRecord is one kind of error seen, with how often.
+// ErrorRecord is one kind of error seen, with how often. An error is open
+// until it is resolved: by hand (plangit error resolve), or when the same
+// tool succeeds on the same key (for Bash, the same command).
 type ErrorRecord struct {
+	ID      string    `json:"id"` // stable, never reused in a session
 	Tool    string    `json:"tool"`
 	Message string    `json:"message"`
 	Count   int       `json:"count"`
-	First   time.Time `json:"first_seen"`
-	Last    time.Time `json:"last_seen"`
+	First   time.Time `json:"first_seen,omitzero"`
+	Last    time.Time `json:"last_seen,omitzero"`
 	Step    string    `json:"step,omitempty"`
 	Params  string    `json:"params,omitempty"`
+	// Key is what the tool acted on (for Bash, the command), when known:
+	// the same tool succeeding on the same key resolves the error.
+	Key string `json:"key,omitempty"`
+
+	Resolved   bool      `json:"resolved"`
+	ResolvedAt time.Time `json:"resolved_at,omitzero"` // zero when the source did not say
+	Resolution string    `json:"resolution,omitempty"` // how it was resolved
 }
+
+// Open reports whether the error is not resolved.
+func (e *ErrorRecord) Open() bool { return !e.Resolved }
 
 // ErrorLog is a session's error records, newest first.
 type ErrorLog []*ErrorRecord
+
+// NormalizeKey is the form in which keys compare: white space collapsed and
+// trimmed, at most 1,000 bytes.
+func NormalizeKey(key string) string {
+	return TruncateText(strings.Join(strings.Fields(key), " "), 1000)
+}
 
 // NormalizeMessage is the part of a message that identifies an error: runs
 // of digits become N, white space collapses, and only the first 100
@@ -70,11 +89,27 @@ func NormalizeMessage(msg string) string {
 	return b.String()
 }
 
-func (e *ErrorRecord) key() string { return e.Tool + "\x00" + NormalizeMessage(e.Message) }
+// identity is what makes two errors the same error: the tool, the key
+// when there is one, and the normalized message.
+func (e *ErrorRecord) identity() string {
+	return e.Tool + "\x00" + NormalizeKey(e.Key) + "\x00" + NormalizeMessage(e.Message)
+}
 
-// Record logs an error. The same tool with the same normalized message
-// counts up the existing record (keeping the latest message, step and
-// params) and moves it to the top; anything else adds a record.
+// nextID is the id the next record gets: one more than any id in the log.
+func (l ErrorLog) nextID() int {
+	next := 1
+	for _, e := range l {
+		if n, err := strconv.Atoi(e.ID); err == nil && n >= next {
+			next = n + 1
+		}
+	}
+	return next
+}
+
+// Record logs an error. The same tool, key and normalized message counts
+// up the open record of that error (keeping the latest message, step and
+// params) and moves it to the top; anything else — a resolved error coming
+// back included — adds a record with a new id.
 func (l *ErrorLog) Record(e ErrorRecord, now time.Time) (*ErrorRecord, error) {
 	tool, err := CleanLine("tool", TruncateText(e.Tool, MaxLine))
 	if err != nil {
@@ -94,27 +129,51 @@ func (l *ErrorLog) Record(e ErrorRecord, now time.Time) (*ErrorRecord, error) {
 	if err != nil {
 		return nil, err
 	}
+	key, err := CleanLine("key", TruncateText(e.Key, maxErrorParams))
+	if err != nil {
+		return nil, err
+	}
 	step, ok := stepRef(e.Step)
 	if !ok {
 		step = ""
 	}
 	now = Stamp(now)
-	rec := &ErrorRecord{Tool: tool, Message: msg, Count: 1, First: now, Last: now, Step: step, Params: params}
-	key := rec.key()
-	if i := slices.IndexFunc(*l, func(x *ErrorRecord) bool { return x.key() == key }); i >= 0 {
+	rec := &ErrorRecord{Tool: tool, Message: msg, Count: 1, First: now, Last: now, Step: step, Params: params, Key: key}
+	id := rec.identity()
+	if i := slices.IndexFunc(*l, func(x *ErrorRecord) bool { return x.Open() && x.identity() == id }); i >= 0 {
 		old := (*l)[i]
-		rec.Count, rec.First = old.Count+1, old.First
+		rec.ID, rec.Count, rec.First = old.ID, old.Count+1, old.First
 		*l = slices.Delete(*l, i, i+1)
+	} else {
+		rec.ID = strconv.Itoa(l.nextID())
 	}
 	*l = slices.Insert(*l, 0, rec)
 	return rec, nil
 }
 
-// Find returns the record for a tool and message, or nil.
+// Find returns the record of a tool and message — the open one if there
+// is one, else the newest — or nil.
 func (l ErrorLog) Find(tool, message string) *ErrorRecord {
-	key := (&ErrorRecord{Tool: tool, Message: message}).key()
+	msg := NormalizeMessage(message)
+	var found *ErrorRecord
 	for _, e := range l {
-		if e.key() == key {
+		if e.Tool == tool && NormalizeMessage(e.Message) == msg {
+			if e.Open() {
+				return e
+			}
+			if found == nil {
+				found = e
+			}
+		}
+	}
+	return found
+}
+
+// ByID returns the record with id ("3" or "#3"), or nil.
+func (l ErrorLog) ByID(id string) *ErrorRecord {
+	id = strings.TrimPrefix(strings.TrimSpace(id), "#")
+	for _, e := range l {
+		if e.ID == id {
 			return e
 		}
 	}
@@ -122,8 +181,8 @@ func (l ErrorLog) Find(tool, message string) *ErrorRecord {
 }
 
 // ForTool returns the records of one tool, newest first.
-func (l ErrorLog) ForTool(tool string) []*ErrorRecord {
-	var out []*ErrorRecord
+func (l ErrorLog) ForTool(tool string) ErrorLog {
+	var out ErrorLog
 	for _, e := range l {
 		if e.Tool == tool {
 			out = append(out, e)
@@ -132,24 +191,128 @@ func (l ErrorLog) ForTool(tool string) []*ErrorRecord {
 	return out
 }
 
+// Open returns the open records, newest first.
+func (l ErrorLog) Open() ErrorLog {
+	var out ErrorLog
+	for _, e := range l {
+		if e.Open() {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// Resolve marks the error with id resolved, saying how (resolution may be
+// empty). An error resolved already is left as it was and returned with
+// changed false.
+func (l ErrorLog) Resolve(id, resolution string, now time.Time) (rec *ErrorRecord, changed bool, err error) {
+	rec = l.ByID(id)
+	if rec == nil {
+		return nil, false, Errorf(CodeInvalidArgument, "no error #%s in this session; plangit errors lists them with their ids", clip(strings.TrimPrefix(strings.TrimSpace(id), "#"))).With("error", id)
+	}
+	if !rec.Open() {
+		return rec, false, nil
+	}
+	if resolution, err = CleanText("resolution", resolution); err != nil {
+		return nil, false, err
+	}
+	rec.resolve(resolution, now)
+	return rec, true, nil
+}
+
+// ResolveAll marks every open error resolved and returns them.
+func (l ErrorLog) ResolveAll(resolution string, now time.Time) (ErrorLog, error) {
+	resolution, err := CleanText("resolution", resolution)
+	if err != nil {
+		return nil, err
+	}
+	open := l.Open()
+	for _, e := range open {
+		e.resolve(resolution, now)
+	}
+	return open, nil
+}
+
+// ResolveKey marks resolved every open error of tool whose key is key (as
+// NormalizeKey compares them) — what hooks do when a tool succeeds on what
+// it failed on before, such as the same Bash command — and returns them.
+// An empty key resolves nothing.
+func (l ErrorLog) ResolveKey(tool, key, resolution string, now time.Time) ErrorLog {
+	key = NormalizeKey(key)
+	if key == "" {
+		return nil
+	}
+	resolution, _ = CleanText("resolution", TruncateText(resolution, MaxText))
+	var out ErrorLog
+	for _, e := range l {
+		if e.Open() && e.Tool == tool && NormalizeKey(e.Key) == key {
+			e.resolve(resolution, now)
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// merge adds a record from elsewhere (an import): the same error, open or
+// resolved as the record is, counts up, keeping the earliest first and the
+// latest last time; anything else is added with a new id, in order of when
+// it was last seen (undated ones last).
+func (l *ErrorLog) merge(rec *ErrorRecord) {
+	id := rec.identity()
+	if i := slices.IndexFunc(*l, func(x *ErrorRecord) bool { return x.Open() == rec.Open() && x.identity() == id }); i >= 0 {
+		old := (*l)[i]
+		old.Count += rec.Count
+		if !rec.First.IsZero() && (old.First.IsZero() || rec.First.Before(old.First)) {
+			old.First = rec.First
+		}
+		if rec.Last.After(old.Last) {
+			old.Last = rec.Last
+		}
+		if !rec.Open() {
+			old.Resolution = joinDistinct(old.Resolution, rec.Resolution)
+		}
+		return
+	}
+	c := *rec
+	c.ID = strconv.Itoa(l.nextID())
+	at := slices.IndexFunc(*l, func(x *ErrorRecord) bool {
+		if c.Last.IsZero() {
+			return x.Last.IsZero() // before the older undated ones
+		}
+		return x.Last.IsZero() || x.Last.Before(c.Last)
+	})
+	if at < 0 {
+		at = len(*l)
+	}
+	*l = slices.Insert(*l, at, &c)
+}
+
+func (e *ErrorRecord) resolve(resolution string, now time.Time) {
+	e.Resolved, e.ResolvedAt, e.Resolution = true, Stamp(now), resolution
+}
+
 // WriteErrors writes errors.md.
 func WriteErrors(l ErrorLog) []byte {
 	var b strings.Builder
 	b.WriteString("# Errors\n")
 	for _, e := range l {
-		b.WriteString("\n## " + e.Tool + " ×" + strconv.Itoa(e.Count) + "\n")
-		b.WriteByte('\n')
-		if !e.First.IsZero() {
-			b.WriteString("- first: " + formatTime(e.First) + "\n")
+		machine := "#" + e.ID
+		if e.Resolved {
+			machine += " resolved"
 		}
-		if !e.Last.IsZero() {
-			b.WriteString("- last: " + formatTime(e.Last) + "\n")
-		}
-		if e.Step != "" {
-			b.WriteString("- step: " + e.Step + "\n")
-		}
-		if e.Params != "" {
-			b.WriteString("- params: " + e.Params + "\n")
+		b.WriteString("\n## " + e.Tool + " ×" + strconv.Itoa(e.Count) + " `" + machine + "`\n")
+		fields := [][2]string{{"first", formatTime(e.First)}, {"last", formatTime(e.Last)}, {"step", e.Step},
+			{"key", e.Key}, {"params", e.Params}, {"resolved", formatTime(e.ResolvedAt)}, {"resolution", joinLines(e.Resolution)}}
+		wrote := false
+		for _, f := range fields {
+			if f[1] == "" {
+				continue
+			}
+			if !wrote {
+				b.WriteByte('\n')
+				wrote = true
+			}
+			b.WriteString("- " + f[0] + ": " + f[1] + "\n")
 		}
 		b.WriteByte('\n')
 		writeQuote(&b, e.Message)
@@ -178,7 +341,21 @@ func ParseErrors(src []byte) (ErrorLog, error) {
 			case n.Level == 1 && !titled && cur == nil:
 				titled = true
 			case n.Level == 2:
-				text := d.headingText(n)
+				text, machine := cutMachine(d.headingText(n))
+				rec := &ErrorRecord{}
+				for _, tok := range strings.Fields(machine) {
+					switch {
+					case strings.HasPrefix(tok, "#") && rec.ID == "" && isStepID(tok[1:]):
+						rec.ID = tok[1:]
+					case tok == "resolved":
+						rec.Resolved = true
+					default:
+						return nil, d.errAtNode(n, "unknown field %q in the error's code span; known: #ID, resolved", clip(tok))
+					}
+				}
+				if machine != "" && rec.ID == "" {
+					return nil, d.errAtNode(n, "the error's code span has no #ID; write `#N` or drop the span")
+				}
 				tool, count := text, 1
 				if i := strings.LastIndex(text, " ×"); i >= 0 {
 					c, err := strconv.Atoi(strings.TrimSpace(text[i+len(" ×"):]))
@@ -190,7 +367,8 @@ func ParseErrors(src []byte) (ErrorLog, error) {
 				if tool == "" {
 					return nil, d.errAtNode(n, "an error heading names the tool: \"## Bash ×2\"")
 				}
-				cur = &ErrorRecord{Tool: tool, Count: count}
+				rec.Tool, rec.Count = tool, count
+				cur = rec
 				out = append(out, cur)
 			default:
 				return nil, d.errAtNode(n, "errors.md holds one \"## Tool ×N\" heading per error")
@@ -216,8 +394,17 @@ func ParseErrors(src []byte) (ErrorLog, error) {
 					}
 				case "params":
 					cur.Params = f.value
+				case "key":
+					cur.Key = f.value
+				case "resolved":
+					cur.Resolved = true
+					if v := strings.ToLower(f.value); v != "yes" && v != "true" {
+						cur.ResolvedAt, ok = parseTime(f.value)
+					}
+				case "resolution":
+					cur.Resolution, _ = CleanText("resolution", splitLines(f.value))
 				default:
-					return nil, d.errAt(f.off, "unknown error field %q; known: first, last, step, params", clip(f.key))
+					return nil, d.errAt(f.off, "unknown error field %q; known: first, last, step, key, params, resolved, resolution", clip(f.key))
 				}
 				if !ok {
 					return nil, d.errAt(f.off, "the time %q is not an RFC 3339 time", clip(f.value))
@@ -244,5 +431,32 @@ func ParseErrors(src []byte) (ErrorLog, error) {
 			e.Message = "(no message)"
 		}
 	}
+	if err := numberErrors(out); err != nil {
+		return nil, err
+	}
 	return out, nil
+}
+
+// numberErrors checks that ids are unique and gives records written
+// without one (errors.md from before ids, or a record added by hand) fresh
+// ids, oldest — last in the file — first.
+func numberErrors(l ErrorLog) error {
+	seen := map[string]bool{}
+	for _, e := range l {
+		if e.ID == "" {
+			continue
+		}
+		if seen[e.ID] {
+			return Errorf(CodePlanParseError, "%s: two errors have id %s; remove the id from the copy", ErrorsFile, e.ID)
+		}
+		seen[e.ID] = true
+	}
+	next := l.nextID()
+	for i := len(l) - 1; i >= 0; i-- {
+		if l[i].ID == "" {
+			l[i].ID = strconv.Itoa(next)
+			next++
+		}
+	}
+	return nil
 }

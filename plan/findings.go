@@ -87,14 +87,21 @@ func (fs *Findings) Add(f Finding, now time.Time) (*Finding, error) {
 	if f.Step, ok = stepRef(f.Step); !ok {
 		return nil, Errorf(CodeInvalidArgument, "step %q is not a step id", clip(f.Step))
 	}
+	f.Time = Stamp(now)
+	fs.add(&f)
+	return &f, nil
+}
+
+// add gives f the next id and puts it in file order: by category, then as
+// added.
+func (fs *Findings) add(f *Finding) {
 	next := 1
 	for _, g := range *fs {
 		if n, _ := strconv.Atoi(g.ID); n >= next {
 			next = n + 1
 		}
 	}
-	f.ID, f.Time = strconv.Itoa(next), Stamp(now)
-	// Keep findings in file order: by category, then as added.
+	f.ID = strconv.Itoa(next)
 	at := len(*fs)
 	for i, g := range *fs {
 		if slices.Index(Categories, g.Category) > slices.Index(Categories, f.Category) {
@@ -102,8 +109,7 @@ func (fs *Findings) Add(f Finding, now time.Time) (*Finding, error) {
 			break
 		}
 	}
-	*fs = slices.Insert(*fs, at, &f)
-	return &f, nil
+	*fs = slices.Insert(*fs, at, f)
 }
 
 // ByCategory returns the findings of one category.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -319,7 +320,16 @@ func randomErrors(r *rand.Rand) ErrorLog {
 	for i := r.IntN(8); i > 0; i-- {
 		now = now.Add(time.Minute)
 		l.Record(ErrorRecord{Tool: []string{"Bash", "Edit", "mcp__x__y"}[r.IntN(3)], Message: "e" + randomText(r, 12, true),
-			Params: randomText(r, 5, false), Step: []string{"", "2"}[r.IntN(2)]}, now)
+			Params: randomText(r, 5, false), Step: []string{"", "2"}[r.IntN(2)], Key: []string{"", "go build ./...", randomText(r, 3, false)}[r.IntN(3)]}, now)
+		if len(l) > 0 && r.IntN(3) == 0 {
+			e := l[r.IntN(len(l))]
+			if r.IntN(2) == 0 {
+				l.Resolve(e.ID, randomText(r, 6, true), now)
+			} else {
+				e.Resolved = true // as an import reads it: undated
+				e.Resolution, _ = CleanText("resolution", randomText(r, 4, false))
+			}
+		}
 	}
 	return l
 }
@@ -362,7 +372,71 @@ func TestFindingsAndErrorsGolden(t *testing.T) {
 	l.Record(ErrorRecord{Tool: "Bash", Message: "go test ./...: exit status 1\n--- FAIL: TestCache (0.01s)", Step: "3", Params: `{"command":"go test ./..."}`}, t0)
 	l.Record(ErrorRecord{Tool: "Edit", Message: "old_string not found"}, t0.Add(time.Minute))
 	l.Record(ErrorRecord{Tool: "Bash", Message: "go test ./...: exit status 2\n--- FAIL: TestCache (0.02s)"}, t0.Add(2*time.Minute))
+	l.Record(ErrorRecord{Tool: "Bash", Message: "go build: undefined: Cache", Key: "go build ./..."}, t0.Add(3*time.Minute))
+	l.ResolveKey("Bash", "go  build ./...", "the same command succeeded", t0.Add(4*time.Minute))
 	golden(t, "errors.md", WriteErrors(l))
+}
+
+// errors.md written before errors had ids still reads: the records get ids
+// oldest first, and keep them once written.
+func TestErrorsWithoutIDs(t *testing.T) {
+	old := "# Errors\n\n## Bash ×2\n\n- first: 2026-11-20T10:00:00Z\n- last: 2026-11-20T10:02:00Z\n\n> newest\n\n## Edit ×1 `#4`\n\n> middle\n\n## Read ×1\n\n> oldest\n"
+	l, err := ParseErrors([]byte(old))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := []string{l[0].ID, l[1].ID, l[2].ID}; !slices.Equal(got, []string{"6", "4", "5"}) {
+		t.Fatalf("ids %v", got)
+	}
+	again, _ := ParseErrors(WriteErrors(l))
+	if again[0].ID != "6" || again[2].ID != "5" {
+		t.Fatalf("ids are not kept once written")
+	}
+	for _, bad := range []string{"## Bash ×1 `#2 fixed`\n", "## Bash ×1 `#1`\n\n## Edit ×1 `#1`\n", "## Bash ×1\n\n- resolved: last week\n"} {
+		_, err := ParseErrors([]byte("# Errors\n\n" + bad))
+		wantCode(t, err, CodePlanParseError)
+	}
+}
+
+// An error is open until resolved; a resolved error stays in the log, is
+// not counted by the 3-strike rule, and the same error coming back starts
+// a new record.
+func TestErrorLifecycle(t *testing.T) {
+	var l ErrorLog
+	l.Record(ErrorRecord{Tool: "Bash", Message: "exit status 1", Key: "go test ./..."}, t0)
+	l.Record(ErrorRecord{Tool: "Bash", Message: "exit status 1", Key: "go test  ./..."}, t0)
+	rec, _ := l.Record(ErrorRecord{Tool: "Bash", Message: "exit status 1", Key: "go vet ./..."}, t0)
+	if len(l) != 2 || l.ByID("1").Count != 2 || rec.ID != "2" {
+		t.Fatalf("a key tells errors apart: %+v", l)
+	}
+	if got := l.ResolveKey("Bash", "go test ./...", "the same command succeeded", t0.Add(time.Minute)); len(got) != 1 || got[0].ID != "1" {
+		t.Fatalf("resolve by key: %+v", got)
+	}
+	if r := l.ByID("1"); r.Open() || !r.ResolvedAt.Equal(t0.Add(time.Minute)) || r.Resolution != "the same command succeeded" {
+		t.Fatalf("resolved: %+v", r)
+	}
+	if len(l.Open()) != 1 || len(l.ResolveKey("Bash", "", "", t0)) != 0 || len(l.ResolveKey("Edit", "go vet ./...", "", t0)) != 0 {
+		t.Fatal("only open errors of that tool and key resolve")
+	}
+	again, _ := l.Record(ErrorRecord{Tool: "Bash", Message: "exit status 1", Key: "go test ./..."}, t0.Add(2*time.Minute))
+	if again.ID != "3" || again.Count != 1 || len(l) != 3 {
+		t.Fatalf("a resolved error coming back is a new record: %+v", again)
+	}
+	if _, changed, err := l.Resolve("#3", "fixed the test", t0); err != nil || !changed {
+		t.Fatal(err)
+	}
+	if _, changed, err := l.Resolve("3", "again", t0); err != nil || changed {
+		t.Fatalf("resolving twice changes nothing: %v", err)
+	}
+	_, _, err := l.Resolve("9", "", t0)
+	wantCode(t, err, CodeInvalidArgument)
+	all, _ := l.ResolveAll("cleared", t0)
+	if len(all) != 1 || all[0].ID != "2" || len(l.Open()) != 0 || len(l) != 3 {
+		t.Fatalf("resolve all: %+v", all)
+	}
+	if f := l.Find("Bash", "exit status 7"); f == nil || f.ID != "3" {
+		t.Fatalf("find falls back to the newest resolved record: %+v", f)
+	}
 }
 
 func TestFindingsHandEdit(t *testing.T) {

@@ -2,15 +2,11 @@ package plan
 
 import (
 	"bytes"
-	"encoding/json"
-	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
-
-	"github.com/yuin/goldmark/ast"
 )
 
 // Import formats.
@@ -19,647 +15,437 @@ const (
 	FormatTodos       = "todos"        // a TodoWrite {"todos":[...]} list
 	FormatTasks       = "tasks"        // Claude Code Task tool data
 	FormatPWF         = "pwf"          // a planning-with-files task_plan.md
+	FormatManus       = "manus"        // a Manus-style task_plan.md: objective, phases with status icons
 	FormatMaxclaw     = "maxclaw"      // {goal, steps, current_step_index}
 	FormatPlanTool    = "plan-tool"    // {task_description, steps}
 	FormatPlanManager = "plan-manager" // {meta, state, tasks} with dependencies
+	FormatPlanExecute = "plan-execute" // a Plan-and-Execute plan {state, tasks} or response {planResult, ...}
 )
 
 // ImportFormats lists the formats Import reads.
-var ImportFormats = []string{FormatPlangit, FormatTodos, FormatTasks, FormatPWF, FormatMaxclaw, FormatPlanTool, FormatPlanManager}
+var ImportFormats = []string{FormatPlangit, FormatTodos, FormatTasks, FormatPWF, FormatManus, FormatMaxclaw, FormatPlanTool, FormatPlanManager, FormatPlanExecute}
 
-// Imported is a plan read from another tool's format. Its steps carry the
-// statuses the source gave them; needs refer to the imported steps' ids.
+// Imported is what an import read: a whole session state — the plan, and
+// the findings and errors the source held — and what the source held that
+// plangit did not keep, each with the reason.
 type Imported struct {
-	Format string
-	Plan   *Plan
+	Format  string
+	State   *State
+	Dropped []Dropped
+}
+
+// Dropped is one thing a source held that the import did not keep as it
+// was.
+type Dropped struct {
+	Field string `json:"field"`           // where: a JSON path (steps[2].priority) or a line (line 12)
+	Value string `json:"value,omitempty"` // what it held, cut to a line
+	Why   string `json:"why"`
+}
+
+func (d Dropped) String() string {
+	if d.Value == "" {
+		return d.Field + ": " + d.Why
+	}
+	return d.Field + " (" + d.Value + "): " + d.Why
 }
 
 // Import reads a plan in one of ImportFormats; format "" detects it. name
-// is the source's name for error positions ("todos.json", "stdin").
+// is the source's name for error positions ("todos.json", "stdin"). Times
+// the source gives are kept; what it does not date stays undated.
+//
+// An import that finds no step, or a status it does not know, fails with
+// PLAN_PARSE_ERROR or INVALID_ARGUMENT naming the field.
 func Import(name string, src []byte, format string, now time.Time) (*Imported, error) {
 	if len(src) > MaxFile {
 		return nil, Errorf(CodeInvalidArgument, "the file is %d bytes; plangit imports files up to %d bytes", len(src), MaxFile)
 	}
-	if format == "" {
-		var err error
-		if format, err = detectFormat(name, src); err != nil {
-			return nil, err
-		}
+	src = bytes.TrimPrefix(src, []byte("\uFEFF"))
+	if format != "" && !slices.Contains(ImportFormats, format) {
+		return nil, Errorf(CodeInvalidArgument, "unknown format %q; one of %s", clip(format), strings.Join(ImportFormats, ", "))
+	}
+	t := bytes.TrimSpace(src)
+	if len(t) == 0 {
+		return nil, Errorf(CodeInvalidArgument, "the file is empty")
+	}
+	isJSON := t[0] == '{' || t[0] == '['
+	if format == "" && !isJSON {
+		format = detectMarkdown(src)
 	}
 	var (
-		p   *Plan
+		in  *Imported
 		err error
 	)
 	switch format {
 	case FormatPlangit:
-		p, err = ParsePlan(src)
+		var p *Plan
+		if p, err = ParsePlan(src); err == nil {
+			in = &Imported{State: &State{Plan: p}}
+			if p.ID != "" {
+				in.Dropped = []Dropped{{Field: "id", Value: p.ID, Why: "the plan takes its session's id"}}
+			}
+		}
 	case FormatPWF:
-		p, err = importPWF(src, now)
-	case FormatTodos, FormatTasks, FormatMaxclaw, FormatPlanTool, FormatPlanManager:
-		p, err = importJSON(name, src, format, now)
+		in, err = importPWF(name, src, now)
+	case FormatManus:
+		in, err = importManus(name, src, now)
 	default:
-		return nil, Errorf(CodeInvalidArgument, "unknown format %q; one of %s", clip(format), strings.Join(ImportFormats, ", "))
+		in, err = importJSON(name, t, format, now)
 	}
 	if err != nil {
 		return nil, err
 	}
-	if err := p.Validate(); err != nil {
+	if in.Format == "" {
+		in.Format = format
+	}
+	if in.State.Plan.Counts().Total == 0 {
+		return nil, Errorf(CodePlanParseError, "%s: found no step in this %s plan; nothing to import", name, in.Format).With("format", in.Format)
+	}
+	if err := in.State.Plan.Validate(); err != nil {
 		return nil, err
 	}
-	return &Imported{Format: format, Plan: p}, nil
+	return in, nil
 }
 
 // DetectFormat tells which import format src is in.
-func DetectFormat(src []byte) (string, error) { return detectFormat("input", src) }
-
-func detectFormat(name string, src []byte) (string, error) {
+func DetectFormat(src []byte) (string, error) {
 	t := bytes.TrimSpace(bytes.TrimPrefix(src, []byte("\uFEFF")))
 	if len(t) == 0 {
 		return "", Errorf(CodeInvalidArgument, "the file is empty")
 	}
 	if t[0] != '{' && t[0] != '[' {
-		if bytes.Contains(t, []byte(machineTag)) {
-			return FormatPlangit, nil
-		}
-		return FormatPWF, nil
+		return detectMarkdown(t), nil
 	}
-	var v any
-	if err := json.Unmarshal(t, &v); err != nil {
-		return "", jsonError(name, t, err)
-	}
-	unknown := Errorf(CodeInvalidArgument, "cannot tell which plan format this JSON is; pass --format (one of %s)", strings.Join(ImportFormats, ", "))
-	switch v := v.(type) {
-	case []any:
-		if len(v) == 0 {
-			return FormatTodos, nil
-		}
-		if m, ok := v[0].(map[string]any); ok {
-			if _, ok := m["subject"]; ok {
-				return FormatTasks, nil
-			}
-			if _, ok := m["content"]; ok {
-				return FormatTodos, nil
-			}
-		}
-	case map[string]any:
-		has := func(k string) bool { _, ok := v[k]; return ok }
-		switch {
-		case has("todos"):
-			return FormatTodos, nil
-		case has("meta") && has("tasks"):
-			return FormatPlanManager, nil
-		case has("tasks") || has("subject"):
-			return FormatTasks, nil
-		case has("task_description"):
-			return FormatPlanTool, nil
-		case has("current_step_index") || (has("goal") && has("steps")):
-			return FormatMaxclaw, nil
-		}
-	}
-	return "", unknown
-}
-
-// jsonError turns a JSON syntax error into PLAN_PARSE_ERROR with a position.
-func jsonError(name string, src []byte, err error) error {
-	var se *json.SyntaxError
-	if errors.As(err, &se) {
-		d := &doc{name: name, src: src}
-		return d.errAt(int(se.Offset)-1, "malformed JSON: %s", se.Error())
-	}
-	var te *json.UnmarshalTypeError
-	if errors.As(err, &te) {
-		d := &doc{name: name, src: src}
-		return d.errAt(int(te.Offset)-1, "field %q should be %s, not %s", te.Field, te.Type, te.Value)
-	}
-	return WrapError(CodePlanParseError, err, "malformed JSON")
-}
-
-// MapStatus maps another tool's step status onto plangit's.
-func MapStatus(s string) StepStatus {
-	switch strings.ToLower(strings.TrimSpace(s)) {
-	case "in_progress", "in-progress", "inprogress", "running", "active", "doing", "wip", "started":
-		return StepInProgress
-	case "completed", "complete", "done", "resolved", "success", "succeeded", "passed", "finished":
-		return StepCompleted
-	case "failed", "failure", "error":
-		return StepFailed
-	case "skipped", "cancelled", "canceled", "deleted":
-		return StepSkipped
-	case "blocked":
-		return StepBlocked
-	}
-	return StepPending
-}
-
-// builder assembles an imported plan, mapping source ids to plangit's.
-type builder struct {
-	p     *Plan
-	now   time.Time
-	ids   map[string]string // source id → plangit id
-	needs map[*Step][]string
-}
-
-func newBuilder(title, goal string, now time.Time) (*builder, error) {
-	title = firstLine(title)
-	if title == "" {
-		title = "Imported plan"
-	}
-	title = TruncateText(title, 120)
-	p, err := New("", title, TruncateText(goal, MaxText), nil, now, false)
+	root, err := parseJSONTree("input", t)
 	if err != nil {
-		return nil, err
+		return "", err
 	}
-	return &builder{p: p, now: Stamp(now), ids: map[string]string{}, needs: map[*Step][]string{}}, nil
+	return detectJSON(root)
+}
+
+// importStatuses maps the step statuses other tools write onto plangit's.
+var importStatuses = map[string]StepStatus{
+	"pending": StepPending, "todo": StepPending, "to_do": StepPending, "not_started": StepPending, "open": StepPending,
+	"queued": StepPending, "waiting": StepPending, "new": StepPending, "planned": StepPending,
+	"in_progress": StepInProgress, "inprogress": StepInProgress, "running": StepInProgress, "active": StepInProgress,
+	"doing": StepInProgress, "wip": StepInProgress, "started": StepInProgress, "executing": StepInProgress, "current": StepInProgress,
+	"completed": StepCompleted, "complete": StepCompleted, "done": StepCompleted, "resolved": StepCompleted, "success": StepCompleted,
+	"succeeded": StepCompleted, "succeed": StepCompleted, "passed": StepCompleted, "finished": StepCompleted,
+	"failed": StepFailed, "failure": StepFailed, "error": StepFailed, "errored": StepFailed,
+	"skipped": StepSkipped, "skip": StepSkipped, "cancelled": StepSkipped, "canceled": StepSkipped,
+	"blocked": StepBlocked,
+}
+
+// ImportStatus reads another tool's step status ("running", "done",
+// "Succeed", "in-progress", ...); ok is false for a status it does not know.
+// An empty status is pending.
+func ImportStatus(s string) (StepStatus, bool) {
+	k := strings.ReplaceAll(strings.ReplaceAll(strings.ToLower(strings.TrimSpace(s)), "-", "_"), " ", "_")
+	if k == "" {
+		return StepPending, true
+	}
+	st, ok := importStatuses[k]
+	return st, ok
+}
+
+// MapStatus maps another tool's step status onto plangit's, reading one it
+// does not know as pending. Imports refuse unknown statuses instead
+// (ImportStatus); hooks, which must not fail, use this.
+func MapStatus(s string) StepStatus {
+	st, _ := ImportStatus(s)
+	return st
+}
+
+// importPlanStatus reads another tool's plan status. PlanManager's idle (no
+// task running) is a running plan with no step in progress.
+func importPlanStatus(s string) (PlanStatus, bool) {
+	switch strings.ReplaceAll(strings.ToLower(strings.TrimSpace(s)), "-", "_") {
+	case "", "running", "executing", "in_progress", "active", "idle":
+		return PlanRunning, true
+	case "pending", "awaiting_approval":
+		return PlanPending, true
+	case "paused":
+		return PlanPaused, true
+	case "completed", "complete", "done", "succeed", "succeeded", "success", "finished":
+		return PlanCompleted, true
+	case "failed", "aborted", "cancelled", "canceled":
+		return PlanFailed, true
+	}
+	return "", false
+}
+
+const stepStatusNames = "pending, in_progress, completed, failed, skipped, blocked (or running, done, succeed, cancelled, ...)"
+
+// builder assembles an imported state and the report of what was dropped.
+type builder struct {
+	name    string // the source's name, for messages
+	p       *Plan
+	st      *State
+	now     time.Time
+	steps   []*bstep
+	current *bstep // the step the source names as the one under way
+	dropped []Dropped
+}
+
+// bstep is an imported step with where it came from.
+type bstep struct {
+	s         *Step
+	path      string // the step in the source: steps[2], line 14
+	srcID     string // the source's id for it, if any
+	idPath    string
+	needs     []string // source ids
+	needsPath string
+}
+
+func newBuilder(name, title, goal string, now time.Time) *builder {
+	p := &Plan{Status: PlanRunning, Created: Stamp(now), Updated: Stamp(now), NextStep: 1, NextPhase: 1, Rules: DefaultRules()}
+	b := &builder{name: name, p: p, st: &State{Plan: p}, now: Stamp(now)}
+	b.setTitle("title", title)
+	if p.Title == "" {
+		p.Title = "Imported plan"
+	}
+	p.Goal = b.text("goal", goal)
+	return b
+}
+
+// drop reports that the source's field was not kept.
+func (b *builder) drop(field, value, why string) {
+	b.dropped = append(b.dropped, Dropped{Field: field, Value: clipLine(value), Why: why})
+}
+
+// clipLine cuts a value to one short line for the dropped report.
+func clipLine(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > 120 {
+		return string(r[:119]) + "…"
+	}
+	return s
+}
+
+// line cleans a one-line value from the source, reporting a cut.
+func (b *builder) line(field, s string) string {
+	return b.clean(field, s, MaxLine, "a line", CleanLine)
+}
+
+// text cleans a multi-line value from the source, reporting a cut.
+func (b *builder) text(field, s string) string {
+	return b.clean(field, s, MaxText, "a text", CleanText)
+}
+
+func (b *builder) clean(field, s string, limit int, what string, clean func(field, s string) (string, error)) string {
+	if len(s) > limit {
+		b.drop(field, s[limit-10:], fmt.Sprintf("cut to %d bytes, plangit's limit for %s", limit, what))
+		s = TruncateText(s, limit)
+	}
+	out, _ := clean(field, s)
+	return out
+}
+
+// setTitle sets the plan's title from the first line of s; the rest of a
+// long, multi-line title stays in the goal when the goal is the same text.
+func (b *builder) setTitle(field, s string) {
+	s = strings.TrimSpace(s)
+	first, _, _ := strings.Cut(s, "\n")
+	if t := b.line(field, TruncateText(strings.TrimSpace(first), 200)); t != "" {
+		b.p.Title = t
+	}
 }
 
 func (b *builder) phase(title string) *Phase {
-	title, _ = CleanLine("phase title", TruncateText(title, MaxLine))
-	if title == "" {
-		title = DefaultPhaseTitle
+	t := b.line("phase title", title)
+	if t == "" {
+		t = DefaultPhaseTitle
 	}
-	ph := &Phase{ID: strconv.Itoa(b.p.NextPhase), Title: title}
+	ph := &Phase{ID: strconv.Itoa(b.p.NextPhase), Title: t}
 	b.p.NextPhase++
 	b.p.Phases = append(b.p.Phases, ph)
 	return ph
 }
 
-// step adds a step with a status as given. srcID, when set, lets needs refer
-// to it; needs are source ids, mapped in finish.
-func (b *builder) step(ph *Phase, srcID, text string, st StepStatus, needs []string) (*Step, error) {
-	text, err := CleanLine("step text", TruncateText(text, MaxLine))
-	if err != nil {
-		return nil, err
+// step adds a step with the status the source gives; its id is settled in
+// finish. It returns nil, having reported it, for a step without text.
+func (b *builder) step(ph *Phase, path, text string, st StepStatus) *bstep {
+	t := b.line(path, text)
+	if t == "" {
+		b.drop(path, text, "a step without text")
+		return nil
 	}
-	if text == "" {
-		return nil, nil
-	}
-	s := &Step{ID: strconv.Itoa(b.p.NextStep), Text: text, Status: st}
-	b.p.NextStep++
-	switch st {
-	case StepInProgress:
-		s.Started = b.now
-	case StepCompleted:
-		s.Completed = b.now
-	}
-	if srcID != "" {
-		b.ids[srcID] = s.ID
-	}
-	if len(needs) > 0 {
-		b.needs[s] = needs
-	}
-	ph.Steps = append(ph.Steps, s)
-	return s, nil
+	bs := &bstep{s: &Step{Text: t, Status: st}, path: path}
+	ph.Steps = append(ph.Steps, bs.s)
+	b.steps = append(b.steps, bs)
+	return bs
 }
 
-func (b *builder) finish() (*Plan, error) {
-	for s, needs := range b.needs {
-		for _, n := range needs {
-			id, ok := b.ids[n]
+// finish settles ids and needs and leaves at most one step in progress.
+func (b *builder) finish() (*Imported, error) {
+	b.settleIDs()
+	byID := map[string]*bstep{}
+	for _, bs := range b.steps {
+		if bs.srcID != "" {
+			byID[bs.srcID] = bs
+		}
+	}
+	for _, bs := range b.steps {
+		for _, n := range bs.needs {
+			dep, ok := byID[n]
 			if !ok {
-				return nil, Errorf(CodeInvalidDependency, "step %q depends on %q, which the file does not define", clip(s.Text), clip(n))
+				return nil, Errorf(CodeInvalidDependency, "%s: %s: step %q depends on %q, which the file does not define", b.name, bs.needsPath, clip(bs.s.Text), clip(n)).With("field", bs.needsPath)
 			}
-			if id != s.ID {
-				s.Needs = append(s.Needs, id)
+			if dep != bs && !slices.Contains(bs.s.Needs, dep.s.ID) {
+				bs.s.Needs = append(bs.s.Needs, dep.s.ID)
 			}
 		}
 	}
-	return b.p, nil
+	b.oneInProgress()
+	return &Imported{State: b.st, Dropped: b.dropped}, nil
 }
 
-func cleanOr(field, s string) string {
-	s, _ = CleanText(field, TruncateText(s, MaxText))
-	return s
-}
-
-func firstLine(s string) string {
-	s = strings.TrimSpace(s)
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = s[:i]
+// settleIDs keeps the source's step ids when every step has one that reads
+// as a plangit id ("3", "#3", "step_3", "task-3") and no two are the same;
+// otherwise it numbers the steps in order, reporting each id it changed.
+func (b *builder) settleIDs() {
+	keep := len(b.steps) > 0
+	seen := map[string]bool{}
+	for _, bs := range b.steps {
+		id := normalizeID(bs.srcID)
+		if !isStepID(id) || seen[id] {
+			keep = false
+			break
+		}
+		seen[id] = true
 	}
-	return strings.TrimSpace(s)
-}
-
-// flexID reads an id that may be a JSON string or number.
-type flexID string
-
-func (f *flexID) UnmarshalJSON(b []byte) error {
-	var s string
-	if err := json.Unmarshal(b, &s); err == nil {
-		*f = flexID(s)
-		return nil
-	}
-	var n json.Number
-	if err := json.Unmarshal(b, &n); err != nil {
-		return err
-	}
-	*f = flexID(n.String())
-	return nil
-}
-
-func flexIDs(in []flexID) []string {
-	out := make([]string, len(in))
-	for i, v := range in {
-		out[i] = string(v)
-	}
-	return out
-}
-
-// The JSON shapes plangit imports.
-type (
-	todoItem struct {
-		ID         flexID `json:"id"`
-		Content    string `json:"content"`
-		Status     string `json:"status"`
-		ActiveForm string `json:"activeForm"`
-	}
-	taskItem struct {
-		ID          flexID   `json:"id"`
-		Subject     string   `json:"subject"`
-		Description string   `json:"description"`
-		ActiveForm  string   `json:"activeForm"`
-		Status      string   `json:"status"`
-		BlockedBy   []flexID `json:"blockedBy"`
-	}
-	maxclawPlan struct {
-		ID     string `json:"id"`
-		Goal   string `json:"goal"`
-		Status string `json:"status"`
-		Steps  []struct {
-			ID          flexID    `json:"id"`
-			Description string    `json:"description"`
-			Status      string    `json:"status"`
-			Result      string    `json:"result"`
-			Progress    *Progress `json:"progress"`
-		} `json:"steps"`
-		CurrentStepIndex int `json:"current_step_index"`
-		IterationCount   int `json:"iteration_count"`
-	}
-	planToolStep struct {
-		Text   string
-		Status string
-		Result string
-	}
-	planManagerPlan struct {
-		Meta struct {
-			Goal  string `json:"goal"`
-			Title string `json:"title"`
-		} `json:"meta"`
-		State struct {
-			Status string `json:"status"`
-		} `json:"state"`
-		Tasks []struct {
-			ID           flexID   `json:"id"`
-			Name         string   `json:"name"`
-			Status       string   `json:"status"`
-			Dependencies []flexID `json:"dependencies"`
-			Reasoning    string   `json:"reasoning"`
-			Result       string   `json:"result"`
-		} `json:"tasks"`
-	}
-)
-
-// UnmarshalJSON accepts a step as a string or as an object with any of the
-// usual text keys.
-func (s *planToolStep) UnmarshalJSON(b []byte) error {
-	if err := json.Unmarshal(b, &s.Text); err == nil {
-		return nil
-	}
-	var m map[string]any
-	if err := json.Unmarshal(b, &m); err != nil {
-		return err
-	}
-	str := func(keys ...string) string {
-		for _, k := range keys {
-			if v, ok := m[k].(string); ok && v != "" {
-				return v
-			}
-		}
-		return ""
-	}
-	s.Text = str("description", "content", "step", "title", "text", "name")
-	s.Status = str("status")
-	s.Result = str("result", "notes", "note")
-	return nil
-}
-
-func importJSON(name string, src []byte, format string, now time.Time) (*Plan, error) {
-	src = bytes.TrimSpace(bytes.TrimPrefix(src, []byte("\uFEFF")))
-	decode := func(v any) error {
-		if err := json.Unmarshal(src, v); err != nil {
-			return jsonError(name, src, err)
-		}
-		return nil
-	}
-	switch format {
-	case FormatTodos:
-		var items []todoItem
-		if len(src) > 0 && src[0] == '[' {
-			if err := decode(&items); err != nil {
-				return nil, err
-			}
-		} else {
-			var wrap struct{ Todos []todoItem }
-			if err := decode(&wrap); err != nil {
-				return nil, err
-			}
-			items = wrap.Todos
-		}
-		b, err := newBuilder("Todos", "", now)
-		if err != nil {
-			return nil, err
-		}
-		ph := b.phase(DefaultPhaseTitle)
-		for _, it := range items {
-			s, err := b.step(ph, string(it.ID), it.Content, MapStatus(it.Status), nil)
-			if err != nil {
-				return nil, err
-			}
-			if s != nil {
-				s.Active, _ = CleanLine("active form", TruncateText(it.ActiveForm, MaxLine))
-			}
-		}
-		return b.finish()
-
-	case FormatTasks:
-		var items []taskItem
-		switch {
-		case len(src) > 0 && src[0] == '[':
-			if err := decode(&items); err != nil {
-				return nil, err
-			}
-		case bytes.Contains(src, []byte(`"tasks"`)):
-			var wrap struct{ Tasks []taskItem }
-			if err := decode(&wrap); err != nil {
-				return nil, err
-			}
-			items = wrap.Tasks
-		default:
-			var one taskItem
-			if err := decode(&one); err != nil {
-				return nil, err
-			}
-			items = []taskItem{one}
-		}
-		b, err := newBuilder("Tasks", "", now)
-		if err != nil {
-			return nil, err
-		}
-		ph := b.phase(DefaultPhaseTitle)
-		for _, it := range items {
-			if strings.EqualFold(it.Status, "deleted") {
-				continue
-			}
-			s, err := b.step(ph, string(it.ID), it.Subject, MapStatus(it.Status), flexIDs(it.BlockedBy))
-			if err != nil {
-				return nil, err
-			}
-			if s != nil {
-				s.Active, _ = CleanLine("active form", TruncateText(it.ActiveForm, MaxLine))
-				s.Why = cleanOr("why", it.Description)
-			}
-		}
-		return b.finish()
-
-	case FormatMaxclaw:
-		var mp maxclawPlan
-		if err := decode(&mp); err != nil {
-			return nil, err
-		}
-		b, err := newBuilder(mp.Goal, mp.Goal, now)
-		if err != nil {
-			return nil, err
-		}
-		b.p.ID = mp.ID
-		b.p.Iterations = max(0, mp.IterationCount)
-		ph := b.phase("Steps")
-		for _, st := range mp.Steps {
-			s, err := b.step(ph, string(st.ID), st.Description, MapStatus(st.Status), nil)
-			if err != nil {
-				return nil, err
-			}
-			if s == nil {
-				continue
-			}
-			s.Result = cleanOr("result", st.Result)
-			if st.Progress != nil && st.Progress.Total > 0 && st.Progress.Current >= 0 && st.Progress.Current <= st.Progress.Total {
-				s.Progress = *st.Progress
-			}
-		}
-		b.p.Status = mapPlanStatus(mp.Status)
-		return b.finish()
-
-	case FormatPlanTool:
-		var pt struct {
-			TaskDescription string         `json:"task_description"`
-			Steps           []planToolStep `json:"steps"`
-		}
-		if err := decode(&pt); err != nil {
-			return nil, err
-		}
-		b, err := newBuilder(pt.TaskDescription, pt.TaskDescription, now)
-		if err != nil {
-			return nil, err
-		}
-		ph := b.phase("Steps")
-		for _, st := range pt.Steps {
-			s, err := b.step(ph, "", st.Text, MapStatus(st.Status), nil)
-			if err != nil {
-				return nil, err
-			}
-			if s != nil {
-				s.Result = cleanOr("result", st.Result)
-			}
-		}
-		return b.finish()
-
-	case FormatPlanManager:
-		var pm planManagerPlan
-		if err := decode(&pm); err != nil {
-			return nil, err
-		}
-		title := pm.Meta.Title
-		if title == "" {
-			title = pm.Meta.Goal
-		}
-		b, err := newBuilder(title, pm.Meta.Goal, now)
-		if err != nil {
-			return nil, err
-		}
-		ph := b.phase("Tasks")
-		for _, t := range pm.Tasks {
-			s, err := b.step(ph, string(t.ID), t.Name, MapStatus(t.Status), flexIDs(t.Dependencies))
-			if err != nil {
-				return nil, err
-			}
-			if s != nil {
-				s.Why = cleanOr("why", t.Reasoning)
-				s.Result = cleanOr("result", t.Result)
-			}
-		}
-		b.p.Status = mapPlanStatus(pm.State.Status)
-		return b.finish()
-	}
-	return nil, Errorf(CodeInvalidArgument, "unknown format %q", format)
-}
-
-func mapPlanStatus(s string) PlanStatus {
-	switch strings.ToLower(strings.TrimSpace(s)) {
-	case "paused":
-		return PlanPaused
-	case "completed", "complete", "done":
-		return PlanCompleted
-	case "failed", "aborted", "cancelled", "canceled":
-		return PlanFailed
-	}
-	return PlanRunning
-}
-
-// importPWF reads a planning-with-files task_plan.md: "# Task Plan: Title",
-// a "## Goal" section, and "### Phase N: Title" headings each with task
-// items and a "- **Status:** pending|in_progress|complete" line.
-func importPWF(src []byte, now time.Time) (*Plan, error) {
-	d, err := parseDoc(PlanFile, src)
-	if err != nil {
-		return nil, err
-	}
-	var (
-		title, goal, section string
-		phases               []*pwfPhase
-		cur                  *pwfPhase // the phase whose items are being read
-	)
-	for n := d.root.FirstChild(); n != nil; n = n.NextSibling() {
-		switch n := n.(type) {
-		case *ast.Heading:
-			text := d.headingText(n)
-			switch {
-			case n.Level == 1 && title == "":
-				title = strings.TrimSpace(strings.TrimPrefix(text, "Task Plan:"))
-				cur = nil
-			case n.Level <= 2:
-				section, cur = strings.ToLower(text), nil
-			case strings.HasPrefix(strings.ToLower(stripIcon(text)), "phase"):
-				cur = &pwfPhase{title: pwfPhaseTitle(text)}
-				phases = append(phases, cur)
-			default:
-				cur = nil
-			}
-		case *ast.Paragraph:
-			if section == "goal" && goal == "" {
-				goal = d.joinedLines(n, " ")
-			}
-		case *ast.List:
-			if cur == nil {
-				continue
-			}
-			for it := n.FirstChild(); it != nil; it = it.NextSibling() {
-				first := it.FirstChild()
-				if first == nil || !isTextBlock(first) {
-					continue
-				}
-				raw := d.joinedLines(first, " ")
-				checked, boxed := checkBox(first)
-				if boxed {
-					cur.steps = append(cur.steps, pwfStep{text: strings.TrimSpace(raw[3:]), done: checked})
-					continue
-				}
-				if label, value, ok := cutLabel(raw); ok && strings.EqualFold(label, "Status") {
-					cur.status = value
-				}
-			}
-		}
-	}
-	if title == "" {
-		return nil, Errorf(CodePlanParseError, "%s: no \"# Task Plan: Title\" line; is this a planning-with-files task_plan.md?", PlanFile)
-	}
-	b, err := newBuilder(title, goal, now)
-	if err != nil {
-		return nil, err
-	}
-	for _, pp := range phases {
-		ph := b.phase(pp.title)
-		status := MapStatus(pp.status)
-		if len(pp.steps) == 0 {
-			if _, err := b.step(ph, "", pp.title, status, nil); err != nil {
-				return nil, err
-			}
+	next := 1
+	for i, bs := range b.steps {
+		if keep {
+			bs.s.ID = normalizeID(bs.srcID)
+			n, _ := strconv.Atoi(bs.s.ID)
+			next = max(next, n+1)
 			continue
 		}
-		started := false
-		for _, st := range pp.steps {
-			s := StepPending
-			switch {
-			case st.done || status == StepCompleted:
-				s = StepCompleted
-			case status == StepInProgress && !started:
-				s, started = StepInProgress, true
-			}
-			if _, err := b.step(ph, "", st.text, s, nil); err != nil {
-				return nil, err
-			}
+		bs.s.ID = strconv.Itoa(i + 1)
+		next = i + 2
+		if bs.srcID != "" && normalizeID(bs.srcID) != bs.s.ID {
+			b.drop(bs.idPath, bs.srcID, "not usable as a plangit step id (ids are unique numbers); the step is "+bs.s.ID)
 		}
 	}
-	return b.finish()
+	b.p.NextStep = next
 }
 
-type pwfPhase struct {
-	title, status string
-	steps         []pwfStep
-}
-
-type pwfStep struct {
-	text string
-	done bool
-}
-
-// pwfPhaseTitle turns "Phase 1: Requirements & Discovery ⏳" into
-// "Requirements & Discovery".
-func pwfPhaseTitle(text string) string {
-	t := stripIcon(text)
-	if _, rest, ok := strings.Cut(t, ":"); ok {
-		t = rest
+// oneInProgress leaves one step in progress: the one the source names as
+// current, else the first. The others go back to pending, reported.
+func (b *builder) oneInProgress() {
+	var keep *bstep
+	if b.current != nil && b.current.s.Status == StepInProgress {
+		keep = b.current
 	}
-	// Drop a trailing status emoji such as ⏳ or ✅.
-	t = strings.TrimSpace(strings.TrimRightFunc(t, func(r rune) bool {
-		return unicode.Is(unicode.So, r) || r == '\uFE0F' || unicode.IsSpace(r)
-	}))
-	if t == "" {
-		return strings.TrimSpace(text)
+	for _, bs := range b.steps {
+		if bs.s.Status != StepInProgress {
+			continue
+		}
+		if keep == nil {
+			keep = bs
+			continue
+		}
+		if bs == keep {
+			continue
+		}
+		bs.s.Status, bs.s.Started = StepPending, time.Time{}
+		b.drop(bs.path, "in_progress", fmt.Sprintf("only one step is in progress at a time, and step %s is; this one (step %s) is pending", keep.s.ID, bs.s.ID))
 	}
-	return t
 }
 
-// Merge appends an imported plan's phases and steps to p with fresh ids.
-func (p *Plan) Merge(in *Plan, now time.Time) (Change, error) {
-	if err := p.requireEditable(); err != nil {
-		return Change{}, err
+// timeField reads a time the source gives: RFC 3339, any offset, any
+// fraction; it is kept to the second in UTC. A value that is no such time
+// is reported and left out.
+func (b *builder) timeField(field, v string) time.Time {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return time.Time{}
 	}
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05", "2006-01-02 15:04:05", "2006-01-02"} {
+		if t, err := time.Parse(layout, v); err == nil {
+			return Stamp(t)
+		}
+	}
+	b.drop(field, v, "not a time plangit reads (RFC 3339, as 2026-11-20T10:30:00Z)")
+	return time.Time{}
+}
+
+// Merge adds an imported state to s: the imported phases and steps are
+// appended with fresh ids (needs follow them), findings are added with
+// fresh ids, and errors are added — counting up an open error that is the
+// same. The plan's own title, goal, status and times stay; the imported
+// ones are reported as dropped. A step in progress in s stays the one in
+// progress: imported steps in progress are then pending, reported.
+func (s *State) Merge(in *State, now time.Time) (Change, []Dropped, error) {
+	p := s.Plan
+	if err := p.Editable(); err != nil {
+		return Change{}, nil, err
+	}
+	var dropped []Dropped
+	drop := func(field, value, why string) {
+		if value != "" {
+			dropped = append(dropped, Dropped{Field: field, Value: clipLine(value), Why: why})
+		}
+	}
+	ip := in.Plan
+	drop("title", ip.Title, "the plan keeps its own title")
+	drop("goal", ip.Goal, "the plan keeps its own goal")
+	if ip.Status != p.Status {
+		drop("status", string(ip.Status), "the plan keeps its own status ("+string(p.Status)+")")
+	}
+	drop("result", ip.Result, "the plan keeps its own result")
+	drop("reason", ip.Reason, "the plan keeps its own reason")
+	drop("created", formatTime(ip.Created), "the plan keeps its own creation time")
+	if ip.Iterations > 0 {
+		drop("iterations", strconv.Itoa(ip.Iterations), "the plan keeps its own iteration count")
+	}
+	cur := p.Current()
 	ids := map[string]string{}
-	n := 0
-	for _, ph := range in.Phases {
+	n, first := 0, strconv.Itoa(p.NextStep)
+	for _, ph := range ip.Phases {
 		cp := &Phase{ID: strconv.Itoa(p.NextPhase), Title: ph.Title, Notes: ph.Notes}
 		p.NextPhase++
-		for _, s := range ph.Steps {
-			c := *s
+		for _, st := range ph.Steps {
+			c := *st
+			c.Needs = nil
 			c.ID = strconv.Itoa(p.NextStep)
 			p.NextStep++
-			ids[s.ID] = c.ID
+			ids[st.ID] = c.ID
+			if c.Status == StepInProgress {
+				if cur != nil {
+					c.Status, c.Started = StepPending, time.Time{}
+					drop("step "+st.ID, "in_progress", fmt.Sprintf("step %s is in progress already, so this one (now step %s) is pending", cur.ID, c.ID))
+				} else {
+					cur = &c
+				}
+			}
 			cp.Steps = append(cp.Steps, &c)
 			n++
 		}
 		p.Phases = append(p.Phases, cp)
 	}
-	for _, ph := range p.Phases[len(p.Phases)-len(in.Phases):] {
-		for _, s := range ph.Steps {
-			if len(s.Needs) == 0 {
-				continue
+	for _, ph := range ip.Phases {
+		for _, st := range ph.Steps {
+			added, _, _ := p.Step(ids[st.ID])
+			for _, need := range st.Needs {
+				added.Needs = append(added.Needs, ids[need])
 			}
-			needs := make([]string, len(s.Needs))
-			for i, id := range s.Needs {
-				needs[i] = ids[id]
-			}
-			s.Needs = needs
 		}
 	}
+	for _, f := range in.Findings {
+		c := *f
+		s.Findings.add(&c)
+	}
+	for i := len(in.Errors) - 1; i >= 0; i-- { // oldest first
+		s.Errors.merge(in.Errors[i])
+	}
 	p.touch(now)
-	return Change{Op: "plan.import", Summary: fmt.Sprintf("import: %d steps in %d phases", n, len(in.Phases))}, nil
+	summary := fmt.Sprintf("import: %d steps in %d phases", n, len(ip.Phases))
+	if n > 0 {
+		summary += fmt.Sprintf(" (steps %s–%s)", first, strconv.Itoa(p.NextStep-1))
+	}
+	if k := len(in.Findings) + len(in.Errors); k > 0 {
+		summary += fmt.Sprintf(", %d findings, %d errors", len(in.Findings), len(in.Errors))
+	}
+	return Change{Op: "plan.import", Summary: summary}, dropped, p.Validate()
 }

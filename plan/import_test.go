@@ -1,123 +1,436 @@
 package plan
 
 import (
+	"bytes"
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
+	"time"
+
+	"github.com/yuin/goldmark/ast"
 )
 
-// stepsOf summarises a plan as "id:status:text" lines with needs.
-type stepView struct {
-	ID, Text string
-	Status   StepStatus
-	Needs    []string
+// tImport is when the tests import: far from every time the fixtures give,
+// so a time the import invents stands out.
+var tImport = time.Date(2031, 5, 5, 5, 5, 5, 0, time.UTC)
+
+// fixtures are the import fixtures in testdata/import, each written from
+// the design of the system it comes from, with the format it is in.
+var fixtures = map[string]string{
+	"todowrite.json":         FormatTodos,
+	"todowrite_persist.json": FormatTodos, // seed 004: TodoWrite with planTitle, persist, phaseId
+	"claude_tasks.json":      FormatTasks,
+	"pwf_task_plan.md":       FormatPWF,
+	"pwf_full_task_plan.md":  FormatPWF,   // planning-with-files v3 template, filled in
+	"manus_task_plan.md":     FormatManus, // seed 004: toMarkdown
+	"maxclaw_plan.json":      FormatMaxclaw,
+	"maxclaw_seed.json":      FormatMaxclaw, // seed 000: the plan schema
+	"plan_tool.json":         FormatPlanTool,
+	"plan_tool_seed.json":    FormatPlanTool, // seed 001: plan.json
+	"plan_tool_result.json":  FormatPlanTool, // seed 001: the tool's whole answer
+	"plan_manager.json":      FormatPlanManager,
+	"plan_manager_seed.json": FormatPlanManager, // seed 002: the data structure
+	"plan_execute.json":      FormatPlanExecute, // seed 003: the response format
 }
 
-func viewSteps(p *Plan) []stepView {
-	var out []stepView
-	for _, s := range p.Steps() {
-		out = append(out, stepView{s.ID, s.Text, s.Status, s.Needs})
+func readFixture(t *testing.T, name string) []byte {
+	t.Helper()
+	src, err := os.ReadFile(filepath.Join("..", "testdata", "import", name))
+	if err != nil {
+		t.Fatal(err)
 	}
+	return src
+}
+
+// importDump is an import as its golden file holds it: the files it
+// writes and the report of what it did not keep.
+func importDump(in *Imported) []byte {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "format: %s\n", in.Format)
+	files := in.State.Files()
+	for _, name := range []string{PlanFile, FindingsFile, ErrorsFile} {
+		fmt.Fprintf(&b, "--- %s\n%s", name, files[name])
+	}
+	b.WriteString("--- not imported\n")
+	for _, d := range in.Dropped {
+		b.WriteString(d.String() + "\n")
+	}
+	return b.Bytes()
+}
+
+// Every fixture imports to its golden result, is detected as its format,
+// round-trips through plangit's files, leaves at most one step in progress
+// and invents no time.
+func TestImportFixtures(t *testing.T) {
+	for name, format := range fixtures {
+		t.Run(name, func(t *testing.T) {
+			src := readFixture(t, name)
+			if f, err := DetectFormat(src); err != nil || f != format {
+				t.Fatalf("detected %q (%v), want %q", f, err, format)
+			}
+			in, err := Import(name, src, "", tImport)
+			if err != nil {
+				t.Fatal(err)
+			}
+			golden(t, filepath.Join("import", strings.TrimSuffix(name, filepath.Ext(name))+".golden"), importDump(in))
+			st, err := ParseState(in.State.Files())
+			if err != nil {
+				t.Fatalf("imported state does not round-trip: %v", err)
+			}
+			if c := st.Plan.Counts(); c.InProgress > 1 || c.Total == 0 {
+				t.Fatalf("%d steps in progress of %d", c.InProgress, c.Total)
+			}
+			for _, s := range st.Plan.Steps() {
+				if s.Started.Equal(tImport) || s.Completed.Equal(tImport) {
+					t.Errorf("step %s got the import's time", s.ID)
+				}
+			}
+			for _, f := range st.Findings {
+				if f.Time.Equal(tImport) {
+					t.Errorf("finding %s got the import's time", f.ID)
+				}
+			}
+			for _, e := range st.Errors {
+				if e.First.Equal(tImport) || e.Last.Equal(tImport) || e.ResolvedAt.Equal(tImport) {
+					t.Errorf("error %s got the import's time", e.ID)
+				}
+			}
+		})
+	}
+}
+
+// What each seed's design holds arrives where it belongs.
+func TestImportKeepsWhatTheSourcesHold(t *testing.T) {
+	imp := func(name string) *State {
+		t.Helper()
+		in, err := Import(name, readFixture(t, name), "", tImport)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return in.State
+	}
+	step := func(st *State, id string) *Step {
+		t.Helper()
+		s, _, err := st.Plan.Step(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+
+	mc := imp("maxclaw_seed.json")
+	at := func(s string) time.Time { v, _ := time.Parse(time.RFC3339, s); return v }
+	if !mc.Plan.Created.Equal(at("2026-02-24T10:00:00Z")) || !mc.Plan.Updated.Equal(at("2026-02-24T10:30:00Z")) || mc.Plan.Iterations != 15 {
+		t.Errorf("maxclaw plan times: %v %v %d", mc.Plan.Created, mc.Plan.Updated, mc.Plan.Iterations)
+	}
+	if s := step(mc, "1"); !s.Started.Equal(at("2026-02-24T10:00:05Z")) || !s.Completed.Equal(at("2026-02-24T10:02:30Z")) || s.Progress != (Progress{5, 5}) {
+		t.Errorf("maxclaw step 1: %+v", s)
+	}
+	if s := step(mc, "2"); s.Status != StepInProgress || !s.Completed.IsZero() || s.Progress != (Progress{2, 5}) {
+		t.Errorf("maxclaw step 2: %+v", s)
+	}
+
+	pt := imp("plan_tool_seed.json")
+	if s := step(pt, "1"); s.Text != "调研竞品" || s.Status != StepCompleted || s.Result != "已完成3个竞品分析" {
+		t.Errorf("plan tool step 1: %+v", s)
+	}
+
+	pm := imp("plan_manager_seed.json")
+	if s := step(pm, "4"); !slices.Equal(s.Needs, []string{"3"}) || s.Why != "Need filtered results to select the first item" {
+		t.Errorf("plan manager step 4: %+v", s)
+	}
+	if pm.Plan.Current().ID != "1" || step(pm, "5").Status != StepSkipped {
+		t.Errorf("plan manager statuses")
+	}
+
+	pe := imp("plan_execute.json")
+	if s := step(pe, "2"); s.Status != StepInProgress || step(pe, "1").Result != "Five sources collected" {
+		t.Errorf("plan-execute: currentTaskStatus says task-2 runs: %+v", s)
+	}
+
+	tw := imp("todowrite_persist.json")
+	if tw.Plan.Title != "UserService 缓存重构" || len(tw.Plan.Phases) != 3 || tw.Plan.Phases[1].Title != "实现" || step(tw, "3").Active != "实现中" {
+		t.Errorf("todo list with planTitle and phaseId: %q %d", tw.Plan.Title, len(tw.Plan.Phases))
+	}
+	if step(tw, "3").Status != StepInProgress || step(tw, "4").Status != StepPending {
+		t.Errorf("one step in progress: the first")
+	}
+
+	mn := imp("manus_task_plan.md")
+	if mn.Plan.Goal != "Cache user lookups without changing the public API" || mn.Plan.Phases[0].Notes != "Read the service before designing anything." ||
+		step(mn, "4").Status != StepBlocked || step(mn, "5").Status != StepSkipped || step(mn, "3").Status != StepInProgress ||
+		!mn.Plan.Updated.Equal(at("2026-01-14T10:30:00Z")) {
+		b, _ := json.Marshal(mn.Plan)
+		t.Errorf("manus: %s", b)
+	}
+
+	pw := imp("pwf_full_task_plan.md")
+	if cur := pw.Plan.Current(); cur == nil || cur.Text != "Write the list and delete commands" {
+		t.Errorf("Current Phase 3: its first open item is in progress: %+v", cur)
+	}
+	if step(pw, "6").Status != StepCompleted || !step(pw, "6").Completed.IsZero() {
+		t.Errorf("a complete phase's items are completed, undated")
+	}
+	var questions, decisions int
+	for _, f := range pw.Findings {
+		switch f.Category {
+		case CatIssue:
+			questions++
+		case CatArchitecture:
+			decisions++
+			if f.Title == "Use JSON for storage" && f.Content != "Simple, human-readable, built-in Python support" {
+				t.Errorf("decision rationale: %q", f.Content)
+			}
+		}
+	}
+	if questions != 2 || decisions != 2 {
+		t.Errorf("findings: %d questions, %d decisions", questions, decisions)
+	}
+	if len(pw.Errors) != 3 || pw.Errors.ByID("2").Count != 2 || !pw.Errors.ByID("1").Resolved || pw.Errors.ByID("3").Resolved {
+		b, _ := json.Marshal(pw.Errors)
+		t.Errorf("errors with counts and resolutions: %s", b)
+	}
+	if n := pw.Plan.Phases[0].Notes; !strings.Contains(n, "Result: passed") || !strings.Contains(n, "- Re-read this plan before major decisions") {
+		t.Errorf("phase 1 notes: %q", n)
+	}
+}
+
+// stateStrings are every value of an imported state, as JSON gives them:
+// where the test looks for what a fixture held.
+func stateStrings(t *testing.T, st *State) []string {
+	b, err := json.Marshal(map[string]any{"plan": st.Plan, "findings": st.Findings, "errors": st.Errors})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v any
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	dec.Decode(&v)
+	var out []string
+	var walk func(v any)
+	walk = func(v any) {
+		switch v := v.(type) {
+		case map[string]any:
+			for _, x := range v {
+				walk(x)
+			}
+		case []any:
+			for _, x := range v {
+				walk(x)
+			}
+		case string:
+			out = append(out, v)
+		case json.Number:
+			out = append(out, v.String())
+		}
+	}
+	walk(v)
 	return out
 }
 
-func TestImportFormats(t *testing.T) {
-	cases := []struct {
-		file, format, title string
-		status              PlanStatus
-		steps               []stepView
-		check               func(t *testing.T, p *Plan)
-	}{
-		{"todowrite.json", FormatTodos, "Todos", PlanRunning, []stepView{
-			{"1", "Read the UserService code", StepCompleted, nil},
-			{"2", "Add an LRU cache to GetUser", StepInProgress, nil},
-			{"3", "Write cache invalidation tests", StepPending, nil},
-		}, func(t *testing.T, p *Plan) {
-			if s, _, _ := p.Step("2"); s.Active != "Adding an LRU cache to GetUser" {
-				t.Errorf("active form %q", s.Active)
-			}
-		}},
-		{"claude_tasks.json", FormatTasks, "Tasks", PlanRunning, []stepView{
-			{"1", "Create the database schema", StepCompleted, nil},
-			{"2", "Implement the login API", StepInProgress, []string{"1"}},
-			{"3", "Implement the signup API", StepPending, []string{"1"}},
-			{"4", "End-to-end tests", StepPending, []string{"2", "3"}},
-		}, func(t *testing.T, p *Plan) {
-			if s, _, _ := p.Step("2"); s.Why != "POST /login with JWT" {
-				t.Errorf("description → why: %q", s.Why)
-			}
-		}},
-		{"pwf_task_plan.md", FormatPWF, "Build a todo CLI in Python", PlanRunning, []stepView{
-			{"1", "Understand user intent", StepCompleted, nil},
-			{"2", "Identify constraints and requirements", StepCompleted, nil},
-			{"3", "Document findings in findings.md", StepCompleted, nil}, // the phase is complete
-			{"4", "Define technical approach", StepInProgress, nil},
-			{"5", "Create project structure", StepPending, nil},
-			{"6", "Write the add, list and delete commands", StepPending, nil},
-			{"7", "Delivery", StepPending, nil}, // a phase without items becomes one step
-		}, func(t *testing.T, p *Plan) {
-			if p.Goal != "Create a Python CLI todo app with add, list, and delete functionality." || len(p.Phases) != 4 || p.Phases[1].Title != "Planning & Structure" {
-				t.Errorf("goal %q, phases %d", p.Goal, len(p.Phases))
-			}
-		}},
-		{"maxclaw_plan.json", FormatMaxclaw, "Summarise the three latest issues in the repo and post the summary to Slack", PlanRunning, []stepView{
-			{"1", "Fetch the latest issues", StepCompleted, nil},
-			{"2", "Summarise each issue", StepInProgress, nil},
-			{"3", "Post the summary to Slack", StepPending, nil},
-		}, func(t *testing.T, p *Plan) {
-			s, _, _ := p.Step("2")
-			if p.Iterations != 6 || s.Progress != (Progress{1, 3}) || p.ID != "plan_1763630000000" {
-				t.Errorf("iterations %d progress %v", p.Iterations, s.Progress)
-			}
-			if s, _, _ := p.Step("1"); s.Result != "3 issues fetched" {
-				t.Errorf("result %q", s.Result)
-			}
-		}},
-		{"plan_tool.json", FormatPlanTool, "Migrate the config loader from YAML to TOML", PlanRunning, []stepView{
-			{"1", "Inventory every YAML key in use", StepCompleted, nil},
-			{"2", "Write the TOML schema", StepInProgress, nil},
-			{"3", "Switch the loader and keep a YAML fallback for one release", StepPending, nil},
-		}, nil},
-		{"plan_manager.json", FormatPlanManager, "Search JD for 'mechanical keyboard' and add the first one under 500 yuan to the cart", PlanRunning, []stepView{
-			{"1", "Navigate to the JD homepage", StepCompleted, nil},
-			{"2", "Search for mechanical keyboard", StepInProgress, []string{"1"}},
-			{"3", "Add the first keyboard under 500 yuan to the cart", StepPending, []string{"2"}},
-		}, func(t *testing.T, p *Plan) {
-			if s, _, _ := p.Step("1"); s.Why != "Need to open the target website first" || s.Result != "Homepage loaded" {
-				t.Errorf("%+v", s)
-			}
-		}},
+// kept reports whether a value from a source is in the imported state: as
+// text inside one of its values, as the same time, or — for a status — as
+// the status plangit reads it as.
+func kept(values []string, key, v string) bool {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return true
 	}
-	for _, c := range cases {
-		t.Run(c.file, func(t *testing.T) {
-			src, err := os.ReadFile(filepath.Join("..", "testdata", "import", c.file))
+	if tv, err := time.Parse(time.RFC3339Nano, v); err == nil {
+		v = Stamp(tv).Format(time.RFC3339)
+	}
+	if key == "status" || key == "state" || key == "Status" || key == "executeState" {
+		if st, ok := ImportStatus(v); ok {
+			v = string(st)
+		}
+		if st, ok := importPlanStatus(v); ok && !slices.Contains(values, v) {
+			v = string(st)
+		}
+	}
+	if key == "id" {
+		v = NormalizeID(v)
+	}
+	for _, s := range values {
+		if s == v || (len(v) > 3 && strings.Contains(s, v)) {
+			return true
+		}
+	}
+	return false
+}
+
+// droppedAt reports whether the report names field, or a field holding it.
+func droppedAt(dropped []Dropped, field string) bool {
+	for _, d := range dropped {
+		if d.Field == field || strings.HasPrefix(field, d.Field+".") || strings.HasPrefix(field, d.Field+"[") {
+			return true
+		}
+	}
+	return false
+}
+
+// Every field of every fixture is either in the imported state or named
+// in the import's report of what it dropped. The fixtures are walked
+// generically — every JSON leaf, every markdown block and table cell — so
+// a field the importer forgets is caught.
+func TestImportAccountsForEveryField(t *testing.T) {
+	for name := range fixtures {
+		t.Run(name, func(t *testing.T) {
+			src := readFixture(t, name)
+			in, err := Import(name, src, "", tImport)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if f, err := DetectFormat(src); err != nil || f != c.format {
-				t.Fatalf("detected %q (%v), want %q", f, err, c.format)
+			values := stateStrings(t, in.State)
+			lost := func(field, key, v string) {
+				if !droppedAt(in.Dropped, field) && !kept(values, key, v) {
+					t.Errorf("%s (%q) is neither imported nor reported as dropped", field, v)
+				}
 			}
-			in, err := Import("input", src, "", t0)
-			if err != nil {
-				t.Fatal(err)
+			if strings.HasSuffix(name, ".json") {
+				var v any
+				dec := json.NewDecoder(bytes.NewReader(src))
+				dec.UseNumber()
+				if err := dec.Decode(&v); err != nil {
+					t.Fatal(err)
+				}
+				walkJSON(v, "", "", func(path, key string, leaf any) {
+					switch leaf := leaf.(type) {
+					case nil:
+					case string:
+						lost(path, key, leaf)
+					case json.Number:
+						lost(path, key, leaf.String())
+					default:
+						lost(path, key, fmt.Sprint(leaf))
+					}
+				})
+				return
 			}
-			p := in.Plan
-			if p.Title != c.title || p.Status != c.status {
-				t.Errorf("title %q status %s", p.Title, p.Status)
-			}
-			if got := viewSteps(p); !slices.EqualFunc(got, c.steps, func(a, b stepView) bool {
-				return a.ID == b.ID && a.Text == b.Text && a.Status == b.Status && slices.Equal(a.Needs, b.Needs)
-			}) {
-				t.Errorf("steps:\n got %+v\nwant %+v", got, c.steps)
-			}
-			if c.check != nil {
-				c.check(t, p)
-			}
-			if _, err := ParsePlan(WritePlan(p)); err != nil {
-				t.Fatalf("imported plan does not round-trip: %v", err)
-			}
+			walkMarkdown(t, src, in, lost)
 		})
+	}
+}
+
+func walkJSON(v any, path, key string, leaf func(path, key string, v any)) {
+	switch v := v.(type) {
+	case map[string]any:
+		for k, x := range v {
+			p := k
+			if path != "" {
+				p = path + "." + k
+			}
+			walkJSON(x, p, k, leaf)
+		}
+	case []any:
+		for i, x := range v {
+			walkJSON(x, path+"["+strconv.Itoa(i)+"]", key, leaf)
+		}
+	default:
+		leaf(path, key, v)
+	}
+}
+
+// walkMarkdown checks a markdown fixture block by block: headings, list
+// items ("**Label:** value" read as a field), paragraph lines and table
+// cells (the header row names columns, it holds no value).
+func walkMarkdown(t *testing.T, src []byte, in *Imported, lost func(field, key, v string)) {
+	d, err := parseDoc("fixture", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sections := []string{"goal", "current phase", "phases", "key questions", "decisions made", "errors encountered", "session management", "notes"}
+	line := func(n ast.Node) string { l, _ := d.position(d.start(n)); return "line " + strconv.Itoa(l) }
+	section := ""
+	text := func(field, s string) {
+		_, s = cutIcon(s)
+		if label, value, ok := cutLabel(s); ok {
+			lost(field, label, value)
+			return
+		}
+		s = strings.TrimSpace(strings.Trim(s, "*_"))
+		for _, prefix := range []string{"Task Plan:", "Phase:"} {
+			s = strings.TrimSpace(strings.TrimPrefix(s, prefix))
+		}
+		if k, v, ok := strings.Cut(s, ":"); ok && k == "Last updated" {
+			lost(field, "", strings.TrimSpace(v))
+			return
+		}
+		lost(field, "", s)
+	}
+	for n := d.root.FirstChild(); n != nil; n = n.NextSibling() {
+		switch n := n.(type) {
+		case *ast.Heading:
+			h := d.headingText(n)
+			if n.Level == 2 && slices.Contains(sections, strings.ToLower(h)) {
+				section = strings.ToLower(h)
+				continue
+			}
+			if rest, ok := strings.CutPrefix(h, "Phase "); ok {
+				_, h, _ = strings.Cut(rest, ":")
+			}
+			text(line(n), h)
+		case *ast.List:
+			for it := n.FirstChild(); it != nil; it = it.NextSibling() {
+				s := d.joinedLines(it.FirstChild(), " ")
+				if _, boxed := checkBox(it.FirstChild()); boxed {
+					s = s[3:]
+				}
+				text(line(it), s)
+			}
+		case *ast.Paragraph, *ast.Blockquote:
+			var lines []string
+			var nums []int
+			for p := range paragraphsOf(n) {
+				for i := 0; i < p.Lines().Len(); i++ {
+					seg := p.Lines().At(i)
+					l, _ := d.position(seg.Start)
+					lines, nums = append(lines, strings.TrimSpace(string(seg.Value(d.src)))), append(nums, l)
+				}
+			}
+			if section == "current phase" {
+				cur := in.State.Plan.Current()
+				_, ph, _ := in.State.Plan.Step(cur.ID)
+				if want := strings.TrimSpace(strings.TrimPrefix(lines[0], "Phase")); ph.ID != want {
+					t.Errorf("Current Phase %s: the step in progress is in phase %s", want, ph.ID)
+				}
+				continue
+			}
+			if tbl, ok := readTable(lines, nums); ok && len(tbl.header) > 1 {
+				for i, row := range tbl.rows {
+					for _, c := range row {
+						lost("line "+strconv.Itoa(tbl.lines[i]), "", c)
+					}
+				}
+				continue
+			}
+			for i, l := range lines {
+				text("line "+strconv.Itoa(nums[i]), l)
+			}
+		case *ast.HTMLBlock:
+			if !droppedAt(in.Dropped, line(n)) {
+				t.Errorf("%s: an HTML comment not reported", line(n))
+			}
+		}
+	}
+}
+
+// paragraphsOf yields a paragraph, or the paragraphs of a quote.
+func paragraphsOf(n ast.Node) func(func(ast.Node) bool) {
+	return func(yield func(ast.Node) bool) {
+		if _, ok := n.(*ast.Paragraph); ok {
+			yield(n)
+			return
+		}
+		for c := n.FirstChild(); c != nil; c = c.NextSibling() {
+			if _, ok := c.(*ast.Paragraph); ok && !yield(c) {
+				return
+			}
+		}
 	}
 }
 
@@ -125,44 +438,108 @@ func TestImportRejects(t *testing.T) {
 	cases := []struct {
 		name, src, format string
 		code              Code
+		msg               string
 	}{
-		{"empty", "  ", "", CodeInvalidArgument},
-		{"malformed json", `{"todos": [`, "", CodePlanParseError},
-		{"unknown json", `{"foo": 1}`, "", CodeInvalidArgument},
-		{"unknown format", `{}`, "yaml", CodeInvalidArgument},
-		{"wrong type", `{"todos": "nope"}`, "", CodePlanParseError},
-		{"dangling dependency", `[{"id":"1","subject":"a","blockedBy":["9"]}]`, "", CodeInvalidDependency},
-		{"cycle", `{"meta":{"goal":"g"},"tasks":[{"id":1,"name":"a","dependencies":[2]},{"id":2,"name":"b","dependencies":[1]}]}`, "", CodeCircularDependency},
-		{"not a pwf plan", "just some text\n", "", CodePlanParseError},
+		{"empty", "  ", "", CodeInvalidArgument, "empty"},
+		{"malformed json", `{"todos": [`, "", CodePlanParseError, "input:1:"},
+		{"trailing data", `{"todos": []} x`, "", CodePlanParseError, "input:1:15: malformed JSON"},
+		{"unknown json", `{"foo": 1}`, "", CodeInvalidArgument, "cannot tell"},
+		{"unknown format", `{}`, "yaml", CodeInvalidArgument, `unknown format "yaml"`},
+		{"wrong type", `{"todos": "nope"}`, "", CodePlanParseError, "todos: expected a list of steps, found a string"},
+		{"number for a step", `{"task_description": "t", "steps": [123]}`, "", CodePlanParseError, "input:1:37: steps[0]: a step is text or an object {step, action, status, result}, not a number"},
+		{"unknown status", `{"task_description": "t", "steps": [{"action": "a", "status": "bogus"}]}`, "", CodeInvalidArgument, `steps[0].status: unknown status "bogus"`},
+		{"unknown plan status", `{"goal": "g", "status": "sleeping", "steps": [{"description": "a"}]}`, "", CodeInvalidArgument, `status: unknown plan status "sleeping"`},
+		{"no steps", `{"task_description": "t", "steps": [{"step": 1, "action": "  "}]}`, "", CodePlanParseError, "found no step"},
+		{"objects without text", `{"task_description": "t", "steps": []}`, "", CodePlanParseError, "found no step"},
+		{"dangling dependency", `[{"id":"1","subject":"a","blockedBy":["9"]}]`, "", CodeInvalidDependency, `[0].blockedBy: step "a" depends on "9"`},
+		{"cycle", `{"meta":{"goal":"g"},"tasks":[{"id":1,"name":"a","dependencies":[2]},{"id":2,"name":"b","dependencies":[1]}]}`, "", CodeCircularDependency, "cycle"},
+		{"not a pwf plan", "just some text\n", "", CodePlanParseError, "Task Plan"},
+		{"pwf without steps", "# Task Plan: x\n\n## Goal\ng\n", "", CodePlanParseError, "found no step"},
+		{"pwf unknown phase status", "# Task Plan: x\n\n### Phase 1: A\n- [ ] a\n- **Status:** someday\n", "", CodeInvalidArgument, `input:5: Phase 1 Status: unknown status "someday"`},
+		{"manus without steps", "# T\n\n> **Objective:** o\n\n## ○ Phase: A\n", "", CodePlanParseError, "found no step"},
+		{"text for an id list", `{"meta":{},"tasks":[{"id":1,"name":"a","dependencies":{"x":1}}]}`, "", CodePlanParseError, "dependencies: expected a list, found an object"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := Import("input", []byte(c.src), c.format, t0)
+			_, err := Import("input", []byte(c.src), c.format, tImport)
 			wantCode(t, err, c.code)
+			if !strings.Contains(err.Error(), c.msg) {
+				t.Errorf("message %q does not say %q", err, c.msg)
+			}
+			for _, goName := range []string{"map[", "interface", "[]", "float64", "json."} {
+				if strings.Contains(err.Error(), goName) && !strings.Contains(c.msg, goName) {
+					t.Errorf("message %q shows a Go type", err)
+				}
+			}
 		})
-	}
-	_, err := Import("input", []byte(`{"todos": [`+"\n"+`  {"content": 1}]}`), "", t0)
-	if err == nil || err.Error()[:14] != "input:2:15: fi" {
-		t.Errorf("JSON errors carry a position: %v", err)
 	}
 }
 
+// Importing into a plan appends the steps with fresh ids; a step in
+// progress in the plan stays the one in progress; findings and errors join
+// the session's; what the plan keeps of its own is reported.
 func TestMerge(t *testing.T) {
-	p := samplePlan(t)
-	src, _ := os.ReadFile(filepath.Join("..", "testdata", "import", "claude_tasks.json"))
-	in, err := Import("input", src, "", t0)
+	st := &State{Plan: samplePlan(t)}
+	st.Plan.Transition("1", ActStart, TransitionOpts{}, t0)
+	in, err := Import("input", readFixture(t, "pwf_full_task_plan.md"), "", tImport)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := p.Merge(in.Plan, t0)
-	if err != nil || c.Summary != "import: 4 steps in 1 phases" {
+	c, dropped, err := st.Merge(in.State, t0)
+	if err != nil || c.Summary != "import: 12 steps in 5 phases (steps 4–15), 6 findings, 3 errors" {
 		t.Fatalf("%+v %v", c, err)
+	}
+	if cur := st.Plan.Current(); cur.ID != "1" || st.Plan.Counts().InProgress != 1 {
+		t.Fatalf("two steps in progress after an import")
+	}
+	if !droppedAt(dropped, "title") || !droppedAt(dropped, "goal") || !slices.ContainsFunc(dropped, func(d Dropped) bool { return strings.Contains(d.Why, "step 1 is in progress already") }) {
+		t.Fatalf("dropped: %v", dropped)
+	}
+	if len(st.Findings) != 6 || len(st.Errors) != 3 {
+		t.Fatalf("findings %d errors %d", len(st.Findings), len(st.Errors))
+	}
+	// The same file again: still one step in progress, errors count up.
+	if _, _, err := st.Merge(in.State, t0); err != nil {
+		t.Fatal(err)
+	}
+	if st.Plan.Counts().InProgress != 1 || len(st.Errors) != 3 || st.Errors.ByID("3").Count != 6 {
+		b, _ := json.Marshal(st.Errors)
+		t.Fatalf("in progress %d; errors %s", st.Plan.Counts().InProgress, b)
+	}
+	claude := readFixture(t, "claude_tasks.json")
+	ct, _ := Import("input", claude, "", tImport)
+	p := samplePlan(t)
+	ms := &State{Plan: p}
+	if _, _, err := ms.Merge(ct.State, t0); err != nil {
+		t.Fatal(err)
 	}
 	s, ph, _ := p.Step("7")
 	if ph.ID != "3" || s.Text != "End-to-end tests" || !slices.Equal(s.Needs, []string{"5", "6"}) {
 		t.Fatalf("merged step 7 in phase %s: %+v", ph.ID, s)
 	}
-	if err := p.Validate(); err != nil {
+	paused := &State{Plan: samplePlan(t)}
+	paused.Plan.Pause("", t0)
+	_, _, err = paused.Merge(ct.State, t0)
+	wantCode(t, err, CodePlanNotActive)
+}
+
+// A plan in one file with several steps in progress keeps the first (or
+// the one the file names as current) and says so.
+func TestImportOneStepInProgress(t *testing.T) {
+	src := `{"todos":[{"content":"a","status":"in_progress"},{"content":"b","status":"in_progress"}]}`
+	in, err := Import("input", []byte(src), "", tImport)
+	if err != nil {
 		t.Fatal(err)
+	}
+	if c := in.State.Plan.Counts(); c.InProgress != 1 || in.State.Plan.Current().Text != "a" {
+		t.Fatalf("%+v", c)
+	}
+	if !droppedAt(in.Dropped, "todos[1]") {
+		t.Fatalf("not reported: %v", in.Dropped)
+	}
+	src = `{"meta":{"goal":"g"},"state":{"current_task_id":2},"tasks":[{"id":1,"name":"a","status":"running"},{"id":2,"name":"b","status":"running"}]}`
+	in, _ = Import("input", []byte(src), "", tImport)
+	if in.State.Plan.Current().ID != "2" {
+		t.Fatalf("the current task wins")
 	}
 }

@@ -7,6 +7,7 @@ package plan
 
 import (
 	"encoding/json"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -94,6 +95,49 @@ type Plan struct {
 	// They only grow, so an id is never reused inside a plan.
 	NextStep  int `json:"-"`
 	NextPhase int `json:"-"`
+
+	// Rules are the project's settings that change how the plan behaves.
+	// They are not stored in the plan: New, ParsePlan and Import give a plan
+	// DefaultRules, and callers set the project's own (repo.Config.Rules).
+	Rules Rules `json:"-"`
+}
+
+// PhaseOrder says whether a plan's phases run one after another.
+type PhaseOrder string
+
+// Phase orders.
+const (
+	// PhasesStrict: a step is ready only once every step of the earlier
+	// phases is completed or skipped.
+	PhasesStrict PhaseOrder = "strict"
+	// PhasesFree: only a step's needs order it.
+	PhasesFree PhaseOrder = "free"
+)
+
+// DefaultMaxRetries is how often a failed step goes back to pending before
+// a failure sticks, unless the project says otherwise.
+const DefaultMaxRetries = 3
+
+// Rules are the settings that change how a plan behaves.
+type Rules struct {
+	PhaseOrder PhaseOrder // "" reads as strict
+	MaxRetries int        // a failed step goes back to pending while it has fewer retries than this
+	AutoFinish bool       // completing the last step completes the plan
+}
+
+// DefaultRules are the rules of a project with no settings.
+func DefaultRules() Rules { return Rules{PhaseOrder: PhasesStrict, MaxRetries: DefaultMaxRetries} }
+
+// strictPhases reports whether the plan's phases run in order.
+func (r Rules) strictPhases() bool { return r.PhaseOrder != PhasesFree }
+
+// ParsePhaseOrder reads a phase order name.
+func ParsePhaseOrder(s string) (PhaseOrder, bool) {
+	switch PhaseOrder(s) {
+	case PhasesStrict, PhasesFree:
+		return PhaseOrder(s), true
+	}
+	return "", false
 }
 
 // Phase groups steps. Its status is derived from its steps.
@@ -242,7 +286,7 @@ func (p *Plan) Counts() Counts {
 	return c
 }
 
-// Step finds a step by id. Agents may type "3" or "#3".
+// Step finds a step by id. Agents may type "3", "#3", "step_3" or "task-3".
 func (p *Plan) Step(id string) (*Step, *Phase, error) {
 	id = normalizeID(id)
 	for _, ph := range p.Phases {
@@ -255,9 +299,9 @@ func (p *Plan) Step(id string) (*Step, *Phase, error) {
 	return nil, nil, Errorf(CodeStepNotFound, "no step %q in this plan; plangit show --all lists every step", clip(id)).With("step", id)
 }
 
-// Phase finds a phase by id, or by title when no id matches.
+// Phase finds a phase by id ("2", "#2"), or by title when no id matches.
 func (p *Plan) Phase(ref string) (*Phase, error) {
-	id := normalizeID(ref)
+	id := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(ref), "#"))
 	for _, ph := range p.Phases {
 		if ph.ID == id {
 			return ph, nil
@@ -283,8 +327,9 @@ func (p *Plan) Current() *Step {
 	return nil
 }
 
-// Ready returns the pending steps whose needs are all completed or skipped,
-// in plan order.
+// Ready returns the steps that can start now, in plan order: pending steps
+// whose needs are all completed or skipped and — unless the plan's phases
+// run free — whose earlier phases are done.
 func (p *Plan) Ready() []*Step {
 	byID := p.index()
 	var out []*Step
@@ -294,9 +339,41 @@ func (p *Plan) Ready() []*Step {
 				out = append(out, s)
 			}
 		}
+		if p.Rules.strictPhases() && ph.Done() < len(ph.Steps) {
+			break // the later phases wait for this one
+		}
 	}
 	return out
 }
+
+// WaitsFor returns the earlier phase step s waits for under strict phase
+// order — the first one with a step neither completed nor skipped — or nil.
+func (p *Plan) WaitsFor(s *Step) *Phase {
+	if !p.Rules.strictPhases() {
+		return nil
+	}
+	for _, ph := range p.Phases {
+		if slices.Contains(ph.Steps, s) {
+			return nil
+		}
+		if ph.Done() < len(ph.Steps) {
+			return ph
+		}
+	}
+	return nil
+}
+
+// Complete reports whether the plan is running and every one of its steps,
+// of which there is at least one, is completed or skipped: the moment to
+// record the final result with finish.
+func (p *Plan) Complete() bool {
+	c := p.Counts()
+	return p.Status == PlanRunning && c.Total > 0 && c.Done == c.Total
+}
+
+// Idle reports whether the plan is running with no step in progress: what
+// a PlanManager plan calls idle.
+func (p *Plan) Idle() bool { return p.Status == PlanRunning && p.Current() == nil }
 
 // OpenNeeds returns the ids of the steps s needs that are not yet completed
 // or skipped.
@@ -338,11 +415,22 @@ func (p *Plan) Unfinished() []*Step {
 	return out
 }
 
-// normalizeID accepts the forms agents type for an id: "3", "#3", " 3 ".
+// NormalizeID reads the forms agents type for a step id: "3", "#3", " 3 ",
+// and the ids other planning tools give ("step_3", "step-3", "task_3",
+// "task-3", any case). Anything else is returned trimmed, as it is.
+func NormalizeID(id string) string { return normalizeID(id) }
+
 func normalizeID(id string) string {
 	id = strings.TrimSpace(id)
 	if len(id) > 1 && id[0] == '#' {
 		return strings.TrimSpace(id[1:])
+	}
+	for _, prefix := range []string{"step", "task"} {
+		if len(id) > len(prefix)+1 && strings.EqualFold(id[:len(prefix)], prefix) {
+			if sep := id[len(prefix)]; (sep == '_' || sep == '-') && isStepID(id[len(prefix)+1:]) {
+				return id[len(prefix)+1:]
+			}
+		}
 	}
 	return id
 }

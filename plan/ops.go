@@ -37,7 +37,7 @@ func New(id, title, goal string, phases []string, now time.Time, needApproval bo
 		return nil, err
 	}
 	now = Stamp(now)
-	p := &Plan{ID: id, Title: title, Goal: goal, Status: PlanRunning, Created: now, Updated: now, NextStep: 1, NextPhase: 1}
+	p := &Plan{ID: id, Title: title, Goal: goal, Status: PlanRunning, Created: now, Updated: now, NextStep: 1, NextPhase: 1, Rules: DefaultRules()}
 	if needApproval {
 		p.Status = PlanPending
 	}
@@ -73,17 +73,22 @@ func (p *Plan) finishedError() *Error {
 	return Errorf(CodePlanNotActive, "the plan %s; plangit reset starts it over", state).With("status", string(p.Status))
 }
 
-// requireEditable refuses structural edits to a finished plan.
-func (p *Plan) requireEditable() error {
-	if p.Status.Unfinished() {
+// Editable says whether the plan takes changes to its steps and phases:
+// nil for a running plan or one awaiting approval (a plan is shaped before
+// it is approved), PLAN_NOT_ACTIVE for a paused, completed or aborted one.
+func (p *Plan) Editable() error {
+	switch p.Status {
+	case PlanRunning, PlanPending:
 		return nil
+	case PlanPaused:
+		return Errorf(CodePlanNotActive, "the plan is paused; resume it first: plangit resume").With("status", string(p.Status))
 	}
 	return p.finishedError()
 }
 
 // AddPhase appends a phase.
 func (p *Plan) AddPhase(title, notes string, now time.Time) (*Phase, error) {
-	if err := p.requireEditable(); err != nil {
+	if err := p.Editable(); err != nil {
 		return nil, err
 	}
 	title, err := CleanLine("phase title", title)
@@ -103,6 +108,50 @@ func (p *Plan) AddPhase(title, notes string, now time.Time) (*Phase, error) {
 	return ph, nil
 }
 
+// PhaseEdit lists a phase's fields to change; nil means unchanged.
+type PhaseEdit struct {
+	Title *string
+	Notes *string
+}
+
+// EditPhase changes a phase's title or notes.
+func (p *Plan) EditPhase(ref string, e PhaseEdit, now time.Time) (Change, error) {
+	if err := p.Editable(); err != nil {
+		return Change{}, err
+	}
+	ph, err := p.Phase(ref)
+	if err != nil {
+		return Change{}, err
+	}
+	var changed []string
+	if e.Title != nil {
+		t, err := CleanLine("phase title", *e.Title)
+		if err != nil {
+			return Change{}, err
+		}
+		if t == "" {
+			return Change{}, Errorf(CodeInvalidArgument, "a phase needs a title")
+		}
+		if t != ph.Title {
+			ph.Title, changed = t, append(changed, "title")
+		}
+	}
+	if e.Notes != nil {
+		n, err := CleanBlock("phase notes", *e.Notes)
+		if err != nil {
+			return Change{}, err
+		}
+		if n != ph.Notes {
+			ph.Notes, changed = n, append(changed, "notes")
+		}
+	}
+	if len(changed) == 0 {
+		return Change{}, nil
+	}
+	p.touch(now)
+	return Change{Op: "phase.edit", Summary: fmt.Sprintf("phase %s: edit %s", ph.ID, strings.Join(changed, ", "))}, nil
+}
+
 // StepSpec describes a step to add.
 type StepSpec struct {
 	Text   string
@@ -119,7 +168,7 @@ const DefaultPhaseTitle = "Tasks"
 
 // AddStep adds a step and returns it.
 func (p *Plan) AddStep(spec StepSpec, now time.Time) (*Step, error) {
-	if err := p.requireEditable(); err != nil {
+	if err := p.Editable(); err != nil {
 		return nil, err
 	}
 	text, err := CleanLine("step text", spec.Text)
@@ -183,8 +232,17 @@ func (p *Plan) AddStep(spec StepSpec, now time.Time) (*Step, error) {
 type TransitionOpts struct {
 	Result string // done: what it produced
 	Reason string // fail, skip, block: why
-	Retry  bool   // fail: count a retry and put the step back to pending
-	Force  bool   // start, done: even though needs are unmet
+	// A failed step goes back to pending, counting a retry, while it has
+	// been retried fewer than the plan's Rules.MaxRetries times; then the
+	// failure sticks. Retry retries even past that; NoRetry fails outright.
+	Retry   bool
+	NoRetry bool
+	Force   bool // start, done: even though needs or earlier phases are not done
+}
+
+// retries reports whether failing s puts it back to pending.
+func (o TransitionOpts) retries(s *Step, r Rules) bool {
+	return !o.NoRetry && (o.Retry || s.Retries < r.MaxRetries)
 }
 
 // Transition applies a step action.
@@ -214,6 +272,7 @@ func (p *Plan) Transition(id string, a Action, o TransitionOpts, now time.Time) 
 	}
 	now = Stamp(now)
 	from := s.Status
+	retry := a == ActFail && o.retries(s, p.Rules)
 	switch a {
 	case ActStart:
 		s.Status, s.Started, s.Completed, s.Reason = StepInProgress, now, time.Time{}, ""
@@ -227,7 +286,7 @@ func (p *Plan) Transition(id string, a Action, o TransitionOpts, now time.Time) 
 		}
 	case ActFail:
 		s.Status, s.Reason = StepFailed, reason
-		if o.Retry {
+		if retry {
 			s.Status, s.Started = StepPending, time.Time{}
 			s.Retries++
 		}
@@ -241,10 +300,36 @@ func (p *Plan) Transition(id string, a Action, o TransitionOpts, now time.Time) 
 	}
 	p.touch(now)
 	c := Change{Op: "step." + string(a), Step: s.ID, Summary: fmt.Sprintf("step %s: %s → %s", s.ID, from, s.Status)}
-	if a == ActFail && o.Retry {
+	switch {
+	case retry && s.Retries > p.Rules.MaxRetries:
 		c.Summary += fmt.Sprintf(" (retry %d)", s.Retries)
+	case retry:
+		c.Summary += fmt.Sprintf(" (retry %d of %d)", s.Retries, p.Rules.MaxRetries)
+	case a == ActFail && !o.NoRetry && p.Rules.MaxRetries > 0:
+		c.Summary += fmt.Sprintf(" (no retries left: %d of %d used)", s.Retries, p.Rules.MaxRetries)
+	}
+	if (a == ActDone || a == ActSkip) && p.Rules.AutoFinish && p.Complete() {
+		p.finishCompleted(s.Result, now)
+		c.Summary += fmt.Sprintf("; plan completed %d/%d", p.Counts().Done, p.Counts().Total)
 	}
 	return c, nil
+}
+
+// FinishIfComplete completes a running plan whose steps are all completed
+// or skipped, as the auto_finish setting does, with result as its final
+// result. It reports whether it did.
+func (p *Plan) FinishIfComplete(result string, now time.Time) bool {
+	if !p.Complete() {
+		return false
+	}
+	p.finishCompleted(result, now)
+	return true
+}
+
+func (p *Plan) finishCompleted(result string, now time.Time) {
+	result, _ = CleanText("result", TruncateText(result, MaxText))
+	p.Status, p.Result, p.Reason = PlanCompleted, result, ""
+	p.touch(now)
 }
 
 func (p *Plan) checkNeeds(s *Step) error {
@@ -255,11 +340,21 @@ func (p *Plan) checkNeeds(s *Step) error {
 			open = append(open, n+" ("+string(d.Status)+")")
 		}
 	}
-	if len(open) == 0 {
-		return nil
+	if len(open) > 0 {
+		return Errorf(CodeInvalidStatus, "step %s needs %s first; finish those, or pass --force", s.ID, strings.Join(open, ", ")).
+			With("step", s.ID).With("needs", s.Needs)
 	}
-	return Errorf(CodeInvalidStatus, "step %s needs %s first; finish those, or pass --force", s.ID, strings.Join(open, ", ")).
-		With("step", s.ID).With("needs", s.Needs)
+	if ph := p.WaitsFor(s); ph != nil {
+		var left []string
+		for _, x := range ph.Steps {
+			if !x.Status.Resolved() {
+				left = append(left, x.ID)
+			}
+		}
+		return Errorf(CodeInvalidStatus, "step %s waits for phase %s (%s), whose steps %s are not done; phases run in order (phase_order strict): finish them, or pass --force",
+			s.ID, ph.ID, clip(ph.Title), strings.Join(left, ", ")).With("step", s.ID).With("phase", ph.ID)
+	}
+	return nil
 }
 
 // StepEdit lists the fields to change; nil means unchanged.
@@ -268,12 +363,15 @@ type StepEdit struct {
 	Needs  *[]string
 	Why    *string
 	Active *string
+	Force  bool // edit a step in progress
 }
 
 // EditStep changes a step's text, needs, reasoning or active form. Completed
-// and skipped steps are a record and are not edited; reopen them first.
+// and skipped steps are a record and are not edited; reopen them first. A
+// step in progress is what someone is doing, so it is edited only with
+// Force.
 func (p *Plan) EditStep(id string, e StepEdit, now time.Time) (Change, error) {
-	if err := p.requireEditable(); err != nil {
+	if err := p.Editable(); err != nil {
 		return Change{}, err
 	}
 	s, _, err := p.Step(id)
@@ -282,6 +380,9 @@ func (p *Plan) EditStep(id string, e StepEdit, now time.Time) (Change, error) {
 	}
 	if s.Status.Resolved() {
 		return Change{}, Errorf(CodeStepNotEditable, "step %s is %s and is kept as a record; reopen it first: plangit step reopen %s", s.ID, s.Status, s.ID).With("step", s.ID)
+	}
+	if s.Status == StepInProgress && !e.Force {
+		return Change{}, Errorf(CodeStepNotEditable, "step %s is in progress; pass --force to change it anyway", s.ID).With("step", s.ID).With("status", string(s.Status))
 	}
 	old := *s
 	var changed []string
@@ -334,7 +435,7 @@ func (p *Plan) EditStep(id string, e StepEdit, now time.Time) (Change, error) {
 
 // RemoveStep removes a pending step that no other step needs.
 func (p *Plan) RemoveStep(id string, now time.Time) (Change, error) {
-	if err := p.requireEditable(); err != nil {
+	if err := p.Editable(); err != nil {
 		return Change{}, err
 	}
 	s, ph, err := p.Step(id)
@@ -381,8 +482,8 @@ func (p *Plan) SetProgress(id string, pr Progress, now time.Time) (Change, error
 // it, "@12"). It is not bound by the transition table — it restores a state
 // the step was in — and leaves the step's text and needs alone.
 func (p *Plan) RevertStatus(id string, old *Step, what string, now time.Time) (Change, error) {
-	if err := p.requireEditable(); err != nil {
-		return Change{}, err
+	if !p.Status.Unfinished() {
+		return Change{}, p.finishedError()
 	}
 	s, _, err := p.Step(id)
 	if err != nil {

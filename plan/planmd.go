@@ -142,7 +142,7 @@ func ParsePlan(src []byte) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	pp := planParser{doc: d, p: &Plan{Status: PlanRunning}, lines: map[string]int{}}
+	pp := planParser{doc: d, p: &Plan{Status: PlanRunning, Rules: DefaultRules()}, lines: map[string]int{}}
 	if err := pp.parse(); err != nil {
 		return nil, err
 	}

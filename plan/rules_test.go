@@ -47,7 +47,7 @@ func TestTransitionsFromEveryStatus(t *testing.T) {
 				s, _, _ := p.Step("1")
 				s.Status = from
 				before := string(WritePlan(p))
-				_, err := p.Transition("1", a, TransitionOpts{}, t0)
+				_, err := p.Transition("1", a, TransitionOpts{NoRetry: true}, t0)
 				legal := slices.Contains(transitions[a].from, from)
 				if legal {
 					if err != nil {
@@ -97,11 +97,168 @@ func TestTransitionEffects(t *testing.T) {
 	}
 
 	c, err = p.Transition("1", ActFail, TransitionOpts{Retry: true, Reason: "flaky"}, t0)
-	if err != nil || s.Status != StepPending || s.Retries != 1 || !strings.Contains(c.Summary, "retry 1") {
+	if err != nil || s.Status != StepPending || s.Retries != 1 || c.Summary != "step 1: pending → pending (retry 1 of 3)" {
 		t.Fatalf("fail --retry: %+v %+v %v", s, c, err)
 	}
-	if _, err := p.Transition("1", ActFail, TransitionOpts{Reason: "broken"}, t0); err != nil || s.Status != StepFailed || s.Reason != "broken" {
+	if _, err := p.Transition("1", ActFail, TransitionOpts{NoRetry: true, Reason: "broken"}, t0); err != nil || s.Status != StepFailed || s.Reason != "broken" {
 		t.Fatalf("fail: %+v %v", s, err)
+	}
+}
+
+// A failed step goes back to pending up to MaxRetries times, as
+// PlanManager's failTask(should_retry=true) does; then the failure sticks.
+func TestFailRetriesByDefault(t *testing.T) {
+	p := samplePlan(t)
+	var got []string
+	for range 4 {
+		p.Transition("1", ActStart, TransitionOpts{}, t0)
+		c, err := p.Transition("1", ActFail, TransitionOpts{Reason: "timeout"}, t0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, c.Summary)
+	}
+	want := []string{
+		"step 1: in_progress → pending (retry 1 of 3)",
+		"step 1: in_progress → pending (retry 2 of 3)",
+		"step 1: in_progress → pending (retry 3 of 3)",
+		"step 1: in_progress → failed (no retries left: 3 of 3 used)",
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("got %q\nwant %q", got, want)
+	}
+	// --retry retries past the limit; a plan with MaxRetries 0 fails outright.
+	c, _ := p.Transition("1", ActReopen, TransitionOpts{}, t0)
+	c, _ = p.Transition("1", ActFail, TransitionOpts{Retry: true}, t0)
+	if c.Summary != "step 1: pending → pending (retry 4)" {
+		t.Fatalf("--retry past the limit: %q", c.Summary)
+	}
+	p.Rules.MaxRetries = 0
+	if c, _ := p.Transition("1", ActFail, TransitionOpts{}, t0); c.Summary != "step 1: pending → failed" {
+		t.Fatalf("max retries 0: %q", c.Summary)
+	}
+}
+
+// In a plan with phases, a step waits for every step of the earlier phases
+// unless the phases run free.
+func TestPhaseOrder(t *testing.T) {
+	p, _ := New("", "t", "", []string{"A", "B", "C"}, t0, false)
+	for _, x := range [][2]string{{"a1", "1"}, {"a2", "1"}, {"b1", "2"}, {"c1", "3"}} {
+		if _, err := p.AddStep(StepSpec{Text: x[0], Phase: x[1]}, t0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if r := ids(p.Ready()); !slices.Equal(r, []string{"1", "2"}) {
+		t.Fatalf("strict: ready %v", r)
+	}
+	if ph := p.WaitsFor(mustStep(t, p, "4")); ph == nil || ph.ID != "1" {
+		t.Fatalf("step 4 waits for phase %v", ph)
+	}
+	_, err := p.Transition("3", ActStart, TransitionOpts{}, t0)
+	wantCode(t, err, CodeInvalidStatus)
+	if !strings.Contains(err.Error(), "waits for phase 1 (A), whose steps 1, 2 are not done") {
+		t.Errorf("message: %v", err)
+	}
+	p.Transition("1", ActDone, TransitionOpts{}, t0)
+	p.Transition("2", ActSkip, TransitionOpts{}, t0)
+	if r := ids(p.Ready()); !slices.Equal(r, []string{"3"}) {
+		t.Fatalf("phase 1 done: ready %v", r)
+	}
+	p.Rules.PhaseOrder = PhasesFree
+	if r := ids(p.Ready()); !slices.Equal(r, []string{"3", "4"}) || p.WaitsFor(mustStep(t, p, "4")) != nil {
+		t.Fatalf("free: ready %v", r)
+	}
+	if _, err := p.Transition("4", ActStart, TransitionOpts{}, t0); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func mustStep(t *testing.T, p *Plan, id string) *Step {
+	t.Helper()
+	s, _, err := p.Step(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// Completing the last step says the plan is complete; with AutoFinish the
+// same change completes the plan, its result the last step's.
+func TestCompleteAndAutoFinish(t *testing.T) {
+	p := samplePlan(t)
+	p.Transition("1", ActDone, TransitionOpts{}, t0)
+	p.Transition("2", ActDone, TransitionOpts{}, t0)
+	if p.Complete() {
+		t.Fatal("step 3 is left")
+	}
+	p.Transition("3", ActDone, TransitionOpts{Result: "built"}, t0)
+	if !p.Complete() || p.Status != PlanRunning {
+		t.Fatalf("complete %v, status %s", p.Complete(), p.Status)
+	}
+	if !p.FinishIfComplete("all built", t0) || p.Status != PlanCompleted || p.Result != "all built" || p.FinishIfComplete("x", t0) {
+		t.Fatalf("finish if complete: %s %q", p.Status, p.Result)
+	}
+
+	q := samplePlan(t)
+	q.Rules.AutoFinish = true
+	q.Transition("1", ActDone, TransitionOpts{}, t0)
+	q.Transition("2", ActSkip, TransitionOpts{}, t0)
+	c, err := q.Transition("3", ActDone, TransitionOpts{Result: "cache in place"}, t0)
+	if err != nil || q.Status != PlanCompleted || q.Result != "cache in place" || c.Summary != "step 3: pending → completed; plan completed 3/3" {
+		t.Fatalf("auto finish: %+v %s %q %v", c, q.Status, q.Result, err)
+	}
+}
+
+// PlanManager's rules: a step in progress is edited only with Force, and a
+// paused or finished plan takes no change to its steps or phases.
+func TestEditRulesOfPlanManager(t *testing.T) {
+	p := samplePlan(t)
+	p.Transition("1", ActStart, TransitionOpts{}, t0)
+	text := "Analyze deeply"
+	_, err := p.EditStep("1", StepEdit{Text: &text}, t0)
+	wantCode(t, err, CodeStepNotEditable)
+	if _, err := p.EditStep("1", StepEdit{Text: &text, Force: true}, t0); err != nil {
+		t.Fatal(err)
+	}
+	p.Pause("", t0)
+	title, notes := "Study", "read first"
+	for name, op := range map[string]func() error{
+		"step add":   func() error { _, err := p.AddStep(StepSpec{Text: "x"}, t0); return err },
+		"step edit":  func() error { _, err := p.EditStep("3", StepEdit{Text: &text}, t0); return err },
+		"step rm":    func() error { _, err := p.RemoveStep("3", t0); return err },
+		"phase add":  func() error { _, err := p.AddPhase("x", "", t0); return err },
+		"phase edit": func() error { _, err := p.EditPhase("1", PhaseEdit{Title: &title}, t0); return err },
+		"import":     func() error { _, _, err := (&State{Plan: p}).Merge(&State{Plan: samplePlan(t)}, t0); return err },
+	} {
+		err := op()
+		if !HasCode(err, CodePlanNotActive) {
+			t.Errorf("%s on a paused plan: %v", name, err)
+		}
+	}
+	p.Resume(t0)
+	c, err := p.EditPhase("#1", PhaseEdit{Title: &title, Notes: &notes}, t0)
+	if err != nil || c.Summary != "phase 1: edit title, notes" || p.Phases[0].Title != "Study" || p.Phases[0].Notes != "read first" {
+		t.Fatalf("phase edit: %+v %v", c, err)
+	}
+	if c, _ := p.EditPhase("1", PhaseEdit{Title: &title}, t0); c.Op != "" {
+		t.Fatalf("an edit that changes nothing is no change: %+v", c)
+	}
+}
+
+func TestStepIDForms(t *testing.T) {
+	p := samplePlan(t)
+	for _, id := range []string{"2", "#2", " 2 ", "step_2", "Step-2", "task_2", "task-2"} {
+		if s, _, err := p.Step(id); err != nil || s.ID != "2" {
+			t.Errorf("%q: %v", id, err)
+		}
+	}
+	for _, id := range []string{"step_", "step_x", "steps_2", "s_2", "step_02"} {
+		if _, _, err := p.Step(id); !HasCode(err, CodeStepNotFound) {
+			t.Errorf("%q found a step", id)
+		}
+	}
+	if n := ParseNeeds("step_1, task-2"); !slices.Equal(n, []string{"1", "2"}) {
+		t.Errorf("needs %v", n)
 	}
 }
 

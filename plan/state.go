@@ -1,7 +1,18 @@
 package plan
 
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
 // DeliverableFile is the optional final-result file of a session.
 const DeliverableFile = "deliverable.md"
+
+// MaxDeliverable is the largest deliverable.md plangit records.
+const MaxDeliverable = 1 << 20
 
 // SessionFiles lists, in name order, every file a session records.
 var SessionFiles = []string{DeliverableFile, ErrorsFile, FindingsFile, PlanFile}
@@ -49,4 +60,82 @@ func ParseState(files map[string][]byte) (*State, error) {
 		return nil, err
 	}
 	return &State{Plan: p, Findings: fs, Errors: errs, Deliverable: files[DeliverableFile]}, nil
+}
+
+// SetDeliverable records the session's deliverable, the final result of the
+// work as a markdown document: line endings become "\n", invalid UTF-8 is
+// replaced, and the text ends with one newline. Empty text removes it.
+func (s *State) SetDeliverable(text []byte) (Change, error) {
+	if len(text) > MaxDeliverable*2 {
+		return Change{}, tooLong("the deliverable", len(text), MaxDeliverable)
+	}
+	text = bytes.ReplaceAll(text, []byte("\r\n"), []byte("\n"))
+	if !utf8.Valid(text) {
+		text = bytes.ToValidUTF8(text, []byte("\uFFFD"))
+	}
+	text = bytes.TrimRight(bytes.TrimLeft(text, "\n"), " \t\n")
+	if len(text) > 0 {
+		text = append(text, '\n')
+	}
+	if len(text) > MaxDeliverable {
+		return Change{}, tooLong("the deliverable", len(text), MaxDeliverable)
+	}
+	had := len(s.Deliverable) > 0
+	if bytes.Equal(text, s.Deliverable) {
+		return Change{}, nil
+	}
+	s.Deliverable = text
+	lines := fmt.Sprintf("%d lines", bytes.Count(text, []byte("\n")))
+	if lines == "1 lines" {
+		lines = "1 line"
+	}
+	switch {
+	case len(text) == 0:
+		return Change{Op: "deliverable.rm", Summary: "deliverable: removed"}, nil
+	case had:
+		return Change{Op: "deliverable.set", Summary: "deliverable: changed (" + lines + ")"}, nil
+	}
+	return Change{Op: "deliverable.set", Summary: "deliverable: set (" + lines + ")"}, nil
+}
+
+// ResolveErrors marks the errors with the given ids resolved — every open
+// error when ids is empty — saying how (resolution may be empty). Every id
+// must exist; errors resolved already are left as they are.
+func (s *State) ResolveErrors(ids []string, resolution string, now time.Time) (Change, error) {
+	var done ErrorLog
+	if len(ids) == 0 {
+		var err error
+		if done, err = s.Errors.ResolveAll(resolution, now); err != nil {
+			return Change{}, err
+		}
+	} else {
+		for _, id := range ids {
+			if s.Errors.ByID(id) == nil {
+				_, _, err := s.Errors.Resolve(id, resolution, now)
+				return Change{}, err
+			}
+		}
+		for _, id := range ids {
+			rec, changed, err := s.Errors.Resolve(id, resolution, now)
+			if err != nil {
+				return Change{}, err
+			}
+			if changed {
+				done = append(done, rec)
+			}
+		}
+	}
+	switch len(done) {
+	case 0:
+		return Change{}, nil
+	case 1:
+		e := done[0]
+		first, _, _ := strings.Cut(e.Message, "\n")
+		return Change{Op: "error.resolve", Step: e.Step, Summary: fmt.Sprintf("error #%s resolved: %s: %s", e.ID, e.Tool, clip(first))}, nil
+	}
+	names := make([]string, len(done))
+	for i, e := range done {
+		names[i] = "#" + e.ID
+	}
+	return Change{Op: "error.resolve", Summary: fmt.Sprintf("errors resolved: %s", strings.Join(names, ", "))}, nil
 }

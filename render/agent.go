@@ -99,7 +99,7 @@ func Reminder(st *plan.State) []string {
 			parts = append(parts, "Attention: "+StepLine(p, s))
 		}
 	}
-	for i, e := range st.Errors {
+	for i, e := range st.Errors.Open() {
 		if i == 2 {
 			break
 		}
@@ -127,7 +127,8 @@ func StatusLine(p *plan.Plan) string {
 }
 
 // ToolContext is what an agent reads before using a critical tool: the
-// step it works on and how this tool failed before.
+// step it works on and how this tool failed before (open errors only: a
+// resolved error is history).
 func ToolContext(st *plan.State, tool string) []string {
 	p := st.Plan
 	var parts []string
@@ -136,7 +137,7 @@ func ToolContext(st *plan.State, tool string) []string {
 	} else if ready := p.Ready(); len(ready) > 0 {
 		parts = append(parts, "[plangit] No step in progress; next is "+StepLine(p, ready[0])+" (plangit next starts it)")
 	}
-	for i, e := range st.Errors.ForTool(tool) {
+	for i, e := range st.Errors.Open().ForTool(tool) {
 		if i == 3 {
 			break
 		}

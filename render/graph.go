@@ -21,6 +21,16 @@ var statusFill = map[plan.StepStatus][2]string{
 	plan.StepSkipped:    {"#eaeef2", "#6e7781"},
 }
 
+// readySet is the ids of the steps ready to start, which graphs and
+// reports mark as plangit ready and next do: drawn with a heavier border.
+func readySet(p *plan.Plan) map[string]bool {
+	m := map[string]bool{}
+	for _, s := range p.Ready() {
+		m[s.ID] = true
+	}
+	return m
+}
+
 // nodeLabel is a step's label in a graph: icon, id and its text, cut.
 func nodeLabel(s *plan.Step, max int) string {
 	text := oneLine(s.Text)
@@ -49,14 +59,21 @@ func Mermaid(w io.Writer, p *plan.Plan) {
 		}
 		fmt.Fprintln(w, "  end")
 	}
+	var ready []string
 	for _, s := range p.Steps() {
 		for _, n := range s.Needs {
 			fmt.Fprintf(w, "  S%s --> S%s\n", n, s.ID)
+		}
+		if readySet(p)[s.ID] {
+			ready = append(ready, "S"+s.ID)
 		}
 	}
 	for _, st := range []plan.StepStatus{plan.StepPending, plan.StepInProgress, plan.StepCompleted, plan.StepFailed, plan.StepBlocked, plan.StepSkipped} {
 		c := statusFill[st]
 		fmt.Fprintf(w, "  classDef %s fill:%s,stroke:%s,color:#1f2328\n", st, c[0], c[1])
+	}
+	if len(ready) > 0 {
+		fmt.Fprintf(w, "  classDef ready stroke-width:3px\n  class %s ready\n", strings.Join(ready, ","))
 	}
 }
 
@@ -71,6 +88,7 @@ func DOT(w io.Writer, p *plan.Plan) {
 	fmt.Fprintf(w, "digraph plan {\n")
 	fmt.Fprintf(w, "  label=\"%s\";\n  labelloc=t;\n  rankdir=LR;\n  fontname=\"Helvetica\";\n", dotText(p.Title))
 	fmt.Fprintf(w, "  node [shape=box, style=\"rounded,filled\", fontname=\"Helvetica\", fontsize=11];\n  edge [color=\"#57606a\"];\n")
+	ready := readySet(p)
 	for _, ph := range p.Phases {
 		fmt.Fprintf(w, "  subgraph cluster_%s {\n    label=\"%s\";\n    style=rounded;\n    color=\"#d0d7de\";\n", ph.ID, dotText(ph.Status().Icon()+" Phase "+ph.ID+": "+ph.Title))
 		if len(ph.Steps) == 0 {
@@ -78,7 +96,11 @@ func DOT(w io.Writer, p *plan.Plan) {
 		}
 		for _, s := range ph.Steps {
 			c := statusFill[s.Status]
-			fmt.Fprintf(w, "    s%s [label=\"%s\", fillcolor=\"%s\", color=\"%s\", tooltip=\"%s\"];\n", s.ID, dotText(nodeLabel(s, 40)), c[0], c[1], dotText(oneLine(s.Text)))
+			extra := ""
+			if ready[s.ID] {
+				extra = ", penwidth=2.5"
+			}
+			fmt.Fprintf(w, "    s%s [label=\"%s\", fillcolor=\"%s\", color=\"%s\", tooltip=\"%s\"%s];\n", s.ID, dotText(nodeLabel(s, 40)), c[0], c[1], dotText(oneLine(s.Text)), extra)
 		}
 		fmt.Fprintln(w, "  }")
 	}

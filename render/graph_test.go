@@ -36,11 +36,52 @@ func TestGraphs(t *testing.T) {
 	}
 }
 
+// The graphs and the reports mark the steps plangit ready names, under
+// either phase order: they agree with ready and next.
+func TestGraphsMarkReady(t *testing.T) {
+	p := phasedPlan()
+	for _, order := range []plan.PhaseOrder{plan.PhasesStrict, plan.PhasesFree} {
+		p.Rules.PhaseOrder = order
+		var ids []string
+		for _, s := range p.Ready() {
+			ids = append(ids, s.ID)
+		}
+		var m, d, svg strings.Builder
+		Mermaid(&m, p)
+		DOT(&d, p)
+		GraphSVG(&svg, p)
+		var marked []string
+		for _, s := range p.Steps() {
+			inDOT := strings.Contains(d.String(), "s"+s.ID+" [") && strings.Contains(d.String(), "tooltip=\""+s.Text+"\", penwidth=2.5]")
+			inSVG := strings.Contains(svg.String(), `ready" id="node-`+s.ID+`"`)
+			if inDOT != inSVG {
+				t.Errorf("%s: DOT and SVG disagree on step %s", order, s.ID)
+			}
+			if inDOT {
+				marked = append(marked, s.ID)
+			}
+		}
+		if strings.Join(marked, ",") != strings.Join(ids, ",") || !strings.Contains(m.String(), "class S"+strings.Join(ids, ",S")+" ready") {
+			t.Errorf("%s: ready %v, graphs mark %v\n%s", order, ids, marked, m.String())
+		}
+	}
+}
+
+// phasedPlan has two phases, a step in progress and steps ready.
+func phasedPlan() *plan.Plan {
+	p, _ := plan.New("", "Phased", "", []string{"A", "B"}, t0, false)
+	p.AddStep(plan.StepSpec{Text: "a1", Phase: "1"}, t0)
+	p.AddStep(plan.StepSpec{Text: "a2", Phase: "1"}, t0)
+	p.AddStep(plan.StepSpec{Text: "b1", Phase: "2"}, t0)
+	p.Transition("1", plan.ActStart, plan.TransitionOpts{}, t0)
+	return p
+}
+
 // TestDOTAcceptedByGraphviz: Graphviz's dot renders every DOT output.
 func TestDOTAcceptedByGraphviz(t *testing.T) {
 	dot := repotest.RequireTool(t, "dot")
 	empty, _ := plan.New("", "Empty plan", "", []string{"Nothing yet"}, t0, false)
-	for name, p := range map[string]*plan.Plan{"sample": sampleState(t).Plan, "tricky": trickyPlan(t), "empty": empty} {
+	for name, p := range map[string]*plan.Plan{"sample": sampleState(t).Plan, "tricky": trickyPlan(t), "empty": empty, "ready": phasedPlan()} {
 		var d bytes.Buffer
 		DOT(&d, p)
 		cmd := exec.Command(dot, "-Tsvg")

@@ -45,7 +45,7 @@ func mermaidBlocks(md string) []string {
 func TestMermaidRenders(t *testing.T) {
 	js := mermaidJS(t)
 	empty, _ := plan.New("", "Empty plan", "", []string{"Nothing yet"}, t0, false)
-	plans := []*plan.Plan{sampleState(t).Plan, trickyPlan(t), empty}
+	plans := []*plan.Plan{sampleState(t).Plan, trickyPlan(t), empty, phasedPlan()}
 	var sources []string
 	for _, p := range plans {
 		var b bytes.Buffer

@@ -79,6 +79,9 @@ table{border-collapse:collapse;width:100%;font-size:13px}
 th,td{text-align:left;border-bottom:1px solid var(--line);padding:6px 8px;vertical-align:top}
 td.msg{white-space:pre-wrap;font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:12px}
 footer{margin-top:40px;color:var(--muted);font-size:12px}
+.tag.ready{color:var(--green);font-weight:600}
+pre.deliverable{white-space:pre-wrap;font:14px/1.5 inherit;background:var(--soft);border:1px solid var(--line);border-radius:8px;padding:12px 14px}
+tr.resolved td{color:var(--muted)}
 `
 
 // h escapes text for HTML.
@@ -115,10 +118,20 @@ func HTMLReport(w io.Writer, r *history.Report) {
 	if p.Reason != "" {
 		fmt.Fprintf(b, "<p><b>Reason:</b> %s</p>\n", h(p.Reason))
 	}
-	fmt.Fprintf(b, "</header>\n<nav><a href=\"#plan\">Plan</a><a href=\"#graph\">Dependencies</a><a href=\"#progress\">Progress</a><a href=\"#history\">History (%d)</a><a href=\"#findings\">Findings (%d)</a><a href=\"#errors\">Errors (%d)</a></nav>\n",
-		len(r.Revisions), len(r.State.Findings), len(r.State.Errors))
+	if note := CompletedLine(p); note != "" {
+		fmt.Fprintf(b, "<p><b>%s</b></p>\n", h(note))
+	}
+	deliverable := ""
+	if len(r.State.Deliverable) > 0 {
+		deliverable = "<a href=\"#deliverable\">Deliverable</a>"
+	}
+	fmt.Fprintf(b, "</header>\n<nav><a href=\"#plan\">Plan</a>%s<a href=\"#graph\">Dependencies</a><a href=\"#progress\">Progress</a><a href=\"#history\">History (%d)</a><a href=\"#findings\">Findings (%d)</a><a href=\"#errors\">Errors (%d)</a></nav>\n",
+		deliverable, len(r.Revisions), len(r.State.Findings), len(r.State.Errors))
 
 	reportPlan(b, p)
+	if len(r.State.Deliverable) > 0 {
+		fmt.Fprintf(b, "<section id=\"deliverable\">\n<h2>Deliverable</h2>\n<pre class=\"deliverable\">%s</pre>\n</section>\n", h(string(r.State.Deliverable)))
+	}
 	fmt.Fprintf(b, "<section id=\"graph\">\n<h2>Dependencies</h2>\n<div class=\"scroll\">\n")
 	GraphSVG(b, p)
 	fmt.Fprintf(b, "</div>\n</section>\n")
@@ -138,6 +151,7 @@ func reportPlan(b *strings.Builder, p *plan.Plan) {
 	if len(p.Phases) == 0 {
 		fmt.Fprintf(b, "<p>No steps yet.</p>\n")
 	}
+	ready := readySet(p)
 	for _, ph := range p.Phases {
 		done := ph.Done()
 		st := ph.Status()
@@ -148,11 +162,18 @@ func reportPlan(b *strings.Builder, p *plan.Plan) {
 		}
 		fmt.Fprintf(b, "<ul class=\"steps\">\n")
 		for _, s := range ph.Steps {
+			readyTag := ""
+			if ready[s.ID] {
+				readyTag = "<span class=\"tag ready\">ready</span>"
+			} else if w := p.WaitsFor(s); w != nil && s.Status == plan.StepPending && len(p.OpenNeeds(s)) == 0 {
+				readyTag = "<span class=\"tag\">waits for phase " + h(w.ID) + "</span>"
+			}
 			fmt.Fprintf(b, "<li class=\"step s-%s\" id=\"step-%s\"><span class=\"icon\" title=\"%s\">%s</span><span class=\"sid\">%s</span><span class=\"stext\">%s</span>",
 				s.Status, h(s.ID), s.Status, s.Status.Icon(), h(s.ID), h(s.Text))
 			if s.Status != plan.StepPending && s.Status != plan.StepCompleted {
 				fmt.Fprintf(b, "<span class=\"tag\">%s</span>", strings.ReplaceAll(string(s.Status), "_", " "))
 			}
+			b.WriteString(readyTag)
 			if len(s.Needs) > 0 {
 				fmt.Fprintf(b, "<span class=\"tag\">needs %s</span>", h(strings.Join(s.Needs, ", ")))
 			}
@@ -292,12 +313,39 @@ func reportErrors(b *strings.Builder, l plan.ErrorLog) {
 		fmt.Fprintf(b, "<p>No errors logged.</p>\n</section>\n")
 		return
 	}
-	fmt.Fprintf(b, "<table><thead><tr><th>tool</th><th>count</th><th>first</th><th>last</th><th>step</th><th>message</th></tr></thead><tbody>\n")
+	fmt.Fprintf(b, "<table><thead><tr><th>id</th><th>tool</th><th>count</th><th>first</th><th>last</th><th>step</th><th>state</th><th>message</th></tr></thead><tbody>\n")
 	for _, e := range l {
-		fmt.Fprintf(b, "<tr><td>%s</td><td>×%d</td><td>%s</td><td>%s</td><td>%s</td><td class=\"msg\">%s</td></tr>\n",
-			h(e.Tool), e.Count, e.First.UTC().Format(shortTime), e.Last.UTC().Format(shortTime), h(e.Step), h(e.Message))
+		class := ""
+		if e.Resolved {
+			class = " class=\"resolved\""
+		}
+		fmt.Fprintf(b, "<tr%s><td>#%s</td><td>%s</td><td>×%d</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td class=\"msg\">%s</td></tr>\n",
+			class, h(e.ID), h(e.Tool), e.Count, reportTime(e.First), reportTime(e.Last), h(e.Step), h(errorState(e)), h(e.Message))
 	}
 	fmt.Fprintf(b, "</tbody></table>\n</section>\n")
+}
+
+// reportTime is a time in a report table, "—" when there is none.
+func reportTime(t time.Time) string {
+	if t.IsZero() {
+		return "—"
+	}
+	return t.UTC().Format(shortTime)
+}
+
+// errorState says whether an error is open or resolved, when and how.
+func errorState(e *plan.ErrorRecord) string {
+	if !e.Resolved {
+		return "open"
+	}
+	s := "resolved"
+	if !e.ResolvedAt.IsZero() {
+		s += " " + e.ResolvedAt.UTC().Format(shortTime)
+	}
+	if e.Resolution != "" {
+		s += ": " + oneLine(e.Resolution)
+	}
+	return s
 }
 
 // revisionChanges are a revision's semantic changes, less the one its

@@ -272,6 +272,30 @@ func TestHTMLReportSelfContained(t *testing.T) {
 	}
 }
 
+// Both reports show the deliverable and which errors are resolved.
+func TestReportsShowDeliverableAndResolvedErrors(t *testing.T) {
+	r := recorded(t)
+	st := *r.State
+	st.Deliverable = []byte("# Result\n\nGetUser is cached: p99 <40ms> → 3ms\n")
+	st.Errors = plan.ErrorLog{{ID: "1", Tool: "Bash", Message: "go vet failed", Count: 2, Resolved: true, ResolvedAt: t0, Resolution: "fixed the import"},
+		{ID: "2", Tool: "Edit", Message: "old_string not found", Count: 1}}
+	r.State = &st
+	var h, m bytes.Buffer
+	HTMLReport(&h, r)
+	MarkdownReport(&m, r)
+	for _, want := range []string{`<a href="#deliverable">Deliverable</a>`, `<pre class="deliverable"># Result`, "p99 &lt;40ms&gt; → 3ms",
+		`<tr class="resolved"><td>#1</td>`, "resolved 2026-11-20 10:00: fixed the import", "<td>open</td>"} {
+		if !strings.Contains(h.String(), want) {
+			t.Errorf("HTML report lacks %q", want)
+		}
+	}
+	for _, want := range []string{"## Deliverable\n\n> # Result\n>\n> GetUser is cached", "| #1 | Bash | ×2 |", "resolved 2026-11-20 10:00: fixed the import", "| open |"} {
+		if !strings.Contains(m.String(), want) {
+			t.Errorf("markdown report lacks %q", want)
+		}
+	}
+}
+
 // chromium runs headless Chromium on a page: the DOM after load, and every
 // URL the page asked the network for (the browser's own background
 // requests, which have no page origin, are left out).

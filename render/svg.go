@@ -136,11 +136,16 @@ func GraphSVG(w io.Writer, p *plan.Plan) {
 			fmt.Fprintf(w, "<path class=\"edge\" data-from=\"%s\" data-to=\"%s\" d=\"%s\" fill=\"none\" stroke=\"#57606a\" stroke-width=\"1.3\" marker-end=\"url(#arrow)\"/>\n", h(n), h(s.ID), d)
 		}
 	}
+	ready := readySet(p)
 	for _, s := range p.Steps() {
 		b := pos[s.ID]
 		c := statusFill[s.Status]
-		fmt.Fprintf(w, "<g class=\"node s-%s\" id=\"node-%s\"><title>%s %s: %s (%s)</title><rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" rx=\"6\" fill=\"%s\" stroke=\"%s\"/>",
-			s.Status, h(s.ID), s.Status.Icon(), h(s.ID), h(s.Text), s.Status, b.x, b.y, nodeW, nodeH, c[0], c[1])
+		class, state, stroke := "", string(s.Status), "1"
+		if ready[s.ID] {
+			class, state, stroke = " ready", "ready", "2.5"
+		}
+		fmt.Fprintf(w, "<g class=\"node s-%s%s\" id=\"node-%s\"><title>%s %s: %s (%s)</title><rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" rx=\"6\" fill=\"%s\" stroke=\"%s\" stroke-width=\"%s\"/>",
+			s.Status, class, h(s.ID), s.Status.Icon(), h(s.ID), h(s.Text), state, b.x, b.y, nodeW, nodeH, c[0], c[1], stroke)
 		fmt.Fprintf(w, "<text x=\"%d\" y=\"%d\" font-size=\"12\" fill=\"#1f2328\"><tspan fill=\"%s\">%s</tspan> <tspan fill=\"#59636e\">%s</tspan> %s</text></g>\n",
 			b.x+9, b.y+nodeH/2+4, c[1], s.Status.Icon(), h(s.ID), h(cutLabel(oneLine(s.Text), labelMax)))
 	}

@@ -3,16 +3,29 @@ package render
 import (
 	"fmt"
 	"io"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
+	"github.com/plangit/plangit/history"
 	"github.com/plangit/plangit/plan"
 )
 
 // PlanOptions control the plan view.
 type PlanOptions struct {
-	All   bool // show completed steps too
-	Style Style
+	All         bool              // show completed steps too
+	Statuses    []plan.StepStatus // show only steps in these statuses (and the phases holding them)
+	Deliverable []byte            // the session's deliverable.md, summarised under the header
+	Style       Style
+}
+
+// shows reports whether the view shows step st.
+func (o PlanOptions) shows(st *plan.Step) bool {
+	if len(o.Statuses) > 0 {
+		return slices.Contains(o.Statuses, st.Status)
+	}
+	return o.All || st.Status != plan.StepCompleted
 }
 
 // barWidth is the width of the plan's progress bar on a terminal.
@@ -42,6 +55,10 @@ func StepLine(p *plan.Plan, s *plan.Step) string {
 	}
 	if open := p.OpenNeeds(s); len(open) > 0 && !s.Status.Resolved() {
 		tags = append(tags, "waits for "+strings.Join(open, ","))
+	} else if s.Status == plan.StepPending || s.Status == plan.StepBlocked {
+		if ph := p.WaitsFor(s); ph != nil {
+			tags = append(tags, "waits for phase "+ph.ID)
+		}
 	}
 	switch {
 	case s.Retries == 1:
@@ -75,7 +92,14 @@ func Plan(w io.Writer, p *plan.Plan, o PlanOptions) {
 	if p.Reason != "" {
 		fmt.Fprintf(w, "%s %s\n", s.paint(dim, "Reason:"), indentRest(p.Reason, "        "))
 	}
+	if len(o.Deliverable) > 0 {
+		fmt.Fprintf(w, "%s %s\n", s.paint(dim, "Deliverable:"), s.fitLine(DeliverableLine(o.Deliverable)))
+	}
+	matched := 0
 	for _, ph := range p.Phases {
+		if len(o.Statuses) > 0 && !slices.ContainsFunc(ph.Steps, o.shows) {
+			continue
+		}
 		done := ph.Done()
 		status := ph.Status()
 		name := fmt.Sprintf("Phase %s: %s", ph.ID, ph.Title)
@@ -86,12 +110,15 @@ func Plan(w io.Writer, p *plan.Plan, o PlanOptions) {
 		}
 		hidden := 0
 		for _, st := range ph.Steps {
-			if !o.All && st.Status == plan.StepCompleted {
-				hidden++
+			if !o.shows(st) {
+				if len(o.Statuses) == 0 {
+					hidden++
+				}
 				continue
 			}
+			matched++
 			fmt.Fprintf(w, "  %s\n", s.styledStep(p, st, 2))
-			if o.All && st.Result != "" {
+			if (o.All || len(o.Statuses) > 0) && st.Result != "" {
 				fmt.Fprintf(w, "      %s %s\n", s.paint(dim, "result:"), indentRest(st.Result, "              "))
 			}
 		}
@@ -102,11 +129,78 @@ func Plan(w io.Writer, p *plan.Plan, o PlanOptions) {
 	if len(p.Phases) == 0 {
 		fmt.Fprintln(w, "\nNo steps yet: plangit step add \"...\"")
 	}
+	if len(o.Statuses) > 0 {
+		names := make([]string, len(o.Statuses))
+		for i, st := range o.Statuses {
+			names[i] = string(st)
+		}
+		fmt.Fprintf(w, "\n%d of %d steps are %s\n", matched, c.Total, strings.Join(names, " or "))
+		return
+	}
 	if cur := p.Current(); cur != nil {
 		fmt.Fprintf(w, "\n%s %s %s\n", s.paint(bold, "Current:"), cur.ID, s.fitLine(oneLine(cur.Text)))
 	}
 	if ready := p.Ready(); len(ready) > 0 {
 		fmt.Fprintf(w, "%s %s %s\n", s.paint(bold, "Next:"), ready[0].ID, s.fitLine(oneLine(ready[0].Text)))
+	}
+}
+
+// StepDetail writes one step with everything recorded about it and the
+// revisions that changed it.
+func StepDetail(w io.Writer, p *plan.Plan, st *plan.Step, ph *plan.Phase, events []history.StepEvent, s Style) {
+	fmt.Fprintln(w, s.styledStep(p, st, 0))
+	field := func(name, value string) {
+		if value != "" {
+			fmt.Fprintf(w, "  %s %s\n", s.paint(dim, fmt.Sprintf("%-8s", name+":")), indentRest(value, "           "))
+		}
+	}
+	field("status", string(st.Status))
+	field("phase", ph.ID+" "+ph.Title)
+	if len(st.Needs) > 0 {
+		var needs []string
+		for _, id := range st.Needs {
+			if n, _, err := p.Step(id); err == nil {
+				needs = append(needs, id+" ("+string(n.Status)+")")
+			}
+		}
+		field("needs", strings.Join(needs, ", "))
+	}
+	field("doing", st.Active)
+	field("why", st.Why)
+	field("result", st.Result)
+	field("reason", st.Reason)
+	if st.Progress.Total > 0 {
+		field("progress", st.Progress.String())
+	}
+	if st.Retries > 0 {
+		field("retries", strconv.Itoa(st.Retries))
+	}
+	if !st.Started.IsZero() {
+		field("started", st.Started.UTC().Format(time.RFC3339))
+	}
+	if !st.Completed.IsZero() {
+		field("done", st.Completed.UTC().Format(time.RFC3339))
+	}
+	if len(events) == 0 {
+		fmt.Fprintf(w, "  %s no revision changed it (a hand edit not yet adopted?)\n", s.paint(dim, "history:"))
+		return
+	}
+	fmt.Fprintf(w, "  %s\n", s.paint(dim, "history:"))
+	for _, e := range events {
+		what := "changed"
+		switch {
+		case e.From == "" && e.To != "":
+			what = "added (" + string(e.To) + ")"
+		case e.To == "" && e.From != "":
+			what = "removed"
+		case e.Status:
+			what = string(e.From) + " → " + string(e.To)
+		}
+		line := fmt.Sprintf("@%-4d %s  %-6s %s", e.N, e.Time.UTC().Format(shortTime), e.Actor, what)
+		if e.Summary != "" && !strings.HasSuffix(e.Summary, string(e.From)+" → "+string(e.To)) {
+			line += "  — " + oneLine(e.Summary)
+		}
+		fmt.Fprintf(w, "    %s\n", s.fitLine(line))
 	}
 }
 
@@ -116,6 +210,9 @@ func Status(w io.Writer, st *plan.State, now time.Time, s Style) {
 	c := p.Counts()
 	fmt.Fprintln(w, s.paint(bold, p.Title))
 	parts := []string{s.paint(planColor(p.Status), string(p.Status)), fmt.Sprintf("%d/%d steps done (%d%%)", c.Done, c.Total, percent(c.Done, c.Total))}
+	if p.Idle() && !p.Complete() {
+		parts[0] += " (idle: no step in progress)"
+	}
 	for _, x := range []struct {
 		n    int
 		name string
@@ -137,7 +234,14 @@ func Status(w io.Writer, st *plan.State, now time.Time, s Style) {
 			fmt.Fprintf(w, "         (+%d more ready)\n", len(ready)-1)
 		}
 	}
-	fmt.Fprintf(w, "findings: %d · errors: %d\n", len(st.Findings), len(st.Errors))
+	errs := fmt.Sprintf("errors: %d", len(st.Errors))
+	if open := len(st.Errors.Open()); open != len(st.Errors) {
+		errs = fmt.Sprintf("errors: %d open, %d resolved", open, len(st.Errors)-open)
+	}
+	fmt.Fprintf(w, "findings: %d · %s\n", len(st.Findings), errs)
+	if len(st.Deliverable) > 0 {
+		fmt.Fprintf(w, "deliverable: %s\n", DeliverableLine(st.Deliverable))
+	}
 	if !p.Updated.IsZero() {
 		fmt.Fprintf(w, "updated %s (%s)\n", p.Updated.UTC().Format(time.RFC3339), Ago(now, p.Updated))
 	}
@@ -154,11 +258,46 @@ func nextHint(p *plan.Plan) string {
 	case plan.PlanPaused:
 		return "the plan is paused: plangit resume"
 	case plan.PlanRunning:
-		if c := p.Counts(); c.Total > 0 && c.Done == c.Total {
-			return "every step is done: plangit finish --result \"...\""
+		if p.Complete() {
+			return CompletedLine(p)
 		}
 	}
 	return ""
+}
+
+// ImportReport says what an import brought besides the plan — findings
+// and errors — and lists what the source held that plangit did not keep.
+func ImportReport(w io.Writer, st *plan.State, dropped []plan.Dropped) {
+	if len(st.Findings) > 0 || len(st.Errors) > 0 {
+		fmt.Fprintf(w, "  with %s and %s\n", plural(len(st.Findings), "finding"), plural(len(st.Errors), "error"))
+	}
+	if len(dropped) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "not imported (%d):\n", len(dropped))
+	for _, d := range dropped {
+		fmt.Fprintf(w, "  %s\n", oneLine(d.String()))
+	}
+}
+
+// DeliverableLine sums up a deliverable in one line: its first line of
+// text and its size, and how to read it all.
+func DeliverableLine(d []byte) string {
+	text := strings.TrimSpace(string(d))
+	first, _, _ := strings.Cut(text, "\n")
+	first = strings.TrimSpace(strings.TrimLeft(first, "# "))
+	lines := strings.Count(text, "\n") + 1
+	return fmt.Sprintf("%s (%s; plangit deliverable shows it)", clipLine(first, 80), plural(lines, "line"))
+}
+
+// CompletedLine says that a running plan's steps are all done and how to
+// record the final result; "" while steps are left.
+func CompletedLine(p *plan.Plan) string {
+	if !p.Complete() {
+		return ""
+	}
+	c := p.Counts()
+	return fmt.Sprintf("Plan completed %d/%d — plangit finish records the result", c.Done, c.Total)
 }
 
 // Summary is the progress summary printed on resume: the plan, where it
@@ -231,9 +370,21 @@ func Errors(w io.Writer, l plan.ErrorLog) {
 		return
 	}
 	for _, e := range l {
-		fmt.Fprintf(w, "%s ×%d  last %s", e.Tool, e.Count, e.Last.UTC().Format(time.RFC3339))
+		fmt.Fprintf(w, "#%s %s ×%d", e.ID, e.Tool, e.Count)
+		if !e.Last.IsZero() {
+			fmt.Fprintf(w, "  last %s", e.Last.UTC().Format(time.RFC3339))
+		}
 		if e.Step != "" {
 			fmt.Fprintf(w, "  step %s", e.Step)
+		}
+		if e.Resolved {
+			w.Write([]byte("  resolved"))
+			if !e.ResolvedAt.IsZero() {
+				fmt.Fprintf(w, " %s", e.ResolvedAt.UTC().Format(time.RFC3339))
+			}
+			if e.Resolution != "" {
+				fmt.Fprintf(w, ": %s", oneLine(e.Resolution))
+			}
 		}
 		fmt.Fprintf(w, "\n  %s\n", indentRest(e.Message, "  "))
 	}

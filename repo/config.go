@@ -36,6 +36,9 @@ type Config struct {
 	StepIterationLimit int             `json:"step_iteration_limit"` // with auto_advance: tool uses in one step before it advances
 	PushOn             string          `json:"push_on"`              // off, stop or session_end: the hook that pushes the session in the background
 	PushRemote         string          `json:"push_remote"`          // the remote push and fetch use; "" is the branch's upstream remote, else origin
+	MaxRetries         int             `json:"max_retries"`          // times a failed step goes back to pending before the failure sticks
+	AutoFinish         bool            `json:"auto_finish"`          // completing the last step completes the plan
+	PhaseOrder         string          `json:"phase_order"`          // strict: a phase's steps wait for the earlier phases; free: only needs order steps
 }
 
 // pushOnValues are when hooks may push a session.
@@ -68,7 +71,15 @@ func DefaultConfig() Config {
 		StepIterationLimit: 10,
 		PushOn:             "off",
 		PushRemote:         "",
+		MaxRetries:         plan.DefaultMaxRetries,
+		AutoFinish:         false,
+		PhaseOrder:         string(plan.PhasesStrict),
 	}
+}
+
+// Rules are the settings that change how a plan behaves, for plan.Plan.Rules.
+func (c Config) Rules() plan.Rules {
+	return plan.Rules{PhaseOrder: plan.PhaseOrder(c.PhaseOrder), MaxRetries: c.MaxRetries, AutoFinish: c.AutoFinish}
 }
 
 // ConfigPath is the project's config file.
@@ -149,6 +160,12 @@ func (c *Config) validate() error {
 	if c.MaxIterations < 0 {
 		return configError("max_iterations", "must be 0 (no limit) or more, not %d", c.MaxIterations)
 	}
+	if c.MaxRetries < 0 {
+		return configError("max_retries", "must be 0 (fail outright) or more, not %d", c.MaxRetries)
+	}
+	if _, ok := plan.ParsePhaseOrder(c.PhaseOrder); !ok {
+		return configError("phase_order", "must be strict or free, not %q", c.PhaseOrder)
+	}
 	if c.ContextBudget < 200 {
 		return configError("context_budget", "must be at least 200 bytes, not %d", c.ContextBudget)
 	}
@@ -173,6 +190,7 @@ func configFields(c *Config) map[string]any {
 		"plan_confirmation": &c.PlanConfirmation, "step_confirmation": &c.StepConfirmation, "context_budget": &c.ContextBudget,
 		"auto_advance": &c.AutoAdvance, "step_iteration_limit": &c.StepIterationLimit,
 		"push_on": &c.PushOn, "push_remote": &c.PushRemote,
+		"max_retries": &c.MaxRetries, "auto_finish": &c.AutoFinish, "phase_order": &c.PhaseOrder,
 	}
 }
 
