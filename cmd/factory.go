@@ -165,3 +165,19 @@ func (f *Factory) print(data any, human func(w io.Writer)) error {
 	}
 	return nil
 }
+
+// checkEnv refuses malformed values of the environment variables plangit
+// reads, naming the variable.
+func (f *Factory) checkEnv() error {
+	if v := f.Getenv("PLANGIT_NOW"); v != "" {
+		if _, err := time.Parse(time.RFC3339, v); err != nil {
+			return usagef("PLANGIT_NOW=%q is not an RFC 3339 time such as 2026-11-20T10:00:00Z", v)
+		}
+	}
+	if v := f.Getenv("PLANGIT_LOCK_WAIT"); v != "" {
+		if d, err := time.ParseDuration(v); err != nil || d <= 0 {
+			return usagef("PLANGIT_LOCK_WAIT=%q is not a positive duration such as 500ms or 30s", v)
+		}
+	}
+	return nil
+}

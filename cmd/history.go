@@ -27,12 +27,17 @@ func NewCmdLog(f *Factory) *cobra.Command {
 			if since != "" {
 				t, err := history.ParseSince(since, f.Now())
 				if err != nil {
-					return &usageError{err.(*plan.Error)}
+					return asUsage(err)
 				}
 				o.Since = t
 			}
 			if o.N < 0 {
-				return usagef("-n must be positive")
+				return usagef("-n/--max-count must be positive")
+			}
+			if o.Step != "" {
+				if err := checkStepRefs("step", o.Step); err != nil {
+					return err
+				}
 			}
 			s, err := f.Session()
 			if err != nil {
@@ -175,7 +180,7 @@ func newCmdStepRevert(f *Factory) *cobra.Command {
 		Use:     "revert ID",
 		Short:   "Undo the latest status change of a step (a mistaken completion); later changes to other steps stay",
 		Example: `  plangit step revert 3`,
-		Args:    exactArgs(1, "a step ID"),
+		Args:    stepArgs(1, "a step ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			s, err := f.Session()
 			if err != nil {
@@ -254,9 +259,6 @@ clusters, an arrow from each step to the steps that need it. Mermaid renders on 
   plangit graph --format dot --rev @5 | dot -Tpng > plan.png`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if format != "mermaid" && format != "dot" {
-				return usagef("--format is mermaid or dot, not %q", format)
-			}
 			s, err := f.Session()
 			if err != nil {
 				return err

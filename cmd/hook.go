@@ -128,7 +128,7 @@ func hooksEdit(f *Factory, scope, command string, print, install bool) error {
 	}
 	path, err := hooks.SettingsPath(scope, proj.Root, f.Getenv("HOME"))
 	if err != nil {
-		return &usageError{err.(*plan.Error)}
+		return asUsage(err)
 	}
 	s, err := hooks.LoadSettings(path)
 	if err != nil {
@@ -234,7 +234,7 @@ func NewCmdConfig(f *Factory) *cobra.Command {
 			}
 			v, err := cfg.Get(args[0])
 			if err != nil {
-				return &usageError{err.(*plan.Error)}
+				return asUsage(err)
 			}
 			return f.print(map[string]any{"key": args[0], "value": rawJSON(v)}, func(w io.Writer) { fmt.Fprintln(w, v) })
 		},
@@ -253,7 +253,7 @@ func NewCmdConfig(f *Factory) *cobra.Command {
 				return err
 			}
 			if err := cfg.Set(args[0], args[1]); err != nil {
-				return &usageError{err.(*plan.Error)}
+				return asUsage(err)
 			}
 			if err := proj.SaveConfig(cfg); err != nil {
 				return err

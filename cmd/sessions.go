@@ -137,7 +137,7 @@ never follows a symlink out of .code-agent/plans/.`,
 			if olderThan != "" {
 				d, err := history.ParseAge(olderThan)
 				if err != nil {
-					return &usageError{err.(*plan.Error)}
+					return asUsage(err)
 				}
 				o.OlderThan = d
 			} else {

@@ -39,6 +39,9 @@ type Config struct {
 // HookEvents are the hook events plangit answers, in the order of a session.
 var HookEvents = []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PostToolUseFailure", "Stop", "SubagentStop", "PreCompact", "SessionEnd"}
 
+// StopModes are the values of stop_mode.
+var StopModes = []string{"gate", "advise", "off"}
+
 // DefaultConfig is every setting's default.
 func DefaultConfig() Config {
 	hooks := make(map[string]bool, len(HookEvents))
@@ -145,7 +148,7 @@ func (c *Config) validate() error {
 	if c.ContextBudget < 200 {
 		return configError("context_budget", "must be at least 200 bytes, not %d", c.ContextBudget)
 	}
-	if !slices.Contains([]string{"gate", "advise", "off"}, c.StopMode) {
+	if !slices.Contains(StopModes, c.StopMode) {
 		return configError("stop_mode", "must be gate, advise or off, not %q", c.StopMode)
 	}
 	return nil
