@@ -38,6 +38,10 @@ type Factory struct {
 	Quiet       bool
 	NoColor     bool
 	IfRev       string
+
+	// nowErr is PLANGIT_NOW's problem, for hooks to log: they run on
+	// with the real clock rather than fail.
+	nowErr error
 }
 
 // NewFactory returns a factory over the process's real streams and
@@ -54,6 +58,8 @@ func NewFactory() *Factory {
 	if v := os.Getenv("PLANGIT_NOW"); v != "" {
 		if t, err := time.Parse(time.RFC3339, v); err == nil {
 			f.Now = func() time.Time { return t }
+		} else {
+			f.nowErr = f.checkEnv()
 		}
 	}
 	return f
@@ -62,9 +68,12 @@ func NewFactory() *Factory {
 // Project finds the project: --root, PLANGIT_ROOT, the nearest ancestor
 // holding .code-agent/, or the working directory.
 func (f *Factory) Project() (repo.Project, error) {
-	explicit := f.RootFlag
+	explicit, name := f.RootFlag, "--root "
 	if explicit == "" {
-		explicit = f.Getenv("PLANGIT_ROOT")
+		explicit, name = f.Getenv("PLANGIT_ROOT"), "PLANGIT_ROOT="
+	}
+	if fi, err := os.Stat(explicit); explicit != "" && err == nil && !fi.IsDir() {
+		return repo.Project{}, usagef("%s%s is a file; it names the project's directory, the one holding .code-agent/", name, explicit)
 	}
 	wd, err := f.Getwd()
 	if err != nil {

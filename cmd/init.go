@@ -124,7 +124,7 @@ func initRun(o *initOptions) error {
 	if id == "" {
 		id = newSessionID(f)
 	}
-	if err := repo.ValidateSessionID(id); err != nil {
+	if err := repo.ValidateNewSessionID(id); err != nil {
 		return err
 	}
 	cfg, err := proj.Config()

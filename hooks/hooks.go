@@ -83,6 +83,9 @@ type Env struct {
 	Root     string // an explicit project root (--root, PLANGIT_ROOT); "" uses the host's cwd
 	Getwd    func() (string, error)
 	LockWait time.Duration // how long a hook waits for a busy session
+	// Problem is something wrong with the hook's environment (a malformed
+	// PLANGIT_NOW) that it works around: logged, never fatal.
+	Problem error
 }
 
 // DefaultLockWait is how long a hook waits for a session another process is
@@ -111,6 +114,9 @@ func Run(h Host, event string, stdin io.Reader, env Env) (stdout []byte, exitCod
 	if err != nil {
 		logFailure(env, "", event, "", err)
 		return nil, 0
+	}
+	if env.Problem != nil {
+		logFailure(env, in.Cwd, event, in.SessionID, env.Problem)
 	}
 	e := &engine{env: env, in: in}
 	out, err := e.handle()
