@@ -239,8 +239,8 @@ removed, so a pack that fails to finish loses nothing.`,
 				return err
 			}
 			return f.print(rep, func(w io.Writer) {
-				fmt.Fprintf(w, "packed %d objects (%d loose, %d packs before; %d pack after): %s → %s\n",
-					rep.Packed, rep.LooseBefore, rep.PacksBefore, rep.PacksAfter, render.Bytes(rep.BytesBefore), render.Bytes(rep.BytesAfter))
+				fmt.Fprintf(w, "packed %s (%d loose, %s before; %s after): %s → %s\n", render.Count(rep.Packed, "object"),
+					rep.LooseBefore, render.Count(rep.PacksBefore, "pack"), render.Count(rep.PacksAfter, "pack"), render.Bytes(rep.BytesBefore), render.Bytes(rep.BytesAfter))
 			})
 		},
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/plangit/plangit/plan"
+	"github.com/plangit/plangit/render"
 	"github.com/plangit/plangit/repo"
 )
 
@@ -168,7 +169,8 @@ func initRun(o *initOptions) error {
 	}
 	p.ID = id
 	c := p.Counts()
-	change := plan.Change{Op: "init", Summary: fmt.Sprintf("init: %s (%d phases, %d steps)", p.Title, len(p.Phases), c.Total)}
+	size := render.Count(len(p.Phases), "phase") + ", " + render.Count(c.Total, "step")
+	change := plan.Change{Op: "init", Summary: fmt.Sprintf("init: %s (%s)", p.Title, size)}
 	s, res, err := proj.Create(id, &plan.State{Plan: p}, change, f.Options())
 	if err != nil {
 		return err
@@ -178,7 +180,7 @@ func initRun(o *initOptions) error {
 	}
 	rel, _ := filepath.Rel(proj.Root, s.Dir)
 	return f.print(map[string]any{"session": id, "dir": s.Dir, "rev": res.Commit.Hash, "plan": p}, func(w io.Writer) {
-		fmt.Fprintf(w, "started session %s: %s (%d phases, %d steps)\n", id, p.Title, len(p.Phases), c.Total)
+		fmt.Fprintf(w, "started session %s: %s (%s)\n", id, p.Title, size)
 		fmt.Fprintf(w, "  %s  revision %s\n", rel, res.Commit.Hash[:7])
 		if c.Total == 0 {
 			fmt.Fprintln(w, "next: plangit step add \"...\"")

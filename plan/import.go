@@ -661,5 +661,5 @@ func (p *Plan) Merge(in *Plan, now time.Time) (Change, error) {
 		}
 	}
 	p.touch(now)
-	return Change{Op: "plan.import", Summary: fmt.Sprintf("import: %d steps in %d phases", n, len(in.Phases))}, nil
+	return Change{Op: "plan.import", Summary: fmt.Sprintf("import: %s in %s", count(n, "step"), count(len(in.Phases), "phase"))}, nil
 }

@@ -155,7 +155,7 @@ func TestMerge(t *testing.T) {
 		t.Fatal(err)
 	}
 	c, err := p.Merge(in.Plan, t0)
-	if err != nil || c.Summary != "import: 4 steps in 1 phases" {
+	if err != nil || c.Summary != "import: 4 steps in 1 phase" {
 		t.Fatalf("%+v %v", c, err)
 	}
 	s, ph, _ := p.Step("7")

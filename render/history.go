@@ -101,7 +101,7 @@ func Stat(w io.Writer, from, to history.Endpoint, files []history.FileDiff) {
 		added += f.Added
 		deleted += f.Deleted
 	}
-	fmt.Fprintf(w, "  %d files changed, %d insertions(+), %d deletions(-)\n", len(files), added, deleted)
+	fmt.Fprintf(w, "  %s changed, %s(+), %s(-)\n", Count(len(files), "file"), Count(added, "insertion"), Count(deleted, "deletion"))
 }
 
 // Blame writes, for each step, the revision that last changed it.
@@ -233,7 +233,7 @@ func Sessions(w io.Writer, rows []SessionRow, now time.Time, plansDir string) {
 			continue
 		}
 		fmt.Fprintf(w, "%s %s  %s  [%s · %d/%d done]  %s · %s (%s) · %s\n", mark, r.ID, r.Title, r.Status, r.Done, r.Total,
-			plural(r.Revisions, "revision"), Ago(now, r.LastChange), r.LastChange.UTC().Format(shortTime), Bytes(r.Size))
+			Count(r.Revisions, "revision"), Ago(now, r.LastChange), r.LastChange.UTC().Format(shortTime), Bytes(r.Size))
 	}
 }
 
@@ -253,11 +253,12 @@ func Cleanup(w io.Writer, rep *repo.CleanupReport) {
 			fmt.Fprintf(w, "kept %s: %s\n", e.Session, e.Reason)
 		}
 	}
-	fmt.Fprintf(w, "%s %s, %s\n", verb, plural(rep.Removed, "session"), Bytes(rep.Freed))
+	fmt.Fprintf(w, "%s %s, %s\n", verb, Count(rep.Removed, "session"), Bytes(rep.Freed))
 }
 
-// plural writes "1 revision", "2 revisions".
-func plural(n int, noun string) string {
+// Count writes a number with its noun, agreeing: "1 revision", "2
+// revisions".
+func Count(n int, noun string) string {
 	if n == 1 {
 		return "1 " + noun
 	}

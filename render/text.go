@@ -115,7 +115,7 @@ func Status(w io.Writer, st *plan.State, now time.Time, s Style) {
 	p := st.Plan
 	c := p.Counts()
 	fmt.Fprintln(w, s.paint(bold, p.Title))
-	parts := []string{s.paint(planColor(p.Status), string(p.Status)), fmt.Sprintf("%d/%d steps done (%d%%)", c.Done, c.Total, percent(c.Done, c.Total))}
+	parts := []string{s.paint(planColor(p.Status), string(p.Status)), fmt.Sprintf("%d/%d steps done (%d%%)", c.Done, c.Total, Percent(c.Done, c.Total))}
 	for _, x := range []struct {
 		n    int
 		name string
@@ -251,11 +251,17 @@ func Ago(now, t time.Time) string {
 	return plan.FormatDuration(d) + " ago"
 }
 
-func percent(n, total int) int {
-	if total == 0 {
+// Percent is n of total as a whole percentage, rounded to the nearest —
+// 2 of 3 is 67% — except that only all of it is 100% and only none of it
+// is 0%.
+func Percent(n, total int) int {
+	if total <= 0 || n <= 0 {
 		return 0
 	}
-	return n * 100 / total
+	if n >= total {
+		return 100
+	}
+	return min(99, max(1, (n*200+total)/(2*total)))
 }
 
 // oneLine flattens text onto one line.
