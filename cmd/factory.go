@@ -164,13 +164,16 @@ func (f *Factory) Style() render.Style {
 }
 
 // print writes a command's result: the JSON envelope holding data with
-// --json, otherwise the human text, unless --quiet.
+// --json, otherwise the human text, unless --quiet. On a terminal every
+// line of the text is fitted to its width.
 func (f *Factory) print(data any, human func(w io.Writer)) error {
 	if f.JSON {
 		return render.JSON(f.IO.Out, data)
 	}
 	if !f.Quiet && human != nil {
-		human(f.IO.Out)
+		w := render.FitLines(f.IO.Out, f.Style().Width)
+		human(w)
+		return w.Flush()
 	}
 	return nil
 }

@@ -128,7 +128,7 @@ func NewCmdBlame(f *Factory) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return f.print(map[string]any{"steps": lines}, func(w io.Writer) { render.Blame(w, lines) })
+			return f.print(map[string]any{"steps": lines}, func(w io.Writer) { render.Blame(w, lines, f.Style()) })
 		},
 	}
 }
@@ -212,7 +212,11 @@ func NewCmdTimeline(f *Factory) *cobra.Command {
 				return err
 			}
 			draw := (f.IO.OutTTY || chart) && !noChart
-			return f.print(map[string]any{"steps": spans}, func(w io.Writer) { render.Timeline(w, spans, f.Now(), draw, f.Style()) })
+			style := f.Style()
+			if need := render.TimelineChartColumns(); chart && !f.JSON && style.Width > 0 && style.Width < need {
+				fmt.Fprintf(f.IO.ErrOut, "plangit: no chart: it needs a terminal %d columns wide, and this one has %d\n", need, style.Width)
+			}
+			return f.print(map[string]any{"steps": spans}, func(w io.Writer) { render.Timeline(w, spans, f.Now(), draw, style) })
 		},
 	}
 	c.Flags().BoolVar(&chart, "chart", false, "draw bars even when not on a terminal")
@@ -278,7 +282,9 @@ clusters, an arrow from each step to the steps that need it. Mermaid renders on 
 			} else {
 				render.Mermaid(&b, st.Plan)
 			}
-			return f.print(map[string]any{"format": format, "graph": b.String()}, func(w io.Writer) { io.WriteString(w, b.String()) })
+			// A graph is a document for other tools: written whole, never
+			// fitted to a terminal.
+			return f.print(map[string]any{"format": format, "graph": b.String()}, func(io.Writer) { io.WriteString(f.IO.Out, b.String()) })
 		},
 	}
 	c.Flags().StringVar(&format, "format", "mermaid", "mermaid or dot")
