@@ -315,11 +315,6 @@ func registerCompletions(f *Factory, root *cobra.Command) {
 		flag("rev", f.completeRevisions)
 		flag("tool", f.completeTools)
 		flag("category", cobra.FixedCompletions(categoryNames(), noWords))
-		c.LocalFlags().VisitAll(func(fl *pflag.Flag) {
-			if _, ok := c.GetFlagCompletionFunc(fl.Name); !ok && fl.Value.Type() != "bool" && !slices.Contains(fileFlags, fl.Name) {
-				c.RegisterFlagCompletionFunc(fl.Name, cobra.NoFileCompletions)
-			}
-		})
 		switch path {
 		case "import", "init":
 			choices(c, "format", plan.ImportFormats...)
@@ -328,6 +323,11 @@ func registerCompletions(f *Factory, root *cobra.Command) {
 		case "hooks install", "hooks uninstall":
 			choices(c, "scope", hooks.ScopeProject, hooks.ScopeLocal, hooks.ScopeUser)
 		}
+		c.LocalFlags().VisitAll(func(fl *pflag.Flag) {
+			if _, ok := c.GetFlagCompletionFunc(fl.Name); !ok && fl.Value.Type() != "bool" && !slices.Contains(fileFlags, fl.Name) {
+				c.RegisterFlagCompletionFunc(fl.Name, cobra.NoFileCompletions)
+			}
+		})
 	})
 }
 
