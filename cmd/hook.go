@@ -248,14 +248,13 @@ func NewCmdConfig(f *Factory) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			cfg, err := proj.Config()
+			cfg, err := proj.SetConfig(args[0], args[1])
+			if plan.HasCode(err, plan.CodeInvalidArgument) {
+				if _, broken := proj.Config(); broken == nil {
+					return asUsage(err) // the key or the value given is wrong
+				}
+			}
 			if err != nil {
-				return err
-			}
-			if err := cfg.Set(args[0], args[1]); err != nil {
-				return asUsage(err)
-			}
-			if err := proj.SaveConfig(cfg); err != nil {
 				return err
 			}
 			v, _ := cfg.Get(args[0])
