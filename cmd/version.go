@@ -5,6 +5,7 @@ import (
 	"io"
 	"runtime"
 	"runtime/debug"
+	"strings"
 
 	"github.com/spf13/cobra"
 )
@@ -57,8 +58,8 @@ func versionRun(f *Factory) error {
 	v := buildVersion()
 	return f.print(v, func(w io.Writer) {
 		line := "plangit " + v.Version
-		if v.Commit != "" {
-			line += " (" + v.Commit[:min(12, len(v.Commit))]
+		if short := v.Commit[:min(12, len(v.Commit))]; short != "" && (v.Modified || !strings.Contains(v.Version, short)) {
+			line += " (" + short
 			if v.Modified {
 				line += ", modified"
 			}
