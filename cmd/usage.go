@@ -153,12 +153,24 @@ func needSubcommand(c *cobra.Command, args []string) error {
 	return usagef("%s needs a subcommand: %s", commandPath(c), strings.Join(subcommandNames(c), ", "))
 }
 
+// groupKey annotates a command that only groups others.
+const groupKey = "plangit_group"
+
 // strictTree makes every command under c report a malformed command line
 // as a usage error: commands that group others refuse an unknown word, and
 // every argument check's error is a usage error.
 func strictTree(c *cobra.Command) {
+	if !c.HasParent() {
+		// A command that only groups others runs, to refuse what it is
+		// given; its usage does not offer it alone.
+		c.SetUsageTemplate(strings.Replace(c.UsageTemplate(), "{{if .Runnable}}", `{{if and .Runnable (not (index .Annotations "`+groupKey+`"))}}`, 1))
+	}
 	if c.HasSubCommands() && c.Run == nil && c.RunE == nil {
 		c.Args, c.RunE = cobra.ArbitraryArgs, needSubcommand
+		if c.Annotations == nil {
+			c.Annotations = map[string]string{}
+		}
+		c.Annotations[groupKey] = "true"
 	}
 	if check := c.Args; check != nil {
 		c.Args = func(cmd *cobra.Command, args []string) error {
