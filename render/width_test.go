@@ -28,22 +28,8 @@ func TestViewsFitTheWidth(t *testing.T) {
 		Source: "https://metrics.example.com/dashboards/user-service/reads-by-user?from=now-7d", Content: "The top 100 users account for 83% of GetUser calls between 06:00 and 09:00 UTC, when the reports run."}, t0)
 
 	s := recordedSession(t)
-	revs, err := history.Log(s, history.LogOptions{N: 6})
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := history.Between(s, "@10", "HEAD")
-	if err != nil {
-		t.Fatal(err)
-	}
-	files, from, to, err := history.TextBetween(s, "@1", "HEAD")
-	if err != nil {
-		t.Fatal(err)
-	}
-	spans, err := history.Timeline(s)
-	if err != nil {
-		t.Fatal(err)
-	}
+	h := readHistory(t, s, 6, "@1")
+	revs, d, files, from, to, spans := h.revs, h.diff, h.files, h.from, h.to, h.spans
 	blame, err := history.Blame(s)
 	if err != nil {
 		t.Fatal(err)
