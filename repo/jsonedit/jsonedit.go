@@ -222,7 +222,7 @@ func (d *Doc) insert(c *Value, key string, v any) error {
 			return err
 		}
 		if multiline {
-			text = []byte("\n" + outer + d.indent + string(text) + "\n" + outer)
+			text = []byte(d.newline() + outer + d.indent + string(text) + d.newline() + outer)
 		}
 		return d.splice(c.Start+1, c.End-1, text)
 	}
@@ -231,7 +231,7 @@ func (d *Doc) insert(c *Value, key string, v any) error {
 	var sep string
 	switch {
 	case multiline:
-		sep = "\n" + d.itemIndent(c, lastStart)
+		sep = d.newline() + d.itemIndent(c, lastStart)
 	case c.Len() > 1:
 		_, firstEnd := c.span(0)
 		secondStart, _ := c.span(1)
@@ -239,7 +239,7 @@ func (d *Doc) insert(c *Value, key string, v any) error {
 	case spaced(d.Text(c), d.Text(d.root)):
 		sep = " "
 	}
-	text, err := item(strings.TrimPrefix(sep, "\n"), multiline)
+	text, err := item(strings.TrimPrefix(sep, d.newline()), multiline)
 	if err != nil {
 		return err
 	}
@@ -306,7 +306,19 @@ func (d *Doc) encode(v any, indent string, multiline bool) ([]byte, error) {
 	if err := enc.Encode(v); err != nil {
 		return nil, err
 	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+	text := bytes.TrimSuffix(b.Bytes(), []byte("\n"))
+	if multiline && d.newline() != "\n" {
+		text = bytes.ReplaceAll(text, []byte("\n"), []byte(d.newline()))
+	}
+	return text, nil
+}
+
+// newline is the line end the document uses: "\r\n" or "\n".
+func (d *Doc) newline() string {
+	if bytes.Contains(d.src, []byte("\r\n")) {
+		return "\r\n"
+	}
+	return "\n"
 }
 
 // lineIndent is the white space that begins the line holding offset at.

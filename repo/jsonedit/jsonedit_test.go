@@ -34,6 +34,7 @@ func TestSet(t *testing.T) {
 		{"into an empty nested object", "{\n  \"hooks\": {}\n}", []string{"hooks", "Stop"}, false, "{\n  \"hooks\": {\n    \"Stop\": false\n  }\n}"},
 		{"keys with escapes", "{\"a\\\"b\": 1}", []string{"a\"b"}, 2, "{\"a\\\"b\": 2}"},
 		{"no HTML escaping", "{}", []string{"cmd"}, "a && b <c>", "{\n  \"cmd\": \"a && b <c>\"\n}"},
+		{"CRLF line ends kept", "{\r\n  \"a\": 1\r\n}\r\n", []string{"b"}, []int{1, 2}, "{\r\n  \"a\": 1,\r\n  \"b\": [\r\n    1,\r\n    2\r\n  ]\r\n}\r\n"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			d := parse(t, c.src)
