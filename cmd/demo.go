@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 
@@ -24,18 +25,20 @@ func NewCmdDemo(f *Factory) *cobra.Command {
 		Short: "Play a realistic agent session in a temporary directory and show what plangit keeps",
 		Long: `demo plays what an agent does with plangit — a plan with phases and dependencies, steps
 started and completed, a finding, an error logged twice, a hand edit, a mistaken completion
-reopened — printing each command and its output. It leaves the project behind and prints
-its path: the session there is a real git repository.`,
+reopened — printing each command and its output. It leaves the project behind, in a new
+temporary directory or in --dir, and ends with its path, commands to look at it that work as
+printed, and how to remove it: the session there is a real git repository.`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if dir == "" {
+			temporary := dir == ""
+			if temporary {
 				d, err := os.MkdirTemp("", "plangit-demo-")
 				if err != nil {
 					return plan.WrapError(plan.CodeIOError, err, "cannot create a temporary directory")
 				}
 				dir = d
 			}
-			return demoRun(f, dir)
+			return demoRun(f, dir, temporary)
 		},
 	}
 	c.Flags().StringVar(&dir, "dir", "", "play the demo in DIR instead of a new temporary directory")
@@ -87,7 +90,7 @@ func demoScript() []demoStep {
 	}
 }
 
-func demoRun(f *Factory, dir string) error {
+func demoRun(f *Factory, dir string, temporary bool) error {
 	w := f.IO.Out
 	human := !f.JSON
 	if f.JSON || f.Quiet {
@@ -131,18 +134,47 @@ func demoRun(f *Factory, dir string) error {
 		return err
 	}
 	if !human {
-		return f.print(map[string]any{"dir": dir, "session": demoSession, "session_dir": s.Dir, "revisions": revs}, nil)
+		return f.print(map[string]any{"dir": dir, "temporary": temporary, "session": demoSession, "session_dir": s.Dir, "revisions": revs}, nil)
 	}
 	fmt.Fprintf(w, "\n# Every change above is one commit in the session's git repository:\n")
 	for i := len(revs) - 1; i >= 0; i-- {
 		r := revs[i]
 		fmt.Fprintf(w, "  %s @%-2d %-6s %d/%d  %s\n", r.Hash[:7], r.N, r.Actor, r.Done, r.Total, r.Summary)
 	}
-	fmt.Fprintf(w, "\nThe project is in %s\n", dir)
-	fmt.Fprintf(w, "  git -C %s log --stat          # the plan's history, read by the real git\n", s.Dir)
-	fmt.Fprintf(w, "  plangit --root %s show --all  # the plan\n", dir)
-	fmt.Fprintf(w, "  plangit --root %s report --html plan.html  # the plan and its history as one page\n", dir)
+	self, note := selfCommand()
+	root := self + " --root " + quoteArgs([]string{dir})
+	fmt.Fprintf(w, "\nThe project is in %s", dir)
+	if temporary {
+		fmt.Fprint(w, ", a temporary directory")
+	}
+	fmt.Fprintf(w, ". Look at it%s:\n", note)
+	fmt.Fprintf(w, "  git -C %s log --stat    # the plan's history, read by the real git\n", quoteArgs([]string{s.Dir}))
+	fmt.Fprintf(w, "  %s show --all    # the plan\n", root)
+	fmt.Fprintf(w, "  %s report --html plan.html    # the plan and its history as one page\n", root)
+	fmt.Fprintf(w, "Remove it when you are done:\n  rm -rf %s\n", quoteArgs([]string{dir}))
 	return nil
+}
+
+// selfCommand is how to run this plangit again from a shell: "plangit"
+// when that is this very binary on PATH; "go run ." when go run built it
+// (the binary is gone when the demo ends); else its full path. note says
+// where the command works when that needs saying.
+func selfCommand() (cmd, note string) {
+	exe, err := os.Executable()
+	if err != nil {
+		return "plangit", ""
+	}
+	if onPath, err := exec.LookPath("plangit"); err == nil {
+		a, errA := os.Stat(onPath)
+		b, errB := os.Stat(exe)
+		if errA == nil && errB == nil && os.SameFile(a, b) {
+			return "plangit", ""
+		}
+	}
+	if strings.Contains(filepath.ToSlash(exe), "/go-build") {
+		return "go run .", " (from plangit's source directory, where go run . demo ran)"
+	}
+	return quoteArgs([]string{exe}), ""
 }
 
 // quoteArgs prints arguments as a shell would need them.

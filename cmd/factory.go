@@ -38,6 +38,10 @@ type Factory struct {
 	Quiet       bool
 	NoColor     bool
 	IfRev       string
+
+	// nowErr is PLANGIT_NOW's problem, for hooks to log: they run on
+	// with the real clock rather than fail.
+	nowErr error
 }
 
 // NewFactory returns a factory over the process's real streams and
@@ -54,6 +58,8 @@ func NewFactory() *Factory {
 	if v := os.Getenv("PLANGIT_NOW"); v != "" {
 		if t, err := time.Parse(time.RFC3339, v); err == nil {
 			f.Now = func() time.Time { return t }
+		} else {
+			f.nowErr = f.checkEnv()
 		}
 	}
 	return f
@@ -62,9 +68,12 @@ func NewFactory() *Factory {
 // Project finds the project: --root, PLANGIT_ROOT, the nearest ancestor
 // holding .code-agent/, or the working directory.
 func (f *Factory) Project() (repo.Project, error) {
-	explicit := f.RootFlag
+	explicit, name := f.RootFlag, "--root "
 	if explicit == "" {
-		explicit = f.Getenv("PLANGIT_ROOT")
+		explicit, name = f.Getenv("PLANGIT_ROOT"), "PLANGIT_ROOT="
+	}
+	if fi, err := os.Stat(explicit); explicit != "" && err == nil && !fi.IsDir() {
+		return repo.Project{}, usagef("%s%s is a file; it names the project's directory, the one holding .code-agent/", name, explicit)
 	}
 	wd, err := f.Getwd()
 	if err != nil {
@@ -170,13 +179,32 @@ func (f *Factory) Style() render.Style {
 }
 
 // print writes a command's result: the JSON envelope holding data with
-// --json, otherwise the human text, unless --quiet.
+// --json, otherwise the human text, unless --quiet. On a terminal every
+// line of the text is fitted to its width.
 func (f *Factory) print(data any, human func(w io.Writer)) error {
 	if f.JSON {
 		return render.JSON(f.IO.Out, data)
 	}
 	if !f.Quiet && human != nil {
-		human(f.IO.Out)
+		w := render.FitLines(f.IO.Out, f.Style().Width)
+		human(w)
+		return w.Flush()
+	}
+	return nil
+}
+
+// checkEnv refuses malformed values of the environment variables plangit
+// reads, naming the variable.
+func (f *Factory) checkEnv() error {
+	if v := f.Getenv("PLANGIT_NOW"); v != "" {
+		if _, err := time.Parse(time.RFC3339, v); err != nil {
+			return usagef("PLANGIT_NOW=%q is not an RFC 3339 time such as 2026-11-20T10:00:00Z", v)
+		}
+	}
+	if v := f.Getenv("PLANGIT_LOCK_WAIT"); v != "" {
+		if d, err := time.ParseDuration(v); err != nil || d <= 0 {
+			return usagef("PLANGIT_LOCK_WAIT=%q is not a positive duration such as 500ms or 30s", v)
+		}
 	}
 	return nil
 }

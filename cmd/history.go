@@ -31,12 +31,17 @@ func NewCmdLog(f *Factory) *cobra.Command {
 			if since != "" {
 				t, err := history.ParseSince(since, f.Now())
 				if err != nil {
-					return &usageError{err.(*plan.Error)}
+					return asUsage(err)
 				}
 				o.Since = t
 			}
 			if o.N < 0 {
-				return usagef("-n must be positive")
+				return usagef("-n/--max-count must be positive")
+			}
+			if o.Step != "" {
+				if err := checkStepRefs("step", o.Step); err != nil {
+					return err
+				}
 			}
 			s, err := f.Session()
 			if err != nil {
@@ -127,7 +132,7 @@ func NewCmdBlame(f *Factory) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return f.print(map[string]any{"steps": lines}, func(w io.Writer) { render.Blame(w, lines) })
+			return f.print(map[string]any{"steps": lines}, func(w io.Writer) { render.Blame(w, lines, f.Style()) })
 		},
 	}
 }
@@ -179,7 +184,7 @@ func newCmdStepRevert(f *Factory) *cobra.Command {
 		Use:     "revert ID",
 		Short:   "Undo the latest status change of a step (a mistaken completion); later changes to other steps stay",
 		Example: `  plangit step revert 3`,
-		Args:    exactArgs(1, "a step ID"),
+		Args:    stepArgs(1, "a step ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			s, err := f.Session()
 			if err != nil {
@@ -211,7 +216,11 @@ func NewCmdTimeline(f *Factory) *cobra.Command {
 				return err
 			}
 			draw := (f.IO.OutTTY || chart) && !noChart
-			return f.print(map[string]any{"steps": spans}, func(w io.Writer) { render.Timeline(w, spans, f.Now(), draw, f.Style()) })
+			style := f.Style()
+			if need := render.TimelineChartColumns(); chart && !f.JSON && style.Width > 0 && style.Width < need {
+				fmt.Fprintf(f.IO.ErrOut, "plangit: no chart: it needs a terminal %d columns wide, and this one has %d\n", need, style.Width)
+			}
+			return f.print(map[string]any{"steps": spans}, func(w io.Writer) { render.Timeline(w, spans, f.Now(), draw, style) })
 		},
 	}
 	c.Flags().BoolVar(&chart, "chart", false, "draw bars even when not on a terminal")
@@ -238,8 +247,8 @@ removed, so a pack that fails to finish loses nothing.`,
 				return err
 			}
 			return f.print(rep, func(w io.Writer) {
-				fmt.Fprintf(w, "packed %d objects (%d loose, %d packs before; %d pack after): %s → %s\n",
-					rep.Packed, rep.LooseBefore, rep.PacksBefore, rep.PacksAfter, render.Bytes(rep.BytesBefore), render.Bytes(rep.BytesAfter))
+				fmt.Fprintf(w, "packed %s (%d loose, %s before; %s after): %s → %s\n", render.Count(rep.Packed, "object"),
+					rep.LooseBefore, render.Count(rep.PacksBefore, "pack"), render.Count(rep.PacksAfter, "pack"), render.Bytes(rep.BytesBefore), render.Bytes(rep.BytesAfter))
 			})
 		},
 	}
@@ -258,9 +267,6 @@ clusters, an arrow from each step to the steps that need it. Mermaid renders on 
   plangit graph --format dot --rev @5 | dot -Tpng > plan.png`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if format != "mermaid" && format != "dot" {
-				return usagef("--format is mermaid or dot, not %q", format)
-			}
 			s, err := f.Session()
 			if err != nil {
 				return err
@@ -283,7 +289,9 @@ clusters, an arrow from each step to the steps that need it. Mermaid renders on 
 			} else {
 				render.Mermaid(&b, st.Plan)
 			}
-			return f.print(map[string]any{"format": format, "graph": b.String()}, func(w io.Writer) { io.WriteString(w, b.String()) })
+			// A graph is a document for other tools: written whole, never
+			// fitted to a terminal.
+			return f.print(map[string]any{"format": format, "graph": b.String()}, func(io.Writer) { io.WriteString(f.IO.Out, b.String()) })
 		},
 	}
 	c.Flags().StringVar(&format, "format", "mermaid", "mermaid or dot")

@@ -21,7 +21,7 @@ import (
 // without building the command tree. It always exits 0 unless the answer
 // blocks on purpose.
 func runHook(f *Factory, event string) int {
-	env := hooks.Env{Now: f.Now, Root: f.RootFlag, Getwd: f.Getwd, Publish: startPush}
+	env := hooks.Env{Now: f.Now, Root: f.RootFlag, Getwd: f.Getwd, Publish: startPush, Problem: f.nowErr}
 	if env.Root == "" {
 		env.Root = f.Getenv("PLANGIT_ROOT")
 	}
@@ -128,7 +128,7 @@ func hooksEdit(f *Factory, scope, command string, print, install bool) error {
 	}
 	path, err := hooks.SettingsPath(scope, proj.Root, f.Getenv("HOME"))
 	if err != nil {
-		return &usageError{err.(*plan.Error)}
+		return asUsage(err)
 	}
 	s, err := hooks.LoadSettings(path)
 	if err != nil {
@@ -234,7 +234,7 @@ func NewCmdConfig(f *Factory) *cobra.Command {
 			}
 			v, err := cfg.Get(args[0])
 			if err != nil {
-				return &usageError{err.(*plan.Error)}
+				return asUsage(err)
 			}
 			return f.print(map[string]any{"key": args[0], "value": rawJSON(v)}, func(w io.Writer) { fmt.Fprintln(w, v) })
 		},
@@ -248,14 +248,13 @@ func NewCmdConfig(f *Factory) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			cfg, err := proj.Config()
+			cfg, err := proj.SetConfig(args[0], args[1])
+			if plan.HasCode(err, plan.CodeInvalidArgument) {
+				if _, broken := proj.Config(); broken == nil {
+					return asUsage(err) // the key or the value given is wrong
+				}
+			}
 			if err != nil {
-				return err
-			}
-			if err := cfg.Set(args[0], args[1]); err != nil {
-				return &usageError{err.(*plan.Error)}
-			}
-			if err := proj.SaveConfig(cfg); err != nil {
 				return err
 			}
 			v, _ := cfg.Get(args[0])

@@ -129,7 +129,7 @@ func initRun(o *initOptions) error {
 	if id == "" {
 		id = newSessionID(f)
 	}
-	if err := repo.ValidateSessionID(id); err != nil {
+	if err := repo.ValidateNewSessionID(id); err != nil {
 		return err
 	}
 	cfg, err := proj.Config()
@@ -191,9 +191,10 @@ func initRun(o *initOptions) error {
 	if o.DryRun {
 		return f.printImportPreview(id, true, in, in.Dropped)
 	}
-	change := plan.Change{Op: "init", Summary: fmt.Sprintf("init: %s (%d phases, %d steps)", p.Title, len(p.Phases), c.Total)}
+	size := render.Count(len(p.Phases), "phase") + ", " + render.Count(c.Total, "step")
+	change := plan.Change{Op: "init", Summary: fmt.Sprintf("init: %s (%s)", p.Title, size)}
 	if in != nil {
-		change.Summary = fmt.Sprintf("init: %s (%d phases, %d steps) from %s", p.Title, len(p.Phases), c.Total, in.Format)
+		change.Summary = fmt.Sprintf("init: %s (%s) from %s", p.Title, size, in.Format)
 	}
 	s, res, err := proj.Create(id, st, change, f.Options())
 	if err != nil {
@@ -208,7 +209,7 @@ func initRun(o *initOptions) error {
 		data["format"], data["findings"], data["errors"], data["dropped"] = in.Format, len(st.Findings), len(st.Errors), orNoDrops(in.Dropped)
 	}
 	return f.print(data, func(w io.Writer) {
-		fmt.Fprintf(w, "started session %s: %s (%d phases, %d steps)\n", id, p.Title, len(p.Phases), c.Total)
+		fmt.Fprintf(w, "started session %s: %s (%s)\n", id, p.Title, size)
 		fmt.Fprintf(w, "  %s  revision %s\n", rel, res.Commit.Hash[:7])
 		if in != nil {
 			render.ImportReport(w, st, in.Dropped)

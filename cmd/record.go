@@ -38,11 +38,19 @@ func NewCmdFinding(f *Factory) *cobra.Command {
   plangit finding add --category dependency --title "Redis client" --source go.mod - < notes.md`,
 		Args: rangeArgs(0, 1, "at most the CONTENT"),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if fd.Title == "" {
+				return usagef("give the finding a title: --title \"...\"")
+			}
 			cat, err := plan.ParseCategory(category)
 			if err != nil {
-				return &usageError{err.(*plan.Error)}
+				return asUsage(err)
 			}
 			fd.Category = cat
+			if fd.Step != "" {
+				if err := checkStepRefs("step", fd.Step); err != nil {
+					return err
+				}
+			}
 			if len(args) == 1 {
 				fd.Content = args[0]
 				if args[0] == "-" {
@@ -71,7 +79,6 @@ func NewCmdFinding(f *Factory) *cobra.Command {
 	add.Flags().StringVar(&fd.Title, "title", "", "a one-line title (required)")
 	add.Flags().StringVar(&fd.Source, "source", "", "where it was found: a path, URL or command")
 	add.Flags().StringVar(&fd.Step, "step", "", "the step it belongs to (default: the step in progress)")
-	add.MarkFlagRequired("title")
 	c.AddCommand(add)
 	return c
 }
@@ -92,7 +99,7 @@ func NewCmdFindings(f *Factory) *cobra.Command {
 			if category != "" {
 				cat, err := plan.ParseCategory(category)
 				if err != nil {
-					return &usageError{err.(*plan.Error)}
+					return asUsage(err)
 				}
 				fs = fs.ByCategory(cat)
 			}
@@ -117,6 +124,14 @@ func NewCmdError(f *Factory) *cobra.Command {
   plangit error add --tool Edit --step 4 "old_string not found in service.go"`,
 		Args: exactArgs(1, "the error MESSAGE"),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if rec.Tool == "" {
+				return usagef("name the tool that failed: --tool Bash")
+			}
+			if rec.Step != "" {
+				if err := checkStepRefs("step", rec.Step); err != nil {
+					return err
+				}
+			}
 			return f.applyChange(func(st *plan.State) (plan.Change, error) {
 				in := rec
 				in.Message = args[0]
@@ -136,7 +151,6 @@ func NewCmdError(f *Factory) *cobra.Command {
 	add.Flags().StringVar(&rec.Step, "step", "", "the step it belongs to (default: the step in progress)")
 	add.Flags().StringVar(&rec.Params, "params", "", "the tool's parameters, for the record")
 	add.Flags().StringVar(&rec.Key, "key", "", "what the tool acted on (for Bash, the command); the same tool succeeding on it resolves the error")
-	add.MarkFlagRequired("tool")
 	c.AddCommand(add, newCmdErrorResolve(f, "resolve"), newCmdErrorResolve(f, "clear"))
 	return c
 }

@@ -49,7 +49,7 @@ func Run(f *Factory, args []string) int {
 	root.SetIn(f.IO.In)
 	root.SetOut(f.IO.Out)
 	root.SetErr(f.IO.ErrOut)
-	err := root.Execute()
+	c, err := root.ExecuteC()
 	if err == nil {
 		return exitOK
 	}
@@ -59,26 +59,20 @@ func Run(f *Factory, args []string) int {
 	}
 	code := exitError
 	var ue *usageError
-	if errors.As(err, &ue) || !isDomainError(err) {
+	if errors.As(err, &ue) {
 		code = exitUsage
-		if !errors.As(err, &ue) {
-			err = &usageError{plan.Errorf(plan.CodeInvalidArgument, "%s", err.Error())}
-		}
+		ue.finish(c)
 	}
 	if f.JSON || wantsJSON(args) {
 		render.JSONError(f.IO.Out, err)
 	} else {
-		msg := err.Error()
-		if code == exitUsage && !strings.Contains(msg, "--help") {
-			msg += " (plangit --help)"
-		}
-		fmt.Fprintf(f.IO.ErrOut, "plangit: %s [%s]\n", msg, plan.CodeOf(err))
+		fmt.Fprintf(f.IO.ErrOut, "plangit: %s [%s]\n", err.Error(), plan.CodeOf(err))
 	}
 	return code
 }
 
 // wantsJSON reports whether --json is among args, for errors raised before
-// cobra parsed the flags (an unknown command).
+// cobra parsed the flags (a malformed flag).
 func wantsJSON(args []string) bool {
 	for _, a := range args {
 		if a == "--" {
@@ -91,26 +85,9 @@ func wantsJSON(args []string) bool {
 	return false
 }
 
-// usageError marks a malformed command line: exit code 2.
-type usageError struct{ err *plan.Error }
-
-func (u *usageError) Error() string { return u.err.Error() }
-func (u *usageError) Unwrap() error { return u.err }
-
-// usagef returns a usage error with code INVALID_ARGUMENT.
-func usagef(format string, args ...any) error {
-	return &usageError{plan.Errorf(plan.CodeInvalidArgument, format, args...)}
-}
-
-// isDomainError reports whether err came from plangit's own packages (a
-// *plan.Error) rather than from cobra's parsing of the command line.
-func isDomainError(err error) bool {
-	var e *plan.Error
-	return errors.As(err, &e)
-}
-
 // NewCmdRoot builds the plangit command tree.
 func NewCmdRoot(f *Factory) *cobra.Command {
+	var version bool
 	root := &cobra.Command{
 		Use:   "plangit",
 		Short: "A persistent, versioned plan for AI coding agents",
@@ -121,8 +98,28 @@ Start with:  plangit init "Title" --goal "..." --phase "Build"
 Then:        plangit step add "..."   plangit next   plangit step done 1 --result "..."`,
 		SilenceErrors: true,
 		SilenceUsage:  true,
+		Args:          cobra.ArbitraryArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			if version {
+				return versionRun(f)
+			}
+			if len(args) > 0 {
+				return unknownCommand(c, args[0])
+			}
+			return c.Help()
+		},
+		PersistentPreRunE: func(c *cobra.Command, args []string) error {
+			if err := checkChoices(c); err != nil {
+				return err
+			}
+			if skipsEnvCheck(c) {
+				return nil
+			}
+			return f.checkEnv()
+		},
 	}
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usagef("%s", err.Error()) })
+	root.SetFlagErrorFunc(flagError)
+	root.Flags().BoolVarP(&version, "version", "v", false, "print plangit's version and the Go version it was built with")
 	pf := root.PersistentFlags()
 	pf.StringVar(&f.RootFlag, "root", "", "project root holding .code-agent/ (default: $PLANGIT_ROOT, else the nearest ancestor with .code-agent/, else the working directory)")
 	pf.StringVar(&f.SessionFlag, "session", "", "session id (default: $PLANGIT_SESSION, else .code-agent/active)")
@@ -158,25 +155,45 @@ Then:        plangit step add "..."   plangit next   plangit step done 1 --resul
 		c.GroupID = "session"
 		root.AddCommand(c)
 	}
+	root.AddCommand(NewCmdVersion(f))
+	root.SetHelpCommand(newCmdHelp())
+	root.InitDefaultHelpCmd()
+	root.InitDefaultCompletionCmd()
+	registerCompletions(f, root)
+	strictTree(root)
 	return root
 }
 
-// exactArgs is cobra.ExactArgs with plangit's usage error and a message
-// naming what is missing.
-func exactArgs(n int, what string) cobra.PositionalArgs {
-	return func(_ *cobra.Command, args []string) error {
-		if len(args) != n {
-			return usagef("expected %s, got %d argument(s)", what, len(args))
+// skipsEnvCheck reports whether c runs without checking plangit's
+// environment variables: hooks never fail on them (they log and use the
+// defaults), and help, version and completion do not use them.
+func skipsEnvCheck(c *cobra.Command) bool {
+	for ; c.HasParent(); c = c.Parent() {
+		switch c.Name() {
+		case "hook", "help", "version", "completion", cobra.ShellCompRequestCmd, cobra.ShellCompNoDescRequestCmd:
+			return c.Parent() == c.Root()
 		}
-		return nil
 	}
+	return false
 }
 
-// rangeArgs is cobra.RangeArgs with plangit's usage error.
+// exactArgs is cobra.ExactArgs with plangit's usage error, naming what is
+// missing or what is too much.
+func exactArgs(n int, what string) cobra.PositionalArgs {
+	return rangeArgs(n, n, what)
+}
+
+// rangeArgs is cobra.RangeArgs with plangit's usage error: what names the
+// arguments the command takes ("a step ID", "at most two revisions").
 func rangeArgs(lo, hi int, what string) cobra.PositionalArgs {
-	return func(_ *cobra.Command, args []string) error {
-		if len(args) < lo || len(args) > hi {
-			return usagef("expected %s, got %d argument(s)", what, len(args))
+	return func(c *cobra.Command, args []string) error {
+		switch {
+		case len(args) < lo:
+			return usagef("%s needs %s", commandPath(c), what)
+		case len(args) > hi && hi == 0:
+			return usagef("%s takes no arguments, not %s", commandPath(c), strings.Join(quoteEach(args), " "))
+		case len(args) > hi:
+			return usagef("%s takes %s; unexpected %s", commandPath(c), what, strings.Join(quoteEach(args[hi:]), " "))
 		}
 		return nil
 	}

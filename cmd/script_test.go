@@ -9,12 +9,15 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/gofrs/flock"
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/plangit/plangit/render"
 )
 
 var updateScripts = flag.Bool("update-scripts", false, "rewrite the expected output in test scripts")
@@ -49,6 +52,7 @@ func TestScripts(t *testing.T) {
 			"payload":  payload,
 			"cmpjson":  cmpjson,
 			"waitfile": waitfile,
+			"maxwidth": maxwidth,
 		},
 	})
 }
@@ -216,5 +220,31 @@ func cmpjson(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	if reflect.DeepEqual(a, b) == neg {
 		ts.Fatalf("%s and %s hold different JSON:\n%s\n---\n%s", args[0], args[1], ts.ReadFile(args[0]), ts.ReadFile(args[1]))
+	}
+}
+
+var ansiCodes = regexp.MustCompile("\x1b\\[[0-9;]*m")
+
+// maxwidth N: no line of the last command's stdout takes more than N
+// terminal columns (colour codes aside), and some line takes more than N/2,
+// so a view that printed little cannot pass for one that fits.
+func maxwidth(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: maxwidth N")
+	}
+	n, err := strconv.Atoi(args[0])
+	if err != nil {
+		ts.Fatalf("maxwidth: %v", err)
+	}
+	widest := 0
+	for _, line := range strings.Split(ts.ReadFile("stdout"), "\n") {
+		w := render.Columns(ansiCodes.ReplaceAllString(line, ""))
+		if w > n {
+			ts.Fatalf("a line of %d columns, wider than %d: %q", w, n, line)
+		}
+		widest = max(widest, w)
+	}
+	if widest <= n/2 {
+		ts.Fatalf("the widest line has %d columns: too little output to tell whether it fits %d", widest, n)
 	}
 }

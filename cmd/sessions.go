@@ -234,7 +234,7 @@ it on the remote as well.`,
 			if olderThan != "" {
 				d, err := history.ParseAge(olderThan)
 				if err != nil {
-					return &usageError{err.(*plan.Error)}
+					return asUsage(err)
 				}
 				o.OlderThan = d
 			}

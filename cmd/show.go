@@ -42,7 +42,12 @@ completed, failed, skipped, blocked), with --json as {"steps", "total", "filtere
   plangit show --status pending,blocked
   plangit show 3
   plangit show --rev @3`,
-		Args: rangeArgs(0, 1, "at most a STEP id"),
+		Args: func(c *cobra.Command, args []string) error {
+			if err := rangeArgs(0, 1, "at most a STEP id")(c, args); err != nil || len(args) == 0 {
+				return err
+			}
+			return asUsage(plan.CheckStepRef(args[0]))
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {
 				o.Step = args[0]

@@ -43,6 +43,14 @@ func newCmdStepAdd(f *Factory) *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.spec.Text = args[0]
 			o.spec.Needs = plan.ParseNeeds(o.needs)
+			if err := checkStepRefs("needs", o.spec.Needs...); err != nil {
+				return err
+			}
+			if o.spec.After != "" {
+				if err := checkStepRefs("after", o.spec.After); err != nil {
+					return err
+				}
+			}
 			return f.applyChange(func(st *plan.State) (plan.Change, error) {
 				s, err := st.Plan.AddStep(o.spec, f.Now())
 				if err != nil {
@@ -91,7 +99,7 @@ func newCmdStepTransition(f *Factory, a plan.Action) *cobra.Command {
 		Use:     string(a) + " ID",
 		Short:   help.short,
 		Example: help.example,
-		Args:    exactArgs(1, "a step ID"),
+		Args:    stepArgs(1, "a step ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return f.applyChange(func(st *plan.State) (plan.Change, error) {
 				return st.Plan.Transition(args[0], a, o.opts, f.Now())
@@ -128,7 +136,7 @@ func newCmdStepEdit(f *Factory) *cobra.Command {
 		Use:     "edit ID",
 		Short:   "Change a step's text, needs, reasoning or active form (a step in progress only with --force)",
 		Example: `  plangit step edit 4 --text "Use the cache in UserService.GetUser" --needs 2,3`,
-		Args:    exactArgs(1, "a step ID"),
+		Args:    stepArgs(1, "a step ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var e plan.StepEdit
 			fl := cmd.Flags()
@@ -143,6 +151,9 @@ func newCmdStepEdit(f *Factory) *cobra.Command {
 			}
 			if flagChanged(fl, "needs") {
 				n := plan.ParseNeeds(needs)
+				if err := checkStepRefs("needs", n...); err != nil {
+					return err
+				}
 				e.Needs = &n
 			}
 			if e.Text == nil && e.Why == nil && e.Active == nil && e.Needs == nil {
@@ -167,7 +178,7 @@ func newCmdStepRm(f *Factory) *cobra.Command {
 		Use:     "rm ID",
 		Short:   "Remove a pending step (others are kept as a record; skip them instead)",
 		Example: "  plangit step rm 6",
-		Args:    exactArgs(1, "a step ID"),
+		Args:    stepArgs(1, "a step ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return f.applyChange(func(st *plan.State) (plan.Change, error) {
 				return st.Plan.RemoveStep(args[0], f.Now())
@@ -181,11 +192,11 @@ func newCmdStepProgress(f *Factory) *cobra.Command {
 		Use:     "progress ID CURRENT/TOTAL",
 		Short:   "Record progress within a step",
 		Example: "  plangit step progress 3 2/5",
-		Args:    exactArgs(2, "a step ID and CURRENT/TOTAL"),
+		Args:    stepArgs(2, "a step ID and CURRENT/TOTAL"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			pr, err := plan.ParseProgress(args[1])
 			if err != nil {
-				return &usageError{err.(*plan.Error)}
+				return asUsage(err)
 			}
 			return f.applyChange(func(st *plan.State) (plan.Change, error) {
 				return st.Plan.SetProgress(args[0], pr, f.Now())
@@ -247,4 +258,27 @@ func newCmdPhaseEdit(f *Factory) *cobra.Command {
 	c.Flags().StringVar(&title, "title", "", "new title")
 	c.Flags().StringVar(&notes, "notes", "", `new notes, shown under the phase heading ("" for none)`)
 	return c
+}
+
+// stepArgs checks a command's arguments, of which the first is a step id:
+// a malformed id is a usage error, not a step that is not found.
+func stepArgs(n int, what string) cobra.PositionalArgs {
+	count := exactArgs(n, what)
+	return func(c *cobra.Command, args []string) error {
+		if err := count(c, args); err != nil {
+			return err
+		}
+		return asUsage(plan.CheckStepRef(args[0]))
+	}
+}
+
+// checkStepRefs refuses malformed step ids given to a flag (--step 3,
+// --needs 1,2): a usage error naming the flag.
+func checkStepRefs(flag string, ids ...string) error {
+	for _, id := range ids {
+		if err := plan.CheckStepRef(id); err != nil {
+			return usagef("--%s: %s", flag, err.Error())
+		}
+	}
+	return nil
 }

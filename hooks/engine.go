@@ -125,14 +125,42 @@ func (e *engine) sessionStart() (*Output, error) {
 	if len(others) == 0 {
 		return nil, nil
 	}
-	line := fmt.Sprintf("[plangit] No plan for this session. Unfinished plans in this project: %s. To continue one here: plangit adopt SESSION --session %s",
-		strings.Join(others, "; "), e.in.SessionID)
+	descs := make([]string, len(others))
+	for i, o := range others {
+		descs[i] = o.desc
+	}
+	cmd := adoptCommand(others[0].id, e.in.SessionID)
+	line := fmt.Sprintf("[plangit] No plan for this session. Unfinished plan in this project: %s. To continue it here: %s", descs[0], cmd)
+	if len(others) > 1 {
+		line = fmt.Sprintf("[plangit] No plan for this session. Unfinished plans in this project: %s. To continue the most recent here: %s (or name another of them)",
+			strings.Join(descs, "; "), cmd)
+	}
 	return e.context([]string{line}), nil
 }
 
-// unfinishedElsewhere describes up to n unfinished plans of other
-// sessions, most recently changed first.
-func (e *engine) unfinishedElsewhere(n int) []string {
+// adoptCommand is the command line that adopts session from into session
+// to. An id that begins with "-" goes after "--", where it cannot read as
+// a flag.
+func adoptCommand(from, to string) string {
+	session := "--session " + to
+	if strings.HasPrefix(to, "-") {
+		session = "--session=" + to
+	}
+	if strings.HasPrefix(from, "-") {
+		return "plangit adopt " + session + " -- " + from
+	}
+	return "plangit adopt " + from + " " + session
+}
+
+// elsewhere is an unfinished plan of another session.
+type elsewhere struct {
+	id   string
+	desc string // "ID (Title, 1/4 done)"
+}
+
+// unfinishedElsewhere finds up to n unfinished plans of other sessions,
+// most recently changed first.
+func (e *engine) unfinishedElsewhere(n int) []elsewhere {
 	ids, err := e.proj.SessionIDs()
 	if err != nil {
 		return nil
@@ -152,7 +180,7 @@ func (e *engine) unfinishedElsewhere(n int) []string {
 		}
 	}
 	sort.Slice(cands, func(i, j int) bool { return cands[i].mod > cands[j].mod })
-	var out []string
+	var out []elsewhere
 	for _, c := range cands {
 		s, err := e.proj.Open(c.id)
 		if err != nil {
@@ -163,7 +191,7 @@ func (e *engine) unfinishedElsewhere(n int) []string {
 			continue
 		}
 		k := st.Plan.Counts()
-		out = append(out, fmt.Sprintf("%s (%s, %d/%d done)", c.id, plan.TruncateText(st.Plan.Title, 60), k.Done, k.Total))
+		out = append(out, elsewhere{c.id, fmt.Sprintf("%s (%s, %d/%d done)", c.id, plan.TruncateText(st.Plan.Title, 60), k.Done, k.Total)})
 		if len(out) == n {
 			break
 		}

@@ -86,6 +86,9 @@ type Env struct {
 	// Publish starts pushing a session in the background and returns at
 	// once (config push_on); nil pushes nothing.
 	Publish func(root, session string) error
+	// Problem is something wrong with the hook's environment (a malformed
+	// PLANGIT_NOW) that it works around: logged, never fatal.
+	Problem error
 }
 
 // DefaultLockWait is how long a hook waits for a session another process is
@@ -114,6 +117,9 @@ func Run(h Host, event string, stdin io.Reader, env Env) (stdout []byte, exitCod
 	if err != nil {
 		logFailure(env, "", event, "", err)
 		return nil, 0
+	}
+	if env.Problem != nil {
+		logFailure(env, in.Cwd, event, in.SessionID, env.Problem)
 	}
 	e := &engine{env: env, in: in}
 	out, err := e.handle()

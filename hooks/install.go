@@ -1,11 +1,8 @@
 package hooks
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -14,14 +11,16 @@ import (
 
 	"github.com/plangit/plangit/plan"
 	"github.com/plangit/plangit/repo"
+	"github.com/plangit/plangit/repo/jsonedit"
 )
 
 // Installing plangit's hooks into Claude Code's settings. The settings file
-// is edited, not rewritten from a struct: every key, hook and ordering that
-// was there stays, the file's indentation is kept, and only plangit's own
-// entries — command hooks running "plangit hook EVENT" — are added or
-// removed. Installing twice is installing once; uninstalling removes
-// exactly what installing added.
+// is edited as text (package jsonedit), not rewritten from a struct: every
+// byte of every key, hook and line that was there stays, and only
+// plangit's own entries — command hooks running "plangit hook EVENT" — are
+// added or removed. Installing twice is installing once; uninstalling
+// removes exactly the bytes installing added, and a file installing
+// created.
 
 // Scopes of Claude Code settings.
 const (
@@ -53,99 +52,6 @@ func SettingsPath(scope, projectRoot, home string) (string, error) {
 	return "", plan.Errorf(plan.CodeInvalidArgument, "unknown scope %q; one of project, local, user", scope)
 }
 
-// object is a JSON object that keeps its keys' order, and the original
-// bytes of every value it did not change.
-type object struct {
-	keys    []string
-	vals    map[string]json.RawMessage
-	changed map[string]bool
-}
-
-func parseObject(data []byte) (*object, error) {
-	o := &object{vals: map[string]json.RawMessage{}, changed: map[string]bool{}}
-	if len(bytes.TrimSpace(data)) == 0 {
-		return o, nil
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return nil, errors.New("not a JSON object")
-	}
-	for dec.More() {
-		t, err := dec.Token()
-		if err != nil {
-			return nil, err
-		}
-		key := t.(string)
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			return nil, err
-		}
-		if _, dup := o.vals[key]; !dup {
-			o.keys = append(o.keys, key)
-		}
-		o.vals[key] = v
-	}
-	if _, err := dec.Token(); err != nil {
-		return nil, err
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, errors.New("data after the JSON object")
-	}
-	return o, nil
-}
-
-func (o *object) set(key string, v json.RawMessage) {
-	if _, ok := o.vals[key]; !ok {
-		o.keys = append(o.keys, key)
-	}
-	o.vals[key] = v
-	o.changed[key] = true
-}
-
-func (o *object) del(key string) {
-	delete(o.vals, key)
-	o.keys = slices.DeleteFunc(o.keys, func(k string) bool { return k == key })
-}
-
-// encode writes the object with the given indent unit. A value it did not
-// change is written exactly as it was read; a changed one is indented in
-// the same style.
-func (o *object) encode(indent string) []byte {
-	var b bytes.Buffer
-	if len(o.keys) == 0 {
-		return []byte("{}\n")
-	}
-	b.WriteString("{\n")
-	for i, k := range o.keys {
-		key, _ := json.Marshal(k)
-		v := o.vals[k]
-		if o.changed[k] {
-			var buf bytes.Buffer
-			json.Indent(&buf, v, indent, indent)
-			v = buf.Bytes()
-		}
-		fmt.Fprintf(&b, "%s%s: %s", indent, key, v)
-		if i < len(o.keys)-1 {
-			b.WriteByte(',')
-		}
-		b.WriteByte('\n')
-	}
-	b.WriteString("}\n")
-	return b.Bytes()
-}
-
-// detectIndent finds the indent unit a JSON file uses; two spaces if it
-// has none.
-func detectIndent(data []byte) string {
-	for _, line := range strings.Split(string(data), "\n")[1:] {
-		trimmed := strings.TrimLeft(line, " \t")
-		if trimmed != "" && len(trimmed) < len(line) {
-			return line[:len(line)-len(trimmed)]
-		}
-	}
-	return "  "
-}
-
 // hookGroup is one matcher group of a settings event.
 type hookGroup struct {
 	Matcher string            `json:"matcher,omitempty"`
@@ -173,9 +79,7 @@ func isOurs(raw json.RawMessage) bool {
 type Settings struct {
 	Path    string
 	exists  bool
-	indent  string
-	top     *object
-	hooks   *object
+	doc     *jsonedit.Doc
 	changed bool
 }
 
@@ -183,7 +87,7 @@ type Settings struct {
 // is not a JSON object is an error, and is never overwritten.
 func LoadSettings(path string) (*Settings, error) {
 	data, err := os.ReadFile(path)
-	s := &Settings{Path: path, indent: "  "}
+	s := &Settings{Path: path}
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		data = nil
@@ -191,34 +95,38 @@ func LoadSettings(path string) (*Settings, error) {
 		return nil, plan.WrapError(plan.CodeIOError, err, "cannot read %s", path)
 	default:
 		s.exists = true
-		s.indent = detectIndent(data)
 	}
-	if s.top, err = parseObject(data); err != nil {
-		return nil, plan.Errorf(plan.CodeInvalidArgument, "%s is not valid settings JSON (%v); fix it first, plangit will not overwrite it", path, err)
-	}
-	s.hooks = &object{vals: map[string]json.RawMessage{}, changed: map[string]bool{}}
-	if raw, ok := s.top.vals["hooks"]; ok {
-		if s.hooks, err = parseObject(raw); err != nil {
-			return nil, plan.Errorf(plan.CodeInvalidArgument, "%s: \"hooks\" is not a JSON object; fix it first", path)
+	if s.doc, err = jsonedit.Parse(data); err != nil || s.doc.Root().Kind != '{' {
+		why := "not a JSON object"
+		if err != nil {
+			why = err.Error()
 		}
+		return nil, plan.Errorf(plan.CodeInvalidArgument, "%s is not valid settings JSON (%s); fix it first, plangit will not overwrite it", path, why)
+	}
+	if h := s.doc.Lookup("hooks"); h != nil && h.Kind != '{' {
+		return nil, plan.Errorf(plan.CodeInvalidArgument, "%s: \"hooks\" is not a JSON object; fix it first", path)
 	}
 	return s, nil
 }
 
 func (s *Settings) groups(event string) ([]hookGroup, error) {
-	raw, ok := s.hooks.vals[event]
-	if !ok {
+	v := s.doc.Lookup("hooks", event)
+	if v == nil {
 		return nil, nil
 	}
 	var gs []hookGroup
-	if err := json.Unmarshal(raw, &gs); err != nil {
+	if v.Kind != '[' || s.doc.Decode(v, &gs) != nil {
 		return nil, plan.Errorf(plan.CodeInvalidArgument, "%s: hooks.%s is not a list of matcher groups", s.Path, event)
 	}
 	return gs, nil
 }
 
 // Install adds plangit's hook for each event that has none yet, running
-// command ("plangit" or a path to it).
+// command ("plangit" or a path to it). Each is added as text at the end of
+// its place — a new matcher group at the end of the event's list, a new
+// event at the end of "hooks", "hooks" at the end of the file — written in
+// the style of what is around it, so that Uninstall can take out exactly
+// those bytes.
 func (s *Settings) Install(command string) error {
 	for _, event := range repo.HookEvents {
 		gs, err := s.groups(event)
@@ -233,100 +141,87 @@ func (s *Settings) Install(command string) error {
 		if slices.Contains(toolEvents, event) {
 			g.Matcher = "*"
 		}
-		var raw json.RawMessage
-		if existing, ok := s.hooks.vals[event]; ok {
-			raw = appendToArray(existing, g)
+		if gs != nil {
+			err = s.doc.Append([]string{"hooks", event}, g)
 		} else {
-			raw, _ = json.Marshal([]hookGroup{g})
+			err = s.doc.Set([]string{"hooks", event}, []hookGroup{g})
 		}
-		s.hooks.set(event, raw)
+		if err != nil {
+			return plan.WrapError(plan.CodeInternal, err, "cannot add the %s hook to %s", event, s.Path)
+		}
 		s.changed = true
 	}
-	s.syncHooks()
 	return nil
 }
 
-// appendToArray adds a group to an event's array, keeping the existing
-// groups byte for byte.
-func appendToArray(existing json.RawMessage, g hookGroup) json.RawMessage {
-	var items []json.RawMessage
-	json.Unmarshal(existing, &items)
-	b, _ := json.Marshal(g)
-	items = append(items, b)
-	out, _ := json.Marshal(items)
-	return out
+// Uninstall removes every plangit hook, then any matcher group, event list
+// and "hooks" object it leaves empty — the inverse of Install, byte for
+// byte, when nothing else changed in between.
+func (s *Settings) Uninstall() error {
+	for s.removeOne() {
+		s.changed = true
+	}
+	return nil
 }
 
-// Uninstall removes every plangit hook, then any group and event it left
-// empty.
-func (s *Settings) Uninstall() error {
-	for _, event := range slices.Clone(s.hooks.keys) {
-		var items []json.RawMessage
-		if err := json.Unmarshal(s.hooks.vals[event], &items); err != nil {
+// removeOne takes out one plangit hook, with whatever it leaves empty, and
+// reports whether it found one.
+func (s *Settings) removeOne() bool {
+	hooksObj := s.doc.Lookup("hooks")
+	if hooksObj == nil || hooksObj.Kind != '{' {
+		return false
+	}
+	for ei, ev := range hooksObj.Members {
+		if ev.Value.Kind != '[' {
 			continue // not ours to judge
 		}
-		var kept []json.RawMessage
-		removed := false
-		for _, item := range items {
-			var g struct {
-				Hooks []json.RawMessage `json:"hooks"`
-			}
-			if json.Unmarshal(item, &g) != nil || !slices.ContainsFunc(g.Hooks, isOurs) {
-				kept = append(kept, item)
+		for gi, g := range ev.Value.Elems {
+			list := g.Get("hooks")
+			if g.Kind != '{' || list == nil || list.Kind != '[' {
 				continue
 			}
-			removed = true
-			others := slices.DeleteFunc(slices.Clone(g.Hooks), isOurs)
-			if len(others) > 0 {
-				grp, _ := parseObject(item)
-				h, _ := json.Marshal(others)
-				grp.set("hooks", h)
-				kept = append(kept, compact(grp))
+			for hi, h := range list.Elems {
+				if !isOurs(s.doc.Text(h)) {
+					continue
+				}
+				// The innermost container that would not be left empty
+				// loses its item.
+				switch {
+				case list.Len() > 1:
+					s.doc.Remove(list, hi)
+				case ev.Value.Len() > 1:
+					s.doc.Remove(ev.Value, gi)
+				case hooksObj.Len() > 1:
+					s.doc.Remove(hooksObj, ei)
+				default:
+					s.doc.Remove(s.doc.Root(), slices.IndexFunc(s.doc.Root().Members, func(m jsonedit.Member) bool { return m.Value == hooksObj }))
+				}
+				return true
 			}
 		}
-		if !removed {
-			continue
-		}
-		s.changed = true
-		if len(kept) == 0 {
-			s.hooks.del(event)
-		} else {
-			raw, _ := json.Marshal(kept)
-			s.hooks.set(event, raw)
-		}
 	}
-	s.syncHooks()
-	return nil
-}
-
-func compact(o *object) json.RawMessage {
-	var b bytes.Buffer
-	json.Compact(&b, o.encode(""))
-	return b.Bytes()
-}
-
-// syncHooks puts the edited hooks object back into the top object,
-// removing it when it is empty.
-func (s *Settings) syncHooks() {
-	if !s.changed {
-		return
-	}
-	if len(s.hooks.keys) == 0 {
-		s.top.del("hooks")
-		return
-	}
-	s.top.set("hooks", compact(s.hooks))
+	return false
 }
 
 // Bytes is the settings file as it would be written.
-func (s *Settings) Bytes() []byte { return s.top.encode(s.indent) }
+func (s *Settings) Bytes() []byte { return s.doc.Bytes() }
 
 // Changed reports whether Install or Uninstall changed anything.
 func (s *Settings) Changed() bool { return s.changed }
 
-// Save writes the file atomically, if anything changed.
+// empty reports whether nothing is left in the file but an empty object.
+func (s *Settings) empty() bool { return s.doc.Root().Len() == 0 }
+
+// Save writes the file atomically, if anything changed. A file left with
+// nothing in it is removed: what install created, uninstall takes away.
 func (s *Settings) Save() error {
 	if !s.changed {
+		return nil
+	}
+	if s.empty() {
+		if err := os.Remove(s.Path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return plan.WrapError(plan.CodeIOError, err, "cannot remove %s", s.Path)
+		}
 		return nil
 	}
 	if err := os.MkdirAll(filepath.Dir(s.Path), 0o755); err != nil {

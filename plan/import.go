@@ -440,12 +440,12 @@ func (s *State) Merge(in *State, now time.Time) (Change, []Dropped, error) {
 		s.Errors.merge(in.Errors[i])
 	}
 	p.touch(now)
-	summary := fmt.Sprintf("import: %d steps in %d phases", n, len(ip.Phases))
+	summary := fmt.Sprintf("import: %s in %s", count(n, "step"), count(len(ip.Phases), "phase"))
 	if n > 0 {
 		summary += fmt.Sprintf(" (steps %s–%s)", first, strconv.Itoa(p.NextStep-1))
 	}
 	if k := len(in.Findings) + len(in.Errors); k > 0 {
-		summary += fmt.Sprintf(", %d findings, %d errors", len(in.Findings), len(in.Errors))
+		summary += fmt.Sprintf(", %s, %s", count(len(in.Findings), "finding"), count(len(in.Errors), "error"))
 	}
 	return Change{Op: "plan.import", Summary: summary}, dropped, p.Validate()
 }

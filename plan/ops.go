@@ -562,7 +562,11 @@ func (p *Plan) Finish(result string, force bool, now time.Time) (Change, error) 
 		for i, s := range left {
 			ids[i] = s.ID
 		}
-		return Change{}, Errorf(CodeInvalidStatus, "steps %s are not done; finish them, skip them, or pass --force", strings.Join(ids, ", ")).With("unfinished", ids)
+		what := "steps " + strings.Join(ids, ", ") + " are not done; finish them, skip them"
+		if len(ids) == 1 {
+			what = "step " + ids[0] + " is not done; finish it, skip it"
+		}
+		return Change{}, Errorf(CodeInvalidStatus, "%s, or pass --force", what).With("unfinished", ids)
 	}
 	c, err := p.planTransition("finish", []PlanStatus{PlanRunning, PlanPaused}, PlanCompleted, "", now)
 	if err == nil {

@@ -67,7 +67,11 @@ func CheckTransition(s *Step, a Action) error {
 	if len(names) > 0 {
 		hint = strings.Join(names, ", ")
 	}
-	return Errorf(CodeInvalidStatus, "cannot %s step %s: it is %s (from %s: %s)", a, s.ID, s.Status, s.Status, hint).
+	verb := string(a)
+	if a == ActDone {
+		verb = "complete"
+	}
+	return Errorf(CodeInvalidStatus, "cannot %s step %s: it is %s (from %s: %s)", verb, s.ID, s.Status, s.Status, hint).
 		With("step", s.ID).With("status", string(s.Status)).With("action", string(a)).With("legal", names)
 }
 

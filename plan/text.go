@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -124,3 +125,11 @@ func splitLines(s string) string { return strings.ReplaceAll(s, lineBreak, "\n")
 
 // joinLines writes a multi-line value on one line.
 func joinLines(s string) string { return strings.ReplaceAll(s, "\n", lineBreak) }
+
+// count writes a number with its noun, agreeing: "1 step", "2 steps".
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
+}

@@ -152,7 +152,11 @@ func ToolContext(st *plan.State, tool string) []string {
 // LeftToDo lists a plan's unfinished steps, for the Stop gate.
 func LeftToDo(p *plan.Plan) []string {
 	left := p.Unfinished()
-	parts := []string{fmt.Sprintf("[plangit] %d of %d steps are not done:", len(left), p.Counts().Total)}
+	verb := "are"
+	if len(left) == 1 {
+		verb = "is"
+	}
+	parts := []string{fmt.Sprintf("[plangit] %d of %s %s not done:", len(left), Count(p.Counts().Total, "step"), verb)}
 	for _, s := range left {
 		parts = append(parts, "  "+StepLine(p, s))
 	}
@@ -161,7 +165,7 @@ func LeftToDo(p *plan.Plan) []string {
 
 // StrikeWarning tells an agent that the same error keeps coming back.
 func StrikeWarning(e *plan.ErrorRecord, limit int) string {
-	return fmt.Sprintf("[plangit] Three strikes: %s has failed %d times the same way (limit %d): %s\n"+
+	return fmt.Sprintf("[plangit] %s has failed %d times the same way (the strike limit is %d): %s\n"+
 		"Stop retrying this approach. Record what you learned (plangit finding add --category issue --title \"...\"), "+
 		"then change approach — or block the step with the reason (plangit step block ID --reason \"...\").",
 		e.Tool, e.Count, limit, clipLine(e.Message, 200))

@@ -20,19 +20,34 @@ func Log(w io.Writer, revs []repo.Revision, s Style) {
 		fmt.Fprintln(w, "no revisions match")
 		return
 	}
+	// A narrower terminal drops the year, then the time, before it cuts
+	// the summary short.
+	layout := shortTime
+	switch {
+	case s.Width > 0 && s.Width < 60:
+		layout = ""
+	case s.Width > 0 && s.Width < 80:
+		layout = "01-02 15:04"
+	}
 	for _, r := range revs {
-		head := fmt.Sprintf("%s @%-3d %s  %-5s %3d/%-3d ", r.Hash[:7], r.N, r.Time.UTC().Format(shortTime), r.Actor, r.Done, r.Total)
 		if s == (Style{}) {
-			fmt.Fprintf(w, "%s%s\n", head, r.Summary)
+			fmt.Fprintf(w, "%s @%-3d %s  %-5s %3d/%-3d %s\n", r.Hash[:7], r.N, r.Time.UTC().Format(shortTime), r.Actor, r.Done, r.Total, r.Summary)
 			continue
 		}
+		head := []string{s.paint(yellow, r.Hash[:7]), s.paint(dim, fmt.Sprintf("@%-3d", r.N))}
+		used := 7 + 1 + Columns(fmt.Sprintf("@%-3d", r.N))
+		if layout != "" {
+			head = append(head, " "+s.paint(dim, r.Time.UTC().Format(layout)))
+			used += 2 + len(layout)
+		}
+		progress := fmt.Sprintf("%3d/%-3d", r.Done, r.Total)
+		head = append(head, s.paint(actorColor(r.Actor), fmt.Sprintf("%-5s", r.Actor)), progress)
+		used += 1 + max(5, len(r.Actor)) + 1 + len(progress) + 1
 		summary := r.Summary
 		if s.Width > 0 {
-			summary = fitText(summary, max(20, s.Width-Columns(head)))
+			summary = fitText(summary, max(8, s.Width-used))
 		}
-		fmt.Fprintf(w, "%s %s  %s %s %s %s\n", s.paint(yellow, r.Hash[:7]), s.paint(dim, fmt.Sprintf("@%-3d", r.N)),
-			s.paint(dim, r.Time.UTC().Format(shortTime)), s.paint(actorColor(r.Actor), fmt.Sprintf("%-5s", r.Actor)),
-			fmt.Sprintf("%3d/%-3d", r.Done, r.Total), summary)
+		fmt.Fprintf(w, "%s %s\n", strings.Join(head, " "), summary)
 	}
 }
 
@@ -101,22 +116,39 @@ func Stat(w io.Writer, from, to history.Endpoint, files []history.FileDiff) {
 		added += f.Added
 		deleted += f.Deleted
 	}
-	fmt.Fprintf(w, "  %d files changed, %d insertions(+), %d deletions(-)\n", len(files), added, deleted)
+	fmt.Fprintf(w, "  %s changed, %s(+), %s(-)\n", Count(len(files), "file"), Count(added, "insertion"), Count(deleted, "deletion"))
 }
 
-// Blame writes, for each step, the revision that last changed it.
-func Blame(w io.Writer, lines []history.BlameLine) {
+// Blame writes, for each step, the revision that last changed it. A
+// terminal narrower than 100 columns loses the time, one narrower than 60
+// the hash and the actor too, so the step's text keeps its room.
+func Blame(w io.Writer, lines []history.BlameLine, s Style) {
 	if len(lines) == 0 {
 		fmt.Fprintln(w, "the plan has no steps")
 		return
 	}
+	full, narrow := s.Width <= 0 || s.Width >= 100, s.Width > 0 && s.Width < 60
 	for _, l := range lines {
-		if l.Rev == "" {
-			fmt.Fprintf(w, "%-7s %-4s %-16s %-5s %s %s  %s\n", "-", "", "", "", l.Status.Icon(), l.Step, oneLine(l.Text))
-			continue
+		var head string
+		switch {
+		case l.Rev == "" && narrow:
+			head = fmt.Sprintf("%-4s", "-")
+		case l.Rev == "" && full:
+			head = fmt.Sprintf("%-7s %-4s %-16s %-5s", "-", "", "", "")
+		case l.Rev == "":
+			head = fmt.Sprintf("%-7s %-4s %-5s", "-", "", "")
+		case narrow:
+			head = fmt.Sprintf("@%-3d", l.N)
+		case full:
+			head = fmt.Sprintf("%s @%-3d %s %-5s", l.Rev[:7], l.N, l.Time.UTC().Format(shortTime), l.Actor)
+		default:
+			head = fmt.Sprintf("%s @%-3d %-5s", l.Rev[:7], l.N, l.Actor)
 		}
-		fmt.Fprintf(w, "%s @%-3d %s %-5s %s %s  %s  — %s\n", l.Rev[:7], l.N, l.Time.UTC().Format(shortTime), l.Actor,
-			l.Status.Icon(), l.Step, oneLine(l.Text), oneLine(l.What))
+		line := fmt.Sprintf("%s %s %s  %s", head, l.Status.Icon(), l.Step, oneLine(l.Text))
+		if l.Rev != "" {
+			line += "  — " + oneLine(l.What)
+		}
+		fmt.Fprintln(w, line)
 	}
 }
 
@@ -141,43 +173,79 @@ func Timeline(w io.Writer, spans []history.Span, now time.Time, chart bool, styl
 			last = end
 		}
 	}
-	// On a terminal, dates lose their year and the chart gives way to the
-	// text when the terminal is narrow.
-	layout, dateW := shortTime, 16
-	if style.Width > 0 {
-		layout, dateW = "01-02 15:04", 11
-	}
-	width := 30
-	if style.Width > 0 {
-		width = min(width, style.Width-(1+5+2*(dateW+2)+8)-3-16)
-		chart = chart && width >= 8
-	}
+	l := layoutTimeline(style.Width)
+	chart = chart && l.bar > 0
 	for _, sp := range spans {
 		started, finished, took := "—", "—", ""
 		if !sp.Started.IsZero() {
-			started = sp.Started.UTC().Format(layout)
+			started = sp.Started.UTC().Format(l.dates)
 		}
 		if !sp.Finished.IsZero() {
-			finished = sp.Finished.UTC().Format(layout)
+			finished = sp.Finished.UTC().Format(l.dates)
 		}
 		if !sp.Started.IsZero() && !sp.Finished.IsZero() {
 			took = plan.FormatDuration(sp.Duration)
 		} else if sp.Status == plan.StepInProgress && !sp.Started.IsZero() {
 			took = plan.FormatDuration(now.Sub(sp.Started)) + "…"
 		}
-		cols := fmt.Sprintf(" %-3s %-*s  %-*s  %-7s", sp.Step, dateW, started, dateW, finished, took)
+		cols := fmt.Sprintf(" %-3s %-*s  %-7s", sp.Step, len(l.dates), started, took)
+		if l.finished {
+			cols = fmt.Sprintf(" %-3s %-*s  %-*s  %-7s", sp.Step, len(l.dates), started, len(l.dates), finished, took)
+		}
 		line := style.paint(statusColor(sp.Status), sp.Status.Icon()) + cols
 		used := Columns(sp.Status.Icon() + cols)
 		if chart {
-			line += " " + style.paint(statusColor(sp.Status), bar(sp, first, last, now, width))
-			used += width + 3
+			line += " " + style.paint(statusColor(sp.Status), bar(sp, first, last, now, l.bar))
+			used += l.bar + 3
 		}
 		text := oneLine(sp.Text)
 		if style.Width > 0 {
-			text = fitText(text, max(12, style.Width-used-1))
+			text = fitText(text, max(timelineText, style.Width-used-1))
 		}
 		fmt.Fprintf(w, "%s %s\n", line, text)
 	}
+}
+
+// The timeline's columns: what a narrow terminal keeps.
+const (
+	timelineText = 16 // columns a step's text keeps at least
+	timelineBar  = 8  // cells a chart needs at least
+)
+
+// timelineLayout is how the timeline uses a terminal's width.
+type timelineLayout struct {
+	dates    string // the layout of the times
+	finished bool   // a column for when each step finished
+	bar      int    // cells of the chart; 0 when it does not fit
+}
+
+// layoutTimeline fits the timeline to width columns (0: not a terminal):
+// the dates lose their year on a terminal, the finish column goes on a
+// narrow one, and the chart, at most 30 cells, goes when fewer than 8
+// cells are left beside the text.
+func layoutTimeline(width int) timelineLayout {
+	if width <= 0 {
+		return timelineLayout{dates: shortTime, finished: true, bar: 30}
+	}
+	l := timelineLayout{dates: "01-02 15:04", finished: width >= 72}
+	used := 1 + 1 + 3 + 1 + len(l.dates) + 2 + 7
+	if l.finished {
+		used += len(l.dates) + 2
+	}
+	if room := width - used - 3 - 1 - timelineText; room >= timelineBar {
+		l.bar = min(30, room)
+	}
+	return l
+}
+
+// TimelineChartColumns is the narrowest terminal the timeline draws its
+// chart on.
+func TimelineChartColumns() int {
+	w := 1
+	for layoutTimeline(w).bar == 0 {
+		w++
+	}
+	return w
 }
 
 // bar draws a step's span on the axis from first to last.
@@ -234,7 +302,7 @@ func Sessions(w io.Writer, rows []SessionRow, now time.Time, plansDir string) {
 			continue
 		}
 		fmt.Fprintf(w, "%s %s  %s  [%s · %d/%d done]  %s · %s (%s) · %s\n", mark, r.ID, r.Title, r.Status, r.Done, r.Total,
-			plural(r.Revisions, "revision"), Ago(now, r.LastChange), r.LastChange.UTC().Format(shortTime), Bytes(r.Size))
+			Count(r.Revisions, "revision"), Ago(now, r.LastChange), r.LastChange.UTC().Format(shortTime), Bytes(r.Size))
 		if line := shareLine(r.Share, now); line != "" {
 			fmt.Fprintln(w, line)
 		}
@@ -257,11 +325,12 @@ func Cleanup(w io.Writer, rep *repo.CleanupReport) {
 			fmt.Fprintf(w, "kept %s: %s\n", e.Session, e.Reason)
 		}
 	}
-	fmt.Fprintf(w, "%s %s, %s\n", verb, plural(rep.Removed, "session"), Bytes(rep.Freed))
+	fmt.Fprintf(w, "%s %s, %s\n", verb, Count(rep.Removed, "session"), Bytes(rep.Freed))
 }
 
-// plural writes "1 revision", "2 revisions".
-func plural(n int, noun string) string {
+// Count writes a number with its noun, agreeing: "1 revision", "2
+// revisions".
+func Count(n int, noun string) string {
 	if n == 1 {
 		return "1 " + noun
 	}

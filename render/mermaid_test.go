@@ -21,7 +21,7 @@ func mermaidJS(t *testing.T) string {
 	t.Helper()
 	js := os.Getenv("PLANGIT_MERMAID_JS")
 	if js == "" {
-		repotest.Missing(t, "PLANGIT_MERMAID_JS is not set: it names mermaid.min.js from the npm package mermaid (.ci/run fetches it)")
+		repotest.Missing(t, "mermaid.js", "PLANGIT_MERMAID_JS is not set: it names mermaid.min.js from the npm package mermaid")
 	}
 	if _, err := os.Stat(js); err != nil {
 		t.Fatalf("PLANGIT_MERMAID_JS: %v", err)

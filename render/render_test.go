@@ -165,3 +165,13 @@ func TestJSONEnvelopes(t *testing.T) {
 	JSONError(&b, errors.New("something unexpected"))
 	repotest.Golden(t, "internal_error.json", b.Bytes())
 }
+
+func TestPercent(t *testing.T) {
+	for _, c := range []struct{ n, total, want int }{
+		{0, 0, 0}, {0, 3, 0}, {1, 3, 33}, {2, 3, 67}, {5, 8, 63}, {1, 200, 1}, {199, 200, 99}, {3, 3, 100}, {1, 1000, 1},
+	} {
+		if got := Percent(c.n, c.total); got != c.want {
+			t.Errorf("%d/%d: %d%%, want %d%%", c.n, c.total, got, c.want)
+		}
+	}
+}

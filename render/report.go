@@ -87,15 +87,8 @@ tr.resolved td{color:var(--muted)}
 // h escapes text for HTML.
 func h(s string) string { return html.EscapeString(s) }
 
-func pct(done, total int) int {
-	if total == 0 {
-		return 0
-	}
-	return done * 100 / total
-}
-
 func htmlBar(done, total int, class string) string {
-	return fmt.Sprintf(`<span class="bar%s" title="%d of %d"><span style="width:%d%%"></span></span>`, class, done, total, pct(done, total))
+	return fmt.Sprintf(`<span class="bar%s" title="%d of %d"><span style="width:%d%%"></span></span>`, class, done, total, Percent(done, total))
 }
 
 // HTMLReport writes the report as one self-contained HTML page.
@@ -110,7 +103,7 @@ func HTMLReport(w io.Writer, r *history.Report) {
 	if p.Goal != "" {
 		fmt.Fprintf(b, "<p class=\"goal\">%s</p>\n", h(p.Goal))
 	}
-	fmt.Fprintf(b, "<div class=\"meta\"><span class=\"pill st-%s\">%s</span> %s <span><b>%d/%d</b> steps done · %d%%</span>", p.Status, p.Status, htmlBar(c.Done, c.Total, ""), c.Done, c.Total, pct(c.Done, c.Total))
+	fmt.Fprintf(b, "<div class=\"meta\"><span class=\"pill st-%s\">%s</span> %s <span><b>%d/%d</b> steps done · %d%%</span>", p.Status, p.Status, htmlBar(c.Done, c.Total, ""), c.Done, c.Total, Percent(c.Done, c.Total))
 	fmt.Fprintf(b, "<span>session <code>%s</code> at <code>@%d %s</code></span><span>updated %s</span></div>\n", h(r.Session), r.Rev.N, r.Rev.Hash[:7], p.Updated.UTC().Format(time.RFC3339))
 	if p.Result != "" {
 		fmt.Fprintf(b, "<p><b>Result:</b> %s</p>\n", h(p.Result))

@@ -122,26 +122,41 @@ func recordedSession(t testing.TB) *repo.Session {
 	return s
 }
 
+// historyViews is what the history views of a session show: its newest n
+// revisions, the semantic diff from @10 and the text diff from textFrom to
+// HEAD, and the timeline.
+type historyViews struct {
+	revs     []repo.Revision
+	diff     *history.Diff
+	files    []history.FileDiff
+	from, to history.Endpoint
+	spans    []history.Span
+}
+
+func readHistory(t *testing.T, s *repo.Session, n int, textFrom string) historyViews {
+	t.Helper()
+	var h historyViews
+	var err error
+	if h.revs, err = history.Log(s, history.LogOptions{N: n}); err != nil {
+		t.Fatal(err)
+	}
+	if h.diff, err = history.Between(s, "@10", "HEAD"); err != nil {
+		t.Fatal(err)
+	}
+	if h.files, h.from, h.to, err = history.TextBetween(s, textFrom, "HEAD"); err != nil {
+		t.Fatal(err)
+	}
+	if h.spans, err = history.Timeline(s); err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
 // TestTerminalHistoryViews: log, diff and timeline of the recorded session
 // on a 72-column terminal, with and without colour, and piped.
 func TestTerminalHistoryViews(t *testing.T) {
-	s := recordedSession(t)
-	revs, err := history.Log(s, history.LogOptions{N: 8})
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := history.Between(s, "@10", "HEAD")
-	if err != nil {
-		t.Fatal(err)
-	}
-	files, from, to, err := history.TextBetween(s, "HEAD~1", "HEAD")
-	if err != nil {
-		t.Fatal(err)
-	}
-	spans, err := history.Timeline(s)
-	if err != nil {
-		t.Fatal(err)
-	}
+	h := readHistory(t, recordedSession(t), 8, "HEAD~1")
+	revs, d, files, from, to, spans := h.revs, h.diff, h.files, h.from, h.to, h.spans
 	now := t0.Add(30 * time.Minute)
 	for name, style := range map[string]Style{"plain": {}, "term": {Bars: true, Width: 72}, "term_color": {Color: true, Bars: true, Width: 72}} {
 		var b bytes.Buffer

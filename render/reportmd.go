@@ -56,7 +56,7 @@ func MarkdownReport(w io.Writer, r *history.Report) {
 		fmt.Fprintf(b, "> %s\n\n", md(p.Goal))
 	}
 	fmt.Fprintf(b, "**%s** · %d/%d steps done (%d%%) `%s` · session `%s` at `@%d %s` · updated %s\n\n",
-		p.Status, c.Done, c.Total, percent(c.Done, c.Total), Bar(c.Done, c.Total, 20), r.Session, r.Rev.N, r.Rev.Hash[:7], p.Updated.UTC().Format(shortTime))
+		p.Status, c.Done, c.Total, Percent(c.Done, c.Total), Bar(c.Done, c.Total, 20), r.Session, r.Rev.N, r.Rev.Hash[:7], p.Updated.UTC().Format(shortTime))
 	if p.Result != "" {
 		fmt.Fprintf(b, "**Result:** %s\n\n", md(p.Result))
 	}
@@ -99,12 +99,12 @@ func MarkdownReport(w io.Writer, r *history.Report) {
 	mdSection(b, "Progress over time")
 	b.WriteString(fenced("mermaid", mermaidProgress(r.Revisions)))
 
-	mdSection(b, "History ("+plural(len(r.Revisions), "revision")+")")
+	mdSection(b, "History ("+Count(len(r.Revisions), "revision")+")")
 	older := len(r.Revisions) - recentRevisions
 	for i := len(r.Revisions) - 1; i >= 0; i-- {
 		rv := r.Revisions[i]
 		if i == older-1 {
-			fmt.Fprintf(b, "\n<details><summary>%s, without text diffs</summary>\n\n", plural(older, "older revision"))
+			fmt.Fprintf(b, "\n<details><summary>%s, without text diffs</summary>\n\n", Count(older, "older revision"))
 		}
 		fmt.Fprintf(b, "- **@%d** `%s` %s · %s · %s (%d/%d)\n", rv.N, rv.Hash[:7], rv.Time.UTC().Format(shortTime), md(rv.Actor), md(rv.Summary), rv.Done, rv.Total)
 		for _, ch := range revisionChanges(rv) {

@@ -27,7 +27,7 @@ func SyncResults(w, errOut io.Writer, results []repo.SyncResult, skip int) {
 func syncLine(r repo.SyncResult) string {
 	moved := ""
 	if r.Revisions > 0 {
-		moved = plural(r.Revisions, "revision") + ", "
+		moved = Count(r.Revisions, "revision") + ", "
 	}
 	switch r.Status {
 	case "created":
@@ -55,7 +55,7 @@ func upTo(r repo.SyncResult) string {
 	if r.Revisions == 0 {
 		return "up to " + short(r.To)
 	}
-	return plural(r.Revisions, "revision") + " up to " + short(r.To)
+	return Count(r.Revisions, "revision") + " up to " + short(r.To)
 }
 
 func short(h string) string {
@@ -84,7 +84,7 @@ func RemoteSessions(w io.Writer, remote, url string, rows []repo.RemoteSession, 
 			short(r.Rev), Ago(now, r.LastChange), r.LastChange.UTC().Format(shortTime), r.Actor, r.Summary, here[r.Here])
 	}
 	if skipped > 0 {
-		fmt.Fprintf(w, "(%s under refs/plangit/sessions/ on %s name no valid session id; skipped)\n", plural(skipped, "ref"), remote)
+		fmt.Fprintf(w, "(%s under refs/plangit/sessions/ on %s name no valid session id; skipped)\n", Count(skipped, "ref"), remote)
 	}
 }
 
@@ -103,7 +103,7 @@ func shareLine(s *repo.ShareStatus, now time.Time) string {
 		case "in-sync":
 			parts = append(parts, "in sync with "+r.Remote)
 		case "ahead":
-			parts = append(parts, fmt.Sprintf("%s not on %s", plural(r.Unpushed, "revision"), r.Remote))
+			parts = append(parts, fmt.Sprintf("%s not on %s", Count(r.Unpushed, "revision"), r.Remote))
 		default:
 			parts = append(parts, "differs from "+r.Remote+" (plangit fetch tells)")
 		}

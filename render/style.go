@@ -105,10 +105,7 @@ func Bar(done, total, width int) string {
 
 // progressBar is a bar with its numbers, for a terminal.
 func (s Style) progressBar(done, total, width int) string {
-	pct := 0
-	if total > 0 {
-		pct = done * 100 / total
-	}
+	pct := Percent(done, total)
 	bar := Bar(done, total, width)
 	filled := strings.Count(bar, "█") * len("█")
 	return s.paint(green, bar[:filled]) + s.paint(dim, bar[filled:]) + " " + s.paint(bold, strconv.Itoa(done)+"/"+strconv.Itoa(total)) + s.paint(dim, " "+strconv.Itoa(pct)+"%")

@@ -209,7 +209,7 @@ func Status(w io.Writer, st *plan.State, now time.Time, s Style) {
 	p := st.Plan
 	c := p.Counts()
 	fmt.Fprintln(w, s.paint(bold, p.Title))
-	parts := []string{s.paint(planColor(p.Status), string(p.Status)), fmt.Sprintf("%d/%d steps done (%d%%)", c.Done, c.Total, percent(c.Done, c.Total))}
+	parts := []string{s.paint(planColor(p.Status), string(p.Status)), fmt.Sprintf("%d/%d steps done (%d%%)", c.Done, c.Total, Percent(c.Done, c.Total))}
 	if p.Idle() && !p.Complete() {
 		parts[0] += " (idle: no step in progress)"
 	}
@@ -269,7 +269,7 @@ func nextHint(p *plan.Plan) string {
 // and errors — and lists what the source held that plangit did not keep.
 func ImportReport(w io.Writer, st *plan.State, dropped []plan.Dropped) {
 	if len(st.Findings) > 0 || len(st.Errors) > 0 {
-		fmt.Fprintf(w, "  with %s and %s\n", plural(len(st.Findings), "finding"), plural(len(st.Errors), "error"))
+		fmt.Fprintf(w, "  with %s and %s\n", Count(len(st.Findings), "finding"), Count(len(st.Errors), "error"))
 	}
 	if len(dropped) == 0 {
 		return
@@ -287,7 +287,7 @@ func DeliverableLine(d []byte) string {
 	first, _, _ := strings.Cut(text, "\n")
 	first = strings.TrimSpace(strings.TrimLeft(first, "# "))
 	lines := strings.Count(text, "\n") + 1
-	return fmt.Sprintf("%s (%s; plangit deliverable shows it)", clipLine(first, 80), plural(lines, "line"))
+	return fmt.Sprintf("%s (%s; plangit deliverable shows it)", clipLine(first, 80), Count(lines, "line"))
 }
 
 // CompletedLine says that a running plan's steps are all done and how to
@@ -402,11 +402,17 @@ func Ago(now, t time.Time) string {
 	return plan.FormatDuration(d) + " ago"
 }
 
-func percent(n, total int) int {
-	if total == 0 {
+// Percent is n of total as a whole percentage, rounded to the nearest —
+// 2 of 3 is 67% — except that only all of it is 100% and only none of it
+// is 0%.
+func Percent(n, total int) int {
+	if total <= 0 || n <= 0 {
 		return 0
 	}
-	return n * 100 / total
+	if n >= total {
+		return 100
+	}
+	return min(99, max(1, (n*200+total)/(2*total)))
 }
 
 // oneLine flattens text onto one line.

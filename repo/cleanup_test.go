@@ -161,8 +161,11 @@ func TestConfig(t *testing.T) {
 	if err := c.Set("context_budget", "50"); err == nil || c.ContextBudget != 2000 {
 		t.Fatalf("an invalid value must change nothing: %v %d", err, c.ContextBudget)
 	}
-	if err := p.SaveConfig(c); err != nil {
-		t.Fatal(err)
+	os.Remove(p.ConfigPath())
+	for k, v := range map[string]string{"strike_limit": "5", "write_tools": "Write, Edit", "hooks.PreCompact": "false"} {
+		if _, err := p.SetConfig(k, v); err != nil {
+			t.Fatal(err)
+		}
 	}
 	back, err := p.Config()
 	if err != nil || back.StrikeLimit != 5 || back.Hooks["PreCompact"] {

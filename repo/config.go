@@ -8,12 +8,14 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/plangit/plangit/plan"
+	"github.com/plangit/plangit/repo/jsonedit"
 )
 
 // Config is a project's settings, from .code-agent/config.json. A missing
@@ -46,6 +48,9 @@ var pushOnValues = []string{"off", "stop", "session_end"}
 
 // HookEvents are the hook events plangit answers, in the order of a session.
 var HookEvents = []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PostToolUseFailure", "Stop", "SubagentStop", "PreCompact", "SessionEnd"}
+
+// StopModes are the values of stop_mode.
+var StopModes = []string{"gate", "advise", "off"}
 
 // DefaultConfig is every setting's default.
 func DefaultConfig() Config {
@@ -169,7 +174,7 @@ func (c *Config) validate() error {
 	if c.ContextBudget < 200 {
 		return configError("context_budget", "must be at least 200 bytes, not %d", c.ContextBudget)
 	}
-	if !slices.Contains([]string{"gate", "advise", "off"}, c.StopMode) {
+	if !slices.Contains(StopModes, c.StopMode) {
 		return configError("stop_mode", "must be gate, advise or off, not %q", c.StopMode)
 	}
 	if !slices.Contains(pushOnValues, c.PushOn) {
@@ -299,17 +304,47 @@ func (c Config) clone() Config {
 	return n
 }
 
-// SaveConfig writes the project's settings.
-func (p Project) SaveConfig(c Config) error {
-	if err := c.validate(); err != nil {
-		return err
+// SetConfig changes one setting in .code-agent/config.json, as Config.Set
+// reads it, and returns the settings that result. Only that key is
+// written: the file's other keys and its formatting stay byte for byte, a
+// file that did not exist holds just that key, and a key left out keeps
+// following its default. A broken file is an error naming the key, and is
+// not written.
+func (p Project) SetConfig(key, value string) (Config, error) {
+	b, err := os.ReadFile(p.ConfigPath())
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return Config{}, plan.WrapError(plan.CodeIOError, err, "cannot read %s", p.ConfigPath())
+	}
+	c, err := ParseConfig(b)
+	if err != nil {
+		return Config{}, err
+	}
+	if err := c.Set(key, value); err != nil {
+		return Config{}, err
+	}
+	path := []string{key}
+	if ev, ok := strings.CutPrefix(key, "hooks."); ok {
+		path = []string{"hooks", ev}
+	}
+	v, _ := c.Get(key)
+	doc, err := jsonedit.Parse(b)
+	if err != nil {
+		return Config{}, configError("", "%v", err)
+	}
+	if old := doc.Lookup(path...); old != nil && jsonEqual(doc.Text(old), []byte(v)) {
+		return c, nil // already so: nothing to write
+	}
+	if err := doc.Set(path, json.RawMessage(v)); err != nil {
+		return Config{}, configError(key, "%v", err)
 	}
 	if err := p.ensureDir(); err != nil {
-		return err
+		return Config{}, err
 	}
-	b, err := json.MarshalIndent(c, "", "  ")
-	if err != nil {
-		return plan.WrapError(plan.CodeInternal, err, "cannot encode the settings")
-	}
-	return WriteFileAtomic(p.ConfigPath(), append(b, '\n'), 0o644, true)
+	return c, WriteFileAtomic(p.ConfigPath(), doc.Bytes(), 0o644, true)
+}
+
+// jsonEqual reports whether two JSON texts hold the same value.
+func jsonEqual(a, b []byte) bool {
+	var x, y any
+	return json.Unmarshal(a, &x) == nil && json.Unmarshal(b, &y) == nil && reflect.DeepEqual(x, y)
 }

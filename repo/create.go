@@ -18,6 +18,9 @@ const gitConfig = "[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tb
 // commits st as its first revision. A session that already has a revision
 // is refused; one left half-created by a killed process is completed.
 func (p Project) Create(id string, st *plan.State, change plan.Change, opts Options) (*Session, *Result, error) {
+	if err := ValidateNewSessionID(id); err != nil {
+		return nil, nil, err
+	}
 	s, err := newSession(p, id)
 	if err != nil {
 		return nil, nil, err

@@ -56,6 +56,9 @@ func (p Project) Adopt(from, to string, opts Options) (*Session, *Result, error)
 	if err != nil {
 		return nil, nil, err
 	}
+	if err := ValidateNewSessionID(to); err != nil {
+		return nil, nil, err
+	}
 	dst, err := newSession(p, to)
 	if err != nil {
 		return nil, nil, err

@@ -87,6 +87,20 @@ func ValidateSessionID(id string) error {
 	return nil
 }
 
+// ValidateNewSessionID is ValidateSessionID for a session about to be
+// created, which may not begin with "-" either: such an id reads as a flag
+// on a command line. Sessions that already have one stay readable
+// (--session=-x, or after --).
+func ValidateNewSessionID(id string) error {
+	if err := ValidateSessionID(id); err != nil {
+		return err
+	}
+	if id[0] == '-' {
+		return plan.Errorf(plan.CodeInvalidSessionID, "session id %q begins with \"-\", which reads as a flag; begin it with a letter or a digit", clipID(id)).With("session", clipID(id))
+	}
+	return nil
+}
+
 func clipID(id string) string {
 	if len(id) > 40 {
 		return strings.ToValidUTF8(id[:40], "") + "…"

@@ -237,7 +237,7 @@ func fileRemote(t *testing.T, base string) string {
 func httpRemote(t *testing.T, base string) string {
 	backend := filepath.Join(strings.TrimSpace(gitIn(t, base, "--exec-path")), "git-http-backend")
 	if _, err := os.Stat(backend); err != nil {
-		repotest.Missing(t, "git-http-backend is not installed: "+err.Error())
+		repotest.Missing(t, "git-http-backend", "git-http-backend is not installed: "+err.Error())
 	}
 	gitIn(t, filepath.Join(base, "remote.git"), "config", "http.receivepack", "true")
 	srv := httptest.NewServer(&cgi.Handler{Path: backend, Env: []string{
@@ -251,7 +251,7 @@ func httpRemote(t *testing.T, base string) string {
 func daemonRemote(t *testing.T, base string) string {
 	if err := exec.Command("git", "daemon", "--help").Run(); err != nil {
 		if out, _ := exec.Command("git", "daemon", "-h").CombinedOutput(); !bytes.Contains(out, []byte("usage: git daemon")) {
-			repotest.Missing(t, "git daemon is not available")
+			repotest.Missing(t, "git daemon", "git daemon is not available")
 		}
 	}
 	l, err := net.Listen("tcp", "127.0.0.1:0")

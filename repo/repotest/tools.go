@@ -1,15 +1,43 @@
 package repotest
 
 import (
+	"flag"
+	"fmt"
+	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
 	"testing"
 )
 
+// Tests that need a program from outside the repository (Graphviz's dot,
+// Chromium, mermaid.js) skip where it is missing — and say so. go test
+// prints nothing but "ok" for a package whose tests pass, skips included,
+// so Main, the TestMain of such a package, makes sure the skips are seen:
+// it prints which tests were skipped for want of what.
+
+// howToGet says how to install each outside program.
+var howToGet = map[string]string{
+	"dot":              "apt-get install graphviz",
+	"chromium":         "apt-get install chromium",
+	"mermaid.js":       "set PLANGIT_MERMAID_JS to mermaid.min.js from the npm package mermaid",
+	"git daemon":       "apt-get install git (git daemon comes with it)",
+	"git-http-backend": "apt-get install git (git-http-backend comes with it)",
+}
+
+var (
+	skipsMu sync.Mutex
+	skips   = map[string][]string{} // program → the tests skipped for want of it
+	inMain  bool                    // the package's TestMain is Main
+)
+
 // RequireTool returns the path of an external program a test needs
-// (Graphviz's dot, Chromium). Where it is missing the test is skipped with
-// a message saying how to get it — except under CI (PLANGIT_CI set), whose
-// .ci/run installs every such tool, so that a missing one fails.
+// (Graphviz's dot, Chromium). Where it is missing the test is skipped —
+// except under CI (PLANGIT_CI set), whose .ci/run installs every such
+// tool, so that a missing one fails.
 func RequireTool(t testing.TB, names ...string) string {
 	t.Helper()
 	for _, name := range names {
@@ -17,16 +45,104 @@ func RequireTool(t testing.TB, names ...string) string {
 			return p
 		}
 	}
-	Missing(t, names[0]+" is not installed (Debian: apt-get install graphviz chromium; .ci/run installs them)")
+	Missing(t, names[0], names[0]+" is not installed")
 	return ""
 }
 
-// Missing skips a test for want of something outside the repository, with
-// msg — or, under CI, whose .ci/run provides everything, fails it.
-func Missing(t testing.TB, msg string) {
+// Missing skips a test for want of tool, something outside the repository,
+// saying msg and how to get it — or, under CI, whose .ci/run provides
+// everything, fails it.
+func Missing(t testing.TB, tool, msg string) {
 	t.Helper()
+	if how := howToGet[tool]; how != "" {
+		msg += " (" + how + "; .ci/run provides it)"
+	}
 	if os.Getenv("PLANGIT_CI") != "" {
 		t.Fatal(msg)
 	}
+	if !inMain {
+		t.Fatalf("%s; and this package's TestMain is not repotest.Main, which reports such skips", msg)
+	}
+	skipsMu.Lock()
+	skips[tool] = append(skips[tool], t.Name())
+	skipsMu.Unlock()
+	uncached()
 	t.Skip(msg)
+}
+
+// skipNote is a file in the package's directory (git ignores it) that
+// says which tests the last run skipped.
+const skipNote = ".skipped-for-tools"
+
+// uncached keeps go test from caching a run that skipped tests for want of
+// a program, so that the next go test runs them again — and reports the
+// skips again — rather than replaying "ok". go test does not cache a run
+// that opened a file of the module changed in its last two seconds; this
+// writes one.
+func uncached() {
+	if f, err := os.OpenFile(skipNote, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644); err == nil {
+		f.WriteString("tests skipped for want of outside programs: go test -v lists them\n")
+		f.Close()
+	}
+}
+
+// Main runs a package's tests — call it from TestMain as
+// os.Exit(repotest.Main(m)) — and then prints, once, which tests were
+// skipped for want of which programs. The note goes to standard error,
+// which go test shows with -v or when a test fails; when it would hide it
+// (a passing package without -v), also to the terminal or pipe the go
+// command itself writes to, so `go test ./...` shows it under its "ok".
+func Main(m *testing.M) int {
+	inMain = true
+	code := m.Run()
+	note := skipSummary()
+	if note == "" {
+		return code
+	}
+	fmt.Fprint(os.Stderr, note)
+	if v := flag.Lookup("test.v"); code == 0 && (v == nil || v.Value.String() == "false") {
+		if w := goOutput(); w != nil {
+			fmt.Fprint(w, note)
+			w.Close()
+		}
+	}
+	return code
+}
+
+// skipSummary is the note on the tests skipped, or "".
+func skipSummary() string {
+	skipsMu.Lock()
+	defer skipsMu.Unlock()
+	if len(skips) == 0 {
+		return ""
+	}
+	tools := make([]string, 0, len(skips))
+	for tool := range skips {
+		tools = append(tools, tool)
+	}
+	sort.Strings(tools)
+	var b strings.Builder
+	pkg := filepath.Base(os.Args[0])
+	pkg = strings.TrimSuffix(pkg, ".test")
+	fmt.Fprintf(&b, "SKIP %s: tests skipped for want of outside programs (.ci/run provides them all):\n", pkg)
+	for _, tool := range tools {
+		fmt.Fprintf(&b, "  %-10s %s — %s\n", tool, strings.Join(skips[tool], ", "), howToGet[tool])
+	}
+	return b.String()
+}
+
+// goOutput opens the standard output of the process that ran the test
+// binary — the go command — when it is a terminal or a pipe (never a file,
+// whose offset the go command keeps). Linux only; nil elsewhere.
+func goOutput() io.WriteCloser {
+	path := fmt.Sprintf("/proc/%d/fd/1", os.Getppid())
+	fi, err := os.Stat(path)
+	if err != nil || fi.Mode()&(os.ModeNamedPipe|os.ModeCharDevice) == 0 {
+		return nil
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		return nil
+	}
+	return f
 }

@@ -1,0 +1,146 @@
+package jsonedit
+
+import (
+	"encoding/json"
+	"reflect"
+	"testing"
+)
+
+func parse(t *testing.T, src string) *Doc {
+	t.Helper()
+	d, err := Parse([]byte(src))
+	if err != nil {
+		t.Fatalf("%q: %v", src, err)
+	}
+	return d
+}
+
+func TestSet(t *testing.T) {
+	for _, c := range []struct {
+		name, src string
+		path      []string
+		value     any
+		want      string
+	}{
+		{"an empty document", "", []string{"stop_mode"}, "advise", "{\n  \"stop_mode\": \"advise\"\n}\n"},
+		{"an empty object", "{}", []string{"a"}, 1, "{\n  \"a\": 1\n}"},
+		{"a new key after the last", "{\n    \"a\": 1\n}\n", []string{"b"}, []string{"x", "y"}, "{\n    \"a\": 1,\n    \"b\": [\n        \"x\",\n        \"y\"\n    ]\n}\n"},
+		{"a value replaced, nothing else", "{\n  \"a\": 1,  \"b\": 2 ,\n  \"c\": 3\n}", []string{"b"}, 20, "{\n  \"a\": 1,  \"b\": 20 ,\n  \"c\": 3\n}"},
+		{"a one-line list kept on one line", "{\"tools\": [\"Read\"], \"n\": 1}", []string{"tools"}, []string{"Read", "Grep"}, "{\"tools\": [\"Read\", \"Grep\"], \"n\": 1}"},
+		{"compact stays compact", "{\"a\":1}", []string{"b"}, map[string]int{"c": 2}, "{\"a\":1,\"b\":{\"c\":2}}"},
+		{"spaced stays spaced", "{ \"a\": 1 }", []string{"b"}, map[string]int{"c": 2}, "{ \"a\": 1, \"b\": {\"c\": 2} }"},
+		{"objects made on the way", "{\n  \"x\": true\n}", []string{"hooks", "Stop"}, false, "{\n  \"x\": true,\n  \"hooks\": {\n    \"Stop\": false\n  }\n}"},
+		{"into a nested object", "{\n\t\"hooks\": {\n\t\t\"Stop\": true\n\t}\n}", []string{"hooks", "PreCompact"}, false, "{\n\t\"hooks\": {\n\t\t\"Stop\": true,\n\t\t\"PreCompact\": false\n\t}\n}"},
+		{"into an empty nested object", "{\n  \"hooks\": {}\n}", []string{"hooks", "Stop"}, false, "{\n  \"hooks\": {\n    \"Stop\": false\n  }\n}"},
+		{"keys with escapes", "{\"a\\\"b\": 1}", []string{"a\"b"}, 2, "{\"a\\\"b\": 2}"},
+		{"no HTML escaping", "{}", []string{"cmd"}, "a && b <c>", "{\n  \"cmd\": \"a && b <c>\"\n}"},
+		{"CRLF line ends kept", "{\r\n  \"a\": 1\r\n}\r\n", []string{"b"}, []int{1, 2}, "{\r\n  \"a\": 1,\r\n  \"b\": [\r\n    1,\r\n    2\r\n  ]\r\n}\r\n"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			d := parse(t, c.src)
+			if err := d.Set(c.path, c.value); err != nil {
+				t.Fatal(err)
+			}
+			if got := string(d.Bytes()); got != c.want {
+				t.Errorf("got\n%s\nwant\n%s", got, c.want)
+			}
+		})
+	}
+}
+
+// TestRemoveUndoesAdd: taking out what Set or Append added last gives back
+// the document byte for byte, whatever its style.
+func TestRemoveUndoesAdd(t *testing.T) {
+	docs := []string{
+		"{\n  \"a\": 1\n}\n",
+		"{\n    \"hooks\": {\n        \"Stop\": [\n            {\"hooks\": [{\"type\": \"command\", \"command\": \"x\"}]}\n        ]\n    }\n}",
+		"{\"hooks\":{\"Stop\":[{\"hooks\":[]}]},\"z\":[1,2]}",
+		"{ \"hooks\": { \"Stop\": [ {\"hooks\": []} ] } }",
+		"{\n\t\"hooks\": {\n\t\t\"Stop\": [{\"hooks\": []}]\n\t}\n}",
+		"{\r\n  \"a\": \"ü\\u00fc\",\r\n  \"hooks\": {\"Stop\": []}\r\n}",
+	}
+	group := map[string]any{"hooks": []map[string]any{{"type": "command", "command": "plangit hook Stop", "timeout": 30}}}
+	for _, src := range docs {
+		// A new member at the end of the top object.
+		d := parse(t, src)
+		if err := d.Set([]string{"zz"}, group); err != nil {
+			t.Fatal(err)
+		}
+		root := d.Root()
+		if err := d.Remove(root, root.Len()-1); err != nil {
+			t.Fatal(err)
+		}
+		if string(d.Bytes()) != src {
+			t.Errorf("set then remove a member:\n%q\nwant\n%q", d.Bytes(), src)
+		}
+		// A new element at the end of an array.
+		d = parse(t, src)
+		if d.Lookup("hooks", "Stop") == nil {
+			continue
+		}
+		if err := d.Append([]string{"hooks", "Stop"}, group); err != nil {
+			t.Fatal(err)
+		}
+		var check any
+		if err := json.Unmarshal(d.Bytes(), &check); err != nil {
+			t.Fatalf("invalid after append: %v\n%s", err, d.Bytes())
+		}
+		arr := d.Lookup("hooks", "Stop")
+		if err := d.Remove(arr, arr.Len()-1); err != nil {
+			t.Fatal(err)
+		}
+		if string(d.Bytes()) != src {
+			t.Errorf("append then remove an element:\n%q\nwant\n%q", d.Bytes(), src)
+		}
+	}
+}
+
+func TestRemove(t *testing.T) {
+	for _, c := range []struct {
+		src  string
+		i    int
+		want string
+	}{
+		{"[1, 2, 3]", 0, "[2, 3]"},
+		{"[1, 2, 3]", 1, "[1, 3]"},
+		{"[1, 2, 3]", 2, "[1, 2]"},
+		{"[ 1 ]", 0, "[]"},
+		{"{\n  \"a\": 1,\n  \"b\": 2\n}", 0, "{\n  \"b\": 2\n}"},
+		{"{\n  \"a\": 1,\n  \"b\": 2\n}", 1, "{\n  \"a\": 1\n}"},
+	} {
+		d := parse(t, c.src)
+		if err := d.Remove(d.Root(), c.i); err != nil {
+			t.Fatal(err)
+		}
+		if got := string(d.Bytes()); got != c.want {
+			t.Errorf("remove %d of %q: %q, want %q", c.i, c.src, got, c.want)
+		}
+	}
+}
+
+func TestParse(t *testing.T) {
+	for _, bad := range []string{"{", "{\"a\": }", "[1,]", "{} {}", "nul"} {
+		if _, err := Parse([]byte(bad)); err == nil {
+			t.Errorf("%q is accepted", bad)
+		}
+	}
+	d := parse(t, `{"a": {"b": [1, "x", {"c": null}]}, "a": 2, "s": "q\"}"}`)
+	if v := d.Lookup("a"); v == nil || string(d.Text(v)) != "2" {
+		t.Error("a repeated key reads as its last")
+	}
+	if v := d.Lookup("s"); v == nil || string(d.Text(v)) != `"q\"}"` {
+		t.Errorf("a string with an escaped quote and a brace: %q", d.Text(v))
+	}
+	var s string
+	if err := d.Decode(d.Lookup("s"), &s); err != nil || s != `q"}` {
+		t.Errorf("decode: %q %v", s, err)
+	}
+	if d.Lookup("a", "b") != nil {
+		t.Error("a path through a number")
+	}
+	var all any
+	json.Unmarshal(d.Bytes(), &all)
+	if !reflect.DeepEqual(all.(map[string]any)["a"], 2.0) {
+		t.Error(all)
+	}
+}

@@ -1,0 +1,12 @@
+package repo_test
+
+import (
+	"os"
+	"testing"
+
+	"github.com/plangit/plangit/repo/repotest"
+)
+
+// TestMain reports the tests skipped for want of git daemon or
+// git-http-backend, which go test would otherwise hide behind "ok".
+func TestMain(m *testing.M) { os.Exit(repotest.Main(m)) }
