@@ -76,10 +76,16 @@ mermaid.initialize({startOnLoad: false, securityLevel: "strict"});
       el.setAttribute("data-error", String(e && e.message || e));
     }
   }
-  try {
-    await mermaid.run({querySelector: "pre.mermaid:not([data-error])"});
-  } catch (e) {
-    document.body.setAttribute("data-error", String(e && e.message || e));
+  // Each diagram is drawn under an id of its own: mermaid.run names them
+  // after Date.now(), which virtual time does not move, so two diagrams
+  // would share an id and one be drawn into the other's SVG.
+  for (const el of document.querySelectorAll("pre.mermaid:not([data-error])")) {
+    try {
+      const {svg} = await mermaid.render("svg-" + el.id, el.textContent);
+      el.innerHTML = svg;
+    } catch (e) {
+      document.body.setAttribute("data-error", String(e && e.message || e));
+    }
   }
   document.body.setAttribute("data-done", "yes");
 })();
