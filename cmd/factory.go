@@ -38,6 +38,14 @@ type Factory struct {
 	Quiet       bool
 	NoColor     bool
 	IfRev       string
+
+	// MCP builds `plangit mcp` in a binary that links the MCP server
+	// (plangit-mcp); without it, plangit mcp runs that binary.
+	MCP MCPCommand
+
+	// capture, when set, takes what a command prints instead of Out: the
+	// data --json would hold and the text a person would read.
+	capture func(data any, human func(io.Writer))
 }
 
 // NewFactory returns a factory over the process's real streams and
@@ -172,6 +180,10 @@ func (f *Factory) Style() render.Style {
 // print writes a command's result: the JSON envelope holding data with
 // --json, otherwise the human text, unless --quiet.
 func (f *Factory) print(data any, human func(w io.Writer)) error {
+	if f.capture != nil {
+		f.capture(data, human)
+		return nil
+	}
 	if f.JSON {
 		return render.JSON(f.IO.Out, data)
 	}

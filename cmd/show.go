@@ -49,7 +49,7 @@ completed, failed, skipped, blocked), with --json as {"steps", "total", "filtere
 			}
 			if statuses != "" {
 				var err error
-				if o.Statuses, err = parseStatuses(statuses); err != nil {
+				if o.Statuses, err = parseStatuses(statuses, "--status"); err != nil {
 					return err
 				}
 			}
@@ -65,9 +65,9 @@ completed, failed, skipped, blocked), with --json as {"steps", "total", "filtere
 	return c
 }
 
-// parseStatuses reads a comma-separated list of step statuses; "-" may
-// stand for "_" (in-progress).
-func parseStatuses(list string) ([]plan.StepStatus, error) {
+// parseStatuses reads a comma-separated list of step statuses, given as
+// the input named input; "-" may stand for "_" (in-progress).
+func parseStatuses(list, input string) ([]plan.StepStatus, error) {
 	var out []plan.StepStatus
 	for _, name := range strings.Split(list, ",") {
 		name = strings.ReplaceAll(strings.ToLower(strings.TrimSpace(name)), "-", "_")
@@ -76,14 +76,14 @@ func parseStatuses(list string) ([]plan.StepStatus, error) {
 		}
 		st, ok := plan.ParseStepStatus(name)
 		if !ok {
-			return nil, usagef("unknown step status %q in --status; one of pending, in_progress, completed, failed, skipped, blocked", name)
+			return nil, usagef("unknown step status %q in %s; one of pending, in_progress, completed, failed, skipped, blocked", name, input)
 		}
 		if !slices.Contains(out, st) {
 			out = append(out, st)
 		}
 	}
 	if len(out) == 0 {
-		return nil, usagef("--status needs at least one status, e.g. --status pending,blocked")
+		return nil, usagef("%s needs at least one status, e.g. pending,blocked", input)
 	}
 	return out, nil
 }
