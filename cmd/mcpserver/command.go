@@ -174,4 +174,3 @@ func entryFor(command string) Entry {
 	}
 	return Entry{Command: command, Args: []string{"mcp"}}
 }
-

@@ -134,13 +134,13 @@ func TestInstallJSON(t *testing.T) {
     }
 }
 `,
-		"empty servers": "{\n  \"numStartups\": 12,\n  \"mcpServers\": {},\n  \"projects\": {\"/p\": {\"mcpServers\": {}}}\n}\n",
-		"one line":               `{"theme":"dark","mcpServers":{"a":{"command":"a"}}}`,
-		"no trailing newline":    "{\n\t\"theme\": \"dark\"\n}",
-		"tabs and servers last":  "{\n\t\"theme\": \"dark\",\n\t\"mcpServers\": {\n\t\t\"a\": {\"command\": \"a\"}\n\t}\n}\n",
-		"crlf":                   "{\r\n  \"theme\": \"dark\"\r\n}\r\n",
-		"empty object":           "{}\n",
-		"unicode and escapes":    "{\n  \"greeting\": \"h\\u00e9llo \\\"you\\\" ✓\",\n  \"mcpServers\": {\"x\": {\"command\": \"C:\\\\x.exe\"}}\n}\n",
+		"empty servers":         "{\n  \"numStartups\": 12,\n  \"mcpServers\": {},\n  \"projects\": {\"/p\": {\"mcpServers\": {}}}\n}\n",
+		"one line":              `{"theme":"dark","mcpServers":{"a":{"command":"a"}}}`,
+		"no trailing newline":   "{\n\t\"theme\": \"dark\"\n}",
+		"tabs and servers last": "{\n\t\"theme\": \"dark\",\n\t\"mcpServers\": {\n\t\t\"a\": {\"command\": \"a\"}\n\t}\n}\n",
+		"crlf":                  "{\r\n  \"theme\": \"dark\"\r\n}\r\n",
+		"empty object":          "{}\n",
+		"unicode and escapes":   "{\n  \"greeting\": \"h\\u00e9llo \\\"you\\\" ✓\",\n  \"mcpServers\": {\"x\": {\"command\": \"C:\\\\x.exe\"}}\n}\n",
 	}
 	for _, host := range []string{"claude", "gemini", "cursor"} {
 		t.Run(host, func(t *testing.T) {
