@@ -39,6 +39,9 @@ type Host struct {
 	// comments in its JSON. StdioType says the host's own entries carry
 	// "type": "stdio".
 	TOML, Comments, StdioType bool
+	// Dir is the host's own directory the file is in, if any (.codex):
+	// uninstall removes it when it leaves it empty.
+	Dir string
 	// Note is what a person should know after installing.
 	Note string
 }
@@ -62,7 +65,7 @@ var Hosts = []Host{
 			return homePath(getenv, ".claude.json")
 		},
 		Note: "Claude Code asks once before it starts a server from a project's .mcp.json; /mcp shows it"},
-	{Name: "codex", TOML: true,
+	{Name: "codex", TOML: true, Dir: ".codex",
 		Project: func(root string) string { return filepath.Join(root, ".codex", "config.toml") },
 		User: func(getenv func(string) string) string {
 			if dir := getenv("CODEX_HOME"); dir != "" {
@@ -71,11 +74,11 @@ var Hosts = []Host{
 			return homePath(getenv, ".codex", "config.toml")
 		},
 		Note: "Codex reads a project's .codex/config.toml only when it trusts the project; codex mcp list shows the server"},
-	{Name: "gemini", Comments: true,
+	{Name: "gemini", Comments: true, Dir: ".gemini",
 		Project: func(root string) string { return filepath.Join(root, ".gemini", "settings.json") },
 		User:    func(getenv func(string) string) string { return homePath(getenv, ".gemini", "settings.json") },
 		Note:    "gemini mcp list shows the server"},
-	{Name: "cursor",
+	{Name: "cursor", Dir: ".cursor",
 		Project: func(root string) string { return filepath.Join(root, ".cursor", "mcp.json") },
 		User:    func(getenv func(string) string) string { return homePath(getenv, ".cursor", "mcp.json") },
 		Note:    "Cursor lists the server under Settings, MCP"},
@@ -144,6 +147,7 @@ type Edit struct {
 	Created bool `json:"created,omitempty"`
 	Removed bool `json:"removed,omitempty"`
 
+	dir     string // the host's own directory, removed when left empty
 	existed bool
 	before  []byte
 	after   []byte
@@ -198,7 +202,7 @@ func (h Host) Uninstall(path string) (*Edit, error) {
 }
 
 func (h Host) read(path string) (*Edit, error) {
-	e := &Edit{Host: h.Name, Path: path, mode: 0o644}
+	e := &Edit{Host: h.Name, Path: path, mode: 0o644, dir: h.Dir}
 	fi, err := os.Stat(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -268,14 +272,9 @@ func (e *Edit) jsonInstall(h Host, s Entry) error {
 	if len(strings.TrimSpace(string(data))) == 0 {
 		data = []byte(emptySettings)
 	}
-	t := jsonText{data: data, comments: h.Comments}
-	before, err := t.decode()
+	t, before, top, err := e.readJSON(h, data)
 	if err != nil {
-		return e.refused("JSON", err)
-	}
-	top, err := t.top()
-	if err != nil {
-		return e.refused("JSON", err)
+		return err
 	}
 	unit, entry := indentUnit(data), h.jsonEntry(s)
 	var out []byte
@@ -299,31 +298,17 @@ func (e *Edit) jsonInstall(h Host, s Entry) error {
 		}
 		out = t.insert(servers, serverName, entry, unit)
 	}
-	var want any
-	json.Unmarshal([]byte(entry), &want)
-	expect := maps.Clone(before)
-	servers, _ := expect["mcpServers"].(map[string]any)
-	servers = maps.Clone(servers)
-	if servers == nil {
-		servers = map[string]any{}
-	}
-	servers[serverName] = want
-	expect["mcpServers"] = servers
-	return e.check(jsonText{data: out, comments: h.Comments}, expect)
+	after, err := jsonText{data: out, comments: h.Comments}.decode()
+	return e.verify(out, err == nil && installed(before, after, "mcpServers", s), err)
 }
 
 func (e *Edit) jsonUninstall(h Host) error {
-	t := jsonText{data: e.before, comments: h.Comments}
 	if len(strings.TrimSpace(string(e.before))) == 0 {
 		return nil
 	}
-	before, err := t.decode()
+	t, before, top, err := e.readJSON(h, e.before)
 	if err != nil {
-		return e.refused("JSON", err)
-	}
-	top, err := t.top()
-	if err != nil {
-		return e.refused("JSON", err)
+		return err
 	}
 	i := top.find("mcpServers")
 	if i < 0 {
@@ -338,10 +323,6 @@ func (e *Edit) jsonUninstall(h Host) error {
 		return nil
 	}
 	t2 := jsonText{data: t.remove(servers, j), comments: h.Comments}
-	expect := maps.Clone(before)
-	left := maps.Clone(before["mcpServers"].(map[string]any))
-	delete(left, serverName)
-	expect["mcpServers"] = left
 	// An mcpServers that install added goes too: it is left as install
 	// would have written an empty one.
 	top2, _ := t2.top()
@@ -353,10 +334,10 @@ func (e *Edit) jsonUninstall(h Host) error {
 		}
 		if string(t2.data[servers2.open+1:servers2.close]) == created {
 			t2.data = t2.remove(top2, i)
-			delete(expect, "mcpServers")
 		}
 	}
-	if err := e.check(t2, expect); err != nil {
+	after, err := t2.decode()
+	if err := e.verify(t2.data, err == nil && uninstalled(before, after, "mcpServers"), err); err != nil {
 		return err
 	}
 	if string(e.after) == emptySettings {
@@ -365,13 +346,60 @@ func (e *Edit) jsonUninstall(h Host) error {
 	return nil
 }
 
-// check makes out the edit's result once it decodes to exactly expect.
-func (e *Edit) check(out jsonText, expect map[string]any) error {
-	got, err := out.decode()
-	if err != nil || !reflect.DeepEqual(got, expect) {
-		return e.wentWrong(err)
+// readJSON reads data as the host's JSON settings: the text, what it
+// decodes to, and its object. A file that does not parse is refused.
+func (e *Edit) readJSON(h Host, data []byte) (jsonText, map[string]any, *jsonObject, error) {
+	t := jsonText{data: data, comments: h.Comments}
+	doc, err := t.decode()
+	if err != nil {
+		return t, nil, nil, e.refused("JSON", err)
 	}
-	e.after = out.data
+	top, err := t.top()
+	if err != nil {
+		return t, nil, nil, e.refused("JSON", err)
+	}
+	return t, doc, top, nil
+}
+
+// withoutServer is doc without the server named plangit in its servers
+// table, key; a table left empty goes too when drop says so.
+func withoutServer(doc map[string]any, key string, drop bool) map[string]any {
+	out := maps.Clone(doc)
+	servers, ok := doc[key].(map[string]any)
+	if !ok {
+		return out
+	}
+	left := maps.Clone(servers)
+	delete(left, serverName)
+	out[key] = left
+	if drop && len(left) == 0 {
+		delete(out, key)
+	}
+	return out
+}
+
+// installed reports whether after is before with the server s added to
+// the servers table key, and nothing else changed.
+func installed(before, after map[string]any, key string, s Entry) bool {
+	servers, _ := after[key].(map[string]any)
+	_, had := before[key]
+	return runs(servers[serverName], s) && reflect.DeepEqual(withoutServer(after, key, !had), before)
+}
+
+// uninstalled reports whether after is before without the server, and
+// nothing else changed.
+func uninstalled(before, after map[string]any, key string) bool {
+	_, still := after[key]
+	return reflect.DeepEqual(after, withoutServer(before, key, !still))
+}
+
+// verify makes out the edit's result when it decoded as it should; if not,
+// nothing is written.
+func (e *Edit) verify(out []byte, ok bool, err error) error {
+	if !ok {
+		return plan.Errorf(plan.CodeIOError, "editing %s went wrong (%v); nothing was written — please report this with the file", e.Path, err)
+	}
+	e.after = out
 	return nil
 }
 
@@ -401,31 +429,8 @@ func (e *Edit) tomlInstall(s Entry) error {
 		}
 	}
 	out := tomlInstall(e.before, tomlBlock(s))
-	// The new file holds the old one's data and the server, nothing else.
 	after, err := tomlDecode(out)
-	if err == nil {
-		if had, ok := tomlServer(after, serverName); !ok || !runs(had, s) {
-			err = errors.New("the server is not there")
-		} else {
-			left := maps.Clone(after["mcp_servers"].(map[string]any))
-			delete(left, serverName)
-			after["mcp_servers"] = left
-			if _, was := before["mcp_servers"]; !was && len(left) == 0 {
-				delete(after, "mcp_servers")
-			}
-		}
-	}
-	if err != nil || !reflect.DeepEqual(after, before) {
-		return e.wentWrong(err)
-	}
-	e.after = out
-	return nil
-}
-
-// wentWrong is the error for an edit that did not give the file it should:
-// nothing is written.
-func (e *Edit) wentWrong(err error) error {
-	return plan.Errorf(plan.CodeIOError, "editing %s went wrong (%v); nothing was written — please report this with the file", e.Path, err)
+	return e.verify(out, err == nil && installed(before, after, "mcp_servers", s), err)
 }
 
 func (e *Edit) tomlUninstall() error {
@@ -441,17 +446,9 @@ func (e *Edit) tomlUninstall() error {
 		return plan.Errorf(plan.CodeInvalidArgument, "%s: %v; remove it by hand", e.Path, err).With("path", e.Path)
 	}
 	after, err := tomlDecode(out)
-	expect := maps.Clone(before)
-	left := maps.Clone(before["mcp_servers"].(map[string]any))
-	delete(left, serverName)
-	expect["mcp_servers"] = left
-	if _, still := after["mcp_servers"]; !still && len(left) == 0 {
-		delete(expect, "mcp_servers")
+	if err := e.verify(out, err == nil && uninstalled(before, after, "mcp_servers"), err); err != nil {
+		return err
 	}
-	if err != nil || !reflect.DeepEqual(after, expect) {
-		return e.wentWrong(err)
-	}
-	e.after = out
 	if len(out) == 0 {
 		e.after, e.Removed = nil, true
 	}
@@ -472,6 +469,9 @@ func (e *Edit) Save() error {
 	if e.Removed {
 		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return plan.WrapError(plan.CodeIOError, err, "cannot remove %s", e.Path)
+		}
+		if parent := filepath.Dir(e.Path); e.dir != "" && filepath.Base(parent) == e.dir {
+			os.Remove(parent) // only if empty
 		}
 		return nil
 	}

@@ -320,6 +320,11 @@ func TestInstallCommand(t *testing.T) {
 			if _, err := os.Stat(path); err == nil {
 				t.Errorf("%s %s: uninstall left %s, which install created", host, scope, path)
 			}
+			if dir := filepath.Dir(path); dir != root && dir != home {
+				if _, err := os.Stat(dir); err == nil {
+					t.Errorf("%s %s: uninstall left %s, which install created, empty", host, scope, dir)
+				}
+			}
 		}
 	}
 	if out, code := run("install"); code != 2 || !strings.Contains(out, "host") {
