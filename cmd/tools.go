@@ -140,7 +140,7 @@ type PlanInput struct {
 	Result  string   `json:"result,omitempty"`
 	Force   bool     `json:"force,omitempty" jsonschema:"finish with steps open"`
 	IfRev   string   `json:"if_rev,omitempty"`
-	Session string   `json:"session,omitempty" jsonschema:"init: the new session's id"`
+	Session string   `json:"session,omitempty" jsonschema:"for init, the new session's id"`
 }
 
 // PlanActions are the actions of the plan tool.
