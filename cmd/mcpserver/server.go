@@ -15,6 +15,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net/url"
 	"runtime/debug"
 	"slices"
@@ -38,6 +39,7 @@ type Server struct {
 	tools *cmd.Tools
 	// inputs holds each tool's input names, to refuse any other.
 	inputs map[string][]string
+	log    *slog.Logger
 	// inflight counts the tool calls running, so the process does not
 	// end in the middle of a change when the client goes away.
 	inflight sync.WaitGroup
@@ -46,7 +48,7 @@ type Server struct {
 // New builds the server: its tools, the plan files as resources, and a
 // prompt that teaches the planning loop. Log messages go to log.
 func New(t *cmd.Tools, log *slog.Logger) *Server {
-	s := &Server{tools: t, inputs: map[string][]string{}}
+	s := &Server{tools: t, inputs: map[string][]string{}, log: log}
 	s.Server = mcp.NewServer(&mcp.Implementation{Name: "plangit", Version: version()}, &mcp.ServerOptions{
 		Instructions: instructions,
 		Logger:       log,
@@ -92,7 +94,7 @@ func (s *Server) toolCalls(next mcp.MethodHandler) mcp.MethodHandler {
 		if inputs, known := s.inputs[p.Name]; known && len(p.Arguments) > 0 {
 			var args map[string]json.RawMessage
 			if json.Unmarshal(p.Arguments, &args) == nil {
-				for name := range args {
+				for _, name := range slices.Sorted(maps.Keys(args)) {
 					if !slices.Contains(inputs, name) {
 						return errorResult(nil, plan.Errorf(plan.CodeInvalidArgument, "%s takes no input %q; its inputs: %s", p.Name, name, strings.Join(inputs, ", "))), nil
 					}
@@ -102,7 +104,7 @@ func (s *Server) toolCalls(next mcp.MethodHandler) mcp.MethodHandler {
 		res, err := next(ctx, method, req)
 		if r, ok := res.(*mcp.CallToolResult); ok && err == nil && r.IsError && r.StructuredContent == nil {
 			// Refused before the tool ran: the input does not fit its schema.
-			msg := textOf(r)
+			msg := strings.NewReplacer(`validating "arguments": `, "", "validating root: ", "").Replace(textOf(r))
 			*r = *errorResult(nil, plan.Errorf(plan.CodeInvalidArgument, "%s: %s", p.Name, msg))
 		}
 		return res, err
@@ -135,7 +137,15 @@ func addTool[In any](s *Server, name, desc string, h func(In) (*cmd.ToolResult, 
 	schema.AdditionalProperties = nil
 	s.inputs[name] = schema.PropertyOrder
 	mcp.AddTool(s.Server, &mcp.Tool{Name: name, Description: desc, InputSchema: schema},
-		func(ctx context.Context, _ *mcp.CallToolRequest, in In) (*mcp.CallToolResult, any, error) {
+		func(ctx context.Context, _ *mcp.CallToolRequest, in In) (result *mcp.CallToolResult, out any, _ error) {
+			defer func() {
+				// A bug in a tool is that call's error, not the end of the
+				// server the host started for its whole session.
+				if p := recover(); p != nil {
+					s.log.Error("tool panicked", "tool", name, "panic", p, "stack", string(debug.Stack()))
+					result, out = errorResult(nil, fmt.Errorf("plangit failed inside the %s tool: %v", name, p)), nil
+				}
+			}()
 			res, err := h(in)
 			if err != nil {
 				return errorResult(res, err), nil, nil
