@@ -74,3 +74,18 @@ func TestLinkedPackages(t *testing.T) {
 		}
 	}
 }
+
+// TestMCPServerApart: the MCP SDK — which links net/http, TLS, a JSON
+// Schema validator and a JSON library whose initialisation every start
+// would pay — is linked by plangit-mcp alone; plangit runs it for
+// `plangit mcp`.
+func TestMCPServerApart(t *testing.T) {
+	for p := range goList(t, ".") {
+		if strings.HasPrefix(p, "github.com/modelcontextprotocol/") || p == "github.com/plangit/plangit/cmd/mcpserver" {
+			t.Errorf("plangit links %s; only plangit-mcp may", p)
+		}
+	}
+	if _, ok := goList(t, "./cmd/plangit-mcp")["github.com/modelcontextprotocol/go-sdk/mcp"]; !ok {
+		t.Errorf("plangit-mcp does not link the MCP SDK")
+	}
+}

@@ -45,9 +45,7 @@ show, status, --json and the reports show it; diff says when it changed.`,
 					return usagef("the deliverable is empty; give its text, or --clear to remove it")
 				}
 			}
-			return f.applyChange(func(st *plan.State) (plan.Change, error) {
-				return st.SetDeliverable(text)
-			}, nil)
+			return deliverableSetRun(f, text)
 		},
 	}
 	c.Flags().BoolVar(&clear, "clear", false, "remove deliverable.md")
@@ -67,4 +65,11 @@ func deliverableShow(f *Factory) error {
 		}
 		io.WriteString(w, d)
 	})
+}
+
+// deliverableSetRun records the deliverable, or removes it when text is nil.
+func deliverableSetRun(f *Factory, text []byte) error {
+	return f.applyChange(func(st *plan.State) (plan.Change, error) {
+		return st.SetDeliverable(text)
+	}, nil)
 }

@@ -42,6 +42,14 @@ type Factory struct {
 	// nowErr is PLANGIT_NOW's problem, for hooks to log: they run on
 	// with the real clock rather than fail.
 	nowErr error
+
+	// MCP builds `plangit mcp` in a binary that links the MCP server
+	// (plangit-mcp); without it, plangit mcp runs that binary.
+	MCP MCPCommand
+
+	// capture, when set, takes what a command prints instead of Out: the
+	// data --json would hold and the text a person would read.
+	capture func(data any, human func(io.Writer))
 }
 
 // NewFactory returns a factory over the process's real streams and
@@ -182,6 +190,10 @@ func (f *Factory) Style() render.Style {
 // --json, otherwise the human text, unless --quiet. On a terminal every
 // line of the text is fitted to its width.
 func (f *Factory) print(data any, human func(w io.Writer)) error {
+	if f.capture != nil {
+		f.capture(data, human)
+		return nil
+	}
 	if f.JSON {
 		return render.JSON(f.IO.Out, data)
 	}

@@ -3,6 +3,7 @@ package cmd
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -10,6 +11,7 @@ import (
 	"github.com/plangit/plangit/history"
 	"github.com/plangit/plangit/plan"
 	"github.com/plangit/plangit/render"
+	"github.com/plangit/plangit/repo"
 )
 
 // NewCmdLog builds `plangit log`.
@@ -43,29 +45,34 @@ func NewCmdLog(f *Factory) *cobra.Command {
 					return err
 				}
 			}
-			s, err := f.Session()
-			if err != nil {
-				return err
-			}
-			if o.Step != "" {
-				st, err := s.State()
-				if err == nil {
-					if _, _, err := st.Plan.Step(o.Step); err != nil {
-						return err
-					}
-				}
-			}
-			revs, err := history.Log(s, o)
-			if err != nil {
-				return err
-			}
-			return f.print(map[string]any{"session": s.ID, "revisions": revs}, func(w io.Writer) { render.Log(w, revs, f.Style()) })
+			return logRun(f, o)
 		},
 	}
 	c.Flags().IntVarP(&o.N, "max-count", "n", 0, "at most N revisions")
 	c.Flags().StringVar(&since, "since", "", "only revisions since an age (2h, 3d) or a date (2026-11-20)")
 	c.Flags().StringVar(&o.Step, "step", "", "only revisions that changed this step")
 	return c
+}
+
+// logRun lists revisions, newest first.
+func logRun(f *Factory, o history.LogOptions) error {
+	s, err := f.Session()
+	if err != nil {
+		return err
+	}
+	if o.Step != "" {
+		st, err := s.State()
+		if err == nil {
+			if _, _, err := st.Plan.Step(o.Step); err != nil {
+				return err
+			}
+		}
+	}
+	revs, err := history.Log(s, o)
+	if err != nil {
+		return err
+	}
+	return f.print(map[string]any{"session": s.ID, "revisions": revs}, func(w io.Writer) { render.Log(w, revs, f.Style()) })
 }
 
 // NewCmdDiff builds `plangit diff`.
@@ -87,34 +94,41 @@ of the files, or with --stat the lines changed per file.`,
 			if text && stat {
 				return usagef("--text and --stat are alternatives; give one")
 			}
-			s, err := f.Session()
-			if err != nil {
-				return err
-			}
-			a, b := history.DefaultRange(args)
-			if text || stat {
-				files, from, to, err := history.TextBetween(s, a, b)
-				if err != nil {
-					return err
-				}
-				if stat {
-					for i := range files {
-						files[i].Unified = ""
-					}
-					return f.print(map[string]any{"from": from, "to": to, "files": files}, func(w io.Writer) { render.Stat(w, from, to, files) })
-				}
-				return f.print(map[string]any{"from": from, "to": to, "files": files}, func(w io.Writer) { render.TextDiff(w, from, to, files, f.Style()) })
-			}
-			d, err := history.Between(s, a, b)
-			if err != nil {
-				return err
-			}
-			return f.print(d, func(w io.Writer) { render.Diff(w, d, f.Style()) })
+			return diffRun(f, args, text, stat)
 		},
 	}
 	c.Flags().BoolVar(&text, "text", false, "a unified diff of the files")
 	c.Flags().BoolVar(&stat, "stat", false, "lines added and deleted per file")
 	return c
+}
+
+// diffRun shows what changed between the revisions revs name (none: the
+// last revision; one: that one and HEAD): semantically, or as a text diff
+// of the files, or as lines changed per file.
+func diffRun(f *Factory, revs []string, text, stat bool) error {
+	s, err := f.Session()
+	if err != nil {
+		return err
+	}
+	a, b := history.DefaultRange(revs)
+	if text || stat {
+		files, from, to, err := history.TextBetween(s, a, b)
+		if err != nil {
+			return err
+		}
+		if stat {
+			for i := range files {
+				files[i].Unified = ""
+			}
+			return f.print(map[string]any{"from": from, "to": to, "files": files}, func(w io.Writer) { render.Stat(w, from, to, files) })
+		}
+		return f.print(map[string]any{"from": from, "to": to, "files": files}, func(w io.Writer) { render.TextDiff(w, from, to, files, f.Style()) })
+	}
+	d, err := history.Between(s, a, b)
+	if err != nil {
+		return err
+	}
+	return f.print(d, func(w io.Writer) { render.Diff(w, d, f.Style()) })
 }
 
 // NewCmdBlame builds `plangit blame`.
@@ -124,17 +138,34 @@ func NewCmdBlame(f *Factory) *cobra.Command {
 		Short: "For every step, the revision, time and actor that last changed it, and what changed",
 		Args:  exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			s, err := f.Session()
-			if err != nil {
-				return err
-			}
-			lines, err := history.Blame(s)
-			if err != nil {
-				return err
-			}
-			return f.print(map[string]any{"steps": lines}, func(w io.Writer) { render.Blame(w, lines, f.Style()) })
+			return blameRun(f, "")
 		},
 	}
+}
+
+// blameRun prints, for every step (or the one step given), the revision
+// and actor that last changed it.
+func blameRun(f *Factory, step string) error {
+	s, err := f.Session()
+	if err != nil {
+		return err
+	}
+	lines, err := history.Blame(s)
+	if err != nil {
+		return err
+	}
+	if step != "" {
+		st, err := s.State()
+		if err != nil {
+			return err
+		}
+		x, _, err := st.Plan.Step(step)
+		if err != nil {
+			return err
+		}
+		lines = slices.DeleteFunc(lines, func(l history.BlameLine) bool { return l.Step != x.ID })
+	}
+	return f.print(map[string]any{"steps": lines}, func(w io.Writer) { render.Blame(w, lines, f.Style()) })
 }
 
 // NewCmdRollback builds `plangit rollback`.
@@ -146,15 +177,7 @@ func NewCmdRollback(f *Factory) *cobra.Command {
   plangit rollback HEAD~4`,
 		Args: exactArgs(1, "a revision"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			s, err := f.Session()
-			if err != nil {
-				return err
-			}
-			res, err := history.Rollback(s, args[0], f.Options())
-			if err != nil {
-				return err
-			}
-			return f.printChange(s, res, nil)
+			return rollbackRun(f, args[0])
 		},
 	}
 }
@@ -166,15 +189,7 @@ func NewCmdUndo(f *Factory) *cobra.Command {
 		Short: "Roll back the most recent revision (as a new revision)",
 		Args:  exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			s, err := f.Session()
-			if err != nil {
-				return err
-			}
-			res, err := history.Undo(s, f.Options())
-			if err != nil {
-				return err
-			}
-			return f.printChange(s, res, nil)
+			return rollbackRun(f, "")
 		},
 	}
 }
@@ -186,17 +201,41 @@ func newCmdStepRevert(f *Factory) *cobra.Command {
 		Example: `  plangit step revert 3`,
 		Args:    stepArgs(1, "a step ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			s, err := f.Session()
-			if err != nil {
-				return err
-			}
-			res, err := history.RevertStep(s, args[0], f.Options())
-			if err != nil {
-				return err
-			}
-			return f.printChange(s, res, nil)
+			return stepRevertRun(f, args[0])
 		},
 	}
+}
+
+// rollbackRun makes a new revision whose files equal rev's, or with no
+// rev rolls back the last revision (undo).
+func rollbackRun(f *Factory, rev string) error {
+	s, err := f.Session()
+	if err != nil {
+		return err
+	}
+	var res *repo.Result
+	if rev == "" {
+		res, err = history.Undo(s, f.Options())
+	} else {
+		res, err = history.Rollback(s, rev, f.Options())
+	}
+	if err != nil {
+		return err
+	}
+	return f.printChange(s, res, nil)
+}
+
+// stepRevertRun undoes the latest status change of one step.
+func stepRevertRun(f *Factory, id string) error {
+	s, err := f.Session()
+	if err != nil {
+		return err
+	}
+	res, err := history.RevertStep(s, id, f.Options())
+	if err != nil {
+		return err
+	}
+	return f.printChange(s, res, nil)
 }
 
 // NewCmdTimeline builds `plangit timeline`.

@@ -19,9 +19,7 @@ func NewCmdPause(f *Factory) *cobra.Command {
 		Example: `  plangit pause --reason "waiting for review"`,
 		Args:    exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return f.applyChange(func(st *plan.State) (plan.Change, error) {
-				return st.Plan.Pause(reason, f.Now())
-			}, nil)
+			return pauseRun(f, reason)
 		},
 	}
 	c.Flags().StringVar(&reason, "reason", "", "why")
@@ -35,11 +33,7 @@ func NewCmdResume(f *Factory) *cobra.Command {
 		Short: "Resume a paused plan and print where it stands",
 		Args:  exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return f.applyChange(func(st *plan.State) (plan.Change, error) {
-				return st.Plan.Resume(f.Now())
-			}, func(w io.Writer, st *plan.State) {
-				fmt.Fprint(w, render.Summary(st))
-			})
+			return resumeRun(f)
 		},
 	}
 }
@@ -51,9 +45,7 @@ func NewCmdApprove(f *Factory) *cobra.Command {
 		Short: "Approve a plan that awaits approval, so work can start",
 		Args:  exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return f.applyChange(func(st *plan.State) (plan.Change, error) {
-				return st.Plan.Approve(f.Now())
-			}, nil)
+			return approveRun(f)
 		},
 	}
 }
@@ -70,9 +62,7 @@ func NewCmdAbort(f *Factory) *cobra.Command {
 			if reason == "" {
 				return usagef("say why: plangit abort --reason \"...\"")
 			}
-			return f.applyChange(func(st *plan.State) (plan.Change, error) {
-				return st.Plan.Abort(reason, f.Now())
-			}, nil)
+			return abortRun(f, reason)
 		},
 	}
 	c.Flags().StringVar(&reason, "reason", "", "why the plan is abandoned (required)")
@@ -89,9 +79,7 @@ func NewCmdFinish(f *Factory) *cobra.Command {
 		Example: `  plangit finish --result "GetUser is cached; p99 down from 40ms to 3ms"`,
 		Args:    exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return f.applyChange(func(st *plan.State) (plan.Change, error) {
-				return st.Plan.Finish(result, force, f.Now())
-			}, nil)
+			return finishRun(f, result, force)
 		},
 	}
 	c.Flags().StringVar(&result, "result", "", "the final result")
@@ -111,4 +99,41 @@ func NewCmdReset(f *Factory) *cobra.Command {
 			}, nil)
 		},
 	}
+}
+
+// pauseRun pauses the plan.
+func pauseRun(f *Factory, reason string) error {
+	return f.applyChange(func(st *plan.State) (plan.Change, error) {
+		return st.Plan.Pause(reason, f.Now())
+	}, nil)
+}
+
+// resumeRun resumes a paused plan and says where it stands.
+func resumeRun(f *Factory) error {
+	return f.applyChange(func(st *plan.State) (plan.Change, error) {
+		return st.Plan.Resume(f.Now())
+	}, func(w io.Writer, st *plan.State) {
+		fmt.Fprint(w, render.Summary(st))
+	})
+}
+
+// approveRun approves a plan that awaits approval.
+func approveRun(f *Factory) error {
+	return f.applyChange(func(st *plan.State) (plan.Change, error) {
+		return st.Plan.Approve(f.Now())
+	}, nil)
+}
+
+// abortRun ends the plan as failed.
+func abortRun(f *Factory, reason string) error {
+	return f.applyChange(func(st *plan.State) (plan.Change, error) {
+		return st.Plan.Abort(reason, f.Now())
+	}, nil)
+}
+
+// finishRun completes the plan with its final result.
+func finishRun(f *Factory, result string, force bool) error {
+	return f.applyChange(func(st *plan.State) (plan.Change, error) {
+		return st.Plan.Finish(result, force, f.Now())
+	}, nil)
 }

@@ -61,18 +61,7 @@ func NewCmdFinding(f *Factory) *cobra.Command {
 					fd.Content = string(b)
 				}
 			}
-			return f.applyChange(func(st *plan.State) (plan.Change, error) {
-				in := fd
-				var err error
-				if in.Step, err = stepOrCurrent(st.Plan, in.Step); err != nil {
-					return plan.Change{}, err
-				}
-				added, err := st.Findings.Add(in, f.Now())
-				if err != nil {
-					return plan.Change{}, err
-				}
-				return plan.Change{Op: "finding.add", Step: added.Step, Summary: fmt.Sprintf("finding %s: %s (%s)", added.ID, clipText(added.Title), added.Category)}, nil
-			}, nil)
+			return findingAddRun(f, fd)
 		},
 	}
 	add.Flags().StringVar(&category, "category", "insight", "code, architecture, dependency, issue or insight")
@@ -83,6 +72,23 @@ func NewCmdFinding(f *Factory) *cobra.Command {
 	return c
 }
 
+// findingAddRun records a finding, for the step in progress unless it
+// names one.
+func findingAddRun(f *Factory, fd plan.Finding) error {
+	return f.applyChange(func(st *plan.State) (plan.Change, error) {
+		in := fd
+		var err error
+		if in.Step, err = stepOrCurrent(st.Plan, in.Step); err != nil {
+			return plan.Change{}, err
+		}
+		added, err := st.Findings.Add(in, f.Now())
+		if err != nil {
+			return plan.Change{}, err
+		}
+		return plan.Change{Op: "finding.add", Step: added.Step, Summary: fmt.Sprintf("finding %s: %s (%s)", added.ID, clipText(added.Title), added.Category)}, nil
+	}, nil)
+}
+
 // NewCmdFindings builds `plangit findings`.
 func NewCmdFindings(f *Factory) *cobra.Command {
 	var category string
@@ -91,26 +97,34 @@ func NewCmdFindings(f *Factory) *cobra.Command {
 		Short: "List findings by category",
 		Args:  exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			_, st, err := f.State()
-			if err != nil {
-				return err
-			}
-			fs := st.Findings
+			var cat plan.Category
 			if category != "" {
-				cat, err := plan.ParseCategory(category)
-				if err != nil {
+				var err error
+				if cat, err = plan.ParseCategory(category); err != nil {
 					return asUsage(err)
 				}
-				fs = fs.ByCategory(cat)
 			}
-			if fs == nil {
-				fs = plan.Findings{}
-			}
-			return f.print(map[string]any{"findings": fs}, func(w io.Writer) { render.Findings(w, fs) })
+			return findingsRun(f, cat)
 		},
 	}
 	c.Flags().StringVar(&category, "category", "", "only this category")
 	return c
+}
+
+// findingsRun lists the findings, of one category unless cat is empty.
+func findingsRun(f *Factory, cat plan.Category) error {
+	_, st, err := f.State()
+	if err != nil {
+		return err
+	}
+	fs := st.Findings
+	if cat != "" {
+		fs = fs.ByCategory(cat)
+	}
+	if fs == nil {
+		fs = plan.Findings{}
+	}
+	return f.print(map[string]any{"findings": fs}, func(w io.Writer) { render.Findings(w, fs) })
 }
 
 // NewCmdError builds `plangit error`.
@@ -132,19 +146,9 @@ func NewCmdError(f *Factory) *cobra.Command {
 					return err
 				}
 			}
-			return f.applyChange(func(st *plan.State) (plan.Change, error) {
-				in := rec
-				in.Message = args[0]
-				var err error
-				if in.Step, err = stepOrCurrent(st.Plan, in.Step); err != nil {
-					return plan.Change{}, err
-				}
-				r, err := st.Errors.Record(in, f.Now())
-				if err != nil {
-					return plan.Change{}, err
-				}
-				return plan.Change{Op: "error.add", Step: r.Step, Summary: fmt.Sprintf("error #%s: %s ×%d (%s)", r.ID, r.Tool, r.Count, clipText(firstLine(r.Message)))}, nil
-			}, nil)
+			in := rec
+			in.Message = args[0]
+			return errorAddRun(f, in)
 		},
 	}
 	add.Flags().StringVar(&rec.Tool, "tool", "", "the tool that failed (required)")
@@ -153,6 +157,22 @@ func NewCmdError(f *Factory) *cobra.Command {
 	add.Flags().StringVar(&rec.Key, "key", "", "what the tool acted on (for Bash, the command); the same tool succeeding on it resolves the error")
 	c.AddCommand(add, newCmdErrorResolve(f, "resolve"), newCmdErrorResolve(f, "clear"))
 	return c
+}
+
+// errorAddRun logs an error, for the step in progress unless it names one.
+func errorAddRun(f *Factory, rec plan.ErrorRecord) error {
+	return f.applyChange(func(st *plan.State) (plan.Change, error) {
+		in := rec
+		var err error
+		if in.Step, err = stepOrCurrent(st.Plan, in.Step); err != nil {
+			return plan.Change{}, err
+		}
+		r, err := st.Errors.Record(in, f.Now())
+		if err != nil {
+			return plan.Change{}, err
+		}
+		return plan.Change{Op: "error.add", Step: r.Step, Summary: fmt.Sprintf("error #%s: %s ×%d (%s)", r.ID, r.Tool, r.Count, clipText(firstLine(r.Message)))}, nil
+	}, nil)
 }
 
 // newCmdErrorResolve builds `plangit error resolve` and `plangit error
@@ -174,9 +194,7 @@ error that comes back after it was resolved starts a new record.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return f.applyChange(func(st *plan.State) (plan.Change, error) {
-				return st.ResolveErrors(args, note, f.Now())
-			}, nil)
+			return errorResolveRun(f, args, note)
 		},
 	}
 	if name == "clear" {
@@ -184,6 +202,13 @@ error that comes back after it was resolved starts a new record.`,
 	}
 	c.Flags().StringVar(&note, "note", "", "how it was resolved")
 	return c
+}
+
+// errorResolveRun marks errors resolved, every open one when ids is empty.
+func errorResolveRun(f *Factory, ids []string, note string) error {
+	return f.applyChange(func(st *plan.State) (plan.Change, error) {
+		return st.ResolveErrors(ids, note, f.Now())
+	}, nil)
 }
 
 func firstLine(s string) string {
@@ -204,24 +229,30 @@ func NewCmdErrors(f *Factory) *cobra.Command {
 		Short: "List logged errors, newest first, with ids, counts and whether they are resolved",
 		Args:  exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			_, st, err := f.State()
-			if err != nil {
-				return err
-			}
-			l := st.Errors
-			if tool != "" {
-				l = l.ForTool(tool)
-			}
-			if open {
-				l = l.Open()
-			}
-			if l == nil {
-				l = plan.ErrorLog{}
-			}
-			return f.print(map[string]any{"errors": l}, func(w io.Writer) { render.Errors(w, l) })
+			return errorsRun(f, tool, open)
 		},
 	}
 	c.Flags().StringVar(&tool, "tool", "", "only this tool's errors")
 	c.Flags().BoolVar(&open, "open", false, "only errors not resolved")
 	return c
+}
+
+// errorsRun lists the logged errors, of one tool unless tool is empty,
+// only the open ones with open.
+func errorsRun(f *Factory, tool string, open bool) error {
+	_, st, err := f.State()
+	if err != nil {
+		return err
+	}
+	l := st.Errors
+	if tool != "" {
+		l = l.ForTool(tool)
+	}
+	if open {
+		l = l.Open()
+	}
+	if l == nil {
+		l = plan.ErrorLog{}
+	}
+	return f.print(map[string]any{"errors": l}, func(w io.Writer) { render.Errors(w, l) })
 }

@@ -147,7 +147,7 @@ Then:        plangit step add "..."   plangit next   plangit step done 1 --resul
 		c.GroupID = "history"
 		root.AddCommand(c)
 	}
-	for _, c := range []*cobra.Command{NewCmdHook(f), NewCmdHooks(f), NewCmdConfig(f)} {
+	for _, c := range []*cobra.Command{NewCmdHook(f), NewCmdHooks(f), NewCmdMCP(f), NewCmdConfig(f)} {
 		c.GroupID = "agent"
 		root.AddCommand(c)
 	}

@@ -42,34 +42,40 @@ chosen or active, import starts a new session, as init --from does.`,
   cat plan.json | plangit import -`,
 		Args: exactArgs(1, "a FILE, or - for standard input"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			proj, err := f.Project()
-			if err != nil {
-				return err
-			}
-			id, err := f.SessionID(proj)
-			if plan.HasCode(err, plan.CodePlanNotFound) {
-				return initRun(&initOptions{f: f, From: args[0], Format: format, DryRun: dryRun})
-			}
-			if err != nil {
-				return err
-			}
-			if _, err := proj.Open(id); plan.HasCode(err, plan.CodeSessionNotFound) && f.SessionFlag != "" {
-				return initRun(&initOptions{f: f, From: args[0], Format: format, DryRun: dryRun})
-			}
-			src, err := f.readInput(args[0])
-			if err != nil {
-				return err
-			}
-			in, err := plan.Import(inputName(args[0]), src, format, f.Now())
-			if err != nil {
-				return err
-			}
-			return importInto(f, in, dryRun)
+			return importRun(f, args[0], format, dryRun)
 		},
 	}
 	c.Flags().StringVar(&format, "format", "", "the file's format: "+joinFormats())
 	c.Flags().BoolVar(&dryRun, "dry-run", false, "show what would be imported, change nothing")
 	return c
+}
+
+// importRun imports the plan in file name ("-": standard input) into the
+// session, or into a new session when none is chosen or active.
+func importRun(f *Factory, name, format string, dryRun bool) error {
+	proj, err := f.Project()
+	if err != nil {
+		return err
+	}
+	id, err := f.SessionID(proj)
+	if plan.HasCode(err, plan.CodePlanNotFound) {
+		return initRun(&initOptions{f: f, From: name, Format: format, DryRun: dryRun})
+	}
+	if err != nil {
+		return err
+	}
+	if _, err := proj.Open(id); plan.HasCode(err, plan.CodeSessionNotFound) && f.SessionFlag != "" {
+		return initRun(&initOptions{f: f, From: name, Format: format, DryRun: dryRun})
+	}
+	src, err := f.readInput(name)
+	if err != nil {
+		return err
+	}
+	in, err := plan.Import(inputName(name), src, format, f.Now())
+	if err != nil {
+		return err
+	}
+	return importInto(f, in, dryRun)
 }
 
 // importInto merges an import into the current session, or with dryRun

@@ -54,7 +54,7 @@ completed, failed, skipped, blocked), with --json as {"steps", "total", "filtere
 			}
 			if statuses != "" {
 				var err error
-				if o.Statuses, err = parseStatuses(statuses); err != nil {
+				if o.Statuses, err = parseStatuses(statuses, "--status"); err != nil {
 					return err
 				}
 			}
@@ -70,9 +70,9 @@ completed, failed, skipped, blocked), with --json as {"steps", "total", "filtere
 	return c
 }
 
-// parseStatuses reads a comma-separated list of step statuses; "-" may
-// stand for "_" (in-progress).
-func parseStatuses(list string) ([]plan.StepStatus, error) {
+// parseStatuses reads a comma-separated list of step statuses, given as
+// the input named input; "-" may stand for "_" (in-progress).
+func parseStatuses(list, input string) ([]plan.StepStatus, error) {
 	var out []plan.StepStatus
 	for _, name := range strings.Split(list, ",") {
 		name = strings.ReplaceAll(strings.ToLower(strings.TrimSpace(name)), "-", "_")
@@ -81,14 +81,14 @@ func parseStatuses(list string) ([]plan.StepStatus, error) {
 		}
 		st, ok := plan.ParseStepStatus(name)
 		if !ok {
-			return nil, usagef("unknown step status %q in --status; one of pending, in_progress, completed, failed, skipped, blocked", name)
+			return nil, usagef("unknown step status %q in %s; one of pending, in_progress, completed, failed, skipped, blocked", name, input)
 		}
 		if !slices.Contains(out, st) {
 			out = append(out, st)
 		}
 	}
 	if len(out) == 0 {
-		return nil, usagef("--status needs at least one status, e.g. --status pending,blocked")
+		return nil, usagef("%s needs at least one status, e.g. pending,blocked", input)
 	}
 	return out, nil
 }
@@ -171,30 +171,35 @@ func NewCmdStatus(f *Factory) *cobra.Command {
 		Short: "Say where the plan stands: progress, current and next step",
 		Args:  exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			s, st, err := f.State()
-			if err != nil {
-				return err
-			}
-			rev, err := s.Head()
-			if err != nil {
-				return err
-			}
-			p := st.Plan
-			data := map[string]any{
-				"session": s.ID, "rev": rev, "title": p.Title, "goal": p.Goal, "status": p.Status, "counts": p.Counts(),
-				"current": p.Current(), "ready": orEmpty(p.Ready()), "findings": len(st.Findings), "errors": len(st.Errors),
-				"open_errors": len(st.Errors.Open()), "updated": p.Updated, "iterations": p.Iterations,
-				"idle": p.Idle(), "complete": p.Complete(),
-			}
-			if note := render.CompletedLine(p); note != "" {
-				data["note"] = note
-			}
-			if len(st.Deliverable) > 0 {
-				data["deliverable"] = string(st.Deliverable)
-			}
-			return f.print(data, func(w io.Writer) { render.Status(w, st, f.Now(), f.Style()) })
+			return statusRun(f)
 		},
 	}
+}
+
+// statusRun prints where the plan stands.
+func statusRun(f *Factory) error {
+	s, st, err := f.State()
+	if err != nil {
+		return err
+	}
+	rev, err := s.Head()
+	if err != nil {
+		return err
+	}
+	p := st.Plan
+	data := map[string]any{
+		"session": s.ID, "rev": rev, "title": p.Title, "goal": p.Goal, "status": p.Status, "counts": p.Counts(),
+		"current": p.Current(), "ready": orEmpty(p.Ready()), "findings": len(st.Findings), "errors": len(st.Errors),
+		"open_errors": len(st.Errors.Open()), "updated": p.Updated, "iterations": p.Iterations,
+		"idle": p.Idle(), "complete": p.Complete(),
+	}
+	if note := render.CompletedLine(p); note != "" {
+		data["note"] = note
+	}
+	if len(st.Deliverable) > 0 {
+		data["deliverable"] = string(st.Deliverable)
+	}
+	return f.print(data, func(w io.Writer) { render.Status(w, st, f.Now(), f.Style()) })
 }
 
 func orEmptyIDs(ids []string) []string {
@@ -258,20 +263,25 @@ func NewCmdNext(f *Factory) *cobra.Command {
 		Short: "Start the first ready step",
 		Args:  exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return f.applyChange(func(st *plan.State) (plan.Change, error) {
-				ready := st.Plan.Ready()
-				if len(ready) == 0 {
-					msg := "no step is ready to start"
-					if st.Plan.Complete() {
-						c := st.Plan.Counts()
-						msg += fmt.Sprintf("; the plan is complete (%d/%d steps done): plangit finish --result \"...\" records the result", c.Done, c.Total)
-					} else if cur := st.Plan.Current(); cur != nil {
-						msg += fmt.Sprintf("; step %s is in progress", cur.ID)
-					}
-					return plan.Change{}, plan.Errorf(plan.CodeInvalidStatus, "%s", msg)
-				}
-				return st.Plan.Transition(ready[0].ID, plan.ActStart, plan.TransitionOpts{}, f.Now())
-			}, nil)
+			return nextRun(f)
 		},
 	}
+}
+
+// nextRun starts the first ready step.
+func nextRun(f *Factory) error {
+	return f.applyChange(func(st *plan.State) (plan.Change, error) {
+		ready := st.Plan.Ready()
+		if len(ready) == 0 {
+			msg := "no step is ready to start"
+			if st.Plan.Complete() {
+				c := st.Plan.Counts()
+				msg += fmt.Sprintf("; the plan is complete (%d/%d steps done): plangit finish --result \"...\" records the result", c.Done, c.Total)
+			} else if cur := st.Plan.Current(); cur != nil {
+				msg += fmt.Sprintf("; step %s is in progress", cur.ID)
+			}
+			return plan.Change{}, plan.Errorf(plan.CodeInvalidStatus, "%s", msg)
+		}
+		return st.Plan.Transition(ready[0].ID, plan.ActStart, plan.TransitionOpts{}, f.Now())
+	}, nil)
 }

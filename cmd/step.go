@@ -51,14 +51,7 @@ func newCmdStepAdd(f *Factory) *cobra.Command {
 					return err
 				}
 			}
-			return f.applyChange(func(st *plan.State) (plan.Change, error) {
-				s, err := st.Plan.AddStep(o.spec, f.Now())
-				if err != nil {
-					return plan.Change{}, err
-				}
-				_, ph, _ := st.Plan.Step(s.ID)
-				return plan.Change{Op: "step.add", Step: s.ID, Summary: fmt.Sprintf("step %s: added to phase %s (%s)", s.ID, ph.ID, clipText(s.Text))}, nil
-			}, nil)
+			return stepAddRun(f, o.spec)
 		},
 	}
 	c.Flags().StringVar(&o.spec.Phase, "phase", "", "phase id or title")
@@ -67,6 +60,18 @@ func newCmdStepAdd(f *Factory) *cobra.Command {
 	c.Flags().StringVar(&o.spec.Why, "why", "", "the reasoning behind the step")
 	c.Flags().StringVar(&o.spec.Active, "active", "", `the step in the present continuous ("Writing the tests")`)
 	return c
+}
+
+// stepAddRun adds a step.
+func stepAddRun(f *Factory, spec plan.StepSpec) error {
+	return f.applyChange(func(st *plan.State) (plan.Change, error) {
+		s, err := st.Plan.AddStep(spec, f.Now())
+		if err != nil {
+			return plan.Change{}, err
+		}
+		_, ph, _ := st.Plan.Step(s.ID)
+		return plan.Change{Op: "step.add", Step: s.ID, Summary: fmt.Sprintf("step %s: added to phase %s (%s)", s.ID, ph.ID, clipText(s.Text))}, nil
+	}, nil)
 }
 
 func clipText(s string) string {
@@ -101,15 +106,7 @@ func newCmdStepTransition(f *Factory, a plan.Action) *cobra.Command {
 		Example: help.example,
 		Args:    stepArgs(1, "a step ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return f.applyChange(func(st *plan.State) (plan.Change, error) {
-				return st.Plan.Transition(args[0], a, o.opts, f.Now())
-			}, func(w io.Writer, st *plan.State) {
-				if a == plan.ActDone || a == plan.ActSkip {
-					if ready := st.Plan.Ready(); len(ready) > 0 {
-						fmt.Fprintf(w, "next: %s\n", render.StepLine(st.Plan, ready[0]))
-					}
-				}
-			})
+			return transitionRun(f, args[0], a, o.opts)
 		},
 	}
 	switch a {
@@ -127,6 +124,20 @@ func newCmdStepTransition(f *Factory, a plan.Action) *cobra.Command {
 		c.Flags().StringVar(&o.opts.Reason, "reason", "", "why")
 	}
 	return c
+}
+
+// transitionRun moves a step through action a; completing or skipping one
+// names the next ready step.
+func transitionRun(f *Factory, id string, a plan.Action, opts plan.TransitionOpts) error {
+	return f.applyChange(func(st *plan.State) (plan.Change, error) {
+		return st.Plan.Transition(id, a, opts, f.Now())
+	}, func(w io.Writer, st *plan.State) {
+		if a == plan.ActDone || a == plan.ActSkip {
+			if ready := st.Plan.Ready(); len(ready) > 0 {
+				fmt.Fprintf(w, "next: %s\n", render.StepLine(st.Plan, ready[0]))
+			}
+		}
+	})
 }
 
 func newCmdStepEdit(f *Factory) *cobra.Command {
@@ -160,9 +171,7 @@ func newCmdStepEdit(f *Factory) *cobra.Command {
 				return usagef("say what to change: --text, --needs, --why or --active")
 			}
 			e.Force = force
-			return f.applyChange(func(st *plan.State) (plan.Change, error) {
-				return st.Plan.EditStep(args[0], e, f.Now())
-			}, nil)
+			return stepEditRun(f, args[0], e)
 		},
 	}
 	c.Flags().StringVar(&text, "text", "", "new text")
@@ -173,6 +182,13 @@ func newCmdStepEdit(f *Factory) *cobra.Command {
 	return c
 }
 
+// stepEditRun changes a step's text, needs, reasoning or active form.
+func stepEditRun(f *Factory, id string, e plan.StepEdit) error {
+	return f.applyChange(func(st *plan.State) (plan.Change, error) {
+		return st.Plan.EditStep(id, e, f.Now())
+	}, nil)
+}
+
 func newCmdStepRm(f *Factory) *cobra.Command {
 	return &cobra.Command{
 		Use:     "rm ID",
@@ -180,11 +196,16 @@ func newCmdStepRm(f *Factory) *cobra.Command {
 		Example: "  plangit step rm 6",
 		Args:    stepArgs(1, "a step ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return f.applyChange(func(st *plan.State) (plan.Change, error) {
-				return st.Plan.RemoveStep(args[0], f.Now())
-			}, nil)
+			return stepRmRun(f, args[0])
 		},
 	}
+}
+
+// stepRmRun removes a pending step.
+func stepRmRun(f *Factory, id string) error {
+	return f.applyChange(func(st *plan.State) (plan.Change, error) {
+		return st.Plan.RemoveStep(id, f.Now())
+	}, nil)
 }
 
 func newCmdStepProgress(f *Factory) *cobra.Command {
@@ -198,11 +219,16 @@ func newCmdStepProgress(f *Factory) *cobra.Command {
 			if err != nil {
 				return asUsage(err)
 			}
-			return f.applyChange(func(st *plan.State) (plan.Change, error) {
-				return st.Plan.SetProgress(args[0], pr, f.Now())
-			}, nil)
+			return stepProgressRun(f, args[0], pr)
 		},
 	}
+}
+
+// stepProgressRun records progress within a step.
+func stepProgressRun(f *Factory, id string, pr plan.Progress) error {
+	return f.applyChange(func(st *plan.State) (plan.Change, error) {
+		return st.Plan.SetProgress(id, pr, f.Now())
+	}, nil)
 }
 
 // NewCmdPhase builds `plangit phase`.
@@ -216,18 +242,23 @@ func NewCmdPhase(f *Factory) *cobra.Command {
 		Example: `  plangit phase add "Rollout" --notes "behind the cache_v2 flag"`,
 		Args:    exactArgs(1, "the phase's NAME"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return f.applyChange(func(st *plan.State) (plan.Change, error) {
-				ph, err := st.Plan.AddPhase(args[0], notes, f.Now())
-				if err != nil {
-					return plan.Change{}, err
-				}
-				return plan.Change{Op: "phase.add", Summary: fmt.Sprintf("phase %s: added (%s)", ph.ID, clipText(ph.Title))}, nil
-			}, nil)
+			return phaseAddRun(f, args[0], notes)
 		},
 	}
 	add.Flags().StringVar(&notes, "notes", "", "notes shown under the phase heading")
 	c.AddCommand(add)
 	return c
+}
+
+// phaseAddRun adds a phase at the end of the plan.
+func phaseAddRun(f *Factory, name, notes string) error {
+	return f.applyChange(func(st *plan.State) (plan.Change, error) {
+		ph, err := st.Plan.AddPhase(name, notes, f.Now())
+		if err != nil {
+			return plan.Change{}, err
+		}
+		return plan.Change{Op: "phase.add", Summary: fmt.Sprintf("phase %s: added (%s)", ph.ID, clipText(ph.Title))}, nil
+	}, nil)
 }
 
 func newCmdPhaseEdit(f *Factory) *cobra.Command {
@@ -250,9 +281,7 @@ func newCmdPhaseEdit(f *Factory) *cobra.Command {
 			if e.Title == nil && e.Notes == nil {
 				return usagef("say what to change: --title or --notes")
 			}
-			return f.applyChange(func(st *plan.State) (plan.Change, error) {
-				return st.Plan.EditPhase(args[0], e, f.Now())
-			}, nil)
+			return phaseEditRun(f, args[0], e)
 		},
 	}
 	c.Flags().StringVar(&title, "title", "", "new title")
@@ -281,4 +310,11 @@ func checkStepRefs(flag string, ids ...string) error {
 		}
 	}
 	return nil
+}
+
+// phaseEditRun changes a phase's title or notes.
+func phaseEditRun(f *Factory, id string, e plan.PhaseEdit) error {
+	return f.applyChange(func(st *plan.State) (plan.Change, error) {
+		return st.Plan.EditPhase(id, e, f.Now())
+	}, nil)
 }

@@ -117,7 +117,7 @@ func (e *engine) sessionStart() (*Output, error) {
 		}
 		st.Plan.Rules = e.cfg.Rules()
 		if st.Plan.Status.Unfinished() {
-			return e.context(render.Reminder(st)), nil
+			return e.context(render.Reminder(st, s.ID)), nil
 		}
 		return nil, nil
 	}

@@ -123,7 +123,7 @@ func TestSessionStart(t *testing.T) {
 		f := newFixture(t)
 		f.withPlan(sessionID)
 		f.golden("session_start_reminder", f.run("session_start_startup.json"))
-		if out := f.run("session_start_compact.json"); !strings.Contains(out, "Your plan: Add caching") {
+		if out := f.run("session_start_compact.json"); !strings.Contains(out, "Your plan (session "+sessionID+"): Add caching") {
 			t.Errorf("after a compaction the plan comes back too: %s", out)
 		}
 	})
@@ -157,7 +157,7 @@ func TestSessionStart(t *testing.T) {
 		}
 		json.Unmarshal([]byte(out), &o)
 		ctx := o.H.AdditionalContext
-		if len(ctx) > 400 || !strings.HasSuffix(ctx, "(plangit show for the full plan)") || !strings.HasPrefix(ctx, "[plangit] Your plan:") {
+		if len(ctx) > 400 || !strings.HasSuffix(ctx, "(plangit show for the full plan)") || !strings.HasPrefix(ctx, "[plangit] Your plan (session ") {
 			t.Errorf("%d bytes: %q", len(ctx), ctx)
 		}
 	})

@@ -68,11 +68,12 @@ func progressLine(p *plan.Plan) string {
 }
 
 // Reminder is what an agent reads at the start of a session (or after a
-// compaction) when its plan is unfinished: the plan, where it stands, what
-// to do now and next, what went wrong lately, how to record progress.
-func Reminder(st *plan.State) []string {
+// compaction) when its plan is unfinished: the plan and its session (which
+// an agent passes to plangit's MCP tools), where it stands, what to do now
+// and next, what went wrong lately, how to record progress.
+func Reminder(st *plan.State, session string) []string {
 	p := st.Plan
-	parts := []string{"[plangit] Your plan: " + progressLine(p)}
+	parts := []string{"[plangit] Your plan (session " + session + "): " + progressLine(p)}
 	if p.Goal != "" {
 		parts = append(parts, "Goal: "+oneLine(p.Goal))
 	}

@@ -32,6 +32,11 @@ func JSON(w io.Writer, data any) error {
 
 // JSONError writes a failure envelope for err.
 func JSONError(w io.Writer, err error) error {
+	return writeJSON(w, Envelope{Success: false, Error: ErrorOf(err)})
+}
+
+// ErrorOf is err as an envelope's error: its code, message and details.
+func ErrorOf(err error) *ErrorBody {
 	body := &ErrorBody{Code: plan.CodeOf(err), Message: err.Error(), Details: map[string]any{}}
 	var e *plan.Error
 	if errors.As(err, &e) {
@@ -40,7 +45,7 @@ func JSONError(w io.Writer, err error) error {
 			body.Details[k] = v
 		}
 	}
-	return writeJSON(w, Envelope{Success: false, Error: body})
+	return body
 }
 
 func writeJSON(w io.Writer, v any) error {

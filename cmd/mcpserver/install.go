@@ -1,0 +1,482 @@
+package mcpserver
+
+import (
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"maps"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+
+	"github.com/plangit/plangit/plan"
+	"github.com/plangit/plangit/repo"
+)
+
+// Installing the server into an agent host's settings: the file each host
+// reads its MCP servers from, per scope, and the entry plangit adds there —
+// a server named plangit that runs `plangit mcp`.
+
+// serverName is the name the server is installed under.
+const serverName = "plangit"
+
+// Scopes of an installation.
+const (
+	ScopeProject = "project" // the project's own settings, shared through its repository
+	ScopeUser    = "user"    // the user's settings, for every project
+)
+
+// Host is an agent host plangit installs its server into.
+type Host struct {
+	Name string
+	// Project and User are the settings file of each scope; getenv reads
+	// the environment (HOME, and the host's own overrides).
+	Project func(root string) string
+	User    func(getenv func(string) string) string
+	// TOML says the file is TOML (Codex); otherwise it is JSON with the
+	// servers under mcpServers. Comments says the host reads // and /* */
+	// comments in its JSON. StdioType says the host's own entries carry
+	// "type": "stdio".
+	TOML, Comments, StdioType bool
+	// Dir is the host's own directory the file is in, if any (.codex):
+	// uninstall removes it when it leaves it empty.
+	Dir string
+	// Note is what a person should know after installing.
+	Note string
+}
+
+// Hosts are the hosts plangit installs into, by name.
+//
+// Claude Code: .mcp.json at the project root, ~/.claude.json (under
+// $CLAUDE_CONFIG_DIR when set) for the user — `claude mcp add --scope
+// project|user` writes the same files. Codex: [mcp_servers.NAME] tables in
+// .codex/config.toml (read in trusted projects) and $CODEX_HOME/config.toml
+// (~/.codex). Gemini CLI: mcpServers in .gemini/settings.json and
+// ~/.gemini/settings.json, which it reads as JSON with comments. Cursor:
+// .cursor/mcp.json and ~/.cursor/mcp.json.
+var Hosts = []Host{
+	{Name: "claude", StdioType: true,
+		Project: func(root string) string { return filepath.Join(root, ".mcp.json") },
+		User: func(getenv func(string) string) string {
+			if dir := getenv("CLAUDE_CONFIG_DIR"); dir != "" {
+				return filepath.Join(dir, ".claude.json")
+			}
+			return homePath(getenv, ".claude.json")
+		},
+		Note: "Claude Code asks once before it starts a server from a project's .mcp.json; /mcp shows it"},
+	{Name: "codex", TOML: true, Dir: ".codex",
+		Project: func(root string) string { return filepath.Join(root, ".codex", "config.toml") },
+		User: func(getenv func(string) string) string {
+			if dir := getenv("CODEX_HOME"); dir != "" {
+				return filepath.Join(dir, "config.toml")
+			}
+			return homePath(getenv, ".codex", "config.toml")
+		},
+		Note: "Codex reads a project's .codex/config.toml only when it trusts the project; codex mcp list shows the server"},
+	{Name: "gemini", Comments: true, Dir: ".gemini",
+		Project: func(root string) string { return filepath.Join(root, ".gemini", "settings.json") },
+		User:    func(getenv func(string) string) string { return homePath(getenv, ".gemini", "settings.json") },
+		Note:    "gemini mcp list shows the server"},
+	{Name: "cursor", Dir: ".cursor",
+		Project: func(root string) string { return filepath.Join(root, ".cursor", "mcp.json") },
+		User:    func(getenv func(string) string) string { return homePath(getenv, ".cursor", "mcp.json") },
+		Note:    "Cursor lists the server under Settings, MCP"},
+}
+
+// homePath is a path under $HOME, or "" without a home.
+func homePath(getenv func(string) string, elem ...string) string {
+	home := getenv("HOME")
+	if home == "" {
+		home = getenv("USERPROFILE")
+	}
+	if home == "" {
+		return ""
+	}
+	return filepath.Join(append([]string{home}, elem...)...)
+}
+
+// HostNames lists the hosts' names.
+func HostNames() []string {
+	var out []string
+	for _, h := range Hosts {
+		out = append(out, h.Name)
+	}
+	return out
+}
+
+// FindHost returns the host named name.
+func FindHost(name string) (Host, error) {
+	for _, h := range Hosts {
+		if h.Name == strings.ToLower(name) {
+			return h, nil
+		}
+	}
+	return Host{}, plan.Errorf(plan.CodeInvalidArgument, "unknown host %q; one of %s", name, strings.Join(HostNames(), ", "))
+}
+
+// Path is the settings file of a scope.
+func (h Host) Path(scope, root string, getenv func(string) string) (string, error) {
+	switch scope {
+	case ScopeProject, "":
+		return h.Project(root), nil
+	case ScopeUser:
+		if p := h.User(getenv); p != "" {
+			return p, nil
+		}
+		return "", plan.Errorf(plan.CodeInvalidArgument, "no home directory ($HOME) for the user scope")
+	}
+	return "", plan.Errorf(plan.CodeInvalidArgument, "unknown scope %q; one of project, user", scope)
+}
+
+// Entry is the server entry: the program a host runs, and its arguments.
+type Entry struct {
+	Command string   `json:"command"`
+	Args    []string `json:"args"`
+}
+
+// Edit is the server installed into, or removed from, one settings file:
+// the file as it is and as it will be.
+type Edit struct {
+	Host    string `json:"host"`
+	Path    string `json:"path"`
+	Server  *Entry `json:"server,omitempty"`
+	Changed bool   `json:"changed"`
+	// Created says the file is new; Removed that it goes, because it held
+	// nothing but what install wrote.
+	Created bool `json:"created,omitempty"`
+	Removed bool `json:"removed,omitempty"`
+
+	dir     string // the host's own directory, removed when left empty
+	existed bool
+	before  []byte
+	after   []byte
+	mode    fs.FileMode
+}
+
+// Content is the file as the edit leaves it (nothing when it is removed).
+func (e *Edit) Content() []byte { return e.after }
+
+// Install plans adding server to the settings file at path. An entry named
+// plangit running the same program is already there (nothing changes); one
+// running another is a CONFLICT. A file that does not parse is refused.
+func (h Host) Install(path string, server Entry) (*Edit, error) {
+	e, err := h.read(path)
+	if err != nil {
+		return nil, err
+	}
+	e.Server = &server
+	if h.TOML {
+		err = e.tomlInstall(server)
+	} else {
+		err = e.jsonInstall(h, server)
+	}
+	if err != nil {
+		return nil, err
+	}
+	e.Changed = !e.existed || string(e.after) != string(e.before)
+	e.Created = !e.existed
+	return e, nil
+}
+
+// Uninstall plans removing the server named plangit from the settings file
+// at path, whatever it runs.
+func (h Host) Uninstall(path string) (*Edit, error) {
+	e, err := h.read(path)
+	if err != nil {
+		return nil, err
+	}
+	if !e.existed {
+		return e, nil
+	}
+	if h.TOML {
+		err = e.tomlUninstall()
+	} else {
+		err = e.jsonUninstall(h)
+	}
+	if err != nil {
+		return nil, err
+	}
+	e.Changed = string(e.after) != string(e.before) || e.Removed
+	return e, nil
+}
+
+func (h Host) read(path string) (*Edit, error) {
+	e := &Edit{Host: h.Name, Path: path, mode: 0o644, dir: h.Dir}
+	fi, err := os.Stat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return e, nil
+	case err != nil:
+		return nil, plan.WrapError(plan.CodeIOError, err, "cannot read %s", path)
+	case !fi.Mode().IsRegular():
+		return nil, plan.Errorf(plan.CodeInvalidArgument, "%s is not a regular file", path)
+	}
+	if e.before, err = os.ReadFile(path); err != nil {
+		return nil, plan.WrapError(plan.CodeIOError, err, "cannot read %s", path)
+	}
+	e.existed, e.mode, e.after = true, fi.Mode().Perm(), e.before
+	return e, nil
+}
+
+// refused is the error for a settings file plangit cannot read.
+func (e *Edit) refused(kind string, err error) error {
+	return plan.Errorf(plan.CodeInvalidArgument, "%s is not valid %s (%v); fix it first, plangit will not overwrite it", e.Path, kind, err).With("path", e.Path)
+}
+
+// conflict is the error for a server named plangit that runs something
+// else.
+func (e *Edit) conflict(had any) error {
+	return plan.Errorf(plan.CodeConflict, "%s already has an MCP server named %s (%v); plangit mcp uninstall --host %s removes it, then install adds plangit's",
+		e.Path, serverName, had, e.Host).With("path", e.Path)
+}
+
+// jsonEntry is the server's JSON value as install writes it.
+func (h Host) jsonEntry(s Entry) string {
+	q := func(v string) string { b, _ := json.Marshal(v); return string(b) }
+	args := make([]string, len(s.Args))
+	for i, a := range s.Args {
+		args[i] = q(a)
+	}
+	entry := `{"command": ` + q(s.Command) + `, "args": [` + strings.Join(args, ", ") + `]}`
+	if h.StdioType {
+		entry = `{"type": "stdio", ` + entry[1:]
+	}
+	return entry
+}
+
+// runs reports whether a decoded server entry runs s.
+func runs(entry any, s Entry) bool {
+	m, ok := entry.(map[string]any)
+	if !ok || m["command"] != s.Command {
+		return false
+	}
+	args, _ := m["args"].([]any)
+	if len(args) != len(s.Args) {
+		return false
+	}
+	for i, a := range args {
+		if a != s.Args[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// emptySettings is a JSON settings file with nothing in it, as install
+// starts a new one.
+const emptySettings = "{\n}\n"
+
+func (e *Edit) jsonInstall(h Host, s Entry) error {
+	data := e.before
+	if len(strings.TrimSpace(string(data))) == 0 {
+		data = []byte(emptySettings)
+	}
+	t, before, top, err := e.readJSON(h, data)
+	if err != nil {
+		return err
+	}
+	unit, entry := indentUnit(data), h.jsonEntry(s)
+	var out []byte
+	if i := top.find("mcpServers"); i < 0 {
+		value := `{"` + serverName + `": ` + entry + `}`
+		if _, multiline := t.memberIndent(top, unit); multiline {
+			value = "{\n" + unit + `"` + serverName + `": ` + entry + "\n}"
+		}
+		out = t.insert(top, "mcpServers", value, unit)
+	} else {
+		servers, err := t.object(top.members[i].valStart)
+		if err != nil {
+			return e.refused("settings", errors.New("mcpServers is not an object"))
+		}
+		if j := servers.find(serverName); j >= 0 {
+			had := before["mcpServers"].(map[string]any)[serverName]
+			if !runs(had, s) {
+				return e.conflict(had)
+			}
+			return nil
+		}
+		out = t.insert(servers, serverName, entry, unit)
+	}
+	after, err := jsonText{data: out, comments: h.Comments}.decode()
+	return e.verify(out, err == nil && installed(before, after, "mcpServers", s), err)
+}
+
+func (e *Edit) jsonUninstall(h Host) error {
+	if len(strings.TrimSpace(string(e.before))) == 0 {
+		return nil
+	}
+	t, before, top, err := e.readJSON(h, e.before)
+	if err != nil {
+		return err
+	}
+	i := top.find("mcpServers")
+	if i < 0 {
+		return nil
+	}
+	servers, err := t.object(top.members[i].valStart)
+	if err != nil {
+		return nil // not an object: no server of plangit's in it
+	}
+	j := servers.find(serverName)
+	if j < 0 {
+		return nil
+	}
+	t2 := jsonText{data: t.remove(servers, j), comments: h.Comments}
+	// An mcpServers that install added goes too: it is left as install
+	// would have written an empty one.
+	top2, _ := t2.top()
+	servers2, _ := t2.object(top2.members[i].valStart)
+	if len(servers2.members) == 0 {
+		created := ""
+		if ind, multiline := t2.memberIndent(top2, indentUnit(t2.data)); multiline {
+			created = "\n" + ind
+		}
+		if string(t2.data[servers2.open+1:servers2.close]) == created {
+			t2.data = t2.remove(top2, i)
+		}
+	}
+	after, err := t2.decode()
+	if err := e.verify(t2.data, err == nil && uninstalled(before, after, "mcpServers"), err); err != nil {
+		return err
+	}
+	if string(e.after) == emptySettings {
+		e.after, e.Removed = nil, true
+	}
+	return nil
+}
+
+// readJSON reads data as the host's JSON settings: the text, what it
+// decodes to, and its object. A file that does not parse is refused.
+func (e *Edit) readJSON(h Host, data []byte) (jsonText, map[string]any, *jsonObject, error) {
+	t := jsonText{data: data, comments: h.Comments}
+	doc, err := t.decode()
+	if err != nil {
+		return t, nil, nil, e.refused("JSON", err)
+	}
+	top, err := t.top()
+	if err != nil {
+		return t, nil, nil, e.refused("JSON", err)
+	}
+	return t, doc, top, nil
+}
+
+// withoutServer is doc without the server named plangit in its servers
+// table, key; a table left empty goes too when drop says so.
+func withoutServer(doc map[string]any, key string, drop bool) map[string]any {
+	out := maps.Clone(doc)
+	servers, ok := doc[key].(map[string]any)
+	if !ok {
+		return out
+	}
+	left := maps.Clone(servers)
+	delete(left, serverName)
+	out[key] = left
+	if drop && len(left) == 0 {
+		delete(out, key)
+	}
+	return out
+}
+
+// installed reports whether after is before with the server s added to
+// the servers table key, and nothing else changed.
+func installed(before, after map[string]any, key string, s Entry) bool {
+	servers, _ := after[key].(map[string]any)
+	_, had := before[key]
+	return runs(servers[serverName], s) && reflect.DeepEqual(withoutServer(after, key, !had), before)
+}
+
+// uninstalled reports whether after is before without the server, and
+// nothing else changed.
+func uninstalled(before, after map[string]any, key string) bool {
+	_, still := after[key]
+	return reflect.DeepEqual(after, withoutServer(before, key, !still))
+}
+
+// verify makes out the edit's result when it decoded as it should; if not,
+// nothing is written.
+func (e *Edit) verify(out []byte, ok bool, err error) error {
+	if !ok {
+		return plan.Errorf(plan.CodeIOError, "editing %s went wrong (%v); nothing was written — please report this with the file", e.Path, err)
+	}
+	e.after = out
+	return nil
+}
+
+// tomlBlock is the [mcp_servers.plangit] table install appends.
+func tomlBlock(s Entry) string {
+	args := make([]string, len(s.Args))
+	for i, a := range s.Args {
+		args[i] = tomlString(a)
+	}
+	return "[mcp_servers." + serverName + "]\ncommand = " + tomlString(s.Command) + "\nargs = [" + strings.Join(args, ", ") + "]\n"
+}
+
+func (e *Edit) tomlInstall(s Entry) error {
+	before, err := tomlDecode(e.before)
+	if err != nil {
+		return e.refused("TOML", err)
+	}
+	if had, ok := tomlServer(before, serverName); ok {
+		if !runs(had, s) {
+			return e.conflict(had)
+		}
+		return nil
+	}
+	if servers, ok := before["mcp_servers"]; ok {
+		if _, isTable := servers.(map[string]any); !isTable {
+			return e.refused("Codex settings", errors.New("mcp_servers is not a table"))
+		}
+	}
+	out := tomlInstall(e.before, tomlBlock(s))
+	after, err := tomlDecode(out)
+	return e.verify(out, err == nil && installed(before, after, "mcp_servers", s), err)
+}
+
+func (e *Edit) tomlUninstall() error {
+	before, err := tomlDecode(e.before)
+	if err != nil {
+		return e.refused("TOML", err)
+	}
+	if _, ok := tomlServer(before, serverName); !ok {
+		return nil
+	}
+	out, err := tomlUninstall(e.before, serverName)
+	if err != nil {
+		return plan.Errorf(plan.CodeInvalidArgument, "%s: %v; remove it by hand", e.Path, err).With("path", e.Path)
+	}
+	after, err := tomlDecode(out)
+	if err := e.verify(out, err == nil && uninstalled(before, after, "mcp_servers"), err); err != nil {
+		return err
+	}
+	if len(out) == 0 {
+		e.after, e.Removed = nil, true
+	}
+	return nil
+}
+
+// Save writes the edit: atomically, keeping the file's permissions, into
+// the file a symbolic link points at; a file left with nothing of its own
+// is removed.
+func (e *Edit) Save() error {
+	if !e.Changed {
+		return nil
+	}
+	path := e.Path
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		path = real
+	}
+	if e.Removed {
+		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return plan.WrapError(plan.CodeIOError, err, "cannot remove %s", e.Path)
+		}
+		if parent := filepath.Dir(e.Path); e.dir != "" && filepath.Base(parent) == e.dir {
+			os.Remove(parent) // only if empty
+		}
+		return nil
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return plan.WrapError(plan.CodeIOError, err, "cannot create %s", filepath.Dir(path))
+	}
+	return repo.WriteFileAtomic(path, e.after, e.mode, true)
+}
