@@ -50,6 +50,7 @@ func Run(f *Factory, args []string) int {
 	root.SetOut(f.IO.Out)
 	root.SetErr(f.IO.ErrOut)
 	c, err := root.ExecuteC()
+	err = cobraCheck(err)
 	if err == nil {
 		return exitOK
 	}

@@ -273,3 +273,26 @@ func valueKind(fl *pflag.Flag) string {
 	}
 	return "a " + fl.Value.Type()
 }
+
+// cobraCheck turns what cobra's own checks of a command line return —
+// flags marked required, flag groups — into a usage error; any other
+// error stays as it is.
+func cobraCheck(err error) error {
+	var e *plan.Error
+	if err == nil || errors.As(err, &e) {
+		return err
+	}
+	msg := err.Error()
+	if names, ok := strings.CutPrefix(msg, "required flag(s) "); ok {
+		names = strings.TrimSuffix(names, " not set")
+		var flags []string
+		for _, n := range strings.Split(names, ", ") {
+			flags = append(flags, "--"+strings.Trim(n, `"`))
+		}
+		return usagef("%s required", strings.Join(flags, " and ")+map[bool]string{true: " is", false: " are"}[len(flags) == 1])
+	}
+	if strings.HasPrefix(msg, "if any flags in the group") || strings.HasPrefix(msg, "at least one of the flags in the group") {
+		return usagef("%s", msg)
+	}
+	return err
+}
