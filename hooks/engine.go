@@ -21,6 +21,8 @@ type engine struct {
 	in   *Input
 	proj repo.Project
 	cfg  repo.Config
+	sess *repo.Session // the session, when replaying a queued event
+	hs   *state        // the hook counters as this event first read them
 }
 
 func (e *engine) handle() (*Output, error) {
@@ -28,10 +30,22 @@ func (e *engine) handle() (*Output, error) {
 	if err != nil {
 		return nil, err
 	}
+	if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
+		return nil, nil // no project there: nothing to do, and nothing is created
+	}
 	e.proj = repo.Project{Root: root}
 	if e.cfg, err = e.proj.Config(); err != nil {
 		return nil, err
 	}
+	out, err := e.dispatch()
+	if errors.Is(err, errQueued) {
+		return nil, nil
+	}
+	return out, err
+}
+
+// dispatch applies the event's rules.
+func (e *engine) dispatch() (*Output, error) {
 	if !e.cfg.Hooks[e.in.Event] {
 		return nil, nil
 	}
@@ -60,21 +74,48 @@ func (e *engine) handle() (*Output, error) {
 	return nil, nil // SessionEnd: nothing to say
 }
 
-// session opens the host session's plan; nil when it has none.
+// session opens the host session's plan; nil when it has none. Events
+// other hooks queued for it are applied by this process when it holds the
+// lock, within the hook's time.
 func (e *engine) session() (*repo.Session, error) {
+	if e.sess != nil {
+		return e.sess, nil
+	}
 	s, err := e.proj.Open(e.in.SessionID)
 	if plan.HasCode(err, plan.CodeSessionNotFound) {
 		return nil, nil
 	}
-	return s, err
+	if err != nil {
+		return nil, err
+	}
+	e.attach(s)
+	return s, nil
+}
+
+// attach makes s apply queued events through this engine's rules, and log
+// its warnings.
+func (e *engine) attach(s *repo.Session) {
+	AttachQueue(s, e.env, e.env.LockWait+drainTime)
+	s.OnWarning(func(msg string) { e.proj.AppendLog(e.env.Now(), "hook "+e.in.Event+": "+msg) })
+}
+
+// state returns the session's hook counters as this event first read them:
+// a change that starts over (a person saved a file meanwhile) counts once.
+func (e *engine) state(s *repo.Session) *state {
+	if e.hs == nil {
+		e.hs = loadState(s)
+	}
+	return e.hs.clone()
 }
 
 // glance opens the host session's plan and reads its glance; s is nil
-// when it has none or either fails.
+// when it has none or either fails. Queued events are applied first, if
+// any wait and the session is free.
 func (e *engine) glance() (s *repo.Session, g *glance, err error) {
 	if s, err = e.session(); err != nil || s == nil {
 		return nil, nil, err
 	}
+	s.CatchUp()
 	if g, err = readGlance(s); err != nil {
 		return nil, nil, err
 	}
@@ -102,6 +143,7 @@ func (e *engine) sessionStart() (*Output, error) {
 		return nil, err
 	}
 	if s != nil {
+		s.CatchUp()
 		st, err := s.State()
 		if err != nil {
 			return nil, err
@@ -180,8 +222,8 @@ func (e *engine) userPromptSubmit() (*Output, error) {
 		return nil, err
 	}
 	if g.Status == plan.PlanPaused && isContinue(e.in.Prompt) {
-		res, err := s.Update(e.options(), func(st *plan.State) (plan.Change, error) {
-			hs := loadState(s)
+		res, err := e.update(s, func(st *plan.State) (plan.Change, error) {
+			hs := e.state(s)
 			hs.StopBlocks = 0
 			if err := hs.save(s); err != nil {
 				return plan.Change{}, err

@@ -153,7 +153,7 @@ func readGlance(s *repo.Session) (*glance, error) {
 	}
 	g := newGlance(st, key)
 	if s.FilesKey() == key {
-		repo.WriteFileAtomic(s.PrivatePath(glanceFile), g.encode(), 0o644, false) // a cache: a failed write costs only speed
+		s.WritePrivate(glanceFile, g.encode()) // a cache: a failed write costs only speed
 	}
 	return g, nil
 }

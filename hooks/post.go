@@ -2,6 +2,7 @@ package hooks
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/plangit/plangit/plan"
 	"github.com/plangit/plangit/render"
+	"github.com/plangit/plangit/repo"
 )
 
 // postToolUse records what the tool did to the plan and reminds the agent
@@ -30,8 +32,8 @@ func (e *engine) postToolUse() (*Output, error) {
 	}
 	out := &Output{}
 	var notes []string
-	res, err := s.Update(e.options(), func(st *plan.State) (plan.Change, error) {
-		hs := loadState(s)
+	res, err := e.update(s, func(st *plan.State) (plan.Change, error) {
+		hs := e.state(s)
 		hs.Iterations++
 		p := st.Plan
 		var change plan.Change
@@ -133,7 +135,7 @@ func (e *engine) startFromTodos() (*Output, error) {
 	if err != nil {
 		return nil, err
 	}
-	hs := &state{Todos: map[string]string{}, Tasks: map[string]string{}, Iterations: 1}
+	hs := &state{Todos: map[string]stepRef{}, Tasks: map[string]stepRef{}, Iterations: 1}
 	var change plan.Change
 	switch e.in.ToolName {
 	case "TodoWrite":
@@ -149,7 +151,15 @@ func (e *engine) startFromTodos() (*Output, error) {
 	_, what, _ := strings.Cut(change.Summary, " — ")
 	change.Op, change.Summary = "init", "init: from the agent's "+e.in.ToolName+" ("+what+")"
 	s, res, err := e.proj.Create(e.in.SessionID, &plan.State{Plan: p}, change, e.options())
-	if err != nil {
+	switch {
+	case errors.Is(err, repo.ErrExists):
+		return e.postToolUse() // another hook started it meanwhile: sync into it
+	case plan.HasCode(err, plan.CodeLockTimeout):
+		if s, oerr := e.session(); oerr == nil && s != nil {
+			return nil, e.enqueue(s)
+		}
+		return nil, err
+	case err != nil:
 		return nil, err
 	}
 	if err := s.Locked(e.env.LockWait, func() error { return hs.save(s) }); err != nil {
@@ -169,8 +179,8 @@ func (e *engine) postToolUseFailure() (*Output, error) {
 		return nil, err
 	}
 	var rec *plan.ErrorRecord
-	_, err = s.Update(e.options(), func(st *plan.State) (plan.Change, error) {
-		hs := loadState(s)
+	_, err = e.update(s, func(st *plan.State) (plan.Change, error) {
+		hs := e.state(s)
 		hs.Iterations++ // a failed tool use is a tool use
 		if err := hs.save(s); err != nil {
 			return plan.Change{}, err
@@ -210,8 +220,8 @@ func (e *engine) stop() (*Output, error) {
 		return nil, err
 	}
 	out := &Output{}
-	_, err = s.Update(e.options(), func(st *plan.State) (plan.Change, error) {
-		hs := loadState(s)
+	_, err = e.update(s, func(st *plan.State) (plan.Change, error) {
+		hs := e.state(s)
 		p := st.Plan
 		var did []string
 		var touched string
@@ -333,8 +343,8 @@ func (e *engine) preCompact() (*Output, error) {
 	if err != nil || s == nil {
 		return nil, err
 	}
-	_, err = s.Update(e.options(), func(st *plan.State) (plan.Change, error) {
-		hs := loadState(s)
+	_, err = e.update(s, func(st *plan.State) (plan.Change, error) {
+		hs := e.state(s)
 		st.Plan.Iterations = max(st.Plan.Iterations, hs.Iterations)
 		st.Plan.Updated = plan.Stamp(e.env.Now())
 		trigger := e.in.Trigger
