@@ -18,13 +18,13 @@ const stateFile = "hooks.json"
 
 // state is what hooks count between calls for one session.
 type state struct {
-	Iterations  int               `json:"iterations"`      // tool uses seen in all
-	LimitBase   int               `json:"limit_base"`      // Iterations when max_iterations last paused the plan
-	ViewActions int               `json:"view_actions"`    // view-tool uses since the last finding (2-action rule)
-	Findings    int               `json:"findings"`        // how many findings there were when last seen
-	StopBlocks  int               `json:"stop_blocks"`     // Stop blocked in a row
-	Step        string            `json:"step,omitempty"`  // the step StepUses counts for
-	StepUses    int               `json:"step_uses"`       // tool uses while that step was current
+	Iterations  int                `json:"iterations"`      // tool uses seen in all
+	LimitBase   int                `json:"limit_base"`      // Iterations when max_iterations last paused the plan
+	ViewActions int                `json:"view_actions"`    // view-tool uses since the last finding (2-action rule)
+	Findings    int                `json:"findings"`        // how many findings there were when last seen
+	StopBlocks  int                `json:"stop_blocks"`     // Stop blocked in a row
+	Step        string             `json:"step,omitempty"`  // the step StepUses counts for
+	StepUses    int                `json:"step_uses"`       // tool uses while that step was current
 	Todos       map[string]stepRef `json:"todos,omitempty"` // todo content → step
 	Tasks       map[string]stepRef `json:"tasks,omitempty"` // task id → step
 }
