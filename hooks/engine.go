@@ -124,7 +124,7 @@ func (e *engine) glance() (s *repo.Session, g *glance, err error) {
 
 // options are the change options of a hook's commit.
 func (e *engine) options() repo.Options {
-	return repo.Options{Now: e.env.Now(), LockWait: e.env.LockWait,
+	return repo.Options{Now: e.env.Now(), LockWait: e.env.LockWait, Yield: true,
 		Meta: repo.Meta{Actor: "hook", Hook: e.in.Event, Tool: e.in.ToolName}}
 }
 

@@ -25,9 +25,10 @@ var errLockLost = errors.New("the session lock file was replaced while held")
 const lockPoll = 8 * time.Millisecond
 
 // lockPath opens path, never through a symbolic link, and takes an flock
-// on it, waiting at most wait (zero: one try). busy is true when another
-// process held it all that time.
-func lockPath(path string, exclusive bool, wait time.Duration) (f *os.File, busy bool, err error) {
+// on it, waiting at most wait (zero: one try), and no longer once giveUp
+// (if set) says so. busy is true when another process held it all that
+// time.
+func lockPath(path string, exclusive bool, wait time.Duration, giveUp func() bool) (f *os.File, busy bool, err error) {
 	deadline := time.Now().Add(wait)
 	delay := time.Millisecond
 	for {
@@ -47,7 +48,7 @@ func lockPath(path string, exclusive bool, wait time.Duration) (f *os.File, busy
 			if ok {
 				break
 			}
-			if !time.Now().Before(deadline) {
+			if !time.Now().Before(deadline) || giveUp != nil && giveUp() {
 				f.Close()
 				return nil, true, nil
 			}
@@ -95,8 +96,10 @@ func (s *Session) ensurePrivate() error {
 // lock takes the session's exclusive lock, waiting at most wait (zero:
 // defaultWait), and returns the function that releases it. A process that
 // holds the lock already (replaying queued hook events inside a change)
-// takes it again for free.
-func (s *Session) lock(wait time.Duration) (func(), error) {
+// takes it again for free. With yield, it stops waiting as soon as queued
+// hook events show that others are waiting too: the caller queues its
+// change behind theirs instead.
+func (s *Session) lock(wait time.Duration, yield ...bool) (func(), error) {
 	if s.locked {
 		return func() {}, nil
 	}
@@ -106,7 +109,11 @@ func (s *Session) lock(wait time.Duration) (func(), error) {
 	if wait <= 0 {
 		wait = defaultWait
 	}
-	f, busy, err := lockPath(s.lockPath(), true, wait)
+	var giveUp func() bool
+	if len(yield) > 0 && yield[0] {
+		giveUp = s.Queued
+	}
+	f, busy, err := lockPath(s.lockPath(), true, wait, giveUp)
 	if err != nil {
 		return nil, plan.WrapError(plan.CodeIOError, err, "cannot lock session %s", s.ID)
 	}
@@ -127,7 +134,7 @@ func (s *Session) tryExclusive() (func(), bool) {
 	if _, err := os.Lstat(filepath.Join(s.gitDir, privateDir)); err != nil {
 		return nil, false
 	}
-	f, busy, err := lockPath(s.lockPath(), true, 0)
+	f, busy, err := lockPath(s.lockPath(), true, 0, nil)
 	if err != nil || busy {
 		return nil, false
 	}

@@ -29,10 +29,12 @@ import (
 //     file (so no append is half-done), a rename to queue.applying, and the
 //     flock released. An appender that locked the old file after the rename
 //     sees it is no longer at the path and appends to the new one.
-//   - Applying, record by record: before each, queue.progress records its
-//     index and the branch's revision. A drainer killed midway leaves both;
-//     the next one resumes there, and skips the record in progress if the
-//     branch has a commit from it (any commit but an adopted edit).
+//   - Applying, in batches (batch.go): before each, queue.progress records
+//     the batch's first record, its size and the branch's revision. A
+//     drainer killed midway leaves both; the next one resumes there, and
+//     skips the batch if the branch has its commit (any commit but an
+//     adopted edit). Hook counters an interrupted batch already counted may
+//     count twice; the plan never changes twice.
 //
 // A drainer may have a time budget (hooks have one, so as never to keep
 // the agent waiting): what it leaves stays in queue.applying for the next,
@@ -51,7 +53,8 @@ type queueReplay struct {
 	apply    func(record []byte) error
 	deadline time.Time // zero: no budget
 	draining bool
-	stopped  bool // the budget ran out
+	stopped  bool   // the budget ran out
+	batch    *batch // the batch being applied
 }
 
 // OnQueued sets how this process applies queued hook events, and how long
@@ -145,24 +148,50 @@ func (s *Session) drain() {
 			}
 			continue
 		}
-		for i := next; i < len(records); i++ {
+		for next < len(records) {
 			if !q.deadline.IsZero() && time.Now().After(q.deadline) {
 				q.stopped = true
 				s.Enqueue(nil) // work is waiting
 				return
 			}
-			head, _ := s.readRef()
-			if err := s.WritePrivate(progressName, []byte(strconv.Itoa(i)+" "+head.String()+"\n")); err != nil {
-				s.warnf("cannot apply queued hook events: %v", err)
+			end := min(len(records), next+maxBatch)
+			if err := s.applyBatch(records[next:end], next); err != nil {
+				s.warnf("queued hook events wait for the next change: %v", err)
 				return
 			}
-			if err := q.apply(records[i]); err != nil {
-				s.warnf("a queued hook event could not be applied: %v", err)
-			}
-			crashPoint("queue")
+			next = end
 		}
 		os.Remove(s.PrivatePath(applyingName))
 		os.Remove(s.PrivatePath(progressName))
+	}
+}
+
+// applyBatch applies records, the first of which is the first-th being
+// applied, and commits them as one revision.
+func (s *Session) applyBatch(records [][]byte, first int) error {
+	for attempt := 1; ; attempt++ {
+		head, err := s.readRef()
+		if err != nil {
+			return err
+		}
+		progress := strconv.Itoa(first) + " " + strconv.Itoa(len(records)) + " " + head.String() + "\n"
+		if err := s.WritePrivate(progressName, []byte(progress)); err != nil {
+			return err
+		}
+		b := &batch{}
+		s.queue.batch = b
+		for _, r := range records {
+			if err := s.queue.apply(r); err != nil {
+				s.warnf("a queued hook event could not be applied: %v", err)
+			}
+		}
+		s.queue.batch = nil
+		err = s.finishBatch(b)
+		crashPoint("queue")
+		if attempt < maxAttempts && (errors.Is(err, errRetry) || errors.Is(err, errMoved)) {
+			continue // a person saved a file meanwhile: apply the batch on top
+		}
+		return err
 	}
 }
 
@@ -204,13 +233,17 @@ func (s *Session) applying() (records [][]byte, next int, ok bool) {
 	if err != nil {
 		return records, 0, true
 	}
-	n, h, _ := strings.Cut(strings.TrimSpace(string(p)), " ")
-	i, err := strconv.Atoi(n)
-	if err != nil || i < 0 {
+	f := strings.Fields(string(p))
+	if len(f) != 3 {
 		return records, 0, true
 	}
-	if s.landedSince(plumbing.NewHash(h)) {
-		i++
+	i, err1 := strconv.Atoi(f[0])
+	n, err2 := strconv.Atoi(f[1])
+	if err1 != nil || err2 != nil || i < 0 || n < 0 {
+		return records, 0, true
+	}
+	if s.landedSince(plumbing.NewHash(f[2])) {
+		i += n
 	}
 	return records, i, true
 }

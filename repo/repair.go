@@ -85,7 +85,7 @@ func (s *Session) Repair(opts Options) (*RepairReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &repairer{Session: s, rep: rep, work: map[plumbing.Hash][]byte{}}
+	r := &repairer{Session: s, rep: rep, work: map[plumbing.Hash][]byte{}, good: map[plumbing.Hash]bool{}}
 	for _, b := range files {
 		r.work[plumbing.ComputeHash(plumbing.BlobObject, b)] = b
 	}
@@ -143,6 +143,7 @@ type repairer struct {
 	*Session
 	rep  *RepairReport
 	work map[plumbing.Hash][]byte // the working files, by blob hash
+	good map[plumbing.Hash]bool   // blobs already read whole
 }
 
 // readable reads an object. A loose copy that cannot be read is moved
@@ -188,9 +189,14 @@ func (r *repairer) intact(h plumbing.Hash) (c *commitObject, problem string) {
 	}
 	var gone []string
 	for _, e := range entries {
+		if r.good[e.Hash] {
+			continue
+		}
 		if _, err := r.readable(e.Hash, plumbing.BlobObject); err != nil {
 			gone = append(gone, e.Name)
+			continue
 		}
+		r.good[e.Hash] = true
 	}
 	if len(gone) > 0 {
 		return c, "revision " + short(h) + " lacks the content of " + strings.Join(gone, ", ")

@@ -109,6 +109,9 @@ type Options struct {
 	Now      time.Time     // the change's time; zero means time.Now()
 	IfRev    string        // refuse with CONFLICT unless HEAD is this revision
 	LockWait time.Duration // how long to wait for the session lock; zero means 10s
+	// Yield stops the wait for the lock early, with LOCK_TIMEOUT, once
+	// hook events are queued: a hook then queues its own behind them.
+	Yield bool
 }
 
 // Time is the change's time: Now, or the current time when Now is zero,
@@ -339,11 +342,14 @@ type changeFn func(*plan.State) (*plan.State, map[string][]byte, plan.Change, er
 // update is Update and Restore: fn returns the new state, and its files
 // when they must be written exactly (nil: the state's own rendering).
 func (s *Session) update(opts Options, fn changeFn) (*Result, error) {
+	if s.locked && s.queue.batch != nil {
+		return s.batched(opts, fn) // a queued hook event, applied in a batch
+	}
 	if opts.LockWait <= 0 {
 		opts.LockWait = defaultWait
 	}
 	nested := s.locked // replaying a queued hook event inside another change
-	unlock, err := s.lock(opts.LockWait)
+	unlock, err := s.lock(opts.LockWait, opts.Yield)
 	if err != nil {
 		return nil, err
 	}
