@@ -23,18 +23,18 @@ const maxBatch = 500
 
 // batch is queued events being applied.
 type batch struct {
-	st        *plan.State
-	start     *plan.Plan // the plan before the batch
-	head      plumbing.Hash
-	base      map[string]plumbing.Hash
-	files     map[string][]byte // the working files the batch started from
-	fileNext  int               // the plan file's own next step id
-	reserved  int               // the next step id after the history's largest
-	issued    int
-	changes   []plan.Change
-	metas     []Meta
-	now       time.Time
-	marker    bool
+	st       *plan.State
+	start    *plan.Plan // the plan before the batch
+	head     plumbing.Hash
+	base     map[string]plumbing.Hash
+	files    map[string][]byte // the working files the batch started from
+	fileNext int               // the plan file's own next step id
+	reserved int               // the next step id after the history's largest
+	issued   int
+	changes  []plan.Change
+	metas    []Meta
+	now      time.Time
+	marker   bool
 }
 
 // batched is Update while a batch is open: fn changes the batch's state.
