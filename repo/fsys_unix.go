@@ -21,6 +21,15 @@ func isLinkErr(err error) bool {
 	return errors.Is(err, syscall.ELOOP) || errors.Is(err, syscall.EMLINK)
 }
 
+// openLockTarget opens what the session lock is taken on: .git/plangit/
+// itself. A directory cannot be deleted while it holds plangit's files, and
+// deleting a lock file inside it (people do, to "unstick" a tool) changes
+// nothing.
+func openLockTarget(privateDir string) (*os.File, string, error) {
+	f, err := os.OpenFile(privateDir, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_DIRECTORY, 0)
+	return f, privateDir, err
+}
+
 // tryLockFile takes an flock on f without waiting: exclusive, or shared.
 // ok is false when another open file holds a conflicting lock.
 func tryLockFile(f *os.File, exclusive bool) (ok bool, err error) {

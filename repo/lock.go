@@ -10,55 +10,56 @@ import (
 	"github.com/plangit/plangit/plan"
 )
 
-// The session lock is an flock on .git/plangit/lock. plangit never follows
-// a symbolic link there, and it holds even if the file is deleted or
-// replaced: a process that locked a file no longer at the path starts over
-// on the one that is, and the holder checks that its file is still the one
-// at the path before it moves the branch (see commit).
+// The session lock is an flock on the directory .git/plangit/ (on Windows,
+// on a lock file in it). It is opened without following a symbolic link,
+// and it holds whatever happens to the files in it. A process that locked
+// a directory no longer at the path (replaced while it waited) starts over
+// on the one that is, and a holder checks that its directory is still the
+// one at the path at the start of every attempt at a change and again
+// before it moves the branch.
 
-// errLockLost says the lock file was deleted or replaced while this process
-// held it, so another process may have taken the new one: the change starts
-// over under a fresh lock.
-var errLockLost = errors.New("the session lock file was replaced while held")
+// errLockLost says the locked directory was replaced while this process
+// held it, so another process may have locked the new one: the change
+// starts over under a fresh lock.
+var errLockLost = errors.New("the session's lock was replaced while held")
 
 // lockPoll bounds how long a waiter sleeps between tries.
 const lockPoll = 8 * time.Millisecond
 
-// lockPath opens path, never through a symbolic link, and takes an flock
-// on it, waiting at most wait (zero: one try), and no longer once giveUp
-// (if set) says so. busy is true when another process held it all that
-// time.
-func lockPath(path string, exclusive bool, wait time.Duration, giveUp func() bool) (f *os.File, busy bool, err error) {
+// lockPrivate takes the session lock on dir (.git/plangit), waiting at most
+// wait (zero: one try), and no longer once giveUp (if set) says so. busy is
+// true when another process held it all that time.
+func lockPrivate(dir string, wait time.Duration, giveUp func() bool) (f *os.File, path string, busy bool, err error) {
 	deadline := time.Now().Add(wait)
 	delay := time.Millisecond
 	for {
-		f, err = os.OpenFile(path, os.O_RDWR|os.O_CREATE|oNoFollow, 0o644)
+		f, path, err = openLockTarget(dir)
 		if err != nil {
 			if isLinkErr(err) {
-				return nil, false, plan.Errorf(plan.CodeIOError, "%s is a symbolic link; plangit never follows one (remove it)", path)
+				return nil, "", false, plan.Errorf(plan.CodeIOError, "%s is a symbolic link; plangit never follows one (remove it)", path)
 			}
-			return nil, false, err
+			return nil, "", false, err
 		}
 		for {
-			ok, err := tryLockFile(f, exclusive)
+			ok, err := tryLockFile(f, true)
 			if err != nil {
 				f.Close()
-				return nil, false, err
+				return nil, "", false, err
 			}
 			if ok {
 				break
 			}
 			if !time.Now().Before(deadline) || giveUp != nil && giveUp() {
 				f.Close()
-				return nil, true, nil
+				return nil, "", true, nil
 			}
 			time.Sleep(min(delay, time.Until(deadline)))
 			delay = min(2*delay, lockPoll)
 		}
 		if sameFile(f, path) {
-			return f, false, nil
+			return f, path, false, nil
 		}
-		f.Close() // deleted or replaced while we waited: lock the file at the path
+		f.Close() // replaced while we waited: lock the one at the path
 	}
 }
 
@@ -113,39 +114,44 @@ func (s *Session) lock(wait time.Duration, yield ...bool) (func(), error) {
 	if len(yield) > 0 && yield[0] {
 		giveUp = s.Queued
 	}
-	f, busy, err := lockPath(s.lockPath(), true, wait, giveUp)
+	f, path, busy, err := lockPrivate(filepath.Join(s.gitDir, privateDir), wait, giveUp)
 	if err != nil {
 		return nil, plan.WrapError(plan.CodeIOError, err, "cannot lock session %s", s.ID)
 	}
 	if busy {
 		return nil, plan.Errorf(plan.CodeLockTimeout, "session %s is busy: another plangit process held its lock for %s; try again", s.ID, wait).With("session", s.ID)
 	}
-	s.locked, s.lockFile = true, f
-	return func() { s.locked, s.lockFile = false, nil; f.Close() }, nil
+	return s.hold(f, path), nil
 }
 
 // tryExclusive takes the lock if it is free right now. It is for optional
 // work done by a reader: completing a change a killed process left
-// unfinished, draining queued hook events, saving a repaired cache.
+// unfinished, applying queued hook events, saving a repaired cache.
 func (s *Session) tryExclusive() (func(), bool) {
 	if s.locked {
 		return func() {}, true
 	}
-	if _, err := os.Lstat(filepath.Join(s.gitDir, privateDir)); err != nil {
+	dir := filepath.Join(s.gitDir, privateDir)
+	if fi, err := os.Lstat(dir); err != nil || !fi.IsDir() {
 		return nil, false
 	}
-	f, busy, err := lockPath(s.lockPath(), true, 0, nil)
+	f, path, busy, err := lockPrivate(dir, 0, nil)
 	if err != nil || busy {
 		return nil, false
 	}
-	s.locked, s.lockFile = true, f
-	return func() { s.locked, s.lockFile = false, nil; f.Close() }, true
+	return s.hold(f, path), true
 }
 
-func (s *Session) lockPath() string { return filepath.Join(s.gitDir, privateDir, lockName) }
+func (s *Session) hold(f *os.File, path string) func() {
+	s.locked, s.lockFile, s.lockTarget = true, f, path
+	return func() {
+		s.locked, s.lockFile, s.lockTarget = false, nil, ""
+		f.Close()
+	}
+}
 
-// holdsLock reports whether the file this process locked is still the lock
-// file at the path.
+// holdsLock reports whether what this process locked is still what is at
+// the lock's path.
 func (s *Session) holdsLock() bool {
-	return s.lockFile == nil || sameFile(s.lockFile, s.lockPath())
+	return s.lockFile == nil || sameFile(s.lockFile, s.lockTarget)
 }

@@ -21,7 +21,6 @@ import (
 const (
 	branchRef   = "refs/heads/main"
 	privateDir  = "plangit"
-	lockName    = "lock"
 	indexName   = "index"
 	defaultWait = 10 * time.Second
 )
@@ -32,15 +31,16 @@ var Identity = Signature{Name: "plangit", Email: "plangit@localhost"}
 
 // Session is one agent session's repository.
 type Session struct {
-	Project  Project
-	ID       string
-	Dir      string // .code-agent/plans/<id>
-	gitDir   string
-	objs     *objects
-	locked   bool             // this process holds the session lock
-	lockFile *os.File         // the lock file it holds
-	warn     func(msg string) // where non-fatal problems are reported
-	queue    queueReplay      // how queued hook events are applied
+	Project    Project
+	ID         string
+	Dir        string // .code-agent/plans/<id>
+	gitDir     string
+	objs       *objects
+	locked     bool             // this process holds the session lock
+	lockFile   *os.File         // what it locked
+	lockTarget string           // and its path
+	warn       func(msg string) // where non-fatal problems are reported
+	queue      queueReplay      // how queued hook events are applied
 }
 
 // OnWarning sets where non-fatal problems (a failed automatic pack, a
@@ -448,6 +448,16 @@ func (s *Session) damaged(rev plumbing.Hash, err error) error {
 // later step asks for a retry.
 func (s *Session) attempt(opts Options, fn changeFn, res *Result, head *plumbing.Hash) error {
 	now := opts.Time()
+	if !s.holdsLock() {
+		return errLockLost
+	}
+	if _, err := os.Lstat(s.intentPath()); err == nil {
+		// Only a writer that got in around a replaced lock leaves one
+		// here: finish its change before reading the files.
+		if err := s.settle(); err != nil {
+			return err
+		}
+	}
 	if cur, err := s.readRef(); err != nil {
 		return err
 	} else if cur != *head {
