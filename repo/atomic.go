@@ -118,6 +118,14 @@ func (s *Session) sweepDebris() {
 			}
 		}
 	}
+	s.fixHalfPacks()
+}
+
+// fixHalfPacks indexes a pack a killed process installed without its
+// index (it is complete once in place) and moves an index without its pack
+// into .git/plangit/, where git does not count it as garbage. It runs
+// under the session lock.
+func (s *Session) fixHalfPacks() {
 	packs, _ := filepath.Glob(filepath.Join(s.objs.packs.dir, "pack-*"))
 	for _, p := range packs {
 		base, ext := strings.TrimSuffix(p, filepath.Ext(p)), filepath.Ext(p)
@@ -128,9 +136,6 @@ func (s *Session) sweepDebris() {
 		if _, err := os.Lstat(base + other); err == nil {
 			continue
 		}
-		// Half of a pack a killed process was installing: a pack is
-		// complete once it is in place, so it is indexed now; an index
-		// without its pack is of no use.
 		if ext == ".idx" || s.objs.indexOrphan(p) != nil {
 			os.Rename(p, filepath.Join(s.gitDir, privateDir, "damaged-"+filepath.Base(p)))
 		}

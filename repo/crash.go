@@ -19,7 +19,7 @@ import (
 //	index    the working files and the index are written; the record stays
 //	revlog   the change is complete but for the revision log
 //	pack     a new pack is in place; loose objects and old packs remain
-//	queue    a queued hook event was replayed; the queue's progress is not saved
+//	queue    a batch of queued hook events is committed; the queue's progress is not saved
 //
 // Unset, a crash point costs a comparison with an empty string.
 var crashAt, crashAfter = parseCrashAt(os.Getenv("PLANGIT_CRASH_AT"))

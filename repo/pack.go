@@ -257,7 +257,8 @@ func (s *Session) pack(full bool, keep ...plumbing.Hash) (*PackReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	loose := slices.DeleteFunc(all, func(h plumbing.Hash) bool { return slices.Contains(keep, h) })
+	loose := slices.DeleteFunc(slices.Clone(all), func(h plumbing.Hash) bool { return slices.Contains(keep, h) })
+	s.fixHalfPacks()
 	if err := o.packs.list(); err != nil {
 		return nil, err
 	}

@@ -3,7 +3,7 @@ package repo
 import (
 	"bytes"
 	"errors"
-	"io/fs"
+	"io"
 	"os"
 	"strconv"
 	"strings"
@@ -22,27 +22,29 @@ import (
 // as a live event).
 //
 //   - Appending is one write of "\nRECORD\n" to the file opened with
-//     O_APPEND, under a shared flock that only a drainer taking the queue
-//     excludes, for the moment of a rename. A record cut short by a killed
+//     O_APPEND, under a shared flock. A record cut short by a killed
 //     appender spoils only its own line.
-//   - Taking the queue, under the session lock: an exclusive flock on the
-//     file (so no append is half-done), a rename to queue.applying, and the
-//     flock released. An appender that locked the old file after the rename
-//     sees it is no longer at the path and appends to the new one.
-//   - Applying, in batches (batch.go): before each, queue.progress records
-//     the batch's first record, its size and the branch's revision. A
-//     drainer killed midway leaves both; the next one resumes there, and
-//     skips the batch if the branch has its commit (any commit but an
-//     adopted edit). Hook counters an interrupted batch already counted may
-//     count twice; the plan never changes twice.
+//   - Reading, under the session lock: an exclusive flock on the file for
+//     the moment of reading it, so no append is half-done.
+//   - Applying, in batches (batch.go): queue.progress records how far the
+//     queue has been applied, and, while a batch is in flight, its end and
+//     the branch's revision before it. A drainer killed midway leaves it;
+//     the next one resumes there, and counts the batch as applied if the
+//     branch has its commit (any commit but an adopted edit). Hook counters
+//     an interrupted batch already counted may count twice; the plan never
+//     changes twice.
+//   - Once everything is applied, the queue is emptied: under its
+//     exclusive flock, renamed to queue.old, the progress removed, and
+//     queue.old removed (a process killed in between leaves queue.old,
+//     which says the same). An appender that locked the old file after the
+//     rename sees it is no longer at the path and appends to the new one.
 //
-// A drainer may have a time budget (hooks have one, so as never to keep
-// the agent waiting): what it leaves stays in queue.applying for the next,
-// and it appends an empty record to the queue, so that a glance at the
-// queue's size still shows work is waiting.
+// So the queue's size alone, one stat, says whether events wait. A drainer
+// may have a time budget (hooks have one, so as never to keep the agent
+// waiting): what it leaves waits for the next.
 const (
 	queueName    = "queue"
-	applyingName = "queue.applying"
+	oldQueueName = "queue.old"
 	progressName = "queue.progress"
 	// MaxQueueRecord bounds one queued record.
 	MaxQueueRecord = 1 << 20
@@ -91,7 +93,7 @@ func (s *Session) Enqueue(record []byte) error {
 			return plan.WrapError(plan.CodeIOError, err, "cannot queue an event for session %s", s.ID)
 		}
 		if !sameFile(f, path) {
-			f.Close() // taken for applying meanwhile: append to the new queue
+			f.Close() // emptied meanwhile: append to the new queue
 			continue
 		}
 		_, err = f.Write(line)
@@ -141,47 +143,115 @@ func (s *Session) drain() {
 	q.draining = true
 	defer func() { q.draining = false }()
 	for {
-		records, next, ok := s.applying()
+		records, applied, ok := s.pending()
 		if !ok {
-			if !s.takeQueue() {
-				return
-			}
-			continue
+			return
 		}
-		for next < len(records) {
+		for len(records) > 0 {
 			if !q.deadline.IsZero() && time.Now().After(q.deadline) {
 				q.stopped = true
-				s.Enqueue(nil) // work is waiting
 				return
 			}
-			end := min(len(records), next+maxBatch)
-			if err := s.applyBatch(records[next:end], next); err != nil {
+			n := min(len(records), maxBatch)
+			end := records[n-1].end
+			if err := s.applyBatch(records[:n], applied, end); err != nil {
 				s.warnf("queued hook events wait for the next change: %v", err)
 				return
 			}
-			next = end
+			records, applied = records[n:], end
 		}
-		os.Remove(s.PrivatePath(applyingName))
-		os.Remove(s.PrivatePath(progressName))
+		if s.emptyQueue(applied) {
+			return
+		}
 	}
 }
 
-// applyBatch applies records, the first of which is the first-th being
-// applied, and commits them as one revision.
-func (s *Session) applyBatch(records [][]byte, first int) error {
+// record is one queued record and where it ends in the queue file.
+type record struct {
+	data []byte
+	end  int64
+}
+
+// pending returns the records not yet applied and the offset they start
+// from; ok is false when the queue is empty.
+func (s *Session) pending() (records []record, applied int64, ok bool) {
+	if _, err := os.Lstat(s.PrivatePath(oldQueueName)); err == nil {
+		// A drainer was killed emptying a fully applied queue.
+		os.Remove(s.PrivatePath(progressName))
+		os.Remove(s.PrivatePath(oldQueueName))
+	}
+	f, err := os.OpenFile(s.PrivatePath(queueName), os.O_RDONLY|oNoFollow, 0)
+	if err != nil {
+		return nil, 0, false
+	}
+	defer f.Close()
+	if err := lockFileWait(f, true); err != nil {
+		return nil, 0, false
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, 0, false
+	}
+	applied = s.appliedOffset()
+	if applied > fi.Size() {
+		applied = 0 // not this file's progress
+	}
+	b := make([]byte, fi.Size()-applied)
+	if _, err := f.ReadAt(b, applied); err != nil && !errors.Is(err, io.EOF) {
+		return nil, 0, false
+	}
+	pos := applied
+	for len(b) > 0 {
+		line, rest, _ := bytes.Cut(b, []byte{'\n'})
+		pos += int64(len(b) - len(rest))
+		if len(line) > 0 {
+			records = append(records, record{data: line, end: pos})
+		}
+		b = rest
+	}
+	if len(records) == 0 {
+		applied = fi.Size() // nothing but empty lines
+	}
+	return records, applied, fi.Size() > 0
+}
+
+// appliedOffset reads how far the queue has been applied: the end of the
+// batch in flight if the branch has its commit, else its start.
+func (s *Session) appliedOffset() int64 {
+	p, err := os.ReadFile(s.PrivatePath(progressName))
+	if err != nil {
+		return 0
+	}
+	f := strings.Fields(string(p))
+	if len(f) != 3 {
+		return 0
+	}
+	from, err1 := strconv.ParseInt(f[0], 10, 64)
+	to, err2 := strconv.ParseInt(f[1], 10, 64)
+	if err1 != nil || err2 != nil || from < 0 || to < from {
+		return 0
+	}
+	if to != from && s.landedSince(plumbing.NewHash(f[2])) {
+		return to
+	}
+	return from
+}
+
+// applyBatch applies records, which follow offset from and end at to, and
+// commits them as one revision.
+func (s *Session) applyBatch(records []record, from, to int64) error {
 	for attempt := 1; ; attempt++ {
 		head, err := s.readRef()
 		if err != nil {
 			return err
 		}
-		progress := strconv.Itoa(first) + " " + strconv.Itoa(len(records)) + " " + head.String() + "\n"
-		if err := s.WritePrivate(progressName, []byte(progress)); err != nil {
+		if err := s.writeProgress(from, to, head); err != nil {
 			return err
 		}
 		b := &batch{}
 		s.queue.batch = b
 		for _, r := range records {
-			if err := s.queue.apply(r); err != nil {
+			if err := s.queue.apply(r.data); err != nil {
 				s.warnf("a queued hook event could not be applied: %v", err)
 			}
 		}
@@ -191,65 +261,43 @@ func (s *Session) applyBatch(records [][]byte, first int) error {
 		if attempt < maxAttempts && (errors.Is(err, errRetry) || errors.Is(err, errMoved)) {
 			continue // a person saved a file meanwhile: apply the batch on top
 		}
-		return err
+		if err != nil {
+			return err
+		}
+		head, _ = s.readRef()
+		return s.writeProgress(to, to, head)
 	}
 }
 
-// takeQueue moves the queue aside for applying; false when it is empty.
-func (s *Session) takeQueue() bool {
+func (s *Session) writeProgress(from, to int64, head plumbing.Hash) error {
+	return s.WritePrivate(progressName, []byte(strconv.FormatInt(from, 10)+" "+strconv.FormatInt(to, 10)+" "+head.String()+"\n"))
+}
+
+// emptyQueue empties the queue if it holds nothing beyond applied, and
+// reports whether it did.
+func (s *Session) emptyQueue(applied int64) bool {
 	path := s.PrivatePath(queueName)
-	if fi, err := os.Lstat(path); err != nil || fi.Size() == 0 {
-		return false
-	}
-	f, err := os.OpenFile(path, os.O_RDWR|oNoFollow, 0)
+	f, err := os.OpenFile(path, os.O_RDONLY|oNoFollow, 0)
 	if err != nil {
-		return false
+		return true
 	}
 	defer f.Close()
 	if err := lockFileWait(f, true); err != nil {
 		return false
 	}
-	os.Remove(s.PrivatePath(progressName))
-	if err := os.Rename(path, s.PrivatePath(applyingName)); err != nil {
-		s.warnf("cannot take the hook queue: %v", err)
+	if fi, err := f.Stat(); err != nil || fi.Size() != applied || !sameFile(f, path) {
 		return false
 	}
+	if err := os.Rename(path, s.PrivatePath(oldQueueName)); err != nil {
+		return false
+	}
+	os.Remove(s.PrivatePath(progressName))
+	os.Remove(s.PrivatePath(oldQueueName))
 	return true
 }
 
-// applying returns the records being applied and the index of the first
-// not yet applied; ok is false when none are being applied.
-func (s *Session) applying() (records [][]byte, next int, ok bool) {
-	b, err := os.ReadFile(s.PrivatePath(applyingName))
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, 0, false
-	}
-	for _, line := range bytes.Split(b, []byte{'\n'}) {
-		if len(line) > 0 {
-			records = append(records, line)
-		}
-	}
-	p, err := os.ReadFile(s.PrivatePath(progressName))
-	if err != nil {
-		return records, 0, true
-	}
-	f := strings.Fields(string(p))
-	if len(f) != 3 {
-		return records, 0, true
-	}
-	i, err1 := strconv.Atoi(f[0])
-	n, err2 := strconv.Atoi(f[1])
-	if err1 != nil || err2 != nil || i < 0 || n < 0 {
-		return records, 0, true
-	}
-	if s.landedSince(plumbing.NewHash(f[2])) {
-		i += n
-	}
-	return records, i, true
-}
-
 // landedSince reports whether the branch has moved past then by a commit
-// other than an adopted hand edit: the queued event applied then landed.
+// other than an adopted hand edit: the queued events applied then landed.
 func (s *Session) landedSince(then plumbing.Hash) bool {
 	h, err := s.readRef()
 	for steps := 0; err == nil && h != then && !h.IsZero(); steps++ {
