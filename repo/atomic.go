@@ -24,9 +24,26 @@ func WriteFileAtomic(path string, data []byte, perm os.FileMode, durable bool) e
 // exclusively, so never through a symbolic link) and renames it to path,
 // which replaces a symbolic link at path rather than following it.
 func writeVia(dir, pattern, path string, data []byte, perm os.FileMode, durable bool) error {
-	f, err := os.CreateTemp(dir, pattern)
+	tmp, err := tempWith(dir, pattern, data, perm, durable)
+	if err == nil {
+		if err = os.Rename(tmp, path); err != nil {
+			os.Remove(tmp)
+		}
+	}
 	if err != nil {
 		return plan.WrapError(plan.CodeIOError, err, "cannot write %s", path)
+	}
+	return nil
+}
+
+// renameOver renames tmp to path.
+func renameOver(tmp, path string) error { return os.Rename(tmp, path) }
+
+// tempWith makes a temporary file in dir holding data, with mode perm.
+func tempWith(dir, pattern string, data []byte, perm os.FileMode, durable bool) (string, error) {
+	f, err := os.CreateTemp(dir, pattern)
+	if err != nil {
+		return "", err
 	}
 	tmp := f.Name()
 	_, err = f.Write(data)
@@ -39,14 +56,11 @@ func writeVia(dir, pattern, path string, data []byte, perm os.FileMode, durable 
 	if err == nil {
 		err = os.Chmod(tmp, perm)
 	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
 	if err != nil {
 		os.Remove(tmp)
-		return plan.WrapError(plan.CodeIOError, err, "cannot write %s", path)
+		return "", err
 	}
-	return nil
+	return tmp, nil
 }
 
 // tmpPrefix starts the name of every temporary file plangit makes in a
@@ -60,6 +74,16 @@ const tmpPrefix = "tmp-"
 // through a temporary file in .git/plangit/ and a rename.
 func (s *Session) writeFile(path string, data []byte, perm os.FileMode) error {
 	return writeVia(filepath.Join(s.gitDir, privateDir), tmpPrefix+"*", path, data, perm, false)
+}
+
+// prepareFile makes a temporary file in .git/plangit/ holding data, to be
+// renamed into place.
+func (s *Session) prepareFile(data []byte, perm os.FileMode) (string, error) {
+	tmp, err := tempWith(filepath.Join(s.gitDir, privateDir), tmpPrefix+"*", data, perm, false)
+	if err != nil {
+		return "", plan.WrapError(plan.CodeIOError, err, "cannot write a temporary file")
+	}
+	return tmp, nil
 }
 
 // WritePrivate replaces .git/plangit/NAME, a file of plangit's own.

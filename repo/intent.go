@@ -148,46 +148,17 @@ func (s *Session) land(in *intent, content map[string][]byte) (*landing, error) 
 	verified := map[string]bool{}
 	var firstErr error
 	for _, f := range in.Files {
-		path := filepath.Join(s.Dir, f.Name)
-		cur, have, err := readWorkingFile(path)
-		if err != nil {
-			l.touched = true // unreadable or a link: not ours to replace
+		cur, exists, ours, err := s.landFile(in, f, content[f.Name])
+		switch {
+		case err != nil:
 			firstErr = firstOf(firstErr, err)
 			continue
-		}
-		curHash := plumbing.ZeroHash
-		if have {
-			curHash = plumbing.ComputeHash(plumbing.BlobObject, cur)
-		}
-		switch {
-		case curHash == f.New:
+		case ours:
 			verified[f.Name] = true
-		case curHash == f.Old:
-			if f.New.IsZero() {
-				if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
-					firstErr = firstOf(firstErr, plan.WrapError(plan.CodeIOError, err, "cannot remove %s", f.Name))
-					continue
-				}
-				verified[f.Name] = true
-				continue
-			}
-			b, ok := content[f.Name]
-			if !ok {
-				if b, err = s.objs.readAs(plumbing.BlobObject, f.New); err != nil {
-					firstErr = firstOf(firstErr, plan.WrapError(plan.CodeIOError, err, "cannot read %s of revision %s", f.Name, short(in.Commit)))
-					continue
-				}
-			}
-			if err := s.writeFile(path, b, 0o644); err != nil {
-				firstErr = firstOf(firstErr, err)
-				continue
-			}
-			crashPoint("file")
-			cur, have, verified[f.Name] = b, true, true
 		default:
 			l.touched = true
 		}
-		if have {
+		if exists {
 			l.files[f.Name] = cur
 		}
 	}
@@ -202,6 +173,67 @@ func (s *Session) land(in *intent, content map[string][]byte) (*landing, error) 
 		return l, plan.WrapError(plan.CodeIOError, err, "cannot remove %s", s.intentPath())
 	}
 	return l, nil
+}
+
+// landFile brings one working file to its new blob if it holds its old
+// one, and returns what it holds after, whether it exists, and whether it
+// holds the new blob (if not, a person edited it: it is left alone). The
+// new file is written to a temporary file before the old one is checked,
+// so that only a rename separates the check from the replacement.
+func (s *Session) landFile(in *intent, f intentFile, b []byte) (cur []byte, exists, ours bool, err error) {
+	path := filepath.Join(s.Dir, f.Name)
+	tmp := ""
+	if f.Old != f.New && !f.New.IsZero() {
+		if b == nil {
+			if b, err = s.objs.readAs(plumbing.BlobObject, f.New); err != nil {
+				return nil, false, false, plan.WrapError(plan.CodeIOError, err, "cannot read %s of revision %s", f.Name, short(in.Commit))
+			}
+		}
+		if tmp, err = s.prepareFile(b, 0o644); err != nil {
+			return nil, false, false, err
+		}
+		defer func() {
+			if tmp != "" {
+				os.Remove(tmp)
+			}
+		}()
+	}
+	cur, exists, err = readWorkingFile(path)
+	if err != nil {
+		return nil, false, false, err // unreadable or a link: not ours to replace
+	}
+	curHash := plumbing.ZeroHash
+	if exists {
+		curHash = plumbing.ComputeHash(plumbing.BlobObject, cur)
+	}
+	switch {
+	case curHash == f.New:
+		return cur, exists, true, nil
+	case curHash != f.Old:
+		return cur, exists, false, nil
+	case f.New.IsZero():
+		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, false, false, plan.WrapError(plan.CodeIOError, err, "cannot remove %s", f.Name)
+		}
+		return nil, false, true, nil
+	}
+	swapped, err := swapIn(tmp, path, exists)
+	if err != nil {
+		return nil, false, false, plan.WrapError(plan.CodeIOError, err, "cannot write %s", f.Name)
+	}
+	if !swapped {
+		cur, exists, _ = readWorkingFile(path)
+		return cur, exists, false, nil
+	}
+	// tmp now holds what was replaced: if a person saved the file since
+	// it was checked, their file goes back.
+	if displaced, had, err := readWorkingFile(tmp); err == nil && had && plumbing.ComputeHash(plumbing.BlobObject, displaced) != f.Old {
+		if swapBack(tmp, path) == nil {
+			return displaced, true, false, nil
+		}
+	}
+	crashPoint("file")
+	return b, true, true, nil
 }
 
 func firstOf(first, err error) error {

@@ -85,7 +85,7 @@ func (s *Session) Repair(opts Options) (*RepairReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &repairer{Session: s, rep: rep, work: map[plumbing.Hash][]byte{}, good: map[plumbing.Hash]bool{}}
+	r := &repairer{Session: s, rep: rep, files: files, work: map[plumbing.Hash][]byte{}, good: map[plumbing.Hash]bool{}}
 	for _, b := range files {
 		r.work[plumbing.ComputeHash(plumbing.BlobObject, b)] = b
 	}
@@ -141,14 +141,16 @@ func (s *Session) Repair(opts Options) (*RepairReport, error) {
 // repairer is one run of Repair.
 type repairer struct {
 	*Session
-	rep  *RepairReport
-	work map[plumbing.Hash][]byte // the working files, by blob hash
-	good map[plumbing.Hash]bool   // blobs already read whole
+	rep   *RepairReport
+	files map[string][]byte        // the working files
+	work  map[plumbing.Hash][]byte // the same, by blob hash
+	good  map[plumbing.Hash]bool   // blobs already read whole
 }
 
 // readable reads an object. A loose copy that cannot be read is moved
 // aside, so that a packed copy is found; a blob that is gone is written
-// again from the working file that holds it, if one does.
+// again from the working file that holds it, if one does, and a tree from
+// the working files, if they are what it held.
 func (r *repairer) readable(h plumbing.Hash, t plumbing.ObjectType) ([]byte, error) {
 	data, err := r.objs.readAs(t, h)
 	if err == nil {
@@ -160,8 +162,19 @@ func (r *repairer) readable(h plumbing.Hash, t plumbing.ObjectType) ([]byte, err
 			return data, nil
 		}
 	}
-	if b, ok := r.work[h]; ok && t == plumbing.BlobObject {
-		if _, _, werr := r.objs.write(plumbing.BlobObject, b); werr == nil {
+	b, ok := r.work[h]
+	if !ok && t == plumbing.TreeObject {
+		// A tree of the working files' blobs, if that is the one missing.
+		var entries []treeEntry
+		for name, content := range r.files {
+			entries = append(entries, treeEntry{Name: name, Hash: plumbing.ComputeHash(plumbing.BlobObject, content)})
+		}
+		if tree := encodeTree(entries); plumbing.ComputeHash(plumbing.TreeObject, tree) == h {
+			b, ok = tree, true
+		}
+	}
+	if ok && (t == plumbing.BlobObject || t == plumbing.TreeObject) {
+		if _, _, werr := r.objs.write(t, b); werr == nil {
 			r.rep.ObjectsRecovered = append(r.rep.ObjectsRecovered, h.String())
 			return b, nil
 		}

@@ -686,7 +686,28 @@ type commitInfo struct {
 //
 // base holds the blob hashes at parent; old is what the working files hold
 // now; files is the new revision's content.
-func (s *Session) commit(parent plumbing.Hash, base map[string]plumbing.Hash, old, files map[string][]byte, ci commitInfo) (*Commit, *landing, error) {
+func (s *Session) commit(parent plumbing.Hash, base map[string]plumbing.Hash, old, files map[string][]byte, ci commitInfo) (c *Commit, l *landing, err error) {
+	// Objects this attempt wrote go again if it does not land: no other
+	// commit refers to them (a loose copy of a packed object aside, which
+	// can go too), and git fsck would call them dangling.
+	var written []plumbing.Hash
+	write := func(t plumbing.ObjectType, data []byte) (plumbing.Hash, error) {
+		h, wrote, err := s.objs.write(t, data)
+		if wrote {
+			written = append(written, h)
+		}
+		if err != nil {
+			err = plan.WrapError(plan.CodeIOError, err, "cannot write an object")
+		}
+		return h, err
+	}
+	defer func() {
+		if c == nil {
+			for _, h := range written {
+				os.Remove(s.objs.loosePath(h))
+			}
+		}
+	}()
 	entries := make([]treeEntry, 0, len(files))
 	for _, name := range plan.SessionFiles {
 		b, ok := files[name]
@@ -695,15 +716,15 @@ func (s *Session) commit(parent plumbing.Hash, base map[string]plumbing.Hash, ol
 		}
 		h := plumbing.ComputeHash(plumbing.BlobObject, b)
 		if base[name] != h {
-			if _, _, err := s.objs.write(plumbing.BlobObject, b); err != nil {
-				return nil, nil, plan.WrapError(plan.CodeIOError, err, "cannot write an object")
+			if _, err := write(plumbing.BlobObject, b); err != nil {
+				return nil, nil, err
 			}
 		}
 		entries = append(entries, treeEntry{Name: name, Hash: h})
 	}
-	tree, _, err := s.objs.write(plumbing.TreeObject, encodeTree(entries))
+	tree, err := write(plumbing.TreeObject, encodeTree(entries))
 	if err != nil {
-		return nil, nil, plan.WrapError(plan.CodeIOError, err, "cannot write an object")
+		return nil, nil, err
 	}
 	if ci.meta.Actor == "" {
 		ci.meta.Actor = "agent"
@@ -714,9 +735,9 @@ func (s *Session) commit(parent plumbing.Hash, base map[string]plumbing.Hash, ol
 	if !parent.IsZero() {
 		co.Parents = []plumbing.Hash{parent}
 	}
-	hash, _, err := s.objs.write(plumbing.CommitObject, co.encode())
+	hash, err := write(plumbing.CommitObject, co.encode())
 	if err != nil {
-		return nil, nil, plan.WrapError(plan.CodeIOError, err, "cannot write an object")
+		return nil, nil, err
 	}
 	crashPoint("objects")
 
@@ -738,8 +759,8 @@ func (s *Session) commit(parent plumbing.Hash, base map[string]plumbing.Hash, ol
 	crashPoint("ref")
 
 	// The change stands from here on.
-	c := &Commit{Hash: hash.String(), Time: ci.now, Actor: ci.meta.Actor, Change: ci.change, Touches: ci.touches}
-	l, err := s.land(in, files)
+	c = &Commit{Hash: hash.String(), Time: ci.now, Actor: ci.meta.Actor, Change: ci.change, Touches: ci.touches}
+	l, err = s.land(in, files)
 	if err != nil {
 		s.warnf("revision %s is committed, but its working files could not all be written; the next command finishes: %v", short(hash), err)
 	}
