@@ -93,7 +93,7 @@ const DefaultLockWait = 250 * time.Millisecond
 
 // drainTime is how long, beyond its wait, a hook may spend applying events
 // other hooks queued; what is left waits for the next process.
-const drainTime = 100 * time.Millisecond
+const drainTime = 50 * time.Millisecond
 
 // Run handles one hook call from start to end. It never fails: a problem is
 // logged to .code-agent/plangit.log and answered with nothing and exit 0.

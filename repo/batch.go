@@ -19,7 +19,7 @@ import (
 // it would have had live.
 
 // maxBatch bounds the events one commit applies.
-const maxBatch = 500
+const maxBatch = 100
 
 // batch is queued events being applied.
 type batch struct {

@@ -27,8 +27,8 @@ import (
 //   - Reading, under the session lock: an exclusive flock on the file for
 //     the moment of reading it, so no append is half-done.
 //   - Applying, in batches (batch.go): queue.progress records how far the
-//     queue has been applied, and, while a batch is in flight, its end and
-//     the branch's revision before it. A drainer killed midway leaves it;
+//     queue has been applied, and, while a batch is being committed, its
+//     end and the branch's revision before it. A drainer killed midway leaves it;
 //     the next one resumes there, and counts the batch as applied if the
 //     branch has its commit (any commit but an adopted edit). Hook counters
 //     an interrupted batch already counted may count twice; the plan never
@@ -148,17 +148,16 @@ func (s *Session) drain() {
 			return
 		}
 		for len(records) > 0 {
-			if !q.deadline.IsZero() && time.Now().After(q.deadline) {
+			if q.late() {
 				q.stopped = true
 				return
 			}
-			n := min(len(records), maxBatch)
-			end := records[n-1].end
-			if err := s.applyBatch(records[:n], applied, end); err != nil {
+			n, err := s.applyBatch(records[:min(len(records), maxBatch)], applied)
+			if err != nil {
 				s.warnf("queued hook events wait for the next change: %v", err)
 				return
 			}
-			records, applied = records[n:], end
+			records, applied = records[n:], records[n-1].end
 		}
 		if s.emptyQueue(applied) {
 			return
@@ -237,37 +236,44 @@ func (s *Session) appliedOffset() int64 {
 	return from
 }
 
-// applyBatch applies records, which follow offset from and end at to, and
-// commits them as one revision.
-func (s *Session) applyBatch(records []record, from, to int64) error {
+// applyBatch applies records, which follow offset from, in order, until
+// they run out or the time budget does, commits what it applied as one
+// revision, and says how many records that was (at least one).
+func (s *Session) applyBatch(records []record, from int64) (int, error) {
 	for attempt := 1; ; attempt++ {
 		head, err := s.readRef()
 		if err != nil {
-			return err
-		}
-		if err := s.writeProgress(from, to, head); err != nil {
-			return err
+			return 0, err
 		}
 		b := &batch{}
 		s.queue.batch = b
-		for _, r := range records {
-			if err := s.queue.apply(r.data); err != nil {
+		n := 0
+		for n < len(records) && (n == 0 || !s.queue.late()) {
+			if err := s.queue.apply(records[n].data); err != nil {
 				s.warnf("a queued hook event could not be applied: %v", err)
 			}
+			n++
 		}
 		s.queue.batch = nil
+		to := records[n-1].end
+		if err := s.writeProgress(from, to, head); err != nil {
+			return 0, err
+		}
 		err = s.finishBatch(b)
 		crashPoint("queue")
 		if attempt < maxAttempts && (errors.Is(err, errRetry) || errors.Is(err, errMoved)) {
 			continue // a person saved a file meanwhile: apply the batch on top
 		}
 		if err != nil {
-			return err
+			return 0, err
 		}
 		head, _ = s.readRef()
-		return s.writeProgress(to, to, head)
+		return n, s.writeProgress(to, to, head)
 	}
 }
+
+// late reports whether the time budget has run out.
+func (q *queueReplay) late() bool { return !q.deadline.IsZero() && time.Now().After(q.deadline) }
 
 func (s *Session) writeProgress(from, to int64, head plumbing.Hash) error {
 	return s.WritePrivate(progressName, []byte(strconv.FormatInt(from, 10)+" "+strconv.FormatInt(to, 10)+" "+head.String()+"\n"))
