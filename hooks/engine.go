@@ -26,12 +26,17 @@ type engine struct {
 }
 
 func (e *engine) handle() (*Output, error) {
+	// A cwd that is not a directory names no project: nothing to do, and
+	// nothing is created.
+	if e.in.Cwd != "" && !isDir(e.in.Cwd) {
+		return nil, nil
+	}
 	root, err := repo.FindRoot(e.env.Root, e.in.Cwd)
 	if err != nil {
 		return nil, err
 	}
-	if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
-		return nil, nil // no project there: nothing to do, and nothing is created
+	if !isDir(root) {
+		return nil, nil
 	}
 	e.proj = repo.Project{Root: root}
 	if e.cfg, err = e.proj.Config(); err != nil {
@@ -42,6 +47,11 @@ func (e *engine) handle() (*Output, error) {
 		return nil, nil
 	}
 	return out, err
+}
+
+func isDir(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.IsDir()
 }
 
 // dispatch applies the event's rules.

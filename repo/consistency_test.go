@@ -461,7 +461,7 @@ func TestDamagedHistory(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if rep.RefRecovered != revs[3] || rep.RefWas != strings.Repeat("1", 40) || len(rep.Lost) != 1 || rep.Kept != nil {
+		if rep.RefRecovered != revs[3] || rep.RefWas != strings.Repeat("1", 40) || rep.RefProblem == "" || len(rep.Lost) != 1 || rep.Kept != nil {
 			t.Fatalf("%+v", rep)
 		}
 		if err := change(s); err != nil {
@@ -539,7 +539,7 @@ func TestDamagedHistory(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if rep.RefRecovered != revs[3] || rep.Kept != nil {
+		if rep.RefRecovered != revs[3] || rep.Kept != nil || len(rep.Lost) != 0 || !strings.Contains(rep.RefProblem, "the branch was lost with the revision log") {
 			t.Fatalf("recovered %s, want %s: %+v", rep.RefRecovered, revs[3], rep)
 		}
 		if got, _ := s.Revisions(); len(got) != 4 {

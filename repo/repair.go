@@ -21,8 +21,10 @@ const rejectedSuffix = ".rejected"
 
 // RepairReport says what Repair did, and what it could not recover.
 type RepairReport struct {
-	// RefRecovered is the revision a damaged or lost branch was pointed
-	// at; RefWas what it pointed at before, when that was a hash.
+	// RefProblem says what was wrong with the branch and where it points
+	// now; RefRecovered is that revision, RefWas where it pointed before,
+	// when that was a hash.
+	RefProblem   string `json:"ref_problem,omitempty"`
 	RefRecovered string `json:"ref_recovered,omitempty"`
 	RefWas       string `json:"ref_was,omitempty"`
 	// ObjectsRecovered are blobs written again from the working files.
@@ -90,11 +92,15 @@ func (s *Session) Repair(opts Options) (*RepairReport, error) {
 		r.work[plumbing.ComputeHash(plumbing.BlobObject, b)] = b
 	}
 	head, problem := r.findHead()
-	if problem != "" {
-		rep.Lost = append(rep.Lost, problem)
-	}
+	rep.RefProblem = problem
 	if head.IsZero() {
+		if problem != "" {
+			rep.Lost = append(rep.Lost, "every revision: "+problem)
+		}
 		return s.restart(rep, files, opts)
+	}
+	if rep.RefWas != "" && rep.RefWas != head.String() {
+		rep.Lost = append(rep.Lost, "revision "+rep.RefWas[:7]+", where the branch pointed, cannot be read")
 	}
 	if rep.RefRecovered != "" {
 		if err := s.writeFile(filepath.Join(s.gitDir, branchRef), []byte(head.String()+"\n"), 0o644); err != nil {
@@ -123,6 +129,9 @@ func (s *Session) Repair(opts Options) (*RepairReport, error) {
 		}
 		rep.Kept = c
 		head, committed = plumbing.NewHash(c.Hash), files
+		if len(rep.Lost) > 0 && rep.RefWas != "" {
+			rep.Lost[0] += "; its working files are kept as revision " + c.Hash[:7]
+		}
 	}
 	if err := s.restoreBad(rep, files, committed); err != nil {
 		return nil, err

@@ -490,7 +490,7 @@ func (s *Session) Last() (Revision, error) {
 		return Revision{}, err
 	}
 	if head.IsZero() {
-		return Revision{}, plan.Errorf(plan.CodePlanNotFound, "session %s has no revision yet", s.ID)
+		return Revision{}, s.noBranch()
 	}
 	if e, err := s.lastRevlogEntry(); err == nil && e.Hash == head {
 		return e.revision(), nil

@@ -293,7 +293,7 @@ func (s *Session) Head() (string, error) {
 		return "", err
 	}
 	if h.IsZero() {
-		return "", plan.Errorf(plan.CodePlanNotFound, "session %s has no revision yet", s.ID)
+		return "", s.noBranch()
 	}
 	return h.String(), nil
 }
