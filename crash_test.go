@@ -171,7 +171,8 @@ func (c *crasher) git(session string, args ...string) string {
 // kill runs a change that must be killed: at a crash point on even calls,
 // after a random delay within its usual time on odd ones. It reports
 // whether the process was in fact killed (a crash point the change never
-// reaches, or a delay longer than it took, lets it finish).
+// reaches, or a delay longer than it took, lets it finish; then the
+// session must be settled at once).
 func (c *crasher) kill(session, kind string, i int, points []string, stdin []byte, env []string, args ...string) (result, bool) {
 	c.t.Helper()
 	before := c.head(session)
@@ -191,6 +192,7 @@ func (c *crasher) kill(session, kind string, i int, points []string, stdin []byt
 	}
 	if !r.killed {
 		c.window[kind] = r.took // the next random kill lands within it
+		c.settled(session)
 	}
 	if r.killed {
 		c.kills[kind]++
@@ -260,6 +262,20 @@ func (c *crasher) noTemps(session string) {
 		}
 		return nil
 	})
+}
+
+// readThenChange is what follows most kills: a reader as the next command,
+// which must leave the session settled, then a change (by default a new
+// step) and every check.
+func (c *crasher) readThenChange(reader string, change ...string) {
+	c.t.Helper()
+	c.must(reader)
+	c.settled("s1")
+	if len(change) == 0 {
+		change = []string{"step", "add", c.text()}
+	}
+	c.ack("s1", c.must(append([]string{"--json"}, change...)...))
+	c.check("s1")
 }
 
 func (c *crasher) text() string {
@@ -342,7 +358,6 @@ func crashStepAdd(c *crasher, i int) bool {
 	text, head := c.text(), c.head("s1")
 	args := []string{"--json", "step", "add", text, "--if-rev", head}
 	if _, killed := c.kill("s1", "step add --if-rev", i, crashPoints, nil, nil, args...); !killed {
-		c.settled("s1")
 		return false
 	}
 	r := c.run(nil, nil, args...)
@@ -398,26 +413,18 @@ func crashStepChange(c *crasher, i int) bool {
 	}
 chosen:
 	if _, killed := c.kill("s1", "step change", i, crashPoints, nil, nil, args...); !killed {
-		c.settled("s1")
 		return false
 	}
-	c.must("status")
-	c.settled("s1")
-	c.ack("s1", c.must("--json", "step", "add", c.text()))
-	c.check("s1")
+	c.readThenChange("status")
 	return true
 }
 
 // crashRollback kills a rollback to @2, which rewrites all three files.
 func crashRollback(c *crasher, i int) bool {
 	if _, killed := c.kill("s1", "rollback", i, crashPoints, nil, nil, "rollback", "@2"); !killed {
-		c.settled("s1")
 		return false
 	}
-	c.must("show")
-	c.settled("s1")
-	c.ack("s1", c.must("--json", "rollback", "HEAD~1"))
-	c.check("s1")
+	c.readThenChange("show", "rollback", "HEAD~1")
 	return true
 }
 
@@ -425,13 +432,9 @@ func crashRollback(c *crasher, i int) bool {
 func crashUndo(c *crasher, i int) bool {
 	c.ack("s1", c.must("--json", "finding", "add", "--category", "code", "--title", c.text(), "to be undone"))
 	if _, killed := c.kill("s1", "undo", i, crashPoints, nil, nil, "undo"); !killed {
-		c.settled("s1")
 		return false
 	}
-	c.must("log", "-n", "3")
-	c.settled("s1")
-	c.ack("s1", c.must("--json", "step", "add", c.text()))
-	c.check("s1")
+	c.readThenChange("log", "step", "add", c.text())
 	return true
 }
 
@@ -444,7 +447,6 @@ func todoPayload(root, text, status string) []byte {
 func crashHookSync(c *crasher, i int) bool {
 	payload := todoPayload(c.root, c.text(), "in_progress")
 	if _, killed := c.kill("s1", "hook sync", i, crashPoints, payload, nil, "hook", "PostToolUse"); !killed {
-		c.settled("s1")
 		return false
 	}
 	r := c.run(payload, nil, "hook", "PostToolUse")
@@ -460,13 +462,9 @@ func crashHookSync(c *crasher, i int) bool {
 func crashHookFailure(c *crasher, i int) bool {
 	payload := []byte(fmt.Sprintf(`{"session_id":"s1","transcript_path":"/dev/null","cwd":%q,"hook_event_name":"PostToolUseFailure","tool_name":"Bash","tool_input":{"command":"make %d"},"tool_use_id":"toolu_2","error":"make: *** [%d] Error 1","is_interrupt":false}`, c.root, i, i))
 	if _, killed := c.kill("s1", "hook failure", i, crashPoints, payload, nil, "hook", "PostToolUseFailure"); !killed {
-		c.settled("s1")
 		return false
 	}
-	c.must("errors")
-	c.settled("s1")
-	c.ack("s1", c.must("--json", "step", "add", c.text()))
-	c.check("s1")
+	c.readThenChange("errors")
 	return true
 }
 
@@ -496,7 +494,6 @@ func crashQueue(c *crasher, i int) bool {
 	}
 	points := append([]string{"queue"}, crashPoints...)
 	if _, killed := c.kill("s1", "queued hooks", i, points, nil, nil, "show"); !killed {
-		c.settled("s1")
 		return false
 	}
 	st := c.must("show", "--json")
@@ -505,9 +502,7 @@ func crashQueue(c *crasher, i int) bool {
 			c.t.Fatalf("after %s: queued todo %q is in the plan %d times", c.lastKill, text, n)
 		}
 	}
-	c.settled("s1")
-	c.ack("s1", c.must("--json", "step", "add", c.text()))
-	c.check("s1")
+	c.readThenChange("status")
 	return true
 }
 
@@ -520,7 +515,6 @@ func crashPack(c *crasher, i int) bool {
 	}
 	points := []string{"pack", "pack", "objects", "ref", "revlog"}
 	if _, killed := c.kill("s1", "change that packs", i, points, nil, nil, "step", "progress", "3", fmt.Sprintf("%d/7", c.rng.IntN(7)+1)); !killed {
-		c.settled("s1")
 		return false
 	}
 	c.ack("s1", c.must("--json", "step", "add", c.text()))
@@ -531,7 +525,6 @@ func crashPack(c *crasher, i int) bool {
 // crashGC kills gc, runs it again, and checks that no garbage is left.
 func crashGC(c *crasher, i int) bool {
 	if _, killed := c.kill("s1", "gc", i, []string{"pack"}, nil, nil, "gc"); !killed {
-		c.settled("s1")
 		return false
 	}
 	c.must("gc")

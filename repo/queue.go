@@ -147,6 +147,10 @@ func (s *Session) drain() {
 		if !ok {
 			return
 		}
+		if len(records) == 0 {
+			s.emptyQueue(applied) // nothing but empty lines: clear them, once
+			return
+		}
 		for len(records) > 0 {
 			if q.late() {
 				q.stopped = true
