@@ -546,6 +546,29 @@ func TestDamagedHistory(t *testing.T) {
 			t.Fatalf("%d revisions after repair", len(got))
 		}
 	})
+	t.Run("branch, revision log and working files lost", func(t *testing.T) {
+		s, revs := setup(t)
+		os.Remove(filepath.Join(s.gitDir, branchRef))
+		os.Remove(s.revlogPath())
+		for _, name := range plan.SessionFiles {
+			os.Remove(filepath.Join(s.Dir, name))
+		}
+		noInitAdvice(t, change(s))
+		pl, _ := plan.New("s1", "Other", "", nil, t0, false)
+		if _, _, err := s.Project.Create("s1", &plan.State{Plan: pl}, plan.Change{Op: "init"}, Options{}); plan.CodeOf(err) != plan.CodeIOError {
+			t.Fatalf("init over lost history: %v", err)
+		}
+		rep, err := s.Repair(Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.RefRecovered != revs[3] || len(rep.Restored) != 1 || rep.Restored[0].File != plan.PlanFile {
+			t.Fatalf("%+v", rep)
+		}
+		if err := change(s); err != nil {
+			t.Fatal(err)
+		}
+	})
 }
 
 func TestFailuresTellTheTruth(t *testing.T) {

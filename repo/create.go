@@ -61,10 +61,9 @@ func (p Project) Create(id string, st *plan.State, change plan.Change, opts Opti
 	if err != nil {
 		return nil, nil, err
 	}
-	_, logErr := os.Lstat(s.revlogPath())
-	if len(old) > 0 || logErr == nil {
-		// A killed init never leaves either: it writes files and the
-		// revision log only after its branch moved.
+	if len(old) > 0 || s.hasHistory() {
+		// A killed init leaves neither: it writes files and the revision
+		// log only after its branch moved, and a few objects before.
 		return nil, nil, plan.Errorf(plan.CodeIOError, "session %s has files or history but no readable branch; plangit repair recovers it (init would overwrite it)", id).With("session", id)
 	}
 	if opts.Meta.Actor == "" {
@@ -79,8 +78,12 @@ func (p Project) Create(id string, st *plan.State, change plan.Change, opts Opti
 	return s, &Result{State: st, Commit: c}, nil
 }
 
-// initGitDir lays out an empty repository, leaving what exists alone.
+// initGitDir lays out an empty repository, leaving what exists alone. A
+// .git that is not a real directory is refused, never followed.
 func (s *Session) initGitDir() error {
+	if fi, err := os.Lstat(s.gitDir); err == nil && !fi.IsDir() {
+		return plan.Errorf(plan.CodeIOError, "%s is not a directory (a symbolic link?); plangit never follows one", s.gitDir)
+	}
 	for _, d := range []string{"objects/info", "objects/pack", "refs/heads", "refs/tags"} {
 		if err := os.MkdirAll(filepath.Join(s.gitDir, d), 0o755); err != nil {
 			return plan.WrapError(plan.CodeIOError, err, "cannot create the session repository")

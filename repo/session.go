@@ -435,7 +435,24 @@ func (s *Session) noBranch() error {
 	if files, _ := s.readWorking(); len(files) > 0 {
 		return plan.Errorf(plan.CodeIOError, "session %s has files but no readable branch; plangit repair recovers its history", s.ID).With("session", s.ID)
 	}
+	if s.hasHistory() {
+		return plan.Errorf(plan.CodeIOError, "session %s has history but no readable branch; plangit repair recovers it", s.ID).With("session", s.ID)
+	}
 	return plan.Errorf(plan.CodePlanNotFound, "session %s has no plan yet; plangit init \"Title\" starts one", s.ID).With("session", s.ID)
+}
+
+// hasHistory reports whether the repository holds more objects than a
+// killed init can leave (its files, tree and commit, all loose): a pack,
+// or more loose objects than that.
+func (s *Session) hasHistory() bool {
+	if _, err := os.Lstat(s.revlogPath()); err == nil {
+		return true
+	}
+	if packs, _ := filepath.Glob(filepath.Join(s.objs.packs.dir, "pack-*.pack")); len(packs) > 0 {
+		return true
+	}
+	loose, _ := s.objs.looseObjects()
+	return len(loose) > len(plan.SessionFiles)+2
 }
 
 // damaged is the error for history that cannot be read.
@@ -480,7 +497,7 @@ func (s *Session) attempt(opts Options, fn changeFn, res *Result, head *plumbing
 	}
 	issued, err := s.issuedSteps(*head)
 	if err != nil {
-		return err
+		return plan.WrapError(plan.CodeIOError, err, "the history of session %s is damaged; plangit repair recovers it", s.ID).With("session", s.ID)
 	}
 	var (
 		adopted      map[string][]byte
