@@ -26,16 +26,16 @@ type engine struct {
 }
 
 func (e *engine) handle() (*Output, error) {
-	// A cwd that is not a directory names no project: nothing to do, and
-	// nothing is created.
-	if e.in.Cwd != "" && !isDir(e.in.Cwd) {
+	// A project that is not a directory (a cwd that does not exist, say)
+	// is no project: nothing to do, and nothing is created.
+	if e.env.Root == "" && e.in.Cwd != "" && !isDir(e.in.Cwd) {
 		return nil, nil
 	}
 	root, err := repo.FindRoot(e.env.Root, e.in.Cwd)
 	if err != nil {
 		return nil, err
 	}
-	if !isDir(root) {
+	if e.env.Root != "" && !isDir(root) {
 		return nil, nil
 	}
 	e.proj = repo.Project{Root: root}
