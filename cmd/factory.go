@@ -1,11 +1,13 @@
 package cmd
 
 import (
+	"fmt"
 	"io"
 	"os"
 	"strconv"
 	"time"
 
+	"github.com/plangit/plangit/hooks"
 	"github.com/plangit/plangit/plan"
 	"github.com/plangit/plangit/render"
 	"github.com/plangit/plangit/repo"
@@ -110,7 +112,9 @@ func (f *Factory) SessionID(p repo.Project) (string, error) {
 	return id, repo.ValidateSessionID(id)
 }
 
-// Session opens the session the command works on.
+// Session opens the session the command works on. Hook events queued for
+// it while it was busy are applied first (by this process, if no other
+// holds the session), and its warnings go to ErrOut.
 func (f *Factory) Session() (*repo.Session, error) {
 	p, err := f.Project()
 	if err != nil {
@@ -120,7 +124,14 @@ func (f *Factory) Session() (*repo.Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	return p.Open(id)
+	s, err := p.Open(id)
+	if err != nil {
+		return nil, err
+	}
+	s.OnWarning(func(msg string) { fmt.Fprintln(f.IO.ErrOut, "plangit: warning:", msg) })
+	hooks.AttachQueue(s, hooks.Env{Now: f.Now, Root: p.Root, Getwd: f.Getwd}, 0)
+	s.CatchUp()
+	return s, nil
 }
 
 // State opens the session and reads its current state, under the
@@ -164,11 +175,15 @@ func (f *Factory) Actor() string {
 // (a duration such as 500ms or 30s) sets how long a change waits for a
 // session another process is changing.
 func (f *Factory) Options() repo.Options {
-	o := repo.Options{Now: f.Now(), IfRev: f.IfRev, Meta: repo.Meta{Actor: f.Actor()}}
+	return repo.Options{Now: f.Now(), IfRev: f.IfRev, Meta: repo.Meta{Actor: f.Actor()}, LockWait: f.lockWait()}
+}
+
+// lockWait is PLANGIT_LOCK_WAIT, or zero for the default.
+func (f *Factory) lockWait() time.Duration {
 	if d, err := time.ParseDuration(f.Getenv("PLANGIT_LOCK_WAIT")); err == nil && d > 0 {
-		o.LockWait = d
+		return d
 	}
-	return o
+	return 0
 }
 
 // Style is how human output is drawn: plain when piped (stable for scripts);

@@ -21,7 +21,7 @@ import (
 // without building the command tree. It always exits 0 unless the answer
 // blocks on purpose.
 func runHook(f *Factory, event string) int {
-	env := hooks.Env{Now: f.Now, Root: f.RootFlag, Getwd: f.Getwd, Publish: startPush, Problem: f.nowErr}
+	env := hooks.Env{Now: f.Now, Root: f.RootFlag, Getwd: f.Getwd, LockWait: f.lockWait(), Publish: startPush, Problem: f.nowErr}
 	if env.Root == "" {
 		env.Root = f.Getenv("PLANGIT_ROOT")
 	}

@@ -13,11 +13,12 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
-	"github.com/gofrs/flock"
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/plangit/plangit/render"
+	"github.com/plangit/plangit/repo"
 )
 
 var updateScripts = flag.Bool("update-scripts", false, "rewrite the expected output in test scripts")
@@ -40,7 +41,7 @@ func TestScripts(t *testing.T) {
 			env.Setenv("HOME", env.WorkDir)
 			env.Setenv("GIT_CONFIG_NOSYSTEM", "1")
 			env.Setenv("GIT_OPTIONAL_LOCKS", "0")
-			env.Values[heldLocks{}] = map[string]*flock.Flock{}
+			env.Values[heldLocks{}] = map[string]chan struct{}{}
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
@@ -176,20 +177,33 @@ func holdlock(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) != 1 {
 		ts.Fatalf("usage: holdlock [-release] SESSION")
 	}
-	path := filepath.Join(ts.Getenv("WORK"), ".code-agent", "plans", args[0], ".git", "plangit", "lock")
-	held := ts.Value(heldLocks{}).(map[string]*flock.Flock)
+	held := ts.Value(heldLocks{}).(map[string]chan struct{})
 	if release {
-		if fl := held[path]; fl != nil {
-			fl.Unlock()
-			delete(held, path)
+		if done := held[args[0]]; done != nil {
+			done <- struct{}{}
+			<-done
+			delete(held, args[0])
 		}
 		return
 	}
-	fl := flock.New(path)
-	if ok, err := fl.TryLock(); err != nil || !ok {
+	s, err := repo.Project{Root: ts.Getenv("WORK")}.Open(args[0])
+	if err != nil {
 		ts.Fatalf("holdlock: %v", err)
 	}
-	held[path] = fl
+	done, locked := make(chan struct{}), make(chan error)
+	go func() {
+		locked <- s.Locked(time.Second, func() error {
+			locked <- nil
+			<-done
+			return nil
+		})
+		close(done)
+	}()
+	if err := <-locked; err != nil {
+		ts.Fatalf("holdlock: %v", err)
+	}
+	go func() { <-locked }() // Locked's own result, once released
+	held[args[0]] = done
 }
 
 // heldLocks keys the locks holdlock holds in a script's values.

@@ -264,11 +264,18 @@ it on the remote as well.`,
 func NewCmdRepair(f *Factory) *cobra.Command {
 	return &cobra.Command{
 		Use:   "repair",
-		Short: "Restore files that no longer parse from the last revision, keeping the rejected text",
-		Long: `repair brings a session back to a working state and loses nothing: a working file that does not
-parse is restored from the last revision and its text kept beside it as NAME.rejected; valid
-hand edits are adopted as a commit; a damaged branch ref is recovered from the revision log;
-the index and the revision log are rewritten.`,
+		Short: "Recover a damaged session: its branch, lost objects, files that no longer parse",
+		Long: `repair brings a session back to a working state and loses nothing it can keep:
+  - a change a killed process left half-written is completed, and what it left behind is cleared;
+  - damaged objects are moved aside, and file contents that are gone are written again from the
+    working files that hold them;
+  - a branch that is damaged, lost, or points at a revision that cannot be read is pointed at the
+    newest intact revision (its own ancestors, the revision log, then every commit in the
+    repository), and working files a lost revision left are committed;
+  - a working file that does not parse, or is a symbolic link, is restored from the last revision
+    and kept beside it as NAME.rejected; valid hand edits are adopted as a commit;
+  - the index and the revision log are rewritten.
+What could not be recovered is listed.`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			s, err := f.Session()
@@ -280,19 +287,28 @@ the index and the revision log are rewritten.`,
 				return err
 			}
 			return f.print(rep, func(w io.Writer) {
-				if rep.RefRecovered != "" {
-					fmt.Fprintf(w, "the branch ref was damaged; pointed it back at %s from the revision log\n", rep.RefRecovered[:7])
+				if rep.RefProblem != "" {
+					fmt.Fprintln(w, rep.RefProblem)
+				}
+				if n := len(rep.ObjectsRecovered); n > 0 {
+					fmt.Fprintf(w, "wrote %d lost objects again from the working files\n", n)
+				}
+				if rep.Kept != nil {
+					fmt.Fprintf(w, "%s (%s)\n", rep.Kept.Change.Summary, rep.Kept.Hash[:7])
 				}
 				for _, r := range rep.Restored {
 					fmt.Fprintf(w, "restored %s from the last revision: %s\n", r.File, r.Problem)
 					if r.KeptAt != "" {
-						fmt.Fprintf(w, "  the rejected text is kept in %s\n", r.KeptAt)
+						fmt.Fprintf(w, "  the rejected file is kept as %s\n", r.KeptAt)
 					}
 				}
 				if rep.Adopted != nil {
 					fmt.Fprintf(w, "%s (%s)\n", rep.Adopted.Change.Summary, rep.Adopted.Hash[:7])
 				}
-				if rep.RefRecovered == "" && len(rep.Restored) == 0 && rep.Adopted == nil {
+				for _, l := range rep.Lost {
+					fmt.Fprintf(w, "could not recover: %s\n", l)
+				}
+				if rep.RefRecovered == "" && len(rep.ObjectsRecovered) == 0 && len(rep.Restored) == 0 && rep.Adopted == nil && len(rep.Lost) == 0 {
 					fmt.Fprintln(w, "nothing to repair")
 				}
 			})

@@ -21,17 +21,41 @@ type engine struct {
 	in   *Input
 	proj repo.Project
 	cfg  repo.Config
+	sess *repo.Session // the session, when replaying a queued event
+	hs   *state        // the hook counters as this event first read them
 }
 
 func (e *engine) handle() (*Output, error) {
+	// A project that is not a directory (a cwd that does not exist, say)
+	// is no project: nothing to do, and nothing is created.
+	if e.env.Root == "" && e.in.Cwd != "" && !isDir(e.in.Cwd) {
+		return nil, nil
+	}
 	root, err := repo.FindRoot(e.env.Root, e.in.Cwd)
 	if err != nil {
 		return nil, err
+	}
+	if e.env.Root != "" && !isDir(root) {
+		return nil, nil
 	}
 	e.proj = repo.Project{Root: root}
 	if e.cfg, err = e.proj.Config(); err != nil {
 		return nil, err
 	}
+	out, err := e.dispatch()
+	if errors.Is(err, errQueued) {
+		return nil, nil
+	}
+	return out, err
+}
+
+func isDir(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.IsDir()
+}
+
+// dispatch applies the event's rules.
+func (e *engine) dispatch() (*Output, error) {
 	if !e.cfg.Hooks[e.in.Event] {
 		return nil, nil
 	}
@@ -61,38 +85,57 @@ func (e *engine) handle() (*Output, error) {
 	return nil, nil // SessionEnd: nothing to say
 }
 
-// session opens the host session's plan; nil when it has none.
+// session opens the host session's plan; nil when it has none. Events
+// other hooks queued for it are applied by this process when it holds the
+// lock, within the hook's time.
 func (e *engine) session() (*repo.Session, error) {
+	if e.sess != nil {
+		return e.sess, nil
+	}
 	s, err := e.proj.Open(e.in.SessionID)
 	if plan.HasCode(err, plan.CodeSessionNotFound) {
 		return nil, nil
 	}
-	return s, err
+	if err != nil {
+		return nil, err
+	}
+	e.attach(s)
+	return s, nil
+}
+
+// attach makes s apply queued events through this engine's rules, and log
+// its warnings.
+func (e *engine) attach(s *repo.Session) {
+	AttachQueue(s, e.env, e.env.LockWait+drainTime)
+	s.OnWarning(func(msg string) { e.proj.AppendLog(e.env.Now(), "hook "+e.in.Event+": "+msg) })
+}
+
+// state returns the session's hook counters as this event first read them:
+// a change that starts over (a person saved a file meanwhile) counts once.
+func (e *engine) state(s *repo.Session) *state {
+	if e.hs == nil {
+		e.hs = loadState(s)
+	}
+	return e.hs.clone()
 }
 
 // glance opens the host session's plan and reads its glance; s is nil
-// when it has none or either fails.
+// when it has none or either fails. Queued events are applied first, if
+// any wait and the session is free.
 func (e *engine) glance() (s *repo.Session, g *glance, err error) {
 	if s, err = e.session(); err != nil || s == nil {
 		return nil, nil, err
 	}
+	s.CatchUp()
 	if g, err = readGlance(s, e.cfg.Rules()); err != nil {
 		return nil, nil, err
 	}
 	return s, g, nil
 }
 
-// update runs fn as one change of s, under the project's rules.
-func (e *engine) update(s *repo.Session, fn func(*plan.State) (plan.Change, error)) (*repo.Result, error) {
-	return s.Update(e.options(), func(st *plan.State) (plan.Change, error) {
-		st.Plan.Rules = e.cfg.Rules()
-		return fn(st)
-	})
-}
-
 // options are the change options of a hook's commit.
 func (e *engine) options() repo.Options {
-	return repo.Options{Now: e.env.Now(), LockWait: e.env.LockWait,
+	return repo.Options{Now: e.env.Now(), LockWait: e.env.LockWait, Yield: true,
 		Meta: repo.Meta{Actor: "hook", Hook: e.in.Event, Tool: e.in.ToolName}}
 }
 
@@ -111,6 +154,7 @@ func (e *engine) sessionStart() (*Output, error) {
 		return nil, err
 	}
 	if s != nil {
+		s.CatchUp()
 		st, err := s.State()
 		if err != nil {
 			return nil, err
@@ -219,7 +263,7 @@ func (e *engine) userPromptSubmit() (*Output, error) {
 	}
 	if g.Status == plan.PlanPaused && isContinue(e.in.Prompt) {
 		res, err := e.update(s, func(st *plan.State) (plan.Change, error) {
-			hs := loadState(s)
+			hs := e.state(s)
 			hs.StopBlocks = 0
 			if err := hs.save(s); err != nil {
 				return plan.Change{}, err

@@ -155,7 +155,7 @@ func readGlance(s *repo.Session, rules plan.Rules) (*glance, error) {
 	st.Plan.Rules = rules
 	g := newGlance(st, key)
 	if filesKey() == key {
-		repo.WriteFileAtomic(s.PrivatePath(glanceFile), g.encode(), 0o644, false) // a cache: a failed write costs only speed
+		s.WritePrivate(glanceFile, g.encode()) // a cache: a failed write costs only speed
 	}
 	return g, nil
 }

@@ -91,10 +91,15 @@ type Env struct {
 	Problem error
 }
 
-// DefaultLockWait is how long a hook waits for a session another process is
-// changing: far inside any host's timeout, long enough for a queue of
-// hooks firing at once.
-const DefaultLockWait = 5 * time.Second
+// DefaultLockWait is how long a hook waits for a session another process
+// is changing (PLANGIT_LOCK_WAIT sets it). A hook that cannot take the lock
+// in that time queues its event for the process holding it and answers at
+// once: hooks never keep the agent waiting, and never drop an event.
+const DefaultLockWait = 250 * time.Millisecond
+
+// drainTime is how long, beyond its wait, a hook may spend applying events
+// other hooks queued; what is left waits for the next process.
+const drainTime = 50 * time.Millisecond
 
 // Run handles one hook call from start to end. It never fails: a problem is
 // logged to .code-agent/plangit.log and answered with nothing and exit 0.

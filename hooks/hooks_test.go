@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -630,17 +631,35 @@ func TestFailOpen(t *testing.T) {
 		os.WriteFile(filepath.Join(s.GitDir(), "refs", "heads", "main"), []byte(head+"\n"), 0o644)
 	})
 	t.Run("locked session", func(t *testing.T) {
+		// A hook that cannot take the lock in time answers nothing at once
+		// and queues its event; the next process to hold the lock applies it.
 		f := newFixture(t)
 		s := f.withPlan(sessionID)
 		done := make(chan struct{})
 		held := make(chan struct{})
-		go s.Locked(time.Second, func() error { close(held); <-done; return nil })
+		released := make(chan struct{})
+		go func() { s.Locked(time.Second, func() error { close(held); <-done; return nil }); close(released) }()
 		<-held
+		start := time.Now()
 		out, code := Run(Claude{}, "PostToolUseFailure", strings.NewReader(payload(f.root, "PostToolUseFailure")),
 			Env{Now: func() time.Time { return t0 }, LockWait: 100 * time.Millisecond})
+		took := time.Since(start)
 		close(done)
-		if code != 0 || len(out) != 0 || !strings.Contains(f.log(), "LOCK_TIMEOUT") {
+		<-released
+		if code != 0 || len(out) != 0 || f.log() != "" {
 			t.Errorf("code %d, out %s, log %q", code, out, f.log())
+		}
+		if took > time.Second {
+			t.Errorf("the hook waited %s", took)
+		}
+		if errs := f.state(sessionID).Errors; len(errs) != 1 {
+			t.Fatalf("before the next process: %d errors", len(errs))
+		}
+		// Any later command applies it; here the next hook.
+		f.run("pre_tool_use_bash.json")
+		errs := f.state(sessionID).Errors
+		if len(errs) != 2 || !slices.ContainsFunc(errs, func(e *plan.ErrorRecord) bool { return e.Message == "boom" && e.Last.Equal(t0) }) {
+			t.Fatalf("the queued event was not applied at its time: %+v", errs)
 		}
 	})
 }

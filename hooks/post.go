@@ -2,6 +2,7 @@ package hooks
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/plangit/plangit/plan"
 	"github.com/plangit/plangit/render"
+	"github.com/plangit/plangit/repo"
 )
 
 // postToolUse records what the tool did to the plan and reminds the agent
@@ -31,7 +33,7 @@ func (e *engine) postToolUse() (*Output, error) {
 	out := &Output{}
 	var notes []string
 	res, err := e.update(s, func(st *plan.State) (plan.Change, error) {
-		hs := loadState(s)
+		hs := e.state(s)
 		hs.Iterations++
 		p := st.Plan
 		var change plan.Change
@@ -134,7 +136,7 @@ func (e *engine) startFromTodos() (*Output, error) {
 		return nil, err
 	}
 	p.Rules = e.cfg.Rules()
-	hs := &state{Todos: map[string]string{}, Tasks: map[string]string{}, Iterations: 1}
+	hs := &state{Todos: map[string]stepRef{}, Tasks: map[string]stepRef{}, Iterations: 1}
 	var change plan.Change
 	switch e.in.ToolName {
 	case "TodoWrite":
@@ -150,7 +152,15 @@ func (e *engine) startFromTodos() (*Output, error) {
 	_, what, _ := strings.Cut(change.Summary, " — ")
 	change.Op, change.Summary = "init", "init: from the agent's "+e.in.ToolName+" ("+what+")"
 	s, res, err := e.proj.Create(e.in.SessionID, &plan.State{Plan: p}, change, e.options())
-	if err != nil {
+	switch {
+	case errors.Is(err, repo.ErrExists):
+		return e.postToolUse() // another hook started it meanwhile: sync into it
+	case plan.HasCode(err, plan.CodeLockTimeout):
+		if s, oerr := e.session(); oerr == nil && s != nil {
+			return nil, e.enqueue(s)
+		}
+		return nil, err
+	case err != nil:
 		return nil, err
 	}
 	if err := s.Locked(e.env.LockWait, func() error { return hs.save(s) }); err != nil {
@@ -171,7 +181,7 @@ func (e *engine) postToolUseFailure() (*Output, error) {
 	}
 	var rec *plan.ErrorRecord
 	_, err = e.update(s, func(st *plan.State) (plan.Change, error) {
-		hs := loadState(s)
+		hs := e.state(s)
 		hs.Iterations++ // a failed tool use is a tool use
 		if err := hs.save(s); err != nil {
 			return plan.Change{}, err
@@ -212,7 +222,7 @@ func (e *engine) stop() (*Output, error) {
 	}
 	out := &Output{}
 	_, err = e.update(s, func(st *plan.State) (plan.Change, error) {
-		hs := loadState(s)
+		hs := e.state(s)
 		p := st.Plan
 		var did []string
 		var touched string
@@ -335,7 +345,7 @@ func (e *engine) preCompact() (*Output, error) {
 		return nil, err
 	}
 	_, err = e.update(s, func(st *plan.State) (plan.Change, error) {
-		hs := loadState(s)
+		hs := e.state(s)
 		st.Plan.Iterations = max(st.Plan.Iterations, hs.Iterations)
 		st.Plan.Updated = plan.Stamp(e.env.Now())
 		trigger := e.in.Trigger

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io/fs"
+	"maps"
 	"os"
 	"strconv"
 
@@ -17,15 +18,42 @@ const stateFile = "hooks.json"
 
 // state is what hooks count between calls for one session.
 type state struct {
-	Iterations  int               `json:"iterations"`      // tool uses seen in all
-	LimitBase   int               `json:"limit_base"`      // Iterations when max_iterations last paused the plan
-	ViewActions int               `json:"view_actions"`    // view-tool uses since the last finding (2-action rule)
-	Findings    int               `json:"findings"`        // how many findings there were when last seen
-	StopBlocks  int               `json:"stop_blocks"`     // Stop blocked in a row
-	Step        string            `json:"step,omitempty"`  // the step StepUses counts for
-	StepUses    int               `json:"step_uses"`       // tool uses while that step was current
-	Todos       map[string]string `json:"todos,omitempty"` // todo content → step id
-	Tasks       map[string]string `json:"tasks,omitempty"` // task id → step id
+	Iterations  int                `json:"iterations"`      // tool uses seen in all
+	LimitBase   int                `json:"limit_base"`      // Iterations when max_iterations last paused the plan
+	ViewActions int                `json:"view_actions"`    // view-tool uses since the last finding (2-action rule)
+	Findings    int                `json:"findings"`        // how many findings there were when last seen
+	StopBlocks  int                `json:"stop_blocks"`     // Stop blocked in a row
+	Step        string             `json:"step,omitempty"`  // the step StepUses counts for
+	StepUses    int                `json:"step_uses"`       // tool uses while that step was current
+	Todos       map[string]stepRef `json:"todos,omitempty"` // todo content → step
+	Tasks       map[string]stepRef `json:"tasks,omitempty"` // task id → step
+}
+
+// stepRef is the step a todo or task maps to: its id, and its text when
+// the mapping was last confirmed. Ids are never reused, and the text is
+// checked too, so that the map cannot lead to a step other than the one it
+// was made for (as it once could after an undo).
+type stepRef struct {
+	ID   string `json:"id"`
+	Text string `json:"text,omitempty"`
+}
+
+// UnmarshalJSON also reads the older form, a bare step id.
+func (r *stepRef) UnmarshalJSON(b []byte) error {
+	if len(b) > 0 && b[0] == '"' {
+		*r = stepRef{}
+		return json.Unmarshal(b, &r.ID)
+	}
+	type plain stepRef
+	return json.Unmarshal(b, (*plain)(r))
+}
+
+// clone returns a copy of the counters that shares no map with st.
+func (st *state) clone() *state {
+	c := *st
+	c.Todos = maps.Clone(st.Todos)
+	c.Tasks = maps.Clone(st.Tasks)
+	return &c
 }
 
 // loadState reads a session's hook counters; missing or unreadable means
@@ -39,10 +67,10 @@ func loadState(s *repo.Session) *state {
 		return st
 	}
 	if st.Todos == nil {
-		st.Todos = map[string]string{}
+		st.Todos = map[string]stepRef{}
 	}
 	if st.Tasks == nil {
-		st.Tasks = map[string]string{}
+		st.Tasks = map[string]stepRef{}
 	}
 	return st
 }
@@ -70,5 +98,5 @@ func (st *state) save(s *repo.Session) error {
 	if err != nil {
 		return err
 	}
-	return repo.WriteFileAtomic(s.PrivatePath(stateFile), b, 0o644, false)
+	return s.WritePrivate(stateFile, b)
 }

@@ -126,13 +126,14 @@ func syncTaskUpdate(p *plan.Plan, input json.RawMessage, hs *state, now time.Tim
 	if err := json.Unmarshal(input, &in); err != nil {
 		return plan.Change{}, fmt.Errorf("TaskUpdate input: %w", err)
 	}
-	id, ok := hs.Tasks[strings.Trim(string(in.TaskID), `" `)]
+	key := strings.Trim(string(in.TaskID), `" `)
+	ref, ok := hs.Tasks[key]
 	if !ok {
 		return plan.Change{}, nil // a task plangit never saw created
 	}
-	s, _, err := p.Step(id)
-	if err != nil {
-		return plan.Change{}, nil // removed from the plan since
+	s, _, err := p.Step(ref.ID)
+	if err != nil || ref.Text != "" && !strings.EqualFold(s.Text, ref.Text) {
+		return plan.Change{}, nil // removed from the plan since, or not the step it was
 	}
 	var c syncCount
 	if in.Subject != "" && in.Subject != s.Text && !s.Status.Resolved() {
@@ -143,6 +144,7 @@ func syncTaskUpdate(p *plan.Plan, input json.RawMessage, hs *state, now time.Tim
 		}
 		c.renamed++
 	}
+	hs.Tasks[key] = stepRef{ID: s.ID, Text: s.Text}
 	if in.Status != "" {
 		if err := setStatus(p, s, plan.MapStatus(in.Status), now, &c); err != nil {
 			return plan.Change{}, err
@@ -151,17 +153,21 @@ func syncTaskUpdate(p *plan.Plan, input json.RawMessage, hs *state, now time.Tim
 	return c.change("TaskUpdate"), nil
 }
 
-// findOrAdd returns the step a todo or task maps to, adding it if new.
-func findOrAdd(p *plan.Plan, ids map[string]string, key, text, active, why string, now time.Time, c *syncCount) (*plan.Step, error) {
-	if id, ok := ids[key]; ok {
-		if s, _, err := p.Step(id); err == nil {
+// findOrAdd returns the step a todo or task maps to, adding it if new. A
+// mapped step counts only if it still has the text it had when mapped (or
+// the todo's own): a step renamed by hand is found again by its text, or
+// added anew, never confused with another.
+func findOrAdd(p *plan.Plan, ids map[string]stepRef, key, text, active, why string, now time.Time, c *syncCount) (*plan.Step, error) {
+	text = strings.TrimSpace(text)
+	if ref, ok := ids[key]; ok {
+		if s, _, err := p.Step(ref.ID); err == nil && (strings.EqualFold(s.Text, ref.Text) || strings.EqualFold(s.Text, text)) {
+			ids[key] = stepRef{ID: s.ID, Text: s.Text}
 			return s, nil
 		}
 	}
-	text = strings.TrimSpace(text)
 	for _, s := range p.Steps() {
 		if strings.EqualFold(s.Text, text) {
-			ids[key] = s.ID
+			ids[key] = stepRef{ID: s.ID, Text: s.Text}
 			return s, nil
 		}
 	}
@@ -169,7 +175,7 @@ func findOrAdd(p *plan.Plan, ids map[string]string, key, text, active, why strin
 	if err != nil {
 		return nil, err
 	}
-	ids[key] = s.ID
+	ids[key] = stepRef{ID: s.ID, Text: s.Text}
 	c.added++
 	return s, nil
 }

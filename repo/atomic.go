@@ -3,6 +3,7 @@ package repo
 import (
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/plangit/plangit/plan"
 )
@@ -13,10 +14,36 @@ import (
 // With durable set it also fsyncs the file before the rename; plangit does
 // that for files a person owns (their hook settings), not for session files,
 // whose crash model is a killed process (see the README, "Crash safety").
+// It is for files outside sessions; a session's files go through
+// Session.writeFile, whose temporary files stay inside .git/plangit/.
 func WriteFileAtomic(path string, data []byte, perm os.FileMode, durable bool) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	return writeVia(filepath.Dir(path), "."+filepath.Base(path)+".tmp*", path, data, perm, durable)
+}
+
+// writeVia writes data to a new temporary file in dir (created
+// exclusively, so never through a symbolic link) and renames it to path,
+// which replaces a symbolic link at path rather than following it.
+func writeVia(dir, pattern, path string, data []byte, perm os.FileMode, durable bool) error {
+	tmp, err := tempWith(dir, pattern, data, perm, durable)
+	if err == nil {
+		if err = os.Rename(tmp, path); err != nil {
+			os.Remove(tmp)
+		}
+	}
 	if err != nil {
 		return plan.WrapError(plan.CodeIOError, err, "cannot write %s", path)
+	}
+	return nil
+}
+
+// renameOver renames tmp to path.
+func renameOver(tmp, path string) error { return os.Rename(tmp, path) }
+
+// tempWith makes a temporary file in dir holding data, with mode perm.
+func tempWith(dir, pattern string, data []byte, perm os.FileMode, durable bool) (string, error) {
+	f, err := os.CreateTemp(dir, pattern)
+	if err != nil {
+		return "", err
 	}
 	tmp := f.Name()
 	_, err = f.Write(data)
@@ -29,12 +56,112 @@ func WriteFileAtomic(path string, data []byte, perm os.FileMode, durable bool) e
 	if err == nil {
 		err = os.Chmod(tmp, perm)
 	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
 	if err != nil {
 		os.Remove(tmp)
-		return plan.WrapError(plan.CodeIOError, err, "cannot write %s", path)
+		return "", err
 	}
-	return nil
+	return tmp, nil
+}
+
+// tmpPrefix starts the name of every temporary file plangit makes in a
+// session. They all live in .git/plangit/ — working files, the index, the
+// ref's value, objects and packs are written there and renamed into place,
+// all on one file system — so a killed process leaves its debris in one
+// directory git never looks at, which the next change clears.
+const tmpPrefix = "tmp-"
+
+// writeFile replaces path, a working file or a file under .git, with data
+// through a temporary file in .git/plangit/ and a rename.
+func (s *Session) writeFile(path string, data []byte, perm os.FileMode) error {
+	return writeVia(filepath.Join(s.gitDir, privateDir), tmpPrefix+"*", path, data, perm, false)
+}
+
+// prepareFile makes a temporary file in .git/plangit/ holding data, to be
+// renamed into place.
+func (s *Session) prepareFile(data []byte, perm os.FileMode) (string, error) {
+	tmp, err := tempWith(filepath.Join(s.gitDir, privateDir), tmpPrefix+"*", data, perm, false)
+	if err != nil {
+		return "", plan.WrapError(plan.CodeIOError, err, "cannot write a temporary file")
+	}
+	return tmp, nil
+}
+
+// WritePrivate replaces .git/plangit/NAME, a file of plangit's own.
+func (s *Session) WritePrivate(name string, data []byte) error {
+	return s.writeFile(s.PrivatePath(name), data, 0o644)
+}
+
+// sweepTemps removes what killed processes left: temporary files in
+// .git/plangit/ and a ref lock. It runs under the session lock, where no
+// other plangit process is writing; a reader refreshing a cache in the
+// same moment only loses that refresh.
+func (s *Session) sweepTemps() {
+	dir := filepath.Join(s.gitDir, privateDir)
+	if d, err := os.Open(dir); err == nil {
+		names, _ := d.Readdirnames(-1)
+		d.Close()
+		for _, name := range names {
+			if strings.HasPrefix(name, tmpPrefix) {
+				os.Remove(filepath.Join(dir, name))
+			}
+		}
+	}
+	os.Remove(filepath.Join(s.gitDir, branchRef+".lock"))
+}
+
+// sweepDebris removes, besides what sweepTemps does, what older versions
+// of plangit and a killed git leave: temporary files beside the files they
+// were to replace (".NAME.tmp…", in the session directory too, where they
+// keep git status dirty) and temporary objects and packs in .git/objects.
+// A pack without its index is indexed; what cannot be used is moved into
+// .git/plangit/, where git does not count it as garbage. It runs under the
+// session lock, for gc and repair.
+func (s *Session) sweepDebris() {
+	s.sweepTemps()
+	oldTemp := func(name string) bool { return strings.HasPrefix(name, ".") && strings.Contains(name, ".tmp") }
+	gitTemp := func(name string) bool {
+		return strings.HasPrefix(name, "tmp_obj_") || strings.HasPrefix(name, "tmp_pack_") || strings.HasPrefix(name, "tmp_idx_")
+	}
+	for dir, junk := range map[string]func(string) bool{
+		s.Dir:                               oldTemp,
+		s.gitDir:                            oldTemp,
+		filepath.Join(s.gitDir, privateDir): oldTemp,
+		filepath.Dir(filepath.Join(s.gitDir, branchRef)): oldTemp,
+		s.objs.dir:       gitTemp,
+		s.objs.packs.dir: gitTemp,
+	} {
+		d, err := os.Open(dir)
+		if err != nil {
+			continue
+		}
+		names, _ := d.Readdirnames(-1)
+		d.Close()
+		for _, name := range names {
+			if junk(name) {
+				os.Remove(filepath.Join(dir, name))
+			}
+		}
+	}
+	s.fixHalfPacks()
+}
+
+// fixHalfPacks indexes a pack a killed process installed without its
+// index (it is complete once in place) and moves an index without its pack
+// into .git/plangit/, where git does not count it as garbage. It runs
+// under the session lock.
+func (s *Session) fixHalfPacks() {
+	packs, _ := filepath.Glob(filepath.Join(s.objs.packs.dir, "pack-*"))
+	for _, p := range packs {
+		base, ext := strings.TrimSuffix(p, filepath.Ext(p)), filepath.Ext(p)
+		other := map[string]string{".pack": ".idx", ".idx": ".pack"}[ext]
+		if other == "" {
+			continue
+		}
+		if _, err := os.Lstat(base + other); err == nil {
+			continue
+		}
+		if ext == ".idx" || s.objs.indexOrphan(p) != nil {
+			os.Rename(p, filepath.Join(s.gitDir, privateDir, "damaged-"+filepath.Base(p)))
+		}
+	}
 }

@@ -14,9 +14,15 @@ import (
 // gitConfig is a new session repository's configuration.
 const gitConfig = "[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = false\n"
 
+// ErrExists is the cause of Create's error for a session that already has
+// a plan.
+var ErrExists = errors.New("the session already has a plan")
+
 // Create makes a new session — a git repository on branch main — and
 // commits st as its first revision. A session that already has a revision
-// is refused; one left half-created by a killed process is completed.
+// is refused, and so is one with files or history but no readable branch,
+// which plangit repair recovers instead; one left half-created by a killed
+// process is completed.
 func (p Project) Create(id string, st *plan.State, change plan.Change, opts Options) (*Session, *Result, error) {
 	if err := ValidateNewSessionID(id); err != nil {
 		return nil, nil, err
@@ -38,39 +44,61 @@ func (p Project) Create(id string, st *plan.State, change plan.Change, opts Opti
 	if err != nil {
 		return nil, nil, err
 	}
-	defer unlock()
-	if head, err := s.readRef(); err != nil || !head.IsZero() {
-		if err != nil {
-			return nil, nil, err
-		}
-		return nil, nil, plan.Errorf(plan.CodeInvalidArgument, "session %s already has a plan; choose another --session, or plangit show to see it", id).With("session", id)
+	defer func() {
+		unlock()
+		s.CatchUp()
+	}()
+	if err := s.settle(); err != nil {
+		return nil, nil, err
 	}
-	old, err := s.ReadFiles()
+	head, err := s.readRef()
 	if err != nil {
 		return nil, nil, err
+	}
+	if !head.IsZero() {
+		e := plan.Errorf(plan.CodeInvalidArgument, "session %s already has a plan; choose another --session, or plangit show to see it", id).With("session", id)
+		e.Err = ErrExists
+		return nil, nil, e
+	}
+	old, err := s.readWorking()
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(old) > 0 || s.hasHistory() {
+		// A killed init leaves neither: it writes files and the revision
+		// log only after its branch moved, and a few objects before.
+		return nil, nil, plan.Errorf(plan.CodeIOError, "session %s has files or history but no readable branch; plangit repair recovers it (init would overwrite it)", id).With("session", id)
 	}
 	if opts.Meta.Actor == "" {
 		opts.Meta.Actor = "agent"
 	}
 	ci := commitInfo{now: opts.Time(), change: change, meta: opts.Meta, counts: st.Plan.Counts(), touches: plan.Touches(plan.DiffSteps(nil, st.Plan))}
-	c, err := s.commit(plumbing.ZeroHash, nil, old, st.Files(), ci)
+	c, _, err := s.commit(plumbing.ZeroHash, nil, old, st.Files(), ci)
 	if err != nil {
 		return nil, nil, err
 	}
+	s.drain()
 	return s, &Result{State: st, Commit: c}, nil
 }
 
-// initGitDir lays out an empty repository, leaving what exists alone.
+// initGitDir lays out an empty repository, leaving what exists alone. A
+// .git that is not a real directory is refused, never followed.
 func (s *Session) initGitDir() error {
-	for _, d := range []string{"objects/info", "objects/pack", "refs/heads", "refs/tags", privateDir} {
+	if fi, err := os.Lstat(s.gitDir); err == nil && !fi.IsDir() {
+		return plan.Errorf(plan.CodeIOError, "%s is not a directory (a symbolic link?); plangit never follows one", s.gitDir)
+	}
+	for _, d := range []string{"objects/info", "objects/pack", "refs/heads", "refs/tags"} {
 		if err := os.MkdirAll(filepath.Join(s.gitDir, d), 0o755); err != nil {
 			return plan.WrapError(plan.CodeIOError, err, "cannot create the session repository")
 		}
 	}
+	if err := s.ensurePrivate(); err != nil {
+		return err
+	}
 	for name, content := range map[string]string{"HEAD": "ref: " + branchRef + "\n", "config": gitConfig} {
 		path := filepath.Join(s.gitDir, name)
 		if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) {
-			if err := WriteFileAtomic(path, []byte(content), 0o644, false); err != nil {
+			if err := s.writeFile(path, []byte(content), 0o644); err != nil {
 				return err
 			}
 		}

@@ -219,7 +219,7 @@ func (r *Remote) List() (list []RemoteSession, skipped int, err error) {
 	if _, err := r.git.run(tmp, nil, args...); err != nil {
 		return nil, 0, r.netError(err, "cannot read the sessions on %s", r.Name)
 	}
-	peek := &Session{gitDir: tmp, objs: newObjects(filepath.Join(tmp, "objects"))}
+	peek := &Session{gitDir: tmp, objs: newObjects(filepath.Join(tmp, "objects"), tmp)} // it only reads
 	tips := map[string]plumbing.Hash{}
 	for name, h := range peek.packedRefs(SessionRefPrefix) {
 		tips[strings.TrimPrefix(name, SessionRefPrefix)] = h

@@ -29,18 +29,19 @@ func (s *Session) readIndex() (map[string]plumbing.Hash, error) {
 	return out, nil
 }
 
-// writeIndex records files in the index with the working files' stat data,
-// so that git sees the session directory as clean without rehashing it.
-func (s *Session) writeIndex(files map[string][]byte) error {
+// writeIndex records in's new blobs in the index. Files known to hold
+// their blob (verified) get their stat data, so that git sees the session
+// directory as clean without rehashing it; any other file gets none, so
+// git rehashes it and sees what a person changed.
+func (s *Session) writeIndex(in *intent, verified map[string]bool) error {
 	idx := &index.Index{Version: 2}
-	for name, b := range files {
-		e := &index.Entry{
-			Name: name,
-			Hash: plumbing.ComputeHash(plumbing.BlobObject, b),
-			Mode: filemode.Regular,
-			Size: uint32(len(b)),
+	for _, f := range in.Files {
+		if f.New.IsZero() {
+			continue
 		}
-		if fi, err := os.Lstat(filepath.Join(s.Dir, name)); err == nil {
+		e := &index.Entry{Name: f.Name, Hash: f.New, Mode: filemode.Regular}
+		if fi, err := os.Lstat(filepath.Join(s.Dir, f.Name)); err == nil && verified[f.Name] {
+			e.Size = uint32(fi.Size())
 			e.ModifiedAt = fi.ModTime()
 			fillStat(e, fi)
 		}
@@ -50,5 +51,5 @@ func (s *Session) writeIndex(files map[string][]byte) error {
 	if err := index.NewEncoder(&buf).Encode(idx); err != nil {
 		return plan.WrapError(plan.CodeIOError, err, "cannot encode the index")
 	}
-	return WriteFileAtomic(filepath.Join(s.gitDir, indexName), buf.Bytes(), 0o644, false)
+	return s.writeFile(filepath.Join(s.gitDir, indexName), buf.Bytes(), 0o644)
 }

@@ -28,11 +28,12 @@ var errObjectMissing = errors.New("object not found")
 // packs.
 type objects struct {
 	dir   string // .git/objects
+	tmp   string // where temporary files are made: .git/plangit
 	packs packSet
 }
 
-func newObjects(dir string) *objects {
-	return &objects{dir: dir, packs: packSet{dir: filepath.Join(dir, "pack")}}
+func newObjects(dir, tmp string) *objects {
+	return &objects{dir: dir, tmp: tmp, packs: packSet{dir: filepath.Join(dir, "pack")}}
 }
 
 func (o *objects) loosePath(h plumbing.Hash) string {
@@ -51,7 +52,7 @@ func (o *objects) write(t plumbing.ObjectType, data []byte) (plumbing.Hash, bool
 		return h, false, nil
 	}
 	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(o.dir, "tmp_obj_")
+	tmp, err := os.CreateTemp(o.tmp, tmpPrefix+"obj-")
 	if err != nil {
 		return h, false, err
 	}

@@ -236,78 +236,6 @@ func (s objectStorer) EncodedObjectSize(h plumbing.Hash) (int64, error) {
 
 func (s objectStorer) AddAlternate(string) error { return errors.New("not supported") }
 
-// writePack packs the given objects into a new pack and returns its path
-// without extension. The pack is complete, indexed and verified before it
-// becomes visible.
-func (o *objects) writePack(hashes []plumbing.Hash) (string, error) {
-	dir := o.packs.dir
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", err
-	}
-	tmp, err := os.CreateTemp(dir, "tmp_pack_")
-	if err != nil {
-		return "", err
-	}
-	defer func() {
-		tmp.Close()
-		os.Remove(tmp.Name())
-	}()
-	checksum, err := packfile.NewEncoder(tmp, objectStorer{o}, false).Encode(hashes, packWindow)
-	if err != nil {
-		return "", fmt.Errorf("encoding the pack: %w", err)
-	}
-	if _, err := tmp.Seek(0, io.SeekStart); err != nil {
-		return "", err
-	}
-	w := new(idxfile.Writer)
-	parser, err := packfile.NewParser(packfile.NewScanner(tmp), w)
-	if err != nil {
-		return "", err
-	}
-	if _, err := parser.Parse(); err != nil {
-		return "", fmt.Errorf("reading the new pack back: %w", err)
-	}
-	idx, err := w.Index()
-	if err != nil {
-		return "", err
-	}
-	for _, h := range hashes {
-		if ok, err := idx.Contains(h); err != nil || !ok {
-			return "", fmt.Errorf("the new pack lacks object %s; nothing was removed", h)
-		}
-	}
-	base := filepath.Join(dir, "pack-"+checksum.String())
-	idxTmp, err := os.CreateTemp(dir, "tmp_idx_")
-	if err != nil {
-		return "", err
-	}
-	_, err = idxfile.NewEncoder(idxTmp).Encode(idx)
-	if cerr := idxTmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = tmp.Close()
-	}
-	for _, f := range []string{tmp.Name(), idxTmp.Name()} {
-		if err == nil {
-			err = os.Chmod(f, 0o444)
-		}
-	}
-	// The pack first, then its index: git and plangit see a pack only once
-	// its index exists.
-	if err == nil {
-		err = os.Rename(tmp.Name(), base+".pack")
-	}
-	if err == nil {
-		err = os.Rename(idxTmp.Name(), base+".idx")
-	}
-	if err != nil {
-		os.Remove(idxTmp.Name())
-		return "", err
-	}
-	return base, nil
-}
-
 // PackReport says what a pack run did.
 type PackReport struct {
 	Packed      int   `json:"packed"`       // objects written to the new pack
@@ -319,19 +247,23 @@ type PackReport struct {
 }
 
 // pack packs loose objects, merging packs geometrically, or everything into
-// one pack when full. It runs under the exclusive lock.
-func (s *Session) pack(full bool) (*PackReport, error) {
+// one pack when full. Objects named in keep stay loose (the branch's commit
+// and tree, which the next change reads, so that it need not open a pack).
+// It runs under the exclusive lock.
+func (s *Session) pack(full bool, keep ...plumbing.Hash) (*PackReport, error) {
 	o := s.objs
 	rep := &PackReport{BytesBefore: dirSize(s.gitDir)}
-	loose, err := o.looseObjects()
+	all, err := o.looseObjects()
 	if err != nil {
 		return nil, err
 	}
+	loose := slices.DeleteFunc(slices.Clone(all), func(h plumbing.Hash) bool { return slices.Contains(keep, h) })
+	s.fixHalfPacks()
 	if err := o.packs.list(); err != nil {
 		return nil, err
 	}
 	packs := slices.Clone(o.packs.packs)
-	rep.LooseBefore, rep.PacksBefore = len(loose), len(packs)
+	rep.LooseBefore, rep.PacksBefore = len(all), len(packs)
 	slices.SortFunc(packs, func(a, b *pack) int { return a.count - b.count })
 	var merge []*pack
 	gathered := len(loose)
@@ -346,38 +278,11 @@ func (s *Session) pack(full bool) (*PackReport, error) {
 		rep.PacksAfter, rep.BytesAfter = len(packs), rep.BytesBefore
 		return rep, nil // nothing to gain
 	}
-	seen := make(map[plumbing.Hash]bool, gathered)
-	hashes := make([]plumbing.Hash, 0, gathered)
-	for _, h := range loose {
-		if !seen[h] {
-			seen[h] = true
-			hashes = append(hashes, h)
-		}
-	}
-	for _, p := range merge {
-		iter, err := p.idx.Entries()
-		if err != nil {
-			return nil, err
-		}
-		for {
-			e, err := iter.Next()
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				return nil, err
-			}
-			if !seen[e.Hash] {
-				seen[e.Hash] = true
-				hashes = append(hashes, e.Hash)
-			}
-		}
-		iter.Close()
-	}
-	newBase, err := o.writePack(hashes)
+	newBase, n, err := o.repack(loose, merge)
 	if err != nil {
 		return nil, plan.WrapError(plan.CodeIOError, err, "packing session %s", s.ID)
 	}
+	crashPoint("pack")
 	// Only now that the new pack holds every object can the old copies go.
 	o.packs.close()
 	for _, p := range merge {
@@ -393,15 +298,16 @@ func (s *Session) pack(full bool) (*PackReport, error) {
 	for _, h := range loose {
 		os.Remove(o.loosePath(h))
 	}
-	rep.Packed = len(hashes)
+	rep.Packed = n
 	rep.PacksAfter = len(packs) - len(merge) + 1
 	rep.BytesAfter = dirSize(s.gitDir)
 	return rep, nil
 }
 
 // maybePack packs when packEvery revisions have passed since the last pack.
-// n is the revision just committed.
-func (s *Session) maybePack(n int) error {
+// n is the revision just committed, commit and tree its objects, which
+// stay loose.
+func (s *Session) maybePack(n int, commit, tree plumbing.Hash) error {
 	path := filepath.Join(s.gitDir, privateDir, packedName)
 	last := 0
 	if b, err := os.ReadFile(path); err == nil {
@@ -410,25 +316,31 @@ func (s *Session) maybePack(n int) error {
 	if n-last < packEvery && n >= last {
 		return nil
 	}
-	if _, err := s.pack(false); err != nil {
+	if _, err := s.pack(false, commit, tree); err != nil {
 		return err
 	}
-	return WriteFileAtomic(path, []byte(strconv.Itoa(n)+"\n"), 0o644, false)
+	return s.WritePrivate(packedName, []byte(strconv.Itoa(n)+"\n"))
 }
 
-// GC packs every object of the session into one pack.
+// GC packs every object of the session into one pack and removes what
+// killed processes left behind: temporary files, and a pack whose index
+// was never written.
 func (s *Session) GC(opts Options) (*PackReport, error) {
 	unlock, err := s.lock(opts.LockWait)
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
+	if err := s.settle(); err != nil {
+		return nil, err
+	}
+	s.sweepDebris()
 	rep, err := s.pack(true)
 	if err != nil {
 		return nil, err
 	}
 	if e, err := s.lastRevlogEntry(); err == nil && e.N > 0 {
-		WriteFileAtomic(filepath.Join(s.gitDir, privateDir, packedName), []byte(strconv.Itoa(e.N)+"\n"), 0o644, false)
+		s.WritePrivate(packedName, []byte(strconv.Itoa(e.N)+"\n"))
 	}
 	return rep, nil
 }
@@ -445,4 +357,41 @@ func dirSize(dir string) int64 {
 		return nil
 	})
 	return total
+}
+
+// forEach calls fn with every object that can be read, loose and packed,
+// once each.
+func (o *objects) forEach(fn func(h plumbing.Hash, t plumbing.ObjectType, data []byte)) {
+	seen := map[plumbing.Hash]bool{}
+	if loose, err := o.looseObjects(); err == nil {
+		for _, h := range loose {
+			if t, data, err := o.read(h); err == nil {
+				seen[h] = true
+				fn(h, t, data)
+			}
+		}
+	}
+	if err := o.packs.list(); err != nil {
+		return
+	}
+	for _, p := range o.packs.packs {
+		iter, err := p.idx.Entries()
+		if err != nil {
+			continue
+		}
+		for {
+			e, err := iter.Next()
+			if err != nil {
+				break
+			}
+			if seen[e.Hash] {
+				continue
+			}
+			seen[e.Hash] = true
+			if t, data, ok, err := o.packs.find(e.Hash); ok && err == nil {
+				fn(e.Hash, t, data)
+			}
+		}
+		iter.Close()
+	}
 }

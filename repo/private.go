@@ -31,12 +31,13 @@ func (s *Session) Locked(wait time.Duration, fn func() error) error {
 
 // AppendLog adds a line to .code-agent/plangit.log, where hooks record the
 // failures they swallow so as never to break the agent. It does nothing
-// when the project has no .code-agent directory.
+// when the project has no .code-agent directory, and never appends through
+// a symbolic link.
 func (p Project) AppendLog(now time.Time, line string) error {
 	if fi, err := os.Stat(p.Dir()); err != nil || !fi.IsDir() {
 		return nil
 	}
-	f, err := os.OpenFile(filepath.Join(p.Dir(), LogFile), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	f, err := os.OpenFile(filepath.Join(p.Dir(), LogFile), os.O_WRONLY|os.O_APPEND|os.O_CREATE|oNoFollow, 0o644)
 	if err != nil {
 		return err
 	}

@@ -2,8 +2,12 @@ package repo
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -15,11 +19,22 @@ import (
 // session's .git/info/exclude hides such copies from git status.
 const rejectedSuffix = ".rejected"
 
-// RepairReport says what Repair did.
+// RepairReport says what Repair did, and what it could not recover.
 type RepairReport struct {
-	RefRecovered string         `json:"ref_recovered,omitempty"` // the revision a damaged branch was pointed back at
-	Restored     []RestoredFile `json:"restored"`
-	Adopted      *Commit        `json:"adopted,omitempty"` // valid hand edits, committed
+	// RefProblem says what was wrong with the branch and where it points
+	// now; RefRecovered is that revision, RefWas where it pointed before,
+	// when that was a hash.
+	RefProblem   string `json:"ref_problem,omitempty"`
+	RefRecovered string `json:"ref_recovered,omitempty"`
+	RefWas       string `json:"ref_was,omitempty"`
+	// ObjectsRecovered are blobs written again from the working files.
+	ObjectsRecovered []string `json:"objects_recovered,omitempty"`
+	// Lost says, one line each, what could not be recovered.
+	Lost     []string       `json:"lost,omitempty"`
+	Restored []RestoredFile `json:"restored"`
+	// Kept is the commit of working files a lost revision left behind.
+	Kept    *Commit `json:"kept,omitempty"`
+	Adopted *Commit `json:"adopted,omitempty"` // valid hand edits, committed
 }
 
 // RestoredFile is a working file Repair put back as the last revision has it.
@@ -30,39 +45,435 @@ type RestoredFile struct {
 }
 
 // Repair brings a damaged session back to a working state without losing
-// anything: a damaged branch ref is recovered from the revision log; a
-// working file that does not parse is restored from HEAD, its rejected text
-// kept beside it as NAME.rejected; valid hand edits are adopted; the index
-// and revision log are rewritten.
+// anything that can be kept:
+//
+//   - a change a killed process left unfinished is completed, and the
+//     temporary files and half-installed packs it left are cleared;
+//   - damaged loose objects are moved aside (into .git/plangit/), and
+//     blobs that are gone are written again from the working files when
+//     these hold them;
+//   - a branch that is damaged, lost, or points at a commit that cannot be
+//     read (or whose tree or files cannot) is pointed at the newest intact
+//     revision: from the branch's own ancestors, else from the revision log,
+//     else from every commit among the objects, loose and packed,
+//     preferring the one the index says was last written;
+//   - working files a lost revision left behind are committed (op repair);
+//   - a working file that does not parse, is a symbolic link or not a
+//     regular file is restored from HEAD, its rejected self kept beside it
+//     as NAME.rejected (a link stays a link; a copy keeps the file's mode);
+//   - valid hand edits are adopted; the index and revision log rewritten.
+//
+// What cannot be recovered is listed in the report's Lost.
 func (s *Session) Repair(opts Options) (*RepairReport, error) {
 	rep := &RepairReport{Restored: []RestoredFile{}}
 	unlock, err := s.lock(opts.LockWait)
 	if err != nil {
 		return nil, err
 	}
-	head, err := s.readRef()
-	if err != nil || head.IsZero() {
-		recovered, rerr := s.recoverRef()
-		if rerr != nil {
+	locked := true
+	defer func() {
+		if locked {
 			unlock()
-			if err == nil {
-				return nil, plan.Errorf(plan.CodePlanNotFound, "session %s has no revision to repair from", s.ID)
-			}
-			return nil, rerr
 		}
-		head = recovered
-		rep.RefRecovered = head.String()
-	}
-	files, err := s.ReadFiles()
-	if err != nil {
-		unlock()
+	}()
+	if err := s.settle(); err != nil {
 		return nil, err
 	}
+	s.sweepDebris()
+	if err := s.moveAsideOdd(rep); err != nil {
+		return nil, err
+	}
+	files, err := s.readWorking()
+	if err != nil {
+		return nil, err
+	}
+	r := &repairer{Session: s, rep: rep, files: files, work: map[plumbing.Hash][]byte{}, good: map[plumbing.Hash]bool{}}
+	for _, b := range files {
+		r.work[plumbing.ComputeHash(plumbing.BlobObject, b)] = b
+	}
+	head, problem := r.findHead()
+	rep.RefProblem = problem
+	if head.IsZero() {
+		if problem != "" {
+			rep.Lost = append(rep.Lost, "every revision: "+problem)
+		}
+		return s.restart(rep, files, opts)
+	}
+	if rep.RefWas != "" && rep.RefWas != head.String() {
+		rep.Lost = append(rep.Lost, "revision "+rep.RefWas[:7]+", where the branch pointed, cannot be read")
+	}
+	if rep.RefRecovered != "" {
+		if err := s.writeFile(filepath.Join(s.gitDir, branchRef), []byte(head.String()+"\n"), 0o644); err != nil {
+			return nil, err
+		}
+	}
+	entries, lostAt := s.readableHistory(head)
+	if !lostAt.IsZero() {
+		rep.Lost = append(rep.Lost, fmt.Sprintf("revisions before %s cannot be read (commit %s is missing or damaged); history starts at %s", short(entries[0].Hash), short(lostAt), short(entries[0].Hash)))
+	}
+	rep.Lost = append(rep.Lost, r.lostFiles(entries)...)
+	if err := s.writeRevlog(entries); err != nil {
+		return nil, err
+	}
+	os.Remove(s.PrivatePath(stepsName))
+
 	committed, err := s.objs.readFilesAt(head)
 	if err != nil {
-		unlock()
-		return nil, plan.WrapError(plan.CodeIOError, err, "cannot read revision %s", short(head))
+		return nil, s.damaged(head, err)
 	}
+	if rep.RefRecovered != "" && !sameFiles(files, hashFiles(committed)) && fileProblems(files) == "" {
+		// The working files are what the lost revisions left: keep them.
+		c, err := s.keepFiles(head, committed, files, rep, opts)
+		if err != nil {
+			return nil, err
+		}
+		rep.Kept = c
+		head, committed = plumbing.NewHash(c.Hash), files
+		if len(rep.Lost) > 0 && rep.RefWas != "" {
+			rep.Lost[0] += "; its working files are kept as revision " + c.Hash[:7]
+		}
+	}
+	if err := s.restoreBad(rep, files, committed); err != nil {
+		return nil, err
+	}
+	unlock()
+	locked = false
+
+	res, err := s.Update(opts, func(*plan.State) (plan.Change, error) { return plan.Change{}, nil })
+	if err != nil {
+		return rep, err
+	}
+	rep.Adopted = res.Adopted
+	return rep, nil
+}
+
+// repairer is one run of Repair.
+type repairer struct {
+	*Session
+	rep   *RepairReport
+	files map[string][]byte        // the working files
+	work  map[plumbing.Hash][]byte // the same, by blob hash
+	good  map[plumbing.Hash]bool   // blobs already read whole
+}
+
+// readable reads an object. A loose copy that cannot be read is moved
+// aside, so that a packed copy is found; a blob that is gone is written
+// again from the working file that holds it, if one does, and a tree from
+// the working files, if they are what it held.
+func (r *repairer) readable(h plumbing.Hash, t plumbing.ObjectType) ([]byte, error) {
+	data, err := r.objs.readAs(t, h)
+	if err == nil {
+		return data, nil
+	}
+	path := r.objs.loosePath(h)
+	if _, lerr := os.Lstat(path); lerr == nil && os.Rename(path, r.PrivatePath("damaged-"+h.String())) == nil {
+		if data, err = r.objs.readAs(t, h); err == nil {
+			return data, nil
+		}
+	}
+	b, ok := r.work[h]
+	if !ok && t == plumbing.TreeObject {
+		// A tree of the working files' blobs, if that is the one missing.
+		var entries []treeEntry
+		for name, content := range r.files {
+			entries = append(entries, treeEntry{Name: name, Hash: plumbing.ComputeHash(plumbing.BlobObject, content)})
+		}
+		if tree := encodeTree(entries); plumbing.ComputeHash(plumbing.TreeObject, tree) == h {
+			b, ok = tree, true
+		}
+	}
+	if ok && (t == plumbing.BlobObject || t == plumbing.TreeObject) {
+		if _, _, werr := r.objs.write(t, b); werr == nil {
+			r.rep.ObjectsRecovered = append(r.rep.ObjectsRecovered, h.String())
+			return b, nil
+		}
+	}
+	return nil, err
+}
+
+// intact checks that a commit, its tree and its files can be read, and
+// says what cannot.
+func (r *repairer) intact(h plumbing.Hash) (c *commitObject, problem string) {
+	data, err := r.readable(h, plumbing.CommitObject)
+	if err == nil {
+		c, err = decodeCommit(data)
+	}
+	if err != nil {
+		return nil, "commit " + short(h) + " is missing or damaged"
+	}
+	tree, err := r.readable(c.Tree, plumbing.TreeObject)
+	var entries []treeEntry
+	if err == nil {
+		entries, err = decodeTree(tree)
+	}
+	if err != nil {
+		return c, "the tree of revision " + short(h) + " is missing or damaged"
+	}
+	var gone []string
+	for _, e := range entries {
+		if r.good[e.Hash] {
+			continue
+		}
+		if _, err := r.readable(e.Hash, plumbing.BlobObject); err != nil {
+			gone = append(gone, e.Name)
+			continue
+		}
+		r.good[e.Hash] = true
+	}
+	if len(gone) > 0 {
+		return c, "revision " + short(h) + " lacks the content of " + strings.Join(gone, ", ")
+	}
+	return c, ""
+}
+
+// findHead returns the revision the branch should point at, setting
+// rep.RefRecovered when that is not where it points, and says what was
+// wrong with where it pointed.
+func (r *repairer) findHead() (plumbing.Hash, string) {
+	rep := r.rep
+	ref, err := r.readRef()
+	if err == nil && !ref.IsZero() {
+		c, problem := r.intact(ref)
+		if problem == "" {
+			return ref, ""
+		}
+		rep.RefWas = ref.String()
+		// The branch's own ancestors first.
+		for c != nil && len(c.Parents) > 0 {
+			p := c.Parents[0]
+			var pp string
+			if c, pp = r.intact(p); pp == "" {
+				rep.RefRecovered = p.String()
+				return p, problem + "; the branch now points at its parent " + short(p)
+			}
+		}
+		if h := r.fromRevlog(ref); !h.IsZero() {
+			rep.RefRecovered = h.String()
+			return h, problem + "; the branch now points at " + short(h) + ", the newest intact revision the revision log names"
+		}
+		if h := r.fromObjects(); !h.IsZero() {
+			rep.RefRecovered = h.String()
+			return h, problem + "; the branch now points at " + short(h) + ", the newest intact plangit commit among the objects"
+		}
+		return plumbing.ZeroHash, problem + "; no intact revision was found"
+	}
+	why := "the branch was lost"
+	if err != nil {
+		why = "the branch ref was damaged"
+	}
+	if h := r.fromRevlog(plumbing.ZeroHash); !h.IsZero() {
+		rep.RefRecovered = h.String()
+		return h, why + "; it now points at " + short(h) + ", the newest intact revision the revision log names"
+	}
+	if h := r.fromObjects(); !h.IsZero() {
+		rep.RefRecovered = h.String()
+		return h, why + " with the revision log; it now points at " + short(h) + ", the newest intact plangit commit among the objects"
+	}
+	if err == nil && !r.hasObjects() {
+		return plumbing.ZeroHash, ""
+	}
+	return plumbing.ZeroHash, why + " and no intact revision was found"
+}
+
+// fromRevlog returns the newest revision the revision log names that is
+// intact, other than skip.
+func (r *repairer) fromRevlog(skip plumbing.Hash) plumbing.Hash {
+	b, _ := os.ReadFile(r.revlogPath())
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		if e, ok := parseRevLine(lines[i]); ok && e.Hash != skip {
+			if _, problem := r.intact(e.Hash); problem == "" {
+				return e.Hash
+			}
+		}
+	}
+	return plumbing.ZeroHash
+}
+
+// fromObjects looks at every commit among the objects, loose and packed,
+// and returns the intact plangit commit most likely to be the branch's
+// last: one whose files the index records (the index is written after
+// every change that landed; a change killed before its branch moved left
+// a commit the index never saw), else one whose files are the working
+// files, else the newest; among equals, the one with the longest history.
+func (r *repairer) fromObjects() plumbing.Hash {
+	commits := map[plumbing.Hash]*commitObject{}
+	r.objs.forEach(func(h plumbing.Hash, t plumbing.ObjectType, data []byte) {
+		if t != plumbing.CommitObject {
+			return
+		}
+		if c, err := decodeCommit(data); err == nil && (c.Author.Name == Identity.Name || strings.Contains(c.Message, "\n"+TrailerOp+": ")) {
+			commits[h] = c
+		}
+	})
+	depth := map[plumbing.Hash]int{}
+	var depthOf func(h plumbing.Hash, n int) int
+	depthOf = func(h plumbing.Hash, n int) int {
+		c, ok := commits[h]
+		if !ok || n > len(commits) {
+			return 0
+		}
+		if d, ok := depth[h]; ok {
+			return d
+		}
+		d := 1
+		if len(c.Parents) > 0 {
+			d += depthOf(c.Parents[0], n+1)
+		}
+		depth[h] = d
+		return d
+	}
+	idx, _ := r.readIndex()
+	files, _ := r.readWorking()
+	work := hashFiles(files)
+	score := func(h plumbing.Hash) [4]int64 {
+		var sc [4]int64
+		if hashes, err := r.objs.readTreeFiles(h); err == nil {
+			if idx != nil && sameHashes(hashes, idx) {
+				sc[0] = 1
+			}
+			if sameHashes(hashes, work) {
+				sc[1] = 1
+			}
+		}
+		sc[2] = commits[h].Committer.When.Unix()
+		sc[3] = int64(depthOf(h, 0))
+		return sc
+	}
+	var best plumbing.Hash
+	var bestScore [4]int64
+	for h := range commits {
+		if _, problem := r.intact(h); problem != "" {
+			continue
+		}
+		if sc := score(h); best.IsZero() || slices.Compare(sc[:], bestScore[:]) > 0 || slices.Compare(sc[:], bestScore[:]) == 0 && h.String() > best.String() {
+			best, bestScore = h, sc
+		}
+	}
+	return best
+}
+
+// hasObjects reports whether the repository holds any object.
+func (s *Session) hasObjects() bool {
+	found := false
+	s.objs.forEach(func(plumbing.Hash, plumbing.ObjectType, []byte) { found = true })
+	return found
+}
+
+// readableHistory returns the entries of head's history back to the first
+// commit, or to the first that cannot be read (lostAt).
+func (s *Session) readableHistory(head plumbing.Hash) (entries []revEntry, lostAt plumbing.Hash) {
+	for h := head; !h.IsZero(); {
+		e, err := s.entryFromCommit(h)
+		if err != nil {
+			lostAt = h
+			break
+		}
+		entries = append(entries, e)
+		h = e.Parent
+	}
+	slices.Reverse(entries)
+	for i := range entries {
+		entries[i].N = i + 1
+	}
+	return entries, lostAt
+}
+
+// lostFiles lists the revisions whose tree or files cannot be read.
+func (r *repairer) lostFiles(entries []revEntry) []string {
+	var out []string
+	for _, e := range entries {
+		if _, problem := r.intact(e.Hash); problem != "" {
+			out = append(out, fmt.Sprintf("@%d: %s", e.N, problem))
+		}
+	}
+	return out
+}
+
+// keepFiles commits the working files on top of head, as the repair: they
+// are what revisions lost since head left behind.
+func (s *Session) keepFiles(head plumbing.Hash, committed, files map[string][]byte, rep *RepairReport, opts Options) (*Commit, error) {
+	st, err := parseFiles(files)
+	if err != nil {
+		return nil, err
+	}
+	before, err := s.planAt(head)
+	if err != nil {
+		return nil, err
+	}
+	was := "a lost revision"
+	if rep.RefWas != "" {
+		was = "lost revision " + rep.RefWas[:7]
+	}
+	ci := commitInfo{now: opts.Time(), change: plan.Change{Op: "repair", Summary: "repair: keep the working files " + was + " left"},
+		meta: opts.Meta, counts: st.Plan.Counts(), touches: plan.Touches(plan.DiffSteps(before, st.Plan))}
+	ci.issued, _ = s.issuedSteps(head)
+	c, _, err := s.commit(head, hashFiles(committed), files, files, ci)
+	return c, err
+}
+
+// restart starts a new history for a session none of whose revisions can
+// be read: its working files, if they parse, become the first revision.
+func (s *Session) restart(rep *RepairReport, files map[string][]byte, opts Options) (*RepairReport, error) {
+	if len(files) == 0 {
+		if len(rep.Lost) == 0 {
+			return nil, plan.Errorf(plan.CodePlanNotFound, "session %s has no plan yet; plangit init \"Title\" starts one", s.ID)
+		}
+		return rep, plan.Errorf(plan.CodeIOError, "session %s: no revision and no working file could be recovered", s.ID)
+	}
+	if problem := fileProblems(files); problem != "" {
+		return rep, plan.Errorf(plan.CodeIOError, "session %s: no revision could be recovered, and its working files do not parse (%s); fix them and run plangit repair again", s.ID, problem)
+	}
+	st, _ := parseFiles(files)
+	ci := commitInfo{now: opts.Time(), change: plan.Change{Op: "repair", Summary: "repair: no revision could be recovered; the working files start a new history"},
+		meta: opts.Meta, counts: st.Plan.Counts(), touches: plan.Touches(plan.DiffSteps(nil, st.Plan))}
+	os.Remove(s.revlogPath())
+	c, _, err := s.commit(plumbing.ZeroHash, nil, files, files, ci)
+	if err != nil {
+		return rep, err
+	}
+	rep.Kept, rep.RefRecovered = c, c.Hash
+	return rep, nil
+}
+
+// fileProblems says why the working files cannot be committed, or "".
+func fileProblems(files map[string][]byte) string {
+	for _, name := range plan.SessionFiles {
+		b, have := files[name]
+		if p := fileProblem(name, b, have); p != "" {
+			return p
+		}
+	}
+	return ""
+}
+
+// moveAsideOdd renames working files that are symbolic links or not
+// regular files to NAME.rejected, as they are: a link stays a link,
+// nothing is read through it.
+func (s *Session) moveAsideOdd(rep *RepairReport) error {
+	for _, name := range plan.SessionFiles {
+		path := filepath.Join(s.Dir, name)
+		fi, err := os.Lstat(path)
+		if err != nil || fi.Mode().IsRegular() {
+			continue
+		}
+		kept := path + rejectedSuffix
+		if err := os.Rename(path, kept); err != nil {
+			return plan.WrapError(plan.CodeIOError, err, "cannot move %s aside", name)
+		}
+		what := "a symbolic link"
+		if fi.Mode()&fs.ModeSymlink == 0 {
+			what = "not a regular file"
+		}
+		rep.Restored = append(rep.Restored, RestoredFile{File: name, Problem: name + " was " + what, KeptAt: kept})
+	}
+	return nil
+}
+
+// restoreBad puts back, from committed, every working file that cannot be
+// adopted, keeping its text as NAME.rejected with the file's mode; then it
+// rewrites the index.
+func (s *Session) restoreBad(rep *RepairReport, files, committed map[string][]byte) error {
 	restore := map[string][]byte{}
 	for name, b := range files {
 		restore[name] = b
@@ -75,47 +486,55 @@ func (s *Session) Repair(opts Options) (*RepairReport, error) {
 		}
 		problem := fileProblem(name, b, have)
 		if problem == "" {
-			continue // a valid hand edit: adopted below
+			continue // a valid hand edit: adopted later
 		}
-		r := RestoredFile{File: name, Problem: problem}
-		if have {
-			r.KeptAt = filepath.Join(s.Dir, name+rejectedSuffix)
-			if err := WriteFileAtomic(r.KeptAt, b, 0o644, false); err != nil {
-				unlock()
-				return nil, err
+		if i := slices.IndexFunc(rep.Restored, func(r RestoredFile) bool { return r.File == name }); i >= 0 {
+			rep.Restored[i].Problem += "; restored"
+		} else {
+			r := RestoredFile{File: name, Problem: problem}
+			if have {
+				path := filepath.Join(s.Dir, name)
+				mode := os.FileMode(0o644)
+				if fi, err := os.Lstat(path); err == nil {
+					mode = fi.Mode().Perm()
+				}
+				r.KeptAt = path + rejectedSuffix
+				if err := s.writeFile(r.KeptAt, b, mode); err != nil {
+					return err
+				}
 			}
+			rep.Restored = append(rep.Restored, r)
 		}
 		if committedHas {
 			restore[name] = want
 		} else {
 			delete(restore, name)
 		}
-		rep.Restored = append(rep.Restored, r)
 	}
 	if err := s.excludeRejected(); err != nil {
-		unlock()
-		return nil, err
+		return err
 	}
-	if err := s.writeWorking(restore, files); err != nil {
-		unlock()
-		return nil, err
+	for _, name := range plan.SessionFiles {
+		b, keep := restore[name]
+		path := filepath.Join(s.Dir, name)
+		cur, have := files[name]
+		switch {
+		case keep && (!have || !bytes.Equal(b, cur)):
+			if err := s.writeFile(path, b, 0o644); err != nil {
+				return err
+			}
+		case !keep && have:
+			if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return plan.WrapError(plan.CodeIOError, err, "cannot remove %s", name)
+			}
+		}
 	}
-	if err := s.writeIndex(committed); err != nil {
-		unlock()
-		return nil, err
+	in := &intent{Files: fileChanges(committed, committed)}
+	verified := map[string]bool{}
+	for name, b := range committed {
+		verified[name] = bytes.Equal(restore[name], b)
 	}
-	if _, err := s.rebuildRevlog(head); err != nil {
-		unlock()
-		return nil, err
-	}
-	unlock()
-
-	res, err := s.Update(opts, func(*plan.State) (plan.Change, error) { return plan.Change{}, nil })
-	if err != nil {
-		return rep, err
-	}
-	rep.Adopted = res.Adopted
-	return rep, nil
+	return s.writeIndex(in, verified)
 }
 
 // fileProblem says why a working file cannot be adopted, or "" if it can.
@@ -141,27 +560,6 @@ func fileProblem(name string, b []byte, have bool) string {
 	return ""
 }
 
-// recoverRef points the branch at the newest revision the revision log
-// names whose commit is readable.
-func (s *Session) recoverRef() (plumbing.Hash, error) {
-	b, _ := os.ReadFile(s.revlogPath())
-	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
-	for i := len(lines) - 1; i >= 0; i-- {
-		e, ok := parseRevLine(lines[i])
-		if !ok {
-			continue
-		}
-		if _, err := s.objs.readCommit(e.Hash); err == nil {
-			path := filepath.Join(s.gitDir, branchRef)
-			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-				return plumbing.ZeroHash, plan.WrapError(plan.CodeIOError, err, "cannot write %s", branchRef)
-			}
-			return e.Hash, WriteFileAtomic(path, []byte(e.Hash.String()+"\n"), 0o644, false)
-		}
-	}
-	return plumbing.ZeroHash, plan.Errorf(plan.CodeIOError, "the branch ref of session %s is damaged and no revision could be recovered from %s", s.ID, s.revlogPath())
-}
-
 // excludeRejected makes git ignore the copies repair keeps.
 func (s *Session) excludeRejected() error {
 	path := filepath.Join(s.gitDir, "info", "exclude")
@@ -179,5 +577,5 @@ func (s *Session) excludeRejected() error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return plan.WrapError(plan.CodeIOError, err, "cannot write %s", path)
 	}
-	return WriteFileAtomic(path, b, 0o644, false)
+	return s.writeFile(path, b, 0o644)
 }

@@ -108,7 +108,7 @@ func (s *Session) appendRevlog(e revEntry) (int, error) {
 		return len(entries), err
 	}
 	e.N = last.N + 1
-	f, err := os.OpenFile(s.revlogPath(), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	f, err := os.OpenFile(s.revlogPath(), os.O_WRONLY|os.O_APPEND|os.O_CREATE|oNoFollow, 0o644)
 	if err != nil {
 		return 0, plan.WrapError(plan.CodeIOError, err, "cannot write the revision log")
 	}
@@ -194,8 +194,8 @@ func (s *Session) revisions(head plumbing.Hash) ([]revEntry, error) {
 	return entries, nil
 }
 
-// readRevlog parses the log and checks that it is one chain from the first
-// revision; ok is false when it is missing or broken.
+// readRevlog parses the log and checks that it is one chain; ok is false
+// when it is missing or broken.
 func (s *Session) readRevlog() ([]revEntry, bool) {
 	f, err := os.Open(s.revlogPath())
 	if err != nil {
@@ -210,7 +210,9 @@ func (s *Session) readRevlog() ([]revEntry, bool) {
 		if !ok {
 			return nil, false
 		}
-		if e.N != len(out)+1 || len(out) == 0 && !e.Parent.IsZero() || len(out) > 0 && e.Parent != out[len(out)-1].Hash {
+		// The first revision has no parent, unless repair found the history
+		// before it damaged beyond reading, and the log starts there.
+		if e.N != len(out)+1 || len(out) > 0 && e.Parent != out[len(out)-1].Hash {
 			return nil, false
 		}
 		out = append(out, e)
@@ -242,7 +244,7 @@ func (s *Session) writeRevlog(entries []revEntry) error {
 	for _, e := range entries {
 		b.WriteString(e.line())
 	}
-	return WriteFileAtomic(s.revlogPath(), []byte(b.String()), 0o644, false)
+	return s.WritePrivate(revlogName, []byte(b.String()))
 }
 
 // persistRevlog saves a repaired log: at once when this process holds the
@@ -503,7 +505,7 @@ func (s *Session) Last() (Revision, error) {
 		return Revision{}, err
 	}
 	if head.IsZero() {
-		return Revision{}, plan.Errorf(plan.CodePlanNotFound, "session %s has no revision yet", s.ID)
+		return Revision{}, s.noBranch()
 	}
 	if e, err := s.lastRevlogEntry(); err == nil && e.Hash == head {
 		return e.revision(), nil

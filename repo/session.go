@@ -2,7 +2,6 @@ package repo
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -13,7 +12,6 @@ import (
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/gofrs/flock"
 
 	"github.com/plangit/plangit/plan"
 )
@@ -23,7 +21,6 @@ import (
 const (
 	branchRef   = "refs/heads/main"
 	privateDir  = "plangit"
-	lockName    = "lock"
 	indexName   = "index"
 	defaultWait = 10 * time.Second
 )
@@ -34,18 +31,28 @@ var Identity = Signature{Name: "plangit", Email: "plangit@localhost"}
 
 // Session is one agent session's repository.
 type Session struct {
-	Project Project
-	ID      string
-	Dir     string // .code-agent/plans/<id>
-	gitDir  string
-	objs    *objects
-	locked  bool             // this process holds the session lock
-	warn    func(msg string) // where non-fatal problems are reported
+	Project    Project
+	ID         string
+	Dir        string // .code-agent/plans/<id>
+	gitDir     string
+	objs       *objects
+	locked     bool             // this process holds the session lock
+	lockFile   *os.File         // what it locked
+	lockTarget string           // and its path
+	warn       func(msg string) // where non-fatal problems are reported
+	queue      queueReplay      // how queued hook events are applied
 }
 
-// OnWarning sets where non-fatal problems (a failed automatic pack) are
+// OnWarning sets where non-fatal problems (a failed automatic pack, a
+// change that landed but could not update every working file) are
 // reported.
 func (s *Session) OnWarning(f func(msg string)) { s.warn = f }
+
+func (s *Session) warnf(format string, args ...any) {
+	if s.warn != nil {
+		s.warn("session " + s.ID + ": " + fmt.Sprintf(format, args...))
+	}
+}
 
 func newSession(p Project, id string) (*Session, error) {
 	dir, err := p.SessionDir(id)
@@ -53,10 +60,13 @@ func newSession(p Project, id string) (*Session, error) {
 		return nil, err
 	}
 	git := filepath.Join(dir, ".git")
-	return &Session{Project: p, ID: id, Dir: dir, gitDir: git, objs: newObjects(filepath.Join(git, "objects"))}, nil
+	return &Session{Project: p, ID: id, Dir: dir, gitDir: git, objs: newObjects(filepath.Join(git, "objects"), filepath.Join(git, privateDir))}, nil
 }
 
-// Open opens an existing session. A missing one is SESSION_NOT_FOUND.
+// Open opens an existing session. A missing one is SESSION_NOT_FOUND. A
+// change a killed process left half-done is completed here, when no other
+// process holds the session: every command, readers included, starts from
+// working files that equal HEAD.
 func (p Project) Open(id string) (*Session, error) {
 	s, err := newSession(p, id)
 	if err != nil {
@@ -66,8 +76,19 @@ func (p Project) Open(id string) (*Session, error) {
 	if err != nil || !fi.IsDir() {
 		return nil, plan.Errorf(plan.CodeSessionNotFound, "no session %q in %s; plangit sessions lists them, plangit init starts one", id, p.PlansDir()).With("session", id)
 	}
-	if _, err := os.Stat(filepath.Join(s.gitDir, "HEAD")); err != nil {
+	if fi, err := os.Lstat(s.gitDir); err != nil || !fi.IsDir() {
+		return nil, plan.Errorf(plan.CodeSessionNotFound, "session %q has no repository (%s/.git is missing or not a directory)", id, s.Dir).With("session", id)
+	}
+	if _, err := os.Lstat(filepath.Join(s.gitDir, "HEAD")); err != nil {
 		return nil, plan.Errorf(plan.CodeSessionNotFound, "session %q has no repository (%s/.git is missing or damaged)", id, s.Dir).With("session", id)
+	}
+	if _, err := os.Lstat(s.intentPath()); err == nil {
+		if unlock, ok := s.tryExclusive(); ok {
+			if err := s.settle(); err != nil {
+				s.warnf("%v", err)
+			}
+			unlock()
+		}
 	}
 	return s, nil
 }
@@ -88,6 +109,9 @@ type Options struct {
 	Now      time.Time     // the change's time; zero means time.Now()
 	IfRev    string        // refuse with CONFLICT unless HEAD is this revision
 	LockWait time.Duration // how long to wait for the session lock; zero means 10s
+	// Yield stops the wait for the lock early, with LOCK_TIMEOUT, once
+	// hook events are queued: a hook then queues its own behind them.
+	Yield bool
 }
 
 // Time is the change's time: Now, or the current time when Now is zero,
@@ -116,57 +140,49 @@ type Result struct {
 	Commit  *Commit     `json:"commit,omitempty"`  // nil when the change changed nothing
 }
 
-// lock takes the session's exclusive lock, waiting at most wait, and
-// returns the function that releases it. Only changes lock: readers need no
-// lock, because every file plangit writes, the branch ref included, is
-// replaced whole by a rename.
-func (s *Session) lock(wait time.Duration) (func(), error) {
-	dir := filepath.Join(s.gitDir, privateDir)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, plan.WrapError(plan.CodeIOError, err, "cannot create %s", dir)
-	}
-	if wait <= 0 {
-		wait = defaultWait
-	}
-	fl := flock.New(filepath.Join(dir, lockName))
-	ctx, cancel := context.WithTimeout(context.Background(), wait)
-	defer cancel()
-	ok, err := fl.TryLockContext(ctx, 2*time.Millisecond)
-	if !ok {
-		if err != nil && !errors.Is(err, context.DeadlineExceeded) {
-			return nil, plan.WrapError(plan.CodeIOError, err, "cannot lock session %s", s.ID)
-		}
-		return nil, plan.Errorf(plan.CodeLockTimeout, "session %s is busy: another plangit process held its lock for %s; try again", s.ID, wait).With("session", s.ID)
-	}
-	s.locked = true
-	return func() { s.locked = false; fl.Unlock() }, nil
-}
-
-// tryExclusive takes the lock if it is free right now. It is for optional
-// work done by a reader, such as saving a repaired cache.
-func (s *Session) tryExclusive() (func(), bool) {
-	fl := flock.New(filepath.Join(s.gitDir, privateDir, lockName))
-	if ok, err := fl.TryLock(); err != nil || !ok {
-		return nil, false
-	}
-	return func() { fl.Unlock() }, true
-}
-
-// ReadFiles reads the session's working files. Missing files are absent
-// from the map.
+// ReadFiles reads the session's working files, never through a symbolic
+// link. Missing files are absent from the map. While a change is being
+// written (or was cut off) after its branch moved, files it has not
+// replaced yet read as their new version.
 func (s *Session) ReadFiles() (map[string][]byte, error) {
-	files := make(map[string][]byte, len(plan.SessionFiles))
-	for _, name := range plan.SessionFiles {
-		b, err := os.ReadFile(filepath.Join(s.Dir, name))
-		if errors.Is(err, fs.ErrNotExist) {
-			continue
-		}
-		if err != nil {
-			return nil, plan.WrapError(plan.CodeIOError, err, "cannot read %s", name)
-		}
-		files[name] = b
+	files, err := s.readWorking()
+	if err != nil {
+		return nil, err
+	}
+	if _, err := os.Lstat(s.intentPath()); err == nil {
+		s.asCommitted(files)
 	}
 	return files, nil
+}
+
+// readWorking reads the working files as they stand.
+func (s *Session) readWorking() (map[string][]byte, error) {
+	files := make(map[string][]byte, len(plan.SessionFiles))
+	for _, name := range plan.SessionFiles {
+		b, have, err := readWorkingFile(filepath.Join(s.Dir, name))
+		if err != nil {
+			return nil, err
+		}
+		if have {
+			files[name] = b
+		}
+	}
+	return files, nil
+}
+
+// changedSince reports whether the working files differ from files, which
+// were read from them: a person saved one meanwhile.
+func (s *Session) changedSince(files map[string][]byte) bool {
+	now, err := s.readWorking()
+	if err != nil || len(now) != len(files) {
+		return true
+	}
+	for name, b := range now {
+		if old, ok := files[name]; !ok || !bytes.Equal(old, b) {
+			return true
+		}
+	}
+	return false
 }
 
 // State reads and parses the session's working files without taking the
@@ -218,23 +234,49 @@ func (s *Session) readRef() (plumbing.Hash, error) {
 	return plumbing.ZeroHash, nil
 }
 
+// errMoved says the branch was not where a change expected it: another
+// writer (one that got past a deleted lock file, or another git) moved it.
+var errMoved = errors.New("the branch moved during the change")
+
 // checkAndSetRef moves the branch to next if it still points at old: a
-// compare-and-set. It runs under the session's exclusive lock; the new value
-// is written to a temporary file and renamed over the ref, so a reader never
-// sees an empty or partial ref file.
+// compare-and-set, made atomic as git makes it, by creating main.lock
+// exclusively, checking the old value and renaming the lock over the ref.
+// It runs under the session's exclusive lock; a reader never sees an empty
+// or partial ref file.
 func (s *Session) checkAndSetRef(next, old plumbing.Hash) error {
-	cur, err := s.readRef()
-	if err != nil {
-		return err
-	}
-	if cur != old {
-		return plan.Errorf(plan.CodeConflict, "the branch moved from %s to %s during the change", short(old), short(cur))
-	}
 	path := filepath.Join(s.gitDir, branchRef)
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return plan.WrapError(plan.CodeIOError, err, "cannot write %s", branchRef)
 	}
-	return WriteFileAtomic(path, []byte(next.String()+"\n"), 0o644, false)
+	lock := path + ".lock"
+	f, err := os.OpenFile(lock, os.O_WRONLY|os.O_CREATE|os.O_EXCL|oNoFollow, 0o644)
+	if errors.Is(err, fs.ErrExist) {
+		return errMoved // another writer is moving it right now
+	}
+	if err != nil {
+		return plan.WrapError(plan.CodeIOError, err, "cannot write %s", branchRef)
+	}
+	_, err = f.WriteString(next.String() + "\n")
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(lock)
+		return plan.WrapError(plan.CodeIOError, err, "cannot write %s", branchRef)
+	}
+	cur, err := s.readRef()
+	if err == nil && cur != old {
+		err = errMoved
+	}
+	if err == nil {
+		if err = os.Rename(lock, path); err != nil {
+			err = plan.WrapError(plan.CodeIOError, err, "cannot write %s", branchRef)
+		}
+	}
+	if err != nil {
+		os.Remove(lock)
+	}
+	return err
 }
 
 func short(h plumbing.Hash) string {
@@ -251,7 +293,7 @@ func (s *Session) Head() (string, error) {
 		return "", err
 	}
 	if h.IsZero() {
-		return "", plan.Errorf(plan.CodePlanNotFound, "session %s has no revision yet", s.ID)
+		return "", s.noBranch()
 	}
 	return h.String(), nil
 }
@@ -260,6 +302,11 @@ func (s *Session) Head() (string, error) {
 // edit of the working files as its own commit, hands the state to fn, and
 // commits what fn changed. If fn fails, nothing is written. A change that
 // leaves the files as they were makes no commit.
+//
+// fn may run more than once: when a person saves a working file while the
+// change is being written, the change starts over on top of their edit,
+// which is adopted first, so no edit is lost. fn must derive its change
+// from the state it is given.
 func (s *Session) Update(opts Options, fn func(*plan.State) (plan.Change, error)) (*Result, error) {
 	return s.update(opts, func(st *plan.State) (*plan.State, map[string][]byte, plan.Change, error) {
 		c, err := fn(st)
@@ -283,21 +330,47 @@ func (s *Session) Restore(opts Options, fn func(cur *plan.State) (map[string][]b
 	})
 }
 
+// errRetry says a person changed a working file while a change was being
+// written, before its branch moved: the change starts over on their edit.
+var errRetry = errors.New("a working file changed during the change")
+
+// maxAttempts bounds how often a change starts over.
+const maxAttempts = 8
+
+type changeFn func(*plan.State) (*plan.State, map[string][]byte, plan.Change, error)
+
 // update is Update and Restore: fn returns the new state, and its files
 // when they must be written exactly (nil: the state's own rendering).
-func (s *Session) update(opts Options, fn func(*plan.State) (*plan.State, map[string][]byte, plan.Change, error)) (*Result, error) {
-	unlock, err := s.lock(opts.LockWait)
+func (s *Session) update(opts Options, fn changeFn) (*Result, error) {
+	if s.locked && s.queue.batch != nil {
+		return s.batched(opts, fn) // a queued hook event, applied in a batch
+	}
+	if opts.LockWait <= 0 {
+		opts.LockWait = defaultWait
+	}
+	nested := s.locked // replaying a queued hook event inside another change
+	unlock, err := s.lock(opts.LockWait, opts.Yield)
 	if err != nil {
 		return nil, err
 	}
-	defer unlock()
-
+	defer func() {
+		unlock()
+		if !nested {
+			s.CatchUp()
+		}
+	}()
+	if !nested {
+		if err := s.settle(); err != nil {
+			return nil, err
+		}
+		s.drain()
+	}
 	head, err := s.readRef()
 	if err != nil {
 		return nil, err
 	}
 	if head.IsZero() {
-		return nil, plan.Errorf(plan.CodePlanNotFound, "session %s has no plan yet; plangit init \"Title\" starts one", s.ID)
+		return nil, s.noBranch()
 	}
 	if opts.IfRev != "" {
 		want, err := s.resolveAt(opts.IfRev, head)
@@ -309,20 +382,122 @@ func (s *Session) update(opts Options, fn func(*plan.State) (*plan.State, map[st
 				With("expected", want.String()).With("head", head.String())
 		}
 	}
-	now := opts.Time()
-
-	files, err := s.ReadFiles()
-	if err != nil {
-		return nil, err
+	res := &Result{}
+	for attempt := 1; ; attempt++ {
+		err = s.attempt(opts, fn, res, &head)
+		if err == nil {
+			if !nested {
+				s.drain()
+			}
+			return res, nil
+		}
+		retry := attempt < maxAttempts
+		switch {
+		case retry && errors.Is(err, errRetry):
+			continue
+		case retry && errors.Is(err, errMoved) && opts.IfRev == "":
+			if head, err = s.readRef(); err != nil {
+				return nil, err
+			}
+			continue
+		case retry && errors.Is(err, errLockLost) && !nested:
+			unlock()
+			if unlock, err = s.lock(opts.LockWait); err != nil {
+				unlock = func() {}
+				return nil, err
+			}
+			if err := s.settle(); err != nil {
+				return nil, err
+			}
+			if head, err = s.readRef(); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		break
 	}
-	base, indexOK, err := s.committedHashes(head, files)
+	switch {
+	case errors.Is(err, errRetry):
+		return nil, plan.Errorf(plan.CodeConflict, "the session's files kept changing while plangit wrote them (%d tries); nothing more was changed, try again", maxAttempts)
+	case errors.Is(err, errMoved):
+		cur, _ := s.readRef()
+		return nil, plan.Errorf(plan.CodeConflict, "the branch moved from %s to %s during the change; read the plan again (plangit show) and retry", short(head), short(cur)).
+			With("head", cur.String())
+	case errors.Is(err, errLockLost):
+		return nil, plan.Errorf(plan.CodeLockTimeout, "the lock file of session %s kept being replaced; nothing more was changed, try again", s.ID)
+	}
+	return nil, err
+}
+
+// noBranch is the error for a session whose branch has no commit: a new
+// session, or one whose branch was lost, which init must not overwrite.
+func (s *Session) noBranch() error {
+	if files, _ := s.readWorking(); len(files) > 0 {
+		return plan.Errorf(plan.CodeIOError, "session %s has files but no readable branch; plangit repair recovers its history", s.ID).With("session", s.ID)
+	}
+	if s.hasHistory() {
+		return plan.Errorf(plan.CodeIOError, "session %s has history but no readable branch; plangit repair recovers it", s.ID).With("session", s.ID)
+	}
+	return plan.Errorf(plan.CodePlanNotFound, "session %s has no plan yet; plangit init \"Title\" starts one", s.ID).With("session", s.ID)
+}
+
+// hasHistory reports whether the repository holds more objects than a
+// killed init can leave (its files, tree and commit, all loose): a pack,
+// or more loose objects than that.
+func (s *Session) hasHistory() bool {
+	if _, err := os.Lstat(s.revlogPath()); err == nil {
+		return true
+	}
+	if packs, _ := filepath.Glob(filepath.Join(s.objs.packs.dir, "pack-*.pack")); len(packs) > 0 {
+		return true
+	}
+	loose, _ := s.objs.looseObjects()
+	return len(loose) > len(plan.SessionFiles)+2
+}
+
+// damaged is the error for history that cannot be read.
+func (s *Session) damaged(rev plumbing.Hash, err error) error {
+	return plan.WrapError(plan.CodeIOError, err, "the history of session %s is damaged: revision %s cannot be read; plangit repair recovers it", s.ID, short(rev)).With("session", s.ID)
+}
+
+// attempt makes one try at a change. head is where the branch is; it is
+// moved along by the commits the attempt makes, which stand even when a
+// later step asks for a retry.
+func (s *Session) attempt(opts Options, fn changeFn, res *Result, head *plumbing.Hash) error {
+	now := opts.Time()
+	if !s.holdsLock() {
+		return errLockLost
+	}
+	if _, err := os.Lstat(s.intentPath()); err == nil {
+		// Only a writer that got in around a replaced lock leaves one
+		// here: finish its change before reading the files.
+		if err := s.settle(); err != nil {
+			return err
+		}
+	}
+	if cur, err := s.readRef(); err != nil {
+		return err
+	} else if cur != *head {
+		return errMoved
+	}
+	// The branch's commit and tree must be readable before anything is
+	// committed on top of them: a cheap check, two small objects.
+	base, err := s.objs.readTreeFiles(*head)
 	if err != nil {
-		return nil, err
+		return s.damaged(*head, err)
+	}
+	files, err := s.readWorking()
+	if err != nil {
+		return err
 	}
 	edited := !sameFiles(files, base)
 	st, err := parseFiles(files)
 	if err != nil {
-		return nil, err
+		return err
+	}
+	issued, err := s.issuedSteps(*head)
+	if err != nil {
+		return plan.WrapError(plan.CodeIOError, err, "the history of session %s is damaged; plangit repair recovers it", s.ID).With("session", s.ID)
 	}
 	var (
 		adopted      map[string][]byte
@@ -331,59 +506,83 @@ func (s *Session) update(opts Options, fn func(*plan.State) (*plan.State, map[st
 	)
 	if edited {
 		st.Plan.Updated = now
-		adopted = st.Files()
-		before, err := s.planAt(head)
+		before, err := s.planAt(*head)
 		if err != nil {
-			return nil, err
+			return err
 		}
+		// A step the edit added under an id issued before gets a fresh one.
+		st.Plan.ReserveSteps(issued + 1)
+		var reused []string
+		for _, d := range plan.DiffSteps(before, st.Plan) {
+			if n, err := strconv.Atoi(d.ID); err == nil && d.Kind == plan.StepAdded && n <= issued {
+				reused = append(reused, d.ID)
+			}
+		}
+		st.Plan.Reissue(reused)
+		adopted = st.Files()
 		adoptTouches = plan.Touches(plan.DiffSteps(before, st.Plan))
 		adoptedPlan = st.Plan.Clone()
 	}
 	before := st.Plan.Clone()
+	fileNext := st.Plan.NextStep
+	st.Plan.ReserveSteps(issued + 1)
+	reserved := st.Plan.NextStep
 
 	next, nextFiles, change, err := fn(st)
 	if err != nil {
-		return nil, err
+		return err
+	}
+	if next == st && st.Plan.NextStep == reserved {
+		st.Plan.NextStep = fileNext // no step added: the file keeps its counter
 	}
 	if nextFiles == nil {
 		nextFiles = next.Files()
 	}
-	res := &Result{State: next}
+	res.State = next
 
 	if edited {
 		edit := plan.Change{Op: "edit", Summary: "edit: " + editedNames(files, base) + " changed outside plangit"}
-		c, err := s.commit(head, base, files, adopted, commitInfo{now: now, change: edit, meta: Meta{Actor: "user", Hook: opts.Hook, Tool: opts.Tool}, counts: adoptedPlan.Counts(), touches: adoptTouches})
+		c, l, err := s.commit(*head, base, files, adopted, commitInfo{now: now, change: edit, meta: Meta{Actor: "user", Hook: opts.Hook, Tool: opts.Tool},
+			counts: adoptedPlan.Counts(), touches: adoptTouches, issued: issued})
 		if err != nil {
-			return nil, err
+			return err
 		}
 		c.Adopted = true
 		res.Adopted = c
-		head, base, files, indexOK = plumbing.NewHash(c.Hash), hashFiles(adopted), adopted, true
+		*head, base, files = plumbing.NewHash(c.Hash), hashFiles(adopted), l.files
+		issued = max(issued, maxTouched(adoptTouches))
+		if l.touched {
+			return errRetry // edited again while the edit was written: adopt that too
+		}
 	}
 	if change.Op == "" || (sameFiles(nextFiles, base) && !change.Marker) {
-		if !indexOK {
-			// The files match HEAD but the index lagged (a process killed
-			// after moving the branch); bring it back in step.
-			if err := s.writeIndex(files); err != nil {
-				return nil, err
+		if sameFiles(files, base) {
+			if idx, err := s.readIndex(); err != nil || !sameHashes(idx, base) {
+				// The files match HEAD but the index lags (a process
+				// killed after moving the branch); bring it back in step.
+				in := &intent{Commit: *head, Files: fileChanges(files, files)}
+				if err := s.writeIndex(in, allVerified(in)); err != nil {
+					return err
+				}
 			}
 		}
-		return res, nil
+		return nil
 	}
 	touches := plan.Touches(plan.DiffSteps(before, next.Plan))
-	c, err := s.commit(head, base, files, nextFiles, commitInfo{now: now, change: change, meta: opts.Meta, counts: next.Plan.Counts(), touches: touches})
+	c, _, err := s.commit(*head, base, files, nextFiles, commitInfo{now: now, change: change, meta: opts.Meta, counts: next.Plan.Counts(), touches: touches, issued: issued})
 	if err != nil {
-		return nil, err
+		return err
 	}
+	*head = plumbing.NewHash(c.Hash)
 	res.Commit = c
-	return res, nil
+	return nil
 }
 
 // planAt reads the plan of a revision.
 func (s *Session) planAt(rev plumbing.Hash) (*plan.Plan, error) {
 	hashes, err := s.objs.readTreeFiles(rev)
 	if err != nil {
-		return nil, plan.WrapError(plan.CodeIOError, err, "cannot read revision %s", short(rev))
+		return nil, s.damaged(rev, err)
 	}
 	h, ok := hashes[plan.PlanFile]
 	if !ok {
@@ -391,28 +590,13 @@ func (s *Session) planAt(rev plumbing.Hash) (*plan.Plan, error) {
 	}
 	src, err := s.objs.readAs(plumbing.BlobObject, h)
 	if err != nil {
-		return nil, plan.WrapError(plan.CodeIOError, err, "cannot read revision %s", short(rev))
+		return nil, s.damaged(rev, err)
 	}
 	p, err := plan.ParsePlan(src)
 	if err != nil {
 		return nil, nil // a revision another tool wrote badly: every step counts as new
 	}
 	return p, nil
-}
-
-// committedHashes returns the blob hashes of the files at head. It answers
-// from the index when the index agrees with the working files (the usual
-// case: no object is read), and from head's tree otherwise; indexOK says
-// which.
-func (s *Session) committedHashes(head plumbing.Hash, files map[string][]byte) (hashes map[string]plumbing.Hash, indexOK bool, err error) {
-	if idx, err := s.readIndex(); err == nil && sameFiles(files, idx) {
-		return idx, true, nil
-	}
-	hashes, err = s.objs.readTreeFiles(head)
-	if err != nil {
-		return nil, false, plan.WrapError(plan.CodeIOError, err, "cannot read revision %s of session %s", short(head), s.ID)
-	}
-	return hashes, false, nil
 }
 
 func hashFiles(files map[string][]byte) map[string]plumbing.Hash {
@@ -437,6 +621,18 @@ func sameFiles(files map[string][]byte, hashes map[string]plumbing.Hash) bool {
 	return true
 }
 
+func sameHashes(a, b map[string]plumbing.Hash) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for name, h := range a {
+		if b[name] != h {
+			return false
+		}
+	}
+	return true
+}
+
 func editedNames(files map[string][]byte, base map[string]plumbing.Hash) string {
 	var names []string
 	for _, name := range plan.SessionFiles {
@@ -452,6 +648,32 @@ func editedNames(files map[string][]byte, base map[string]plumbing.Hash) string 
 	return strings.Join(names, ", ")
 }
 
+// fileChanges lists each session file's blob in old and in files.
+func fileChanges(old, files map[string][]byte) []intentFile {
+	var out []intentFile
+	for _, name := range plan.SessionFiles {
+		f := intentFile{Name: name}
+		if b, ok := old[name]; ok {
+			f.Old = plumbing.ComputeHash(plumbing.BlobObject, b)
+		}
+		if b, ok := files[name]; ok {
+			f.New = plumbing.ComputeHash(plumbing.BlobObject, b)
+		}
+		if !f.Old.IsZero() || !f.New.IsZero() {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func allVerified(in *intent) map[string]bool {
+	v := map[string]bool{}
+	for _, f := range in.Files {
+		v[f.Name] = true
+	}
+	return v
+}
+
 // commitInfo is what a commit records besides its files.
 type commitInfo struct {
 	now     time.Time
@@ -459,17 +681,50 @@ type commitInfo struct {
 	meta    Meta
 	counts  plan.Counts
 	touches []plan.Touch
+	issued  int // the largest step id issued before it
 }
 
-// commit writes one revision: objects first, then the working files, then
-// the branch (compare-and-set), then the index and the revision log. A
-// process killed at any point leaves the last committed revision intact:
-// before the branch moves, the new files read as a hand edit, which the
-// next command adopts.
+// commit writes one revision. The branch is the commit point:
+//
+//  1. the objects (blobs, tree, commit);
+//  2. a check that no working file changed since it was read (errRetry)
+//     and that the lock file is still the one this process locked;
+//  3. the intent record: the commit and each file's old and new blob;
+//  4. the branch, by compare-and-set;
+//  5. the working files, each only if it still holds its old blob, then
+//     the index, and the record is removed (land);
+//  6. the revision log, the step-id cache, and packing when due.
+//
+// A process killed before 4 changed nothing a later command will see; one
+// killed after leaves a state the next command completes (see intent.go).
+// Once the branch has moved the change stands: a failure after that is a
+// warning, not an error, so that no command reports as failed a change
+// that is in the history.
 //
 // base holds the blob hashes at parent; old is what the working files hold
 // now; files is the new revision's content.
-func (s *Session) commit(parent plumbing.Hash, base map[string]plumbing.Hash, old, files map[string][]byte, ci commitInfo) (*Commit, error) {
+func (s *Session) commit(parent plumbing.Hash, base map[string]plumbing.Hash, old, files map[string][]byte, ci commitInfo) (c *Commit, l *landing, err error) {
+	// Objects this attempt wrote go again if it does not land: no other
+	// commit refers to them (a loose copy of a packed object aside, which
+	// can go too), and git fsck would call them dangling.
+	var written []plumbing.Hash
+	write := func(t plumbing.ObjectType, data []byte) (plumbing.Hash, error) {
+		h, wrote, err := s.objs.write(t, data)
+		if wrote {
+			written = append(written, h)
+		}
+		if err != nil {
+			err = plan.WrapError(plan.CodeIOError, err, "cannot write an object")
+		}
+		return h, err
+	}
+	defer func() {
+		if c == nil {
+			for _, h := range written {
+				os.Remove(s.objs.loosePath(h))
+			}
+		}
+	}()
 	entries := make([]treeEntry, 0, len(files))
 	for _, name := range plan.SessionFiles {
 		b, ok := files[name]
@@ -478,15 +733,15 @@ func (s *Session) commit(parent plumbing.Hash, base map[string]plumbing.Hash, ol
 		}
 		h := plumbing.ComputeHash(plumbing.BlobObject, b)
 		if base[name] != h {
-			if _, _, err := s.objs.write(plumbing.BlobObject, b); err != nil {
-				return nil, plan.WrapError(plan.CodeIOError, err, "cannot write an object")
+			if _, err := write(plumbing.BlobObject, b); err != nil {
+				return nil, nil, err
 			}
 		}
 		entries = append(entries, treeEntry{Name: name, Hash: h})
 	}
-	tree, _, err := s.objs.write(plumbing.TreeObject, encodeTree(entries))
+	tree, err := write(plumbing.TreeObject, encodeTree(entries))
 	if err != nil {
-		return nil, plan.WrapError(plan.CodeIOError, err, "cannot write an object")
+		return nil, nil, err
 	}
 	if ci.meta.Actor == "" {
 		ci.meta.Actor = "agent"
@@ -497,52 +752,47 @@ func (s *Session) commit(parent plumbing.Hash, base map[string]plumbing.Hash, ol
 	if !parent.IsZero() {
 		co.Parents = []plumbing.Hash{parent}
 	}
-	hash, _, err := s.objs.write(plumbing.CommitObject, co.encode())
+	hash, err := write(plumbing.CommitObject, co.encode())
 	if err != nil {
-		return nil, plan.WrapError(plan.CodeIOError, err, "cannot write an object")
+		return nil, nil, err
 	}
+	crashPoint("objects")
 
-	if err := s.writeWorking(files, old); err != nil {
-		return nil, err
+	if s.changedSince(old) {
+		return nil, nil, errRetry
 	}
+	if !s.holdsLock() {
+		return nil, nil, errLockLost
+	}
+	in := &intent{Commit: hash, Files: fileChanges(old, files)}
+	if err := s.WritePrivate(intentName, in.encode()); err != nil {
+		return nil, nil, err
+	}
+	crashPoint("intent")
 	if err := s.checkAndSetRef(hash, parent); err != nil {
-		return nil, err
+		os.Remove(s.intentPath())
+		return nil, nil, err
 	}
-	if err := s.writeIndex(files); err != nil {
-		return nil, err
+	crashPoint("ref")
+
+	// The change stands from here on.
+	c = &Commit{Hash: hash.String(), Time: ci.now, Actor: ci.meta.Actor, Change: ci.change, Touches: ci.touches}
+	l, err = s.land(in, files)
+	if err != nil {
+		s.warnf("revision %s is committed, but its working files could not all be written; the next command finishes: %v", short(hash), err)
 	}
-	c := &Commit{Hash: hash.String(), Time: ci.now, Actor: ci.meta.Actor, Change: ci.change, Touches: ci.touches}
 	n, err := s.appendRevlog(revEntry{Hash: hash, Parent: parent, Time: ci.now, Meta: ci.meta, Change: ci.change, Counts: ci.counts, Touches: ci.touches})
 	if err != nil {
-		return nil, err
+		s.warnf("revision %s is committed; its revision log is rebuilt later: %v", short(hash), err)
+		return c, l, nil
 	}
-	if err := s.maybePack(n); err != nil && s.warn != nil {
+	crashPoint("revlog")
+	s.noteIssued(hash, max(ci.issued, maxTouched(ci.touches)))
+	if err := s.maybePack(n, hash, tree); err != nil {
 		// The commit stands; its objects stay loose until the next pack.
-		s.warn(fmt.Sprintf("session %s: packing failed, objects stay loose: %v", s.ID, err))
+		s.warnf("packing failed, objects stay loose: %v", err)
 	}
-	return c, nil
-}
-
-// writeWorking brings the working files to files: changed ones are replaced
-// atomically, ones no longer recorded are removed, unchanged ones are left
-// alone.
-func (s *Session) writeWorking(files, old map[string][]byte) error {
-	for _, name := range plan.SessionFiles {
-		b, keep := files[name]
-		ob, had := old[name]
-		path := filepath.Join(s.Dir, name)
-		switch {
-		case keep && (!had || !bytes.Equal(b, ob)):
-			if err := WriteFileAtomic(path, b, 0o644, false); err != nil {
-				return err
-			}
-		case !keep && had:
-			if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
-				return plan.WrapError(plan.CodeIOError, err, "cannot remove %s", name)
-			}
-		}
-	}
-	return nil
+	return c, l, nil
 }
 
 // Trailer keys.
@@ -589,7 +839,7 @@ func message(ci commitInfo) string {
 func (s *Session) FilesKey() string {
 	var b strings.Builder
 	for _, name := range plan.SessionFiles {
-		fi, err := os.Stat(filepath.Join(s.Dir, name))
+		fi, err := os.Lstat(filepath.Join(s.Dir, name))
 		if err != nil {
 			b.WriteString(name + ":-;")
 			continue

@@ -9,8 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gofrs/flock"
-
 	"github.com/plangit/plangit/plan"
 	"github.com/plangit/plangit/repo/repotest"
 )
@@ -238,12 +236,13 @@ func mustLine(t *testing.T, s *Session, hash string) string {
 
 func TestLockTimeout(t *testing.T) {
 	s := newTestSession(t)
-	fl := flock.New(filepath.Join(s.gitDir, privateDir, lockName))
-	if ok, err := fl.TryLock(); !ok || err != nil {
+	other, _ := s.Project.Open(s.ID)
+	unlock, err := other.lock(time.Second)
+	if err != nil {
 		t.Fatal(err)
 	}
-	_, err := s.Update(Options{LockWait: 50 * time.Millisecond}, step("1", plan.ActStart))
-	fl.Unlock()
+	_, err = s.Update(Options{LockWait: 50 * time.Millisecond}, step("1", plan.ActStart))
+	unlock()
 	if plan.CodeOf(err) != plan.CodeLockTimeout {
 		t.Fatalf("got %v", err)
 	}

@@ -345,22 +345,27 @@ func (s *Session) checkAdoptable(h plumbing.Hash, from string) (map[string][]byt
 }
 
 // moveHead makes next the session's revision — a fetched revision adopted
-// as it is, or a merge — by the steps a commit takes: the working files,
-// then the branch (compare-and-set from old), then the index and the
-// revision log. It runs under the session lock.
+// as it is, or a merge — by the steps a commit takes: an intent record
+// naming each working file's blob before and after, then the branch
+// (compare-and-set from old), then the working files, the index and the
+// revision log. A process killed after the branch moved leaves a state
+// the next command completes to exactly next (see intent.go), never a
+// hand edit. It runs under the session lock.
 func (s *Session) moveHead(next, old plumbing.Hash, files map[string][]byte) error {
 	cur, err := s.ReadFiles()
 	if err != nil {
 		return err
 	}
-	if err := s.writeWorking(files, cur); err != nil {
+	in := &intent{Commit: next, Files: fileChanges(cur, files)}
+	if err := s.WritePrivate(intentName, in.encode()); err != nil {
 		return err
 	}
 	if err := s.checkAndSetRef(next, old); err != nil {
+		os.Remove(s.intentPath())
 		return err
 	}
-	if err := s.writeIndex(files); err != nil {
-		return err
+	if _, err := s.land(in, files); err != nil {
+		s.warnf("revision %s is in place, but its working files could not all be written; the next command finishes: %v", short(next), err)
 	}
 	_, err = s.revisions(next) // completes the revision log, which it saves: the lock is held
 	return err

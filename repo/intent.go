@@ -1,0 +1,309 @@
+package repo
+
+import (
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/plangit/plangit/plan"
+)
+
+// The intent record, .git/plangit/intent, is how plangit tells its own
+// interrupted write from a person's edit. A change writes it after its
+// objects and before it moves the branch: the new commit, and for each
+// working file the blob it held (old) and the blob it is to hold (new).
+// Once the branch has moved, the working files are brought to the new
+// tree and the record is removed. A process killed in between leaves the
+// record; whoever comes next, reader or writer, finds it with one stat:
+//
+//   - the branch is not at the record's commit: the change never landed,
+//     and the working files were not touched yet; the record goes;
+//   - the branch is at it: each file holding its old blob is given its new
+//     one; a file holding neither is a person's edit and is left for the
+//     next change to adopt; then the index, and the record goes.
+//
+// A reader that cannot take the lock (a live change holds it) reads each
+// file holding its old blob as its new one, so it never sees a torn set.
+const intentName = "intent"
+
+const intentHeader = "plangit intent 1"
+
+type intent struct {
+	Commit plumbing.Hash
+	Files  []intentFile
+}
+
+// intentFile is one working file's blobs before and after; the zero hash
+// means the file is absent.
+type intentFile struct {
+	Name     string
+	Old, New plumbing.Hash
+}
+
+func (in *intent) encode() []byte {
+	var b strings.Builder
+	b.WriteString(intentHeader + "\ncommit " + in.Commit.String() + "\n")
+	for _, f := range in.Files {
+		b.WriteString("file " + f.Name + " " + blobName(f.Old) + " " + blobName(f.New) + "\n")
+	}
+	b.WriteString("end\n")
+	return []byte(b.String())
+}
+
+func blobName(h plumbing.Hash) string {
+	if h.IsZero() {
+		return "-"
+	}
+	return h.String()
+}
+
+func parseBlobName(s string) (plumbing.Hash, bool) {
+	if s == "-" {
+		return plumbing.ZeroHash, true
+	}
+	return plumbing.NewHash(s), plumbing.IsHash(s)
+}
+
+func decodeIntent(b []byte) (*intent, bool) {
+	lines := strings.Split(string(b), "\n")
+	if len(lines) < 4 || lines[0] != intentHeader || lines[len(lines)-2] != "end" || lines[len(lines)-1] != "" {
+		return nil, false
+	}
+	c, ok := strings.CutPrefix(lines[1], "commit ")
+	if !ok || !plumbing.IsHash(c) {
+		return nil, false
+	}
+	in := &intent{Commit: plumbing.NewHash(c)}
+	for _, l := range lines[2 : len(lines)-2] {
+		f := strings.Fields(l)
+		if len(f) != 4 || f[0] != "file" || !slices.Contains(plan.SessionFiles, f[1]) {
+			return nil, false
+		}
+		old, ok1 := parseBlobName(f[2])
+		neu, ok2 := parseBlobName(f[3])
+		if !ok1 || !ok2 {
+			return nil, false
+		}
+		in.Files = append(in.Files, intentFile{Name: f[1], Old: old, New: neu})
+	}
+	return in, true
+}
+
+func (s *Session) intentPath() string { return filepath.Join(s.gitDir, privateDir, intentName) }
+
+// readIntent returns the pending intent record, or nil.
+func (s *Session) readIntent() *intent {
+	b, err := os.ReadFile(s.intentPath())
+	if err != nil {
+		return nil
+	}
+	in, ok := decodeIntent(b)
+	if !ok {
+		return nil
+	}
+	return in
+}
+
+// settle completes or discards a change a killed process left unfinished,
+// and removes its temporary files. It runs under the session lock.
+func (s *Session) settle() error {
+	s.sweepTemps()
+	if _, err := os.Lstat(s.intentPath()); err != nil {
+		return nil
+	}
+	in := s.readIntent()
+	head, err := s.readRef()
+	if in == nil || err != nil || head != in.Commit {
+		os.Remove(s.intentPath()) // it never landed (or is no record at all)
+		return nil
+	}
+	if _, err := s.land(in, nil); err != nil {
+		return err
+	}
+	// The revision log and the step-id cache catch up on their own: both
+	// are checked against the branch before use.
+	return nil
+}
+
+// landing is what land found and did.
+type landing struct {
+	files map[string][]byte // the working files now
+	// touched is true when a file held neither its old nor its new blob:
+	// a person edited it while the change ran. It was left as it is.
+	touched bool
+}
+
+// land brings the working files to in's new blobs, writes the index and
+// removes the record. The branch is already at in.Commit. content holds
+// the new files when the caller has them; otherwise they are read from the
+// objects.
+func (s *Session) land(in *intent, content map[string][]byte) (*landing, error) {
+	l := &landing{files: map[string][]byte{}}
+	verified := map[string]bool{}
+	var firstErr error
+	for _, f := range in.Files {
+		cur, exists, ours, err := s.landFile(in, f, content[f.Name])
+		switch {
+		case err != nil:
+			firstErr = firstOf(firstErr, err)
+			continue
+		case ours:
+			verified[f.Name] = true
+		default:
+			l.touched = true
+		}
+		if exists {
+			l.files[f.Name] = cur
+		}
+	}
+	if firstErr != nil {
+		return l, firstErr // the record stays: the next command finishes
+	}
+	if err := s.writeIndex(in, verified); err != nil {
+		return l, err
+	}
+	crashPoint("index")
+	if err := os.Remove(s.intentPath()); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return l, plan.WrapError(plan.CodeIOError, err, "cannot remove %s", s.intentPath())
+	}
+	return l, nil
+}
+
+// landFile brings one working file to its new blob if it holds its old
+// one, and returns what it holds after, whether it exists, and whether it
+// holds the new blob (if not, a person edited it: it is left alone). The
+// new file is written to a temporary file before the old one is checked,
+// so that only a rename separates the check from the replacement.
+func (s *Session) landFile(in *intent, f intentFile, b []byte) (cur []byte, exists, ours bool, err error) {
+	path := filepath.Join(s.Dir, f.Name)
+	tmp := ""
+	if f.Old != f.New && !f.New.IsZero() {
+		if b == nil {
+			if b, err = s.objs.readAs(plumbing.BlobObject, f.New); err != nil {
+				return nil, false, false, plan.WrapError(plan.CodeIOError, err, "cannot read %s of revision %s", f.Name, short(in.Commit))
+			}
+		}
+		if tmp, err = s.prepareFile(b, 0o644); err != nil {
+			return nil, false, false, err
+		}
+		defer func() {
+			if tmp != "" {
+				os.Remove(tmp)
+			}
+		}()
+	}
+	cur, exists, err = readWorkingFile(path)
+	if err != nil {
+		return nil, false, false, err // unreadable or a link: not ours to replace
+	}
+	curHash := plumbing.ZeroHash
+	if exists {
+		curHash = plumbing.ComputeHash(plumbing.BlobObject, cur)
+	}
+	switch {
+	case curHash == f.New:
+		return cur, exists, true, nil
+	case curHash != f.Old:
+		return cur, exists, false, nil
+	case f.New.IsZero():
+		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, false, false, plan.WrapError(plan.CodeIOError, err, "cannot remove %s", f.Name)
+		}
+		return nil, false, true, nil
+	}
+	swapped, err := swapIn(tmp, path, exists)
+	if err != nil {
+		return nil, false, false, plan.WrapError(plan.CodeIOError, err, "cannot write %s", f.Name)
+	}
+	if !swapped {
+		cur, exists, _ = readWorkingFile(path)
+		return cur, exists, false, nil
+	}
+	// tmp now holds what was replaced: if a person saved the file since
+	// it was checked, their file goes back.
+	if displaced, had, err := readWorkingFile(tmp); err == nil && had && plumbing.ComputeHash(plumbing.BlobObject, displaced) != f.Old {
+		if swapBack(tmp, path) == nil {
+			return displaced, true, false, nil
+		}
+	}
+	crashPoint("file")
+	return b, true, true, nil
+}
+
+func firstOf(first, err error) error {
+	if first != nil {
+		return first
+	}
+	return err
+}
+
+// readWorkingFile reads a working file, never through a symbolic link.
+// have is false when it does not exist.
+func readWorkingFile(path string) (data []byte, have bool, err error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|oNoFollow|oNonBlock, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, false, nil
+	}
+	if err != nil {
+		if isLinkErr(err) {
+			return nil, false, plan.Errorf(plan.CodeIOError, "%s is a symbolic link; plangit never follows one in a session (plangit repair moves it aside)", path)
+		}
+		return nil, false, plan.WrapError(plan.CodeIOError, err, "cannot read %s", filepath.Base(path))
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, false, plan.WrapError(plan.CodeIOError, err, "cannot read %s", filepath.Base(path))
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, false, plan.Errorf(plan.CodeIOError, "%s is not a regular file; plangit repair moves it aside", path)
+	}
+	data = make([]byte, 0, fi.Size()+1)
+	for {
+		n, err := f.Read(data[len(data):cap(data)])
+		data = data[:len(data)+n]
+		if err == io.EOF {
+			return data, true, nil
+		}
+		if err != nil {
+			return nil, false, plan.WrapError(plan.CodeIOError, err, "cannot read %s", filepath.Base(path))
+		}
+		if len(data) == cap(data) {
+			data = append(data, 0)[:len(data)]
+		}
+	}
+}
+
+// asCommitted is what a reader makes of the working files while an intent
+// record is pending: if the branch has moved to the record's commit, each
+// file still holding its old blob reads as its new one.
+func (s *Session) asCommitted(files map[string][]byte) {
+	in := s.readIntent()
+	if in == nil {
+		return
+	}
+	if head, err := s.readRef(); err != nil || head != in.Commit {
+		return
+	}
+	for _, f := range in.Files {
+		b, have := files[f.Name]
+		cur := plumbing.ZeroHash
+		if have {
+			cur = plumbing.ComputeHash(plumbing.BlobObject, b)
+		}
+		if cur != f.Old || cur == f.New {
+			continue
+		}
+		if f.New.IsZero() {
+			delete(files, f.Name)
+		} else if nb, err := s.objs.readAs(plumbing.BlobObject, f.New); err == nil {
+			files[f.Name] = nb
+		}
+	}
+}

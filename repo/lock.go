@@ -1,0 +1,157 @@
+package repo
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/plangit/plangit/plan"
+)
+
+// The session lock is an flock on the directory .git/plangit/ (on Windows,
+// on a lock file in it). It is opened without following a symbolic link,
+// and it holds whatever happens to the files in it. A process that locked
+// a directory no longer at the path (replaced while it waited) starts over
+// on the one that is, and a holder checks that its directory is still the
+// one at the path at the start of every attempt at a change and again
+// before it moves the branch.
+
+// errLockLost says the locked directory was replaced while this process
+// held it, so another process may have locked the new one: the change
+// starts over under a fresh lock.
+var errLockLost = errors.New("the session's lock was replaced while held")
+
+// lockPoll bounds how long a waiter sleeps between tries.
+const lockPoll = 8 * time.Millisecond
+
+// lockPrivate takes the session lock on dir (.git/plangit), waiting at most
+// wait (zero: one try), and no longer once giveUp (if set) says so. busy is
+// true when another process held it all that time.
+func lockPrivate(dir string, wait time.Duration, giveUp func() bool) (f *os.File, path string, busy bool, err error) {
+	deadline := time.Now().Add(wait)
+	delay := time.Millisecond
+	for {
+		f, path, err = openLockTarget(dir)
+		if err != nil {
+			if isLinkErr(err) {
+				return nil, "", false, plan.Errorf(plan.CodeIOError, "%s is a symbolic link; plangit never follows one (remove it)", path)
+			}
+			return nil, "", false, err
+		}
+		for {
+			ok, err := tryLockFile(f, true)
+			if err != nil {
+				f.Close()
+				return nil, "", false, err
+			}
+			if ok {
+				break
+			}
+			if !time.Now().Before(deadline) || giveUp != nil && giveUp() {
+				f.Close()
+				return nil, "", true, nil
+			}
+			time.Sleep(min(delay, time.Until(deadline)))
+			delay = min(2*delay, lockPoll)
+		}
+		if sameFile(f, path) {
+			return f, path, false, nil
+		}
+		f.Close() // replaced while we waited: lock the one at the path
+	}
+}
+
+// sameFile reports whether f is the file at path now.
+func sameFile(f *os.File, path string) bool {
+	a, err := f.Stat()
+	if err != nil {
+		return false
+	}
+	b, err := os.Lstat(path)
+	return err == nil && os.SameFile(a, b)
+}
+
+// ensurePrivate makes .git/plangit/ if it is missing, and refuses one that
+// is not a real directory, so that nothing plangit writes there can land
+// outside the session.
+func (s *Session) ensurePrivate() error {
+	dir := filepath.Join(s.gitDir, privateDir)
+	fi, err := os.Lstat(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+			return plan.WrapError(plan.CodeIOError, err, "cannot create %s", dir)
+		}
+		fi, err = os.Lstat(dir)
+	}
+	if err != nil {
+		return plan.WrapError(plan.CodeIOError, err, "cannot read %s", dir)
+	}
+	if !fi.IsDir() {
+		return plan.Errorf(plan.CodeIOError, "%s is not a directory (a symbolic link?); plangit never follows one", dir)
+	}
+	return nil
+}
+
+// lock takes the session's exclusive lock, waiting at most wait (zero:
+// defaultWait), and returns the function that releases it. A process that
+// holds the lock already (replaying queued hook events inside a change)
+// takes it again for free. With yield, it stops waiting as soon as queued
+// hook events show that others are waiting too: the caller queues its
+// change behind theirs instead.
+func (s *Session) lock(wait time.Duration, yield ...bool) (func(), error) {
+	if s.locked {
+		return func() {}, nil
+	}
+	if err := s.ensurePrivate(); err != nil {
+		return nil, err
+	}
+	if wait <= 0 {
+		wait = defaultWait
+	}
+	var giveUp func() bool
+	if len(yield) > 0 && yield[0] {
+		giveUp = s.Queued
+	}
+	f, path, busy, err := lockPrivate(filepath.Join(s.gitDir, privateDir), wait, giveUp)
+	if err != nil {
+		return nil, plan.WrapError(plan.CodeIOError, err, "cannot lock session %s", s.ID)
+	}
+	if busy {
+		return nil, plan.Errorf(plan.CodeLockTimeout, "session %s is busy: another plangit process held its lock for %s; try again", s.ID, wait).With("session", s.ID)
+	}
+	return s.hold(f, path), nil
+}
+
+// tryExclusive takes the lock if it is free right now. It is for optional
+// work done by a reader: completing a change a killed process left
+// unfinished, applying queued hook events, saving a repaired cache.
+func (s *Session) tryExclusive() (func(), bool) {
+	if s.locked {
+		return func() {}, true
+	}
+	dir := filepath.Join(s.gitDir, privateDir)
+	if fi, err := os.Lstat(dir); err != nil || !fi.IsDir() {
+		return nil, false
+	}
+	f, path, busy, err := lockPrivate(dir, 0, nil)
+	if err != nil || busy {
+		return nil, false
+	}
+	return s.hold(f, path), true
+}
+
+func (s *Session) hold(f *os.File, path string) func() {
+	s.locked, s.lockFile, s.lockTarget = true, f, path
+	return func() {
+		s.locked, s.lockFile, s.lockTarget = false, nil, ""
+		f.Close()
+	}
+}
+
+// holdsLock reports whether what this process locked is still what is at
+// the lock's path.
+func (s *Session) holdsLock() bool {
+	return s.lockFile == nil || sameFile(s.lockFile, s.lockTarget)
+}
