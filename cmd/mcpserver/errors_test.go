@@ -6,8 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gofrs/flock"
-
 	"github.com/plangit/plangit/repo/repotest"
 )
 
@@ -108,12 +106,9 @@ func TestToolErrors(t *testing.T) {
 	before = revs()
 
 	// Another process holds the session: LOCK_TIMEOUT, nothing changed.
-	fl := flock.New(filepath.Join(dir, ".git", "plangit", "lock"))
-	if locked, err := fl.TryLock(); err != nil || !locked {
-		t.Fatalf("cannot take the session lock: %v", err)
-	}
+	release := holdLock(t, root)
 	fails(t, cs, "LOCK_TIMEOUT", "step", map[string]any{"action": "next"})
-	fl.Unlock()
+	release()
 
 	// A hand edit plangit cannot read: PLAN_PARSE_ERROR, the file kept.
 	planFile := filepath.Join(dir, "task_plan.md")

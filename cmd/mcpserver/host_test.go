@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gofrs/flock"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/plangit/plangit/repo/repotest"
@@ -117,7 +116,6 @@ func TestSessionChoice(t *testing.T) {
 func TestWire(t *testing.T) {
 	root := newProject(t)
 	mustCLI(t, root, "init", "Wire", "--session", "s1", "--phase", "Work")
-	dir := filepath.Join(root, ".code-agent", "plans", "s1")
 	r := startRaw(t, root)
 	init := r.initialize()
 	if !strings.Contains(string(init), `"name":"plangit"`) || !strings.Contains(string(init), `"instructions"`) {
@@ -130,10 +128,7 @@ func TestWire(t *testing.T) {
 
 	// A change waits for the session another process holds; a read is
 	// answered meanwhile; the waiting call is cancelled.
-	fl := flock.New(filepath.Join(dir, ".git", "plangit", "lock"))
-	if locked, err := fl.TryLock(); err != nil || !locked {
-		t.Fatalf("cannot take the session lock: %v", err)
-	}
+	release := holdLock(t, root)
 	r.send(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"step","arguments":{"action":"add","text":"second"}}}`)
 	r.send(`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"status","arguments":{}}}`)
 	if answer := r.recv(); !strings.Contains(string(answer), `"id":4`) {
@@ -151,7 +146,7 @@ func TestWire(t *testing.T) {
 	time.Sleep(100 * time.Millisecond)
 	r.stdin.Close()
 	time.Sleep(200 * time.Millisecond)
-	fl.Unlock()
+	release()
 	done := make(chan error, 1)
 	go func() { done <- r.cmd.Wait() }()
 	select {

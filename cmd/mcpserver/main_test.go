@@ -15,6 +15,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/plangit/plangit/repo"
 	"github.com/plangit/plangit/repo/repotest"
 )
 
@@ -249,4 +250,30 @@ func newProject(t *testing.T) string {
 func checkSessions(t *testing.T, root string) {
 	t.Helper()
 	repotest.CheckAll(t, root)
+}
+
+// holdLock takes session s1's lock under root as another plangit process
+// would, through repo's own lock, and returns what releases it.
+func holdLock(t *testing.T, root string) (release func()) {
+	t.Helper()
+	s, err := repo.Project{Root: root}.Open("s1")
+	if err != nil {
+		t.Fatalf("cannot open the session: %v", err)
+	}
+	locked, done := make(chan error), make(chan struct{})
+	go func() {
+		err := s.Locked(time.Second, func() error {
+			locked <- nil
+			<-done
+			return nil
+		})
+		if err != nil {
+			locked <- err
+		}
+		close(done)
+	}()
+	if err := <-locked; err != nil {
+		t.Fatalf("cannot take the session lock: %v", err)
+	}
+	return func() { done <- struct{}{}; <-done }
 }
