@@ -25,6 +25,7 @@ type engine struct {
 	sess   *repo.Session // the session, when replaying a queued event
 	opened *repo.Session // the session as this event opened it
 	hs     *state        // the hook counters as this event first read them
+	envSet bool          // this event wrote the session to the host's env file
 }
 
 func (e *engine) handle() (*Output, error) {
@@ -162,7 +163,7 @@ func (e *engine) options() repo.Options {
 // (Input.ShellSession, or the session went into the host's env file),
 // else "plangit --session ID".
 func (e *engine) cli(t *turn) string {
-	if e.in.ShellSession || (t != nil && t.shell) {
+	if e.in.ShellSession || e.envSet || (t != nil && t.shell) {
 		return "plangit"
 	}
 	return "plangit " + sessionFlag(e.in.SessionID)
@@ -232,6 +233,11 @@ func (e *engine) unreadable(cause error) *Output {
 		return nil
 	}
 	t := e.turn(s)
+	if e.in.Event == UserPromptSubmit || e.in.Event == SessionStart {
+		begun := &turn{shell: t.shell || e.in.ShellSession || e.envSet, said: map[string]bool{}}
+		e.beginTurn(s, t, beginLine("", "", begun.shell))
+		t = begun
+	}
 	msg := strings.TrimSuffix(cause.Error(), " ["+string(plan.CodeOf(cause))+"]")
 	text := e.say(s, t, []part{{key: "unreadable " + msg, text: "[plangit] The plan's files cannot be read: " + plan.TruncateText(msg, 300) +
 		". Fix the file, or run " + cliMark + " repair: it restores the last revision and keeps the text it replaces as NAME.rejected.N."}})
@@ -253,12 +259,11 @@ func (e *engine) context(parts []string) *Output {
 // what it was told — and reminds the agent of its unfinished plan; with
 // none, it names unfinished plans of other sessions and how to adopt one.
 func (e *engine) sessionStart() (*Output, error) {
-	shell := false
 	if e.in.EnvFile != "" && !e.replaying() {
 		if err := writeEnvFile(e.in.EnvFile, e.in.SessionID, e.proj.Root); err != nil {
 			e.proj.AppendLog(e.env.Now(), fmt.Sprintf("hook SessionStart session=%s: cannot write the host's env file: %v", e.in.SessionID, err))
 		} else {
-			shell = true
+			e.envSet = true
 		}
 	}
 	s, err := e.session()
@@ -274,7 +279,7 @@ func (e *engine) sessionStart() (*Output, error) {
 		p := st.Plan
 		p.Rules = e.cfg.Rules()
 		old := e.turn(s)
-		t := &turn{shell: shell || e.in.ShellSession, said: map[string]bool{}}
+		t := &turn{shell: e.envSet || e.in.ShellSession, said: map[string]bool{}}
 		lines := beginLine(curID(p), stepSig(p), t.shell)
 		if !p.Status.Unfinished() {
 			e.beginTurn(s, old, lines)
@@ -542,13 +547,16 @@ func (e *engine) startFromPrompt() (*Output, error) {
 // before starting a step when steps need confirmation.
 func (e *engine) preToolUse() (*Output, error) {
 	tool := e.in.ToolName
-	command := inputString(e.in.ToolInput, "command")
 	critical := slices.Contains(e.cfg.CriticalTools, tool)
 	changes := critical || slices.Contains(e.cfg.WriteTools, tool)
+	if !critical && !(changes && e.cfg.PlanConfirmation) && !e.cfg.StepConfirmation {
+		return nil, nil // most tool calls end here, having read no plan
+	}
+	key, command := toolKey(e.in.ToolInput)
 	gatePlan := e.cfg.PlanConfirmation && changes && !plangitOnly(command)
 	gateStep := e.cfg.StepConfirmation && startsStep(command)
 	if !critical && !gatePlan && !gateStep {
-		return nil, nil // most tool calls end here, having read no plan
+		return nil, nil
 	}
 	s, g, err := e.glance()
 	if s == nil {
@@ -556,7 +564,7 @@ func (e *engine) preToolUse() (*Output, error) {
 	}
 	out := &Output{}
 	if critical && g.Status.Unfinished() && !e.replaying() {
-		out.Context = e.say(s, e.turn(s), g.toolParts(tool, toolKey(e.in.ToolInput)))
+		out.Context = e.say(s, e.turn(s), g.toolParts(tool, key))
 	}
 	switch {
 	case gatePlan && g.Status == plan.PlanPending:
@@ -582,12 +590,24 @@ func inputString(input json.RawMessage, name string) string {
 }
 
 // toolKey is what a tool call acts on, by which its errors are known: the
-// command of a shell tool, else the file a tool writes.
-func toolKey(input json.RawMessage) string {
-	if c := inputString(input, "command"); c != "" {
-		return c
+// command of a shell tool, else the file a tool writes; and the command,
+// "" for a tool that has none. One pass over the input, which can hold a
+// whole file.
+func toolKey(input json.RawMessage) (key, command string) {
+	var file string
+	members(input, func(name string, value []byte) error {
+		switch name {
+		case "command":
+			command, _ = jsonString(value)
+		case "file_path":
+			file, _ = jsonString(value)
+		}
+		return nil
+	})
+	if command != "" {
+		return command, command
 	}
-	return inputString(input, "file_path")
+	return file, ""
 }
 
 // plangitOnly reports whether a shell command runs plangit and nothing

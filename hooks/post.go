@@ -62,7 +62,7 @@ func (e *engine) postToolUse() (*Output, error) {
 				return plan.Change{}, err
 			}
 		}
-		if key := toolKey(e.in.ToolInput); key != "" && change.Op == "" {
+		if key, _ := toolKey(e.in.ToolInput); key != "" && change.Op == "" {
 			if done := st.Errors.ResolveKey(tool, key, "the same call succeeded", now); len(done) > 0 {
 				change = resolvedChange(done)
 				for _, r := range done {
@@ -316,8 +316,9 @@ func (e *engine) postToolUseFailure() (*Output, error) {
 		if cur := st.Plan.Current(); cur != nil {
 			step = cur.ID
 		}
+		key, _ := toolKey(e.in.ToolInput)
 		r, err := st.Errors.Record(plan.ErrorRecord{Tool: e.in.ToolName, Message: e.in.Error, Step: step,
-			Params: compactJSON(e.in.ToolInput), Key: toolKey(e.in.ToolInput)}, e.env.Now())
+			Params: compactJSON(e.in.ToolInput), Key: key}, e.env.Now())
 		if err != nil {
 			return plan.Change{}, err
 		}
