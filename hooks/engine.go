@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/plangit/plangit/plan"
 	"github.com/plangit/plangit/render"
@@ -521,7 +522,7 @@ func (e *engine) startFromPrompt() (*Output, error) {
 		return nil, nil
 	}
 	first, _, _ := strings.Cut(prompt, "\n")
-	title := plan.TruncateText(strings.Join(strings.Fields(first), " "), 80)
+	title := clipRunes(strings.Join(strings.Fields(first), " "), 80)
 	goal := plan.TruncateText(prompt, 4000)
 	p, err := plan.New(e.in.SessionID, title, goal, nil, e.env.Now(), e.cfg.PlanConfirmation)
 	if err != nil {
@@ -539,6 +540,14 @@ func (e *engine) startFromPrompt() (*Output, error) {
 	e.remember(s, beginLine("", stepSig(p), t.shell))
 	return &Output{Context: fmt.Sprintf("[plangit] Started a plan for this session from your prompt (revision %s; %s show displays it). %s Or plan with TodoWrite.",
 		res.Commit.Hash[:7], e.cli(t), render.StepSyntax)}, nil
+}
+
+// clipRunes cuts s to at most n runes, the last of them "…" when cut.
+func clipRunes(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	return string([]rune(s)[:n-1]) + "…"
 }
 
 // preToolUse gives critical tools the current step and their open errors
