@@ -163,6 +163,13 @@ func (e *engine) options() repo.Options {
 // agent's shell: "plangit" where the shell reaches the session by itself
 // (Input.ShellSession, or the session went into the host's env file),
 // else "plangit --session ID".
+// shellReaches reports whether the agent's shell reaches a session this
+// event starts without --session: the host says so, or this or an
+// earlier SessionStart put it in the host's env file.
+func (e *engine) shellReaches() bool {
+	return e.in.ShellSession || e.envSet || e.proj.ShellMarked(e.in.SessionID)
+}
+
 func (e *engine) cli(t *turn) string {
 	if e.in.ShellSession || e.envSet || (t != nil && t.shell) {
 		return "plangit"
@@ -270,6 +277,13 @@ func (e *engine) sessionStart() (*Output, error) {
 	s, err := e.session()
 	if err != nil {
 		return nil, err
+	}
+	if s == nil && e.envSet && e.cfg.AutoCreatePlan {
+		// The plan a later hook starts is reached by this shell: say so
+		// to that hook.
+		if err := e.proj.MarkShell(e.in.SessionID); err != nil {
+			e.proj.AppendLog(e.env.Now(), fmt.Sprintf("hook SessionStart session=%s: %v", e.in.SessionID, err))
+		}
 	}
 	if s != nil {
 		s.CatchUp()
@@ -536,8 +550,9 @@ func (e *engine) startFromPrompt() (*Output, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := &turn{shell: e.in.ShellSession}
+	t := &turn{shell: e.shellReaches()}
 	e.remember(s, beginLine("", stepSig(p), t.shell))
+	e.proj.UnmarkShell(e.in.SessionID)
 	return &Output{Context: fmt.Sprintf("[plangit] Started a plan for this session from your prompt (revision %s; %s show displays it). %s Or plan with TodoWrite.",
 		res.Commit.Hash[:7], e.cli(t), render.StepSyntax)}, nil
 }

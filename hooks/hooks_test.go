@@ -853,3 +853,22 @@ func TestEventNames(t *testing.T) {
 		}
 	}
 }
+
+// Transition words advance a step; ordinary English with "next", "now"
+// or "then" in it does not.
+func TestAdvanceWords(t *testing.T) {
+	for msg, want := range map[string]bool{
+		"现在让我运行测试":                                       true,
+		"Next I will: wire the cache into GetUser.":      true,
+		"Moving on to the invalidation.":                 true,
+		"Step 5 (using the cache) is next; I stop here.": false,
+		"I know now why the test failed, and then some.": false,
+	} {
+		if got := advance(msg, 3, 10); got != want {
+			t.Errorf("advance(%q) = %v", msg, got)
+		}
+	}
+	if advance("现在", 1, 10) || !advance("nothing", 10, 10) {
+		t.Error("the use counts")
+	}
+}

@@ -79,7 +79,7 @@ func (e *engine) postToolUse() (*Output, error) {
 			hs.ViewActions++
 			if hs.ViewActions >= e.cfg.ActionThreshold {
 				parts = append(parts, part{key: fmt.Sprintf("look-ups %d", len(st.Findings)),
-					text: fmt.Sprintf("[plangit] %d look-ups since your last finding: save what you learned before it scrolls away: %s finding add --category code|architecture|dependency|issue|insight --title \"...\" \"what you found\"", hs.ViewActions, cli)})
+					text: fmt.Sprintf("[plangit] %d look-ups since your last finding: record what you learned: %s finding add --title \"...\" \"what you found\" (--category code|architecture|dependency|issue; insight by default)", hs.ViewActions, cli)})
 				hs.ViewActions = 0
 			}
 		}
@@ -119,6 +119,7 @@ func (e *engine) postToolUse() (*Output, error) {
 				text := fmt.Sprintf("[plangit] Step %s is marked done after %d tool uses in it (auto_advance).", cur.ID, uses)
 				if n, _, err := p.Step(next); err == nil {
 					text += " Now: " + render.StepLine(p, n)
+					memo += saidLines(curName(n)) // the new current step is said here
 				}
 				parts = append(parts, part{text: text})
 				hs.Step, hs.StepUses = "", 0
@@ -290,7 +291,9 @@ func (e *engine) startFromTodos() (*Output, error) {
 	if err := s.Locked(e.env.LockWait, func() error { return hs.save(s) }); err != nil {
 		return nil, err
 	}
-	t := &turn{shell: e.in.ShellSession}
+	t := &turn{shell: e.shellReaches()}
+	e.remember(s, beginLine("", "", t.shell))
+	e.proj.UnmarkShell(e.in.SessionID)
 	return &Output{Context: fmt.Sprintf("[plangit] Started a persistent plan from your %s (revision %s); %s show displays it.", e.in.ToolName, res.Commit.Hash[:7], e.cli(t))}, nil
 }
 
@@ -607,8 +610,11 @@ func resultLine(msg string) string {
 	return ""
 }
 
-// transitionWords say an agent moves on (the seed's list).
-var transitionWords = []string{"现在", "接下来", "然后", "继续", "开始", "现在让我", "next", "now", "then", "continue", "let me", "proceed"}
+// transitionWords say an agent moves on: the seed's list, and English
+// phrases that say the same. Not the bare English "now", "next" or
+// "then": "step 5 is next" or "I know now why" do not finish a step.
+var transitionWords = []string{"现在", "接下来", "然后", "继续", "开始", "现在让我",
+	"moving on", "now let me", "let me now", "next, let me", "next i will", "next, i will", "next i'll", "next, i'll", "now i will", "now i'll", "proceeding to", "on to the next step"}
 
 // advance decides auto-advance at a stop: transition words after at least
 // two tool uses in the step, or the step's limit of tool uses.
@@ -673,6 +679,9 @@ func (e *engine) preCompact() (*Output, error) {
 // sessionEnd brings the plan's iterations up to the tool uses the hooks
 // counted, when they moved since the plan's last revision: a checkpoint.
 func (e *engine) sessionEnd() (*Output, error) {
+	if !e.replaying() {
+		e.proj.UnmarkShell(e.in.SessionID)
+	}
 	s, err := e.session()
 	if err != nil || s == nil {
 		return nil, err

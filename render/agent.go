@@ -274,7 +274,7 @@ func LeftToDo(p *plan.Plan, cli string) []string {
 		line += " Next: " + next.ID + " " + clipLine(next.Text, 60) + "."
 	}
 	lines := []string{line}
-	return append(lines, "Finish them ("+cli+" step done ID --result \"...\"), skip them ("+cli+" step skip ID --reason \"...\"), or pause the plan ("+cli+" pause) before stopping.")
+	return append(lines, "Before stopping, finish ("+cli+" step done ID --result \"...\"), skip ("+cli+" step skip ID --reason \"...\") or pause ("+cli+" pause).")
 }
 
 func firstOr(s *plan.Step, left []*plan.Step) *plan.Step {
