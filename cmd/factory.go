@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strconv"
 	"time"
 
@@ -93,11 +94,17 @@ func (f *Factory) Project() (repo.Project, error) {
 	return repo.Project{Root: root}, err
 }
 
-// SessionID is --session, else PLANGIT_SESSION, else .code-agent/active.
+// SessionID is --session, else PLANGIT_SESSION, else the session id the
+// agent host gives its shell commands (hooks.SessionVars:
+// CLAUDE_CODE_SESSION_ID, CODEX_THREAD_ID) when the project has a session
+// of that id — the one its hooks keep — else .code-agent/active.
 func (f *Factory) SessionID(p repo.Project) (string, error) {
 	id := f.SessionFlag
 	if id == "" {
 		id = f.Getenv("PLANGIT_SESSION")
+	}
+	if id == "" {
+		id = f.hostSession(p)
 	}
 	if id == "" {
 		active, err := p.Active()
@@ -110,6 +117,21 @@ func (f *Factory) SessionID(p repo.Project) (string, error) {
 		return "", plan.Errorf(plan.CodePlanNotFound, "no session chosen and none active in %s; plangit init \"Title\" starts one, or pass --session", p.Dir())
 	}
 	return id, repo.ValidateSessionID(id)
+}
+
+// hostSession is the session the agent host names in the environment
+// (hooks.SessionVars), if the project has a session of that id.
+func (f *Factory) hostSession(p repo.Project) string {
+	for _, name := range hooks.SessionVars {
+		id := f.Getenv(name)
+		if id == "" || repo.ValidateSessionID(id) != nil {
+			continue
+		}
+		if fi, err := os.Lstat(filepath.Join(p.PlansDir(), id)); err == nil && fi.IsDir() {
+			return id
+		}
+	}
+	return ""
 }
 
 // Session opens the session the command works on. Hook events queued for
@@ -145,6 +167,9 @@ func (f *Factory) State() (*repo.Session, *plan.State, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	// The hooks count tool uses between their revisions: the plan's
+	// iterations, as they stand, are what the hooks counted.
+	st.Plan.Iterations = max(st.Plan.Iterations, hooks.ToolUses(s))
 	return s, st, f.applyRules(s, st)
 }
 

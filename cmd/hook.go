@@ -21,7 +21,7 @@ import (
 // without building the command tree. It always exits 0 unless the answer
 // blocks on purpose.
 func runHook(f *Factory, event string) int {
-	env := hooks.Env{Now: f.Now, Root: f.RootFlag, Getwd: f.Getwd, LockWait: f.lockWait(), Publish: startPush, Problem: f.nowErr}
+	env := hooks.Env{Now: f.Now, Getenv: f.Getenv, Root: f.RootFlag, Getwd: f.Getwd, LockWait: f.lockWait(), Publish: startPush, Problem: f.nowErr}
 	if env.Root == "" {
 		env.Root = f.Getenv("PLANGIT_ROOT")
 	}
@@ -307,7 +307,7 @@ func configHelp() string {
 func NewCmdAdopt(f *Factory) *cobra.Command {
 	return &cobra.Command{
 		Use:   "adopt SESSION",
-		Short: "Continue SESSION's plan in this session (--session, $PLANGIT_SESSION, or the active one)",
+		Short: "Continue SESSION's plan in this session (--session, $PLANGIT_SESSION, or the agent host's session id)",
 		Long: `adopt moves an earlier session's plan, history and all, to the current session id, so a new
 agent session takes it up: at session start the hooks name unfinished plans and print the
 exact command, e.g. plangit adopt 20261120-103000-7f3a9c --session <the new session id>.`,
@@ -321,6 +321,11 @@ exact command, e.g. plangit adopt 20261120-103000-7f3a9c --session <the new sess
 			to := f.SessionFlag
 			if to == "" {
 				to = f.Getenv("PLANGIT_SESSION")
+			}
+			for _, name := range hooks.SessionVars {
+				if to == "" {
+					to = f.Getenv(name)
+				}
 			}
 			if to == "" {
 				return usagef("say which session takes the plan over: --session ID")

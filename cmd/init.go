@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/plangit/plangit/hooks"
 	"github.com/plangit/plangit/plan"
 	"github.com/plangit/plangit/render"
 	"github.com/plangit/plangit/repo"
@@ -33,8 +34,10 @@ func NewCmdInit(f *Factory) *cobra.Command {
 		Use:   "init [TITLE]",
 		Short: "Start a session with a new plan and make it the active one",
 		Long: `Start a session: a git repository under .code-agent/plans/<session>/ holding the plan.
-The session id is --session, else $PLANGIT_SESSION, else a new one. The new session becomes
-the active one (.code-agent/active).
+The session id is --session, else $PLANGIT_SESSION, else the agent host's own session id
+($CLAUDE_CODE_SESSION_ID, $CODEX_THREAD_ID: the session its hooks keep), else a new one. The
+new session becomes the active one (.code-agent/active) unless the environment named it: an
+agent's session is never the active one, which is a person's choice.
 
 --from reads a plan another tool wrote (a TodoWrite list, Claude Code task data, a
 planning-with-files or Manus-style task_plan.md, a maxclaw/plan-tool/PlanManager/
@@ -122,9 +125,21 @@ func initRun(o *initOptions) error {
 	if err != nil {
 		return err
 	}
-	id := f.SessionFlag
+	// A session the environment names (PLANGIT_SESSION, or the agent
+	// host's own) is an agent's: it does not become the active session,
+	// which is only ever a person's choice.
+	id, fromEnv := f.SessionFlag, false
 	if id == "" {
 		id = f.Getenv("PLANGIT_SESSION")
+		fromEnv = id != ""
+	}
+	if id == "" {
+		for _, name := range hooks.SessionVars {
+			if v := f.Getenv(name); v != "" && repo.ValidateNewSessionID(v) == nil {
+				id, fromEnv = v, true
+				break
+			}
+		}
 	}
 	if id == "" {
 		id = newSessionID(f)
@@ -200,8 +215,10 @@ func initRun(o *initOptions) error {
 	if err != nil {
 		return err
 	}
-	if err := proj.SetActive(id); err != nil {
-		return err
+	if !fromEnv {
+		if err := proj.SetActive(id); err != nil {
+			return err
+		}
 	}
 	rel, _ := filepath.Rel(proj.Root, s.Dir)
 	data := map[string]any{"session": id, "dir": s.Dir, "rev": res.Commit.Hash, "plan": p}

@@ -123,7 +123,7 @@ Then:        plangit step add "..."   plangit next   plangit step done 1 --resul
 	root.Flags().BoolVarP(&version, "version", "v", false, "print plangit's version and the Go version it was built with")
 	pf := root.PersistentFlags()
 	pf.StringVar(&f.RootFlag, "root", "", "project root holding .code-agent/ (default: $PLANGIT_ROOT, else the nearest ancestor with .code-agent/, else the working directory)")
-	pf.StringVar(&f.SessionFlag, "session", "", "session id (default: $PLANGIT_SESSION, else .code-agent/active)")
+	pf.StringVar(&f.SessionFlag, "session", "", "session id (default: $PLANGIT_SESSION, else the agent host's session when the project has it, else .code-agent/active)")
 	pf.BoolVar(&f.JSON, "json", false, `print one JSON envelope: {"success":true,"data":...} or {"success":false,"error":{...}}`)
 	pf.BoolVarP(&f.Quiet, "quiet", "q", false, "print nothing on success")
 	pf.BoolVar(&f.NoColor, "no-color", false, "no colour on a terminal (as NO_COLOR does)")

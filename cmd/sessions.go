@@ -273,7 +273,7 @@ func NewCmdRepair(f *Factory) *cobra.Command {
     newest intact revision (its own ancestors, the revision log, then every commit in the
     repository), and working files a lost revision left are committed;
   - a working file that does not parse, or is a symbolic link, is restored from the last revision
-    and kept beside it as NAME.rejected; valid hand edits are adopted as a commit;
+    and kept beside it as NAME.rejected.N (a new N each time); valid hand edits are adopted;
   - the index and the revision log are rewritten.
 What could not be recovered is listed.`,
 		Args: exactArgs(0, "no arguments"),

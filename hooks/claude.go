@@ -9,12 +9,17 @@ import (
 )
 
 // Claude is Claude Code's hook protocol: the event's JSON on stdin; the
-// answer as JSON on stdout with exit code 0.
+// answer as JSON on stdout with exit code 0 (hooks reference,
+// code.claude.com/docs/en/hooks).
 //
-// hookSpecificOutput (additionalContext, permissionDecision) is valid only
-// for the events below; Claude Code rejects it elsewhere (a Stop hook's
-// output is validated against decision, reason and systemMessage), so
-// context for other events is sent as systemMessage, which the person sees.
+// Context reaches the agent as hookSpecificOutput.additionalContext on the
+// events below. Stop and SubagentStop take additionalContext too (since
+// 2.1.163), but there it means "keep going", as a block does: plangit says
+// what it means, with decision "block" and a reason, and never sends
+// additionalContext on a Stop. Context for Stop that is no block (advise
+// mode) goes to the person, as systemMessage. PreCompact and SessionEnd
+// answers are discarded by Claude Code (systemMessage included), so
+// nothing is sent for them.
 type Claude struct{}
 
 var claudeContextEvents = []string{SessionStart, UserPromptSubmit, PreToolUse, PostToolUse, PostToolUseFailure}
@@ -35,7 +40,7 @@ func (Claude) Decode(event string, payload []byte) (*Input, error) {
 		{"prompt", &in.Prompt}, {"tool_name", &in.ToolName}, {"tool_input", &in.ToolInput},
 		{"tool_response", &in.ToolResponse}, {"error", &in.Error}, {"is_interrupt", &in.IsInterrupt},
 		{"stop_hook_active", &in.StopHookActive}, {"last_assistant_message", &in.LastAssistantMessage},
-		{"trigger", &in.Trigger}}
+		{"trigger", &in.Trigger}, {"agent_id", &in.AgentID}}
 	err := members(payload, func(key string, value []byte) error {
 		for _, f := range fields {
 			if strings.EqualFold(key, f.key) {
@@ -60,10 +65,24 @@ func (Claude) Decode(event string, payload []byte) (*Input, error) {
 	return in, nil
 }
 
+// ReadEnv reads what Claude Code tells a hook through its environment:
+// CLAUDE_ENV_FILE on SessionStart, and CLAUDE_CODE_SESSION_ID, which
+// Claude Code (2.1.132 and later) sets to the session id in hooks and in
+// the agent's Bash commands alike (env-vars reference), so that the CLI,
+// reading it, reaches the hooks' session.
+func (Claude) ReadEnv(in *Input, getenv func(string) string) {
+	if in.Event == SessionStart {
+		in.EnvFile = getenv("CLAUDE_ENV_FILE")
+	}
+	if id := getenv("CLAUDE_CODE_SESSION_ID"); id != "" && id == in.SessionID {
+		in.ShellSession = true
+	}
+}
+
 // Encode writes Claude Code's answer; nothing at all when there is nothing
 // to say. The exit code is always 0: blocking is done in the JSON.
 func (Claude) Encode(in *Input, out *Output) ([]byte, int) {
-	if out.empty() || in.Event == SessionEnd {
+	if out.empty() || in.Event == SessionEnd || in.Event == PreCompact {
 		return nil, 0
 	}
 	var context, system string

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
+	"unicode/utf8"
 
 	"github.com/plangit/plangit/plan"
 	"github.com/plangit/plangit/render"
@@ -17,12 +19,14 @@ import (
 
 // engine handles one event.
 type engine struct {
-	env  Env
-	in   *Input
-	proj repo.Project
-	cfg  repo.Config
-	sess *repo.Session // the session, when replaying a queued event
-	hs   *state        // the hook counters as this event first read them
+	env    Env
+	in     *Input
+	proj   repo.Project
+	cfg    repo.Config
+	sess   *repo.Session // the session, when replaying a queued event
+	opened *repo.Session // the session as this event opened it
+	hs     *state        // the hook counters as this event first read them
+	envSet bool          // this event wrote the session to the host's env file
 }
 
 func (e *engine) handle() (*Output, error) {
@@ -45,6 +49,12 @@ func (e *engine) handle() (*Output, error) {
 	out, err := e.dispatch()
 	if errors.Is(err, errQueued) {
 		return nil, nil
+	}
+	if plan.HasCode(err, plan.CodePlanParseError) {
+		if o := e.unreadable(err); o != nil {
+			logFailure(e.env, e.in.Cwd, e.in.Event, e.in.SessionID, err)
+			return o, nil
+		}
 	}
 	return out, err
 }
@@ -81,9 +91,15 @@ func (e *engine) dispatch() (*Output, error) {
 		return e.stop()
 	case PreCompact:
 		return e.preCompact()
+	case SessionEnd:
+		return e.sessionEnd()
 	}
-	return nil, nil // SessionEnd: nothing to say
+	return nil, nil
 }
+
+// replaying reports whether the event is a queued one being applied:
+// its answer goes nowhere, so it says nothing and remembers nothing said.
+func (e *engine) replaying() bool { return e.sess != nil }
 
 // session opens the host session's plan; nil when it has none. Events
 // other hooks queued for it are applied by this process when it holds the
@@ -91,6 +107,9 @@ func (e *engine) dispatch() (*Output, error) {
 func (e *engine) session() (*repo.Session, error) {
 	if e.sess != nil {
 		return e.sess, nil
+	}
+	if e.opened != nil {
+		return e.opened, nil
 	}
 	s, err := e.proj.Open(e.in.SessionID)
 	if plan.HasCode(err, plan.CodeSessionNotFound) {
@@ -100,6 +119,7 @@ func (e *engine) session() (*repo.Session, error) {
 		return nil, err
 	}
 	e.attach(s)
+	e.opened = s
 	return s, nil
 }
 
@@ -139,6 +159,102 @@ func (e *engine) options() repo.Options {
 		Meta: repo.Meta{Actor: "hook", Hook: e.in.Event, Tool: e.in.ToolName}}
 }
 
+// cli is the command line that runs plangit on this session from the
+// agent's shell: "plangit" where the shell reaches the session by itself
+// (Input.ShellSession, or the session went into the host's env file),
+// else "plangit --session ID".
+// shellReaches reports whether the agent's shell reaches a session this
+// event starts without --session: the host says so, or this or an
+// earlier SessionStart put it in the host's env file.
+func (e *engine) shellReaches() bool {
+	return e.in.ShellSession || e.envSet || e.proj.ShellMarked(e.in.SessionID)
+}
+
+func (e *engine) cli(t *turn) string {
+	if e.in.ShellSession || e.envSet || (t != nil && t.shell) {
+		return "plangit"
+	}
+	return "plangit " + sessionFlag(e.in.SessionID)
+}
+
+// sessionFlag names a session on a command line; an id that begins with
+// "-" is joined to its flag, where it cannot read as one.
+func sessionFlag(id string) string {
+	if strings.HasPrefix(id, "-") {
+		return "--session=" + id
+	}
+	return "--session " + id
+}
+
+// turn reads the session's turn memory.
+func (e *engine) turn(s *repo.Session) *turn { return readTurn(s.PrivatePath(turnFile)) }
+
+// remember appends lines to the turn memory (nothing while replaying: a
+// queued event's answer was never seen). A failure costs a repetition.
+func (e *engine) remember(s *repo.Session, lines string) {
+	if lines == "" || e.replaying() {
+		return
+	}
+	if err := s.AppendPrivate(turnFile, []byte(lines)); err != nil {
+		e.proj.AppendLog(e.env.Now(), fmt.Sprintf("hook %s session=%s: the turn memory: %v", e.in.Event, s.ID, err))
+	}
+}
+
+// beginTurn starts the turn memory over with lines, which begin with a T
+// line: by an append, unless the memory has grown past turnMaxSize.
+func (e *engine) beginTurn(s *repo.Session, old *turn, lines string) {
+	if e.replaying() {
+		return
+	}
+	if old.size < turnMaxSize {
+		e.remember(s, lines)
+		return
+	}
+	if err := s.WritePrivate(turnFile, []byte(lines)); err != nil {
+		e.proj.AppendLog(e.env.Now(), fmt.Sprintf("hook %s session=%s: the turn memory: %v", e.in.Event, s.ID, err))
+	}
+}
+
+// say keeps what the turn has not heard yet, remembers it, and returns it
+// fitted to the context budget with cliMark read as cli; "" when all of
+// it was said.
+func (e *engine) say(s *repo.Session, t *turn, parts []part) string {
+	texts, lines := t.say(parts)
+	if len(texts) == 0 {
+		return ""
+	}
+	e.remember(s, lines)
+	return strings.ReplaceAll(render.Fit(texts, e.cfg.ContextBudget), cliMark, e.cli(t))
+}
+
+// unreadable is the answer when the session's files cannot be parsed: one
+// line, once a turn, saying so and how to repair, on the events whose
+// answer the agent reads; nil elsewhere.
+func (e *engine) unreadable(cause error) *Output {
+	switch e.in.Event {
+	case SessionStart, UserPromptSubmit, PreToolUse, PostToolUse, PostToolUseFailure:
+	default:
+		return nil
+	}
+	s, err := e.session()
+	if err != nil || s == nil || e.replaying() {
+		return nil
+	}
+	t := e.turn(s)
+	if e.in.Event == UserPromptSubmit || e.in.Event == SessionStart {
+		begun := &turn{shell: t.shell || e.in.ShellSession || e.envSet, said: map[string]bool{}}
+		e.beginTurn(s, t, beginLine("", "", begun.shell))
+		t = begun
+	}
+	msg := strings.TrimSuffix(cause.Error(), " ["+string(plan.CodeOf(cause))+"]")
+	text := e.say(s, t, []part{{key: "unreadable " + msg, text: "[plangit] The plan's files cannot be read: " + plan.TruncateText(msg, 300) +
+		". Fix the file, or run " + cliMark + " repair: it restores the last revision and keeps the text it replaces as NAME.rejected.N."}})
+	if text == "" {
+		return nil
+	}
+	return &Output{Context: text}
+}
+
 func (e *engine) context(parts []string) *Output {
 	if len(parts) == 0 {
 		return nil
@@ -146,12 +262,28 @@ func (e *engine) context(parts []string) *Output {
 	return &Output{Context: render.Fit(parts, e.cfg.ContextBudget)}
 }
 
-// sessionStart reminds the agent of its unfinished plan; with none, it
-// names unfinished plans of other sessions and how to adopt one.
+// sessionStart gives the agent's shell the session (the host's env file),
+// starts the turn memory over — after a compaction the agent has lost
+// what it was told — and reminds the agent of its unfinished plan; with
+// none, it names unfinished plans of other sessions and how to adopt one.
 func (e *engine) sessionStart() (*Output, error) {
+	if e.in.EnvFile != "" && !e.replaying() {
+		if err := writeEnvFile(e.in.EnvFile, e.in.SessionID, e.proj.Root); err != nil {
+			e.proj.AppendLog(e.env.Now(), fmt.Sprintf("hook SessionStart session=%s: cannot write the host's env file: %v", e.in.SessionID, err))
+		} else {
+			e.envSet = true
+		}
+	}
 	s, err := e.session()
 	if err != nil {
 		return nil, err
+	}
+	if s == nil && e.envSet && e.cfg.AutoCreatePlan {
+		// The plan a later hook starts is reached by this shell: say so
+		// to that hook.
+		if err := e.proj.MarkShell(e.in.SessionID); err != nil {
+			e.proj.AppendLog(e.env.Now(), fmt.Sprintf("hook SessionStart session=%s: %v", e.in.SessionID, err))
+		}
 	}
 	if s != nil {
 		s.CatchUp()
@@ -159,11 +291,27 @@ func (e *engine) sessionStart() (*Output, error) {
 		if err != nil {
 			return nil, err
 		}
-		st.Plan.Rules = e.cfg.Rules()
-		if st.Plan.Status.Unfinished() {
-			return e.context(render.Reminder(st, s.ID)), nil
+		p := st.Plan
+		p.Rules = e.cfg.Rules()
+		old := e.turn(s)
+		t := &turn{shell: e.envSet || e.in.ShellSession, said: map[string]bool{}}
+		lines := beginLine(curID(p), stepSig(p), t.shell)
+		if !p.Status.Unfinished() {
+			e.beginTurn(s, old, lines)
+			return nil, nil
 		}
-		return nil, nil
+		parts := render.Reminder(st, s.ID, e.cli(t))
+		var names []string
+		if cur := p.Current(); cur != nil {
+			names = append(names, curName(cur))
+		}
+		for i, r := range p.Ready() {
+			if i < 3 {
+				names = append(names, nextName(r))
+			}
+		}
+		e.beginTurn(s, old, lines+saidLines(names...))
+		return e.context(parts), nil
 	}
 	others := e.unfinishedElsewhere(3)
 	if len(others) == 0 {
@@ -182,14 +330,18 @@ func (e *engine) sessionStart() (*Output, error) {
 	return e.context([]string{line}), nil
 }
 
+func curID(p *plan.Plan) string {
+	if cur := p.Current(); cur != nil {
+		return cur.ID
+	}
+	return ""
+}
+
 // adoptCommand is the command line that adopts session from into session
 // to. An id that begins with "-" goes after "--", where it cannot read as
 // a flag.
 func adoptCommand(from, to string) string {
-	session := "--session " + to
-	if strings.HasPrefix(to, "-") {
-		session = "--session=" + to
-	}
+	session := sessionFlag(to)
 	if strings.HasPrefix(from, "-") {
 		return "plangit adopt " + session + " -- " + from
 	}
@@ -202,8 +354,8 @@ type elsewhere struct {
 	desc string // "ID (Title, 1/4 done)"
 }
 
-// unfinishedElsewhere finds up to n unfinished plans of other sessions,
-// most recently changed first.
+// unfinishedElsewhere finds up to n unfinished plans of other sessions
+// that have steps, most recently changed first.
 func (e *engine) unfinishedElsewhere(n int) []elsewhere {
 	ids, err := e.proj.SessionIDs()
 	if err != nil {
@@ -235,6 +387,9 @@ func (e *engine) unfinishedElsewhere(n int) []elsewhere {
 			continue
 		}
 		k := st.Plan.Counts()
+		if k.Total == 0 {
+			continue // a plan started from a prompt and never given a step
+		}
 		out = append(out, elsewhere{c.id, fmt.Sprintf("%s (%s, %d/%d done)", c.id, plan.TruncateText(st.Plan.Title, 60), k.Done, k.Total)})
 		if len(out) == n {
 			break
@@ -247,71 +402,198 @@ func (e *engine) unfinishedElsewhere(n int) []elsewhere {
 var continueIntents = []string{"continue", "go on", "继续", "继续执行", "继续任务", "resume", "proceed"}
 
 // isContinue reports whether a prompt is a continue intent: one of
-// continueIntents, in any case, spaces and closing punctuation aside.
+// continueIntents, in any case, spaces and closing punctuation aside; or
+// any prompt that says 继续执行, "continue the plan" or "resume the plan"
+// (and not "don't").
 func isContinue(prompt string) bool {
 	p := strings.ToLower(strings.TrimSpace(prompt))
 	p = strings.TrimRight(p, ".!。！ ")
-	return slices.Contains(continueIntents, p)
+	if slices.Contains(continueIntents, p) {
+		return true
+	}
+	if containsAny(p, "don't", "do not", "不要", "别") {
+		return false
+	}
+	return containsAny(p, "继续执行", "continue the plan", "resume the plan")
 }
 
-// userPromptSubmit resumes a paused plan on a continue intent and says
-// where it stands; otherwise it gives a one-line status.
+// isNotDone reports whether a prompt says a step is not done (还没完成).
+func isNotDone(prompt string) bool {
+	return containsAny(strings.ToLower(prompt), "没完成", "未完成", "not done", "isn't done", "is not done", "not finished", "isn't finished")
+}
+
+func containsAny(s string, subs ...string) bool {
+	for _, sub := range subs {
+		if strings.Contains(s, sub) {
+			return true
+		}
+	}
+	return false
+}
+
+// userPromptSubmit begins a turn. A continue intent resumes a paused plan
+// and says where it stands; "not done" right after an auto-advance puts
+// that step back in progress; otherwise it gives the prompt line. A
+// session without a plan gets one from its first prompt (auto_create_plan).
 func (e *engine) userPromptSubmit() (*Output, error) {
 	s, g, err := e.glance()
-	if s == nil {
+	if err != nil {
 		return nil, err
 	}
-	if g.Status == plan.PlanPaused && isContinue(e.in.Prompt) {
+	if s == nil {
+		if e.cfg.AutoCreatePlan {
+			return e.startFromPrompt()
+		}
+		return nil, nil
+	}
+	old := e.turn(s)
+	t := &turn{shell: old.shell || e.in.ShellSession, said: map[string]bool{}}
+	switch {
+	case g.Status == plan.PlanPaused && isContinue(e.in.Prompt):
+		var used int
 		res, err := e.update(s, func(st *plan.State) (plan.Change, error) {
 			hs := e.state(s)
-			hs.StopBlocks = 0
-			if err := hs.save(s); err != nil {
-				return plan.Change{}, err
+			used = hs.Iterations - hs.LimitBase
+			if hs.LimitUsed > 0 {
+				used, hs.LimitUsed = hs.LimitUsed, 0
+				if err := hs.save(s); err != nil {
+					return plan.Change{}, err
+				}
 			}
 			return st.Plan.Resume(e.env.Now())
 		})
 		if err != nil {
 			return nil, err
 		}
-		return e.context(append([]string{"[plangit] Resumed the plan."}, strings.Split(strings.TrimSpace(render.Summary(res.State)), "\n")...)), nil
+		p := res.State.Plan
+		e.beginTurn(s, old, beginLine(curID(p), stepSig(p), t.shell)+saidLines(names(p)...))
+		return e.context(render.ResumeSummary(res.State, used, e.cfg.MaxIterations)), nil
+	case g.Status == plan.PlanRunning && len(old.advanced) > 0 && isNotDone(e.in.Prompt):
+		adv := old.advanced[len(old.advanced)-1]
+		res, err := e.update(s, func(st *plan.State) (plan.Change, error) { return undoAdvance(st.Plan, adv, e.env.Now()) })
+		if err != nil {
+			return nil, err
+		}
+		p := res.State.Plan
+		e.beginTurn(s, old, beginLine(curID(p), stepSig(p), t.shell)+saidLines(names(p)...))
+		if res.Commit == nil {
+			return e.context([]string{strings.ReplaceAll(g.Line.text, cliMark, e.cli(t))}), nil
+		}
+		cur, _, _ := p.Step(adv[0])
+		return e.context([]string{fmt.Sprintf("[plangit] Step %s is back in progress: auto-advance had marked it done. %s step done %s --result \"...\" records it when it is.",
+			cur.ID, e.cli(t), cur.ID), render.StatusLine(res.State, e.cli(t))}), nil
 	}
+	lines := beginLine(g.Cur, g.Sig, t.shell)
 	if !g.Status.Unfinished() {
+		e.beginTurn(s, old, lines)
 		return nil, nil
 	}
-	if stopBlocks(s) > 0 {
-		// A new turn: the Stop gate starts counting again.
-		s.Locked(e.env.LockWait, func() error {
-			hs := loadState(s)
-			hs.StopBlocks = 0
-			return hs.save(s)
-		})
-	}
-	return e.context([]string{g.StatusLine}), nil
+	e.beginTurn(s, old, lines+saidLines(append([]string{g.Line.key}, g.Names...)...))
+	return e.context([]string{strings.ReplaceAll(g.Line.text, cliMark, e.cli(t))}), nil
 }
 
-// preToolUse gives critical tools the current step and their error
-// history, and asks before write tools while the plan awaits approval and
+// names are the turn memory's names of the current and next step.
+func names(p *plan.Plan) []string {
+	var out []string
+	if cur := p.Current(); cur != nil {
+		out = append(out, curName(cur))
+	}
+	if next := render.NextStep(p); next != nil {
+		out = append(out, nextName(next))
+	}
+	return out
+}
+
+// undoAdvance puts back what an auto-advance did: the step it completed is
+// in progress again, and the step it started is pending.
+func undoAdvance(p *plan.Plan, adv [2]string, now time.Time) (plan.Change, error) {
+	s, _, err := p.Step(adv[0])
+	if err != nil || s.Status != plan.StepCompleted {
+		return plan.Change{}, nil // changed since: leave it
+	}
+	if adv[1] != "" {
+		if n, _, err := p.Step(adv[1]); err == nil && n.Status == plan.StepInProgress {
+			if _, err := p.Transition(n.ID, plan.ActReopen, plan.TransitionOpts{}, now); err != nil {
+				return plan.Change{}, err
+			}
+		}
+	}
+	if _, err := p.Transition(s.ID, plan.ActReopen, plan.TransitionOpts{}, now); err != nil {
+		return plan.Change{}, err
+	}
+	if _, err := p.Transition(s.ID, plan.ActStart, plan.TransitionOpts{Force: true}, now); err != nil {
+		return plan.Change{}, err
+	}
+	return plan.Change{Op: "step.reopen", Step: s.ID, Summary: fmt.Sprintf("step %s: completed → in_progress (not done: auto-advance undone)", s.ID)}, nil
+}
+
+// startFromPrompt starts the session's plan from its first prompt, the
+// prompt as its goal (auto_create_plan), and teaches the agent to add
+// steps. A prompt that asks nothing of a plan starts none.
+func (e *engine) startFromPrompt() (*Output, error) {
+	prompt := strings.TrimSpace(e.in.Prompt)
+	if prompt == "" || strings.HasPrefix(prompt, "/") || isContinue(prompt) || isNotDone(prompt) || e.replaying() {
+		return nil, nil
+	}
+	first, _, _ := strings.Cut(prompt, "\n")
+	title := clipRunes(strings.Join(strings.Fields(first), " "), 80)
+	goal := plan.TruncateText(prompt, 4000)
+	p, err := plan.New(e.in.SessionID, title, goal, nil, e.env.Now(), e.cfg.PlanConfirmation)
+	if err != nil {
+		return nil, err
+	}
+	p.Rules = e.cfg.Rules()
+	s, res, err := e.proj.Create(e.in.SessionID, &plan.State{Plan: p}, plan.Change{Op: "init", Summary: "init: from the first prompt"}, e.options())
+	if errors.Is(err, repo.ErrExists) {
+		return nil, nil // another hook started it meanwhile
+	}
+	if err != nil {
+		return nil, err
+	}
+	t := &turn{shell: e.shellReaches()}
+	e.remember(s, beginLine("", stepSig(p), t.shell))
+	e.proj.UnmarkShell(e.in.SessionID)
+	return &Output{Context: fmt.Sprintf("[plangit] Started a plan for this session from your prompt (revision %s; %s show displays it). %s Or plan with TodoWrite.",
+		res.Commit.Hash[:7], e.cli(t), render.StepSyntax)}, nil
+}
+
+// clipRunes cuts s to at most n runes, the last of them "…" when cut.
+func clipRunes(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	return string([]rune(s)[:n-1]) + "…"
+}
+
+// preToolUse gives critical tools the current step and their open errors
+// — the one this very call met before first — each once a turn; asks
+// before a tool that changes anything while the plan awaits approval, and
 // before starting a step when steps need confirmation.
 func (e *engine) preToolUse() (*Output, error) {
 	tool := e.in.ToolName
 	critical := slices.Contains(e.cfg.CriticalTools, tool)
-	gatePlan := e.cfg.PlanConfirmation && slices.Contains(e.cfg.WriteTools, tool)
-	gateStep := e.cfg.StepConfirmation && tool == "Bash" && startsStep(bashCommand(e.in.ToolInput))
-	if !critical && !gatePlan && !gateStep {
+	changes := critical || slices.Contains(e.cfg.WriteTools, tool)
+	if !critical && !(changes && e.cfg.PlanConfirmation) && !e.cfg.StepConfirmation {
 		return nil, nil // most tool calls end here, having read no plan
+	}
+	key, command := toolKey(e.in.ToolInput)
+	gatePlan := e.cfg.PlanConfirmation && changes && !plangitOnly(command)
+	gateStep := e.cfg.StepConfirmation && startsStep(command)
+	if !critical && !gatePlan && !gateStep {
+		return nil, nil
 	}
 	s, g, err := e.glance()
 	if s == nil {
 		return nil, err
 	}
 	out := &Output{}
-	if critical && g.Status.Unfinished() {
-		out.Context = render.Fit(g.toolContext(tool), e.cfg.ContextBudget)
+	if critical && g.Status.Unfinished() && !e.replaying() {
+		out.Context = e.say(s, e.turn(s), g.toolParts(tool, key))
 	}
 	switch {
 	case gatePlan && g.Status == plan.PlanPending:
 		out.Permission = "ask"
-		out.PermissionReason = "plangit: the plan awaits approval. Review it (plangit show) and approve it (plangit approve) before changing files."
+		out.PermissionReason = "plangit: the plan awaits approval. Review it (plangit show) and approve it (plangit approve) before the agent changes anything."
 	case gateStep:
 		out.Permission = "ask"
 		out.PermissionReason = "plangit: step confirmation is on; confirm before the agent starts a step."
@@ -319,18 +601,69 @@ func (e *engine) preToolUse() (*Output, error) {
 	return out, nil
 }
 
-// bashCommand is a Bash tool call's command.
-func bashCommand(input json.RawMessage) string {
-	var in struct {
-		Command string `json:"command"`
+// inputString is the string member name of a tool's input, or "".
+func inputString(input json.RawMessage, name string) string {
+	var v string
+	members(input, func(key string, value []byte) error {
+		if key == name {
+			v, _ = jsonString(value)
+		}
+		return nil
+	})
+	return v
+}
+
+// toolKey is what a tool call acts on, by which its errors are known: the
+// command of a shell tool, else the file a tool writes; and the command,
+// "" for a tool that has none. One pass over the input, which can hold a
+// whole file.
+func toolKey(input json.RawMessage) (key, command string) {
+	var file string
+	members(input, func(name string, value []byte) error {
+		switch name {
+		case "command":
+			command, _ = jsonString(value)
+		case "file_path":
+			file, _ = jsonString(value)
+		}
+		return nil
+	})
+	if command != "" {
+		return command, command
 	}
-	json.Unmarshal(input, &in)
-	return in.Command
+	return file, ""
+}
+
+// plangitOnly reports whether a shell command runs plangit and nothing
+// else, and not plangit approve: what an agent may run while its plan
+// awaits approval (shaping the plan). Anything it cannot read runs
+// something else.
+func plangitOnly(command string) bool {
+	segs := strings.FieldsFunc(command, func(r rune) bool {
+		return r == ';' || r == '&' || r == '|' || r == '\n' || r == '`' || r == '$' || r == '(' || r == ')' || r == '>' || r == '<'
+	})
+	if len(segs) == 0 {
+		return false
+	}
+	for _, seg := range segs {
+		f := strings.Fields(seg)
+		if len(f) == 0 || filepath.Base(f[0]) != "plangit" || slices.Contains(f, "approve") {
+			return false
+		}
+	}
+	return true
 }
 
 // startsStep reports whether a shell command runs `plangit step start` or
 // `plangit next`.
 func startsStep(command string) bool {
+	ids, next := stepStarts(command)
+	return len(ids) > 0 || next
+}
+
+// stepStarts reads the steps a shell command starts through plangit: the
+// ids `plangit step start` names, and whether it runs `plangit next`.
+func stepStarts(command string) (ids []string, next bool) {
 	fields := strings.FieldsFunc(command, func(r rune) bool { return r == ' ' || r == '\t' || r == '\n' || r == ';' || r == '&' || r == '|' })
 	for i, f := range fields {
 		if filepath.Base(f) != "plangit" {
@@ -339,13 +672,25 @@ func startsStep(command string) bool {
 		for j := i + 1; j < len(fields); j++ {
 			switch {
 			case fields[j] == "next":
-				return true
+				next = true
+				j = len(fields)
 			case fields[j] == "step" && j+1 < len(fields) && fields[j+1] == "start":
-				return true
+				for _, a := range fields[j+2:] {
+					if a == "plangit" || filepath.Base(a) == "plangit" {
+						break
+					}
+					if a != "--" && !strings.HasPrefix(a, "-") {
+						ids = append(ids, strings.Trim(a, `"'`))
+					}
+				}
+				if len(ids) == 0 {
+					ids = append(ids, "") // a start, of a step not named here
+				}
+				j = len(fields)
 			case !strings.HasPrefix(fields[j], "-") && fields[j-1] != "--session" && fields[j-1] != "--root" && fields[j-1] != "--if-rev":
 				j = len(fields) // another subcommand
 			}
 		}
 	}
-	return false
+	return ids, next
 }

@@ -53,6 +53,41 @@ type Input struct {
 	StopHookActive       bool            // Stop: the agent is already continuing because of a stop hook
 	LastAssistantMessage string          // Stop: the agent's last message
 	Trigger              string          // PreCompact: manual or auto
+
+	// AgentID is the subagent the event comes from (Claude Code:
+	// agent_id); "" for the main agent. A subagent's Stop is gated only on
+	// the steps it started.
+	AgentID string
+
+	// What the agent's shell knows. An adapter fills these from what its
+	// host documents; left zero, every command a hook suggests names
+	// --session, which is always right.
+
+	// ShellSession says that every shell command the agent runs already
+	// reaches this session without --session: the host sets, in that
+	// command's environment, one of SessionVars to the event's session id
+	// (Claude Code sets CLAUDE_CODE_SESSION_ID since 2.1.132). Suggested
+	// commands then read "plangit step done 3".
+	ShellSession bool
+	// EnvFile is a file of shell lines the host runs before each of the
+	// agent's shell commands (Claude Code: $CLAUDE_ENV_FILE, given to
+	// SessionStart hooks). SessionStart appends "export PLANGIT_SESSION=…"
+	// and "export PLANGIT_ROOT=…" to it, and from then on the session's
+	// suggested commands do without --session. "" when the host has none.
+	EnvFile string
+}
+
+// SessionVars are the environment variables through which agent hosts
+// tell the agent's shell commands their session id, the hooks'
+// session_id: plangit's CLI reads them after PLANGIT_SESSION, when a
+// session of that id exists (cmd.Factory.SessionID).
+var SessionVars = []string{"CLAUDE_CODE_SESSION_ID", "CODEX_THREAD_ID"}
+
+// EnvReader is a Host whose hook process learns from its own environment
+// what the payload does not say (the Input fields on the agent's shell).
+// Run calls ReadEnv after Decode.
+type EnvReader interface {
+	ReadEnv(in *Input, getenv func(string) string)
 }
 
 // Output is the engine's answer, whatever host receives it. The zero Output
@@ -80,7 +115,8 @@ type Host interface {
 // Env is what the engine needs from outside.
 type Env struct {
 	Now      func() time.Time
-	Root     string // an explicit project root (--root, PLANGIT_ROOT); "" uses the host's cwd
+	Getenv   func(string) string // the hook process's environment; nil reads none
+	Root     string              // an explicit project root (--root, PLANGIT_ROOT); "" uses the host's cwd
 	Getwd    func() (string, error)
 	LockWait time.Duration // how long a hook waits for a busy session
 	// Publish starts pushing a session in the background and returns at
@@ -122,6 +158,9 @@ func Run(h Host, event string, stdin io.Reader, env Env) (stdout []byte, exitCod
 	if err != nil {
 		logFailure(env, "", event, "", err)
 		return nil, 0
+	}
+	if r, ok := h.(EnvReader); ok && env.Getenv != nil {
+		r.ReadEnv(in, env.Getenv)
 	}
 	if env.Problem != nil {
 		logFailure(env, in.Cwd, event, in.SessionID, env.Problem)

@@ -25,10 +25,14 @@ type fixture struct {
 	root    string
 	now     time.Time
 	publish func(root, session string) error // Env.Publish
+	// environ is the hook process's environment: by default Claude Code's
+	// today, which gives the agent's shell the session id
+	// (CLAUDE_CODE_SESSION_ID), so suggested commands need no --session.
+	environ map[string]string
 }
 
 func newFixture(t testing.TB) *fixture {
-	f := &fixture{t: t, root: t.TempDir(), now: t0.Add(time.Hour)}
+	f := &fixture{t: t, root: t.TempDir(), now: t0.Add(time.Hour), environ: map[string]string{"CLAUDE_CODE_SESSION_ID": sessionID}}
 	os.MkdirAll(filepath.Join(f.root, repo.DirName), 0o755)
 	t.Cleanup(func() { repotest.CheckAll(t, f.root) })
 	return f
@@ -78,7 +82,8 @@ func (f *fixture) run(payload string) string {
 	f.now = f.now.Add(time.Minute)
 	now := f.now
 	event := strings.SplitN(payload, ".", 2)[0]
-	out, code := Run(Claude{}, event, bytes.NewReader(b), Env{Now: func() time.Time { return now }, Publish: f.publish})
+	out, code := Run(Claude{}, event, bytes.NewReader(b), Env{Now: func() time.Time { return now }, Publish: f.publish,
+		Getenv: func(name string) string { return f.environ[name] }})
 	if code != 0 {
 		f.t.Fatalf("%s: exit code %d", payload, code)
 	}
@@ -86,6 +91,19 @@ func (f *fixture) run(payload string) string {
 		f.t.Fatalf("%s: output is not JSON: %s", payload, out)
 	}
 	return string(out)
+}
+
+// newTurn forgets what the hooks said in the current turn, as a new
+// prompt would, without the prompt.
+func (f *fixture) newTurn(id string) {
+	f.t.Helper()
+	s, err := f.proj().Open(id)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	if err := os.Remove(s.PrivatePath(turnFile)); err != nil && !os.IsNotExist(err) {
+		f.t.Fatal(err)
+	}
 }
 
 func (f *fixture) state(id string) *plan.State {
@@ -185,18 +203,42 @@ func TestUserPromptSubmit(t *testing.T) {
 		f.withPlan(sessionID)
 		f.golden("user_prompt_submit_status", f.run("user_prompt_submit_other.json"))
 		// "continue" while running is no resume, just the status.
-		if out := f.run("user_prompt_submit_continue.json"); !strings.Contains(out, "Add caching to UserService — running") || len(f.revisions(sessionID)) != 1 {
+		if out := f.run("user_prompt_submit_continue.json"); !strings.Contains(out, "Add caching to UserService — 1/4 done") || len(f.revisions(sessionID)) != 1 {
 			t.Errorf("%s", out)
 		}
 	})
 	t.Run("no plan", func(t *testing.T) {
 		f := newFixture(t)
+		f.config(`{"auto_create_plan": false}`)
 		if out := f.run("user_prompt_submit_other.json"); out != "" {
 			t.Errorf("%s", out)
 		}
+		if _, err := f.proj().Open(sessionID); err == nil {
+			t.Error("a plan was started with auto_create_plan off")
+		}
+	})
+	t.Run("auto_create_plan", func(t *testing.T) {
+		f := newFixture(t)
+		out := f.run("user_prompt_submit_other.json")
+		f.golden("user_prompt_submit_created", out)
+		st := f.state(sessionID)
+		if st.Plan.Title != "Please also cache GetOrders." || st.Plan.Goal != "Please also cache GetOrders." || len(st.Plan.Steps()) != 0 {
+			t.Fatalf("%+v", st.Plan)
+		}
+		// A prompt that asks nothing of a plan starts none.
+		g := newFixture(t)
+		if out := g.run("user_prompt_submit_continue.json"); out != "" {
+			t.Errorf("continue: %s", out)
+		}
+		// An empty plan is no plan to adopt elsewhere.
+		f.environ = nil
+		if out := f.run("session_start_other_session.json"); out != "" {
+			t.Errorf("an empty plan was offered to another session: %s", out)
+		}
 	})
 	for prompt, want := range map[string]bool{"continue": true, " GO ON ": true, "继续": true, "继续执行。": true, "Resume!": true,
-		"don't continue": false, "continue with the tests": false, "": false} {
+		"请继续执行任务": true, "Please continue the plan where you left off": true,
+		"don't continue": false, "don't continue the plan": false, "continue with the tests": false, "": false} {
 		if isContinue(prompt) != want {
 			t.Errorf("isContinue(%q) = %v", prompt, !want)
 		}
@@ -210,8 +252,16 @@ func TestPreToolUse(t *testing.T) {
 	if out := f.run("pre_tool_use_read.json"); out != "" {
 		t.Errorf("a view tool gets nothing: %s", out)
 	}
+	// Each thing once a turn: the step and the errors were said.
+	if out := f.run("pre_tool_use_write.json"); out != "" {
+		t.Errorf("write, in the same turn: %s", out)
+	}
+	if out := f.run("pre_tool_use_bash.json"); out != "" {
+		t.Errorf("bash again, in the same turn: %s", out)
+	}
+	f.newTurn(sessionID)
 	if out := f.run("pre_tool_use_write.json"); !strings.Contains(out, `"additionalContext":"[plangit] Current step: ◐ 2  Design the cache"`) {
-		t.Errorf("write: %s", out)
+		t.Errorf("write, in a new turn: %s", out)
 	}
 	if len(f.revisions(sessionID)) != 1 {
 		t.Error("PreToolUse committed")
@@ -253,6 +303,7 @@ func TestGlance(t *testing.T) {
 	if _, err := os.Stat(glancePath); err != nil {
 		t.Fatalf("no glance written: %v", err)
 	}
+	f.newTurn(sessionID)
 	if again := f.run("pre_tool_use_bash.json"); again != first {
 		t.Errorf("the glance answers differently:\n%s\n%s", again, first)
 	}
@@ -260,6 +311,7 @@ func TestGlance(t *testing.T) {
 	// planted answer shows it is the one read.
 	b, _ := os.ReadFile(glancePath)
 	os.WriteFile(glancePath, bytes.ReplaceAll(b, []byte("Design the cache"), []byte("Planted step")), 0o644)
+	f.newTurn(sessionID)
 	if out := f.run("pre_tool_use_bash.json"); !strings.Contains(out, "Planted step") {
 		t.Errorf("the glance was not used: %s", out)
 	}
@@ -273,7 +325,7 @@ func TestGlance(t *testing.T) {
 	if out := f.run("pre_tool_use_bash.json"); !strings.Contains(out, "next is ○ 3  Build the cache layer") {
 		t.Errorf("after a change: %s", out)
 	}
-	if out := f.run("user_prompt_submit_other.json"); !strings.Contains(out, "2/4 steps done") {
+	if out := f.run("user_prompt_submit_other.json"); !strings.Contains(out, "2/4 done") {
 		t.Errorf("status after a change: %s", out)
 	}
 
@@ -281,12 +333,14 @@ func TestGlance(t *testing.T) {
 	planPath := filepath.Join(s.Dir, plan.PlanFile)
 	b, _ = os.ReadFile(planPath)
 	os.WriteFile(planPath, bytes.Replace(b, []byte("Build the cache layer"), []byte("Write the cache layer"), 1), 0o644)
+	f.newTurn(sessionID)
 	if out := f.run("pre_tool_use_bash.json"); !strings.Contains(out, "Write the cache layer") {
 		t.Errorf("after a hand edit: %s", out)
 	}
 
 	// A damaged glance is recomputed.
 	os.WriteFile(glancePath, []byte(glanceVersion+"\nkey \"unterminated\nend\n"), 0o644)
+	f.newTurn(sessionID)
 	if out := f.run("pre_tool_use_bash.json"); !strings.Contains(out, "Write the cache layer") {
 		t.Errorf("after a damaged glance: %s", out)
 	}
@@ -431,62 +485,112 @@ func TestThreeStrikes(t *testing.T) {
 	}
 }
 
-func TestStopGate(t *testing.T) {
-	f := newFixture(t)
-	f.withPlan(sessionID)
-	f.golden("stop_block", f.run("stop.json"))
-	if out := f.run("stop_active.json"); out != "" {
-		t.Errorf("stop_hook_active lets it stop: %s", out)
+// change applies fn to the session as the agent's CLI would.
+func (f *fixture) change(id string, fn func(p *plan.Plan) (plan.Change, error)) {
+	f.t.Helper()
+	s, err := f.proj().Open(id)
+	if err != nil {
+		f.t.Fatal(err)
 	}
-	// The block cap: three blocks in a row, then the stop goes through.
-	for i := 0; i < 3; i++ {
-		if out := f.run("stop.json"); !strings.Contains(out, `"decision":"block"`) {
-			t.Fatalf("block %d: %s", i+1, out)
-		}
+	f.now = f.now.Add(time.Minute)
+	if _, err := s.Update(repo.Options{Now: f.now}, func(st *plan.State) (plan.Change, error) { return fn(st.Plan) }); err != nil {
+		f.t.Fatal(err)
 	}
-	if out := f.run("stop.json"); out != "" {
-		t.Errorf("after the cap: %s", out)
-	}
-	// A new prompt is a new turn: the count starts again.
-	f.run("stop.json")
-	f.run("stop.json")
-	s, _ := f.proj().Open(sessionID)
-	if n := stopBlocks(s); n != 2 || loadState(s).StopBlocks != n {
-		t.Errorf("stop blocks %d, state %d, want 2", n, loadState(s).StopBlocks)
-	}
-	f.run("user_prompt_submit_other.json")
-	if n := stopBlocks(s); n != 0 || loadState(s).StopBlocks != 0 {
-		t.Errorf("after a prompt: stop blocks %d", n)
-	}
-	if len(f.revisions(sessionID)) != 1 {
-		t.Error("the gate committed")
-	}
+}
 
+func TestStopGate(t *testing.T) {
+	t.Run("gate", func(t *testing.T) {
+		f := newFixture(t)
+		f.withPlan(sessionID)
+		// A turn that began with a step in progress worked on the plan:
+		// its stop is blocked once.
+		f.run("user_prompt_submit_other.json")
+		f.golden("stop_block", f.run("stop.json"))
+		if out := f.run("stop.json"); out != "" {
+			t.Errorf("a second stop in the turn: %s", out)
+		}
+		f.run("user_prompt_submit_other.json")
+		if out := f.run("stop_active.json"); out != "" {
+			t.Errorf("stop_hook_active lets it stop: %s", out)
+		}
+		// A new turn, the step still in progress: blocked once again.
+		f.run("user_prompt_submit_other.json")
+		if out := f.run("stop.json"); !strings.Contains(out, `"decision":"block"`) {
+			t.Errorf("a new turn: %s", out)
+		}
+		if len(f.revisions(sessionID)) != 1 {
+			t.Error("the gate committed")
+		}
+	})
+	t.Run("a turn that did not work on the plan", func(t *testing.T) {
+		f := newFixture(t)
+		f.withPlan(sessionID, func(st *plan.State) { st.Plan.Transition("2", plan.ActDone, plan.TransitionOpts{}, t0) })
+		f.run("user_prompt_submit_other.json")
+		f.run("post_tool_use_read.json")
+		if out := f.run("stop.json"); out != "" {
+			t.Errorf("the user asked about something else: %s", out)
+		}
+		// The next turn starts a step: it worked on the plan.
+		f.run("user_prompt_submit_other.json")
+		f.change(sessionID, func(p *plan.Plan) (plan.Change, error) {
+			return p.Transition("3", plan.ActStart, plan.TransitionOpts{}, f.now)
+		})
+		if out := f.run("stop.json"); !strings.Contains(out, `"decision":"block"`) || !strings.Contains(out, "Phase 2 Build: ◐ 3 Build the cache layer; ○ 4 Use it in GetUser") {
+			t.Errorf("a turn that started a step: %s", out)
+		}
+	})
+	t.Run("always", func(t *testing.T) {
+		f := newFixture(t)
+		f.withPlan(sessionID)
+		f.config(`{"stop_mode": "always"}`)
+		f.run("user_prompt_submit_other.json")
+		for i := 0; i < 3; i++ {
+			if out := f.run("stop.json"); !strings.Contains(out, `"decision":"block"`) {
+				t.Fatalf("block %d: %s", i+1, out)
+			}
+		}
+		if out := f.run("stop.json"); out != "" {
+			t.Errorf("after stop_block_cap: %s", out)
+		}
+		if out := f.run("stop_active.json"); out != "" {
+			t.Errorf("stop_hook_active: %s", out)
+		}
+		f.run("user_prompt_submit_other.json") // a new turn counts again
+		if out := f.run("stop.json"); !strings.Contains(out, `"decision":"block"`) {
+			t.Errorf("a new turn: %s", out)
+		}
+	})
 	t.Run("advise", func(t *testing.T) {
 		f := newFixture(t)
 		f.withPlan(sessionID)
 		f.config(`{"stop_mode": "advise"}`)
 		f.golden("stop_advise", f.run("stop.json"))
 	})
-	t.Run("off", func(t *testing.T) {
-		f := newFixture(t)
-		f.withPlan(sessionID)
-		f.config(`{"stop_mode": "off"}`)
-		if out := f.run("stop.json"); out != "" {
-			t.Errorf("%s", out)
-		}
-	})
-	t.Run("all done", func(t *testing.T) {
-		f := newFixture(t)
-		f.withPlan(sessionID, func(st *plan.State) {
+	for name, mutate := range map[string]func(*plan.State){
+		"off": nil,
+		"all done": func(st *plan.State) {
 			for _, s := range st.Plan.Steps() {
 				s.Status = plan.StepCompleted
 			}
+		},
+		"paused":     func(st *plan.State) { st.Plan.Pause("lunch", t0) },
+		"unapproved": func(st *plan.State) { st.Plan.Status = plan.PlanPending },
+		"finished":   func(st *plan.State) { st.Plan.Finish("done", true, t0) },
+	} {
+		t.Run(name, func(t *testing.T) {
+			f := newFixture(t)
+			if mutate == nil {
+				f.withPlan(sessionID)
+				f.config(`{"stop_mode": "off"}`)
+			} else {
+				f.withPlan(sessionID, mutate)
+			}
+			f.run("user_prompt_submit_other.json")
+			if out := f.run("stop.json"); out != "" {
+				t.Errorf("%s", out)
+			}
 		})
-		if out := f.run("stop.json"); out != "" {
-			t.Errorf("%s", out)
-		}
-	})
+	}
 	t.Run("step lines", func(t *testing.T) {
 		f := newFixture(t)
 		f.withPlan(sessionID)
@@ -500,25 +604,90 @@ func TestStopGate(t *testing.T) {
 			t.Errorf("[Step] lines are added once: %d steps", n)
 		}
 	})
+	t.Run("step lines start a plan", func(t *testing.T) {
+		f := newFixture(t)
+		f.config(`{"auto_create_plan": false}`)
+		if out := f.run("stop_steps.json"); out != "" {
+			t.Errorf("%s", out)
+		}
+		st := f.state(sessionID)
+		if len(st.Plan.Steps()) != 2 || st.Plan.Steps()[0].Text != "Invalidate entries on user update" {
+			t.Fatalf("%+v", st.Plan.Steps())
+		}
+	})
 	t.Run("subagent", func(t *testing.T) {
 		f := newFixture(t)
 		f.withPlan(sessionID)
-		if out := f.run("subagent_stop.json"); !strings.Contains(out, `"decision":"block"`) {
+		// A subagent that started no step stops freely, whatever is left.
+		if out := f.run("subagent_stop.json"); out != "" {
+			t.Errorf("a subagent that started nothing: %s", out)
+		}
+		// One that started step 3 is held to step 3 alone.
+		f.change(sessionID, func(p *plan.Plan) (plan.Change, error) {
+			return p.Transition("3", plan.ActStart, plan.TransitionOpts{Force: true}, f.now)
+		})
+		f.run("post_tool_use_subagent_start.json")
+		out := f.run("subagent_stop.json")
+		if !strings.Contains(out, `"decision":"block","reason":"[plangit] Steps you started are not done: ◐ 3 Build the cache layer.`) || strings.Contains(out, " 2 ") {
 			t.Errorf("%s", out)
+		}
+		if out := f.run("subagent_stop.json"); out != "" {
+			t.Errorf("blocked twice in a turn: %s", out)
 		}
 	})
 	t.Run("auto-advance", func(t *testing.T) {
 		f := newFixture(t)
 		f.withPlan(sessionID)
-		f.config(`{"auto_advance": true}`)
 		f.run("post_tool_use_edit.json")
 		f.run("post_tool_use_edit.json")
 		f.run("stop_steps.json") // "Next I will: ..." after two tool uses
 		st := f.state(sessionID)
 		s2, _, _ := st.Plan.Step("2")
 		s3, _, _ := st.Plan.Step("3")
-		if s2.Status != plan.StepCompleted || s3.Status != plan.StepInProgress {
-			t.Fatalf("steps 2 and 3: %s %s", s2.Status, s3.Status)
+		if s2.Status != plan.StepCompleted || s3.Status != plan.StepInProgress || s2.Result != "Next I will:" {
+			t.Fatalf("steps 2 and 3: %+v %s", s2, s3.Status)
+		}
+		revs := f.revisions(sessionID)
+		if last := revs[len(revs)-1]; last.Summary != "stop: step 5 added from [Step]; step 6 added from [Step]; step 2 completed; step 3 started by auto-advance" {
+			t.Errorf("%q", last.Summary)
+		}
+		// "还没完成", said right after: step 2 is back in progress, 3 waits again.
+		f.golden("user_prompt_submit_not_done", f.run("user_prompt_submit_not_done.json"))
+		st = f.state(sessionID)
+		s2, _, _ = st.Plan.Step("2")
+		s3, _, _ = st.Plan.Step("3")
+		if s2.Status != plan.StepInProgress || s3.Status != plan.StepPending {
+			t.Fatalf("after not done: %s %s", s2.Status, s3.Status)
+		}
+		// Said again a turn later, it changes nothing more.
+		n := len(f.revisions(sessionID))
+		f.run("user_prompt_submit_not_done.json")
+		if len(f.revisions(sessionID)) != n {
+			t.Error("a second \"not done\" changed the plan")
+		}
+	})
+	t.Run("auto-advance mid-turn", func(t *testing.T) {
+		f := newFixture(t)
+		f.withPlan(sessionID)
+		f.config(`{"advance_after": 3}`)
+		f.run("post_tool_use_read.json")
+		f.run("post_tool_use_read.json")
+		f.golden("post_tool_use_advance", f.run("post_tool_use_read.json"))
+		s2, _, _ := f.state(sessionID).Plan.Step("2")
+		if s2.Status != plan.StepCompleted {
+			t.Fatalf("step 2 after 3 uses: %s", s2.Status)
+		}
+		// With step confirmation it asks instead, and changes nothing.
+		g := newFixture(t)
+		g.withPlan(sessionID)
+		g.config(`{"advance_after": 3, "step_confirmation": true}`)
+		g.run("post_tool_use_read.json")
+		g.run("post_tool_use_read.json")
+		if out := g.run("post_tool_use_read.json"); !strings.Contains(out, "Step 2 has taken 3 tool uses. If it is done, record it: plangit step done 2") {
+			t.Errorf("%s", out)
+		}
+		if s2, _, _ := g.state(sessionID).Plan.Step("2"); s2.Status != plan.StepInProgress {
+			t.Errorf("step confirmation: step 2 is %s", s2.Status)
 		}
 	})
 	for msg, want := range map[string]bool{"Now let me run the tests": true, "接下来运行测试": true, "I know the answer": false, "nothing": false} {
@@ -528,6 +697,19 @@ func TestStopGate(t *testing.T) {
 	}
 	if !advance("no words", 10, 10) {
 		t.Error("the seed's timeout: 10 uses in one step advance")
+	}
+}
+
+func TestStepDeclarations(t *testing.T) {
+	msg := "Plan:\n[Step] plain\n**[Step]** bold\n**[Step] all bold**\n1. [Step] numbered\n- [step] listed: lower case\n" +
+		"> [Step] quoted\n   [Step]   indented  \n```\n[Step] in code\n```\n~~~~\n[Step] in tildes\n~~~~\n" +
+		"text [Step] not at the start\n[Step]\n[Step] plain\n"
+	want := []string{"plain", "bold", "all bold", "numbered", "listed: lower case", "quoted", "indented"}
+	if got := stepDeclarations(msg); !slices.Equal(got, want) {
+		t.Errorf("got %q\nwant %q", got, want)
+	}
+	if got := resultLine("```go\ncode\n```\n[Step] x\n## **Cache written**, tests pass\nmore"); got != "Cache written**, tests pass" && got != "Cache written, tests pass" {
+		t.Errorf("resultLine: %q", got)
 	}
 }
 
@@ -669,5 +851,24 @@ func TestEventNames(t *testing.T) {
 		if got := EventName(in); got != want {
 			t.Errorf("%s → %s", in, got)
 		}
+	}
+}
+
+// Transition words advance a step; ordinary English with "next", "now"
+// or "then" in it does not.
+func TestAdvanceWords(t *testing.T) {
+	for msg, want := range map[string]bool{
+		"现在让我运行测试":                                       true,
+		"Next I will: wire the cache into GetUser.":      true,
+		"Moving on to the invalidation.":                 true,
+		"Step 5 (using the cache) is next; I stop here.": false,
+		"I know now why the test failed, and then some.": false,
+	} {
+		if got := advance(msg, 3, 10); got != want {
+			t.Errorf("advance(%q) = %v", msg, got)
+		}
+	}
+	if advance("现在", 1, 10) || !advance("nothing", 10, 10) {
+		t.Error("the use counts")
 	}
 }

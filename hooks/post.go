@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/plangit/plangit/plan"
 	"github.com/plangit/plangit/render"
@@ -14,41 +15,59 @@ import (
 )
 
 // postToolUse records what the tool did to the plan and reminds the agent
-// of the rules: todo lists sync into the plan; edits of the session's own
-// files are adopted; every N view tools ask for findings (the 2-action
-// rule); write tools ask for the step to be updated; tool uses count, and
-// at max_iterations the plan pauses and the agent stops.
+// of the rules, each reminder once a turn: todo lists sync into the plan;
+// edits of the session's own files are adopted; the tool succeeding on
+// what it failed on before resolves those errors; every N look-ups ask for
+// a finding (the 2-action rule); write tools ask for the step to be
+// updated; tool uses count, a step that took advance_after of them
+// advances (auto_advance), and at max_iterations the plan pauses and the
+// agent stops.
 func (e *engine) postToolUse() (*Output, error) {
 	s, err := e.session()
 	if err != nil {
 		return nil, err
 	}
 	tool := e.in.ToolName
+	sync := isPlanningTool(tool) && persisted(e.in.ToolInput)
 	if s == nil {
-		if isPlanningTool(tool) {
+		if sync {
 			return e.startFromTodos()
 		}
 		return nil, nil
 	}
+	t := e.turn(s)
+	cli := e.cli(t)
 	out := &Output{}
-	var notes []string
+	var parts []part
+	var memo string
 	res, err := e.update(s, func(st *plan.State) (plan.Change, error) {
+		parts, memo, *out = nil, "", Output{} // fn may run again on a newer state
 		hs := e.state(s)
 		hs.Iterations++
 		p := st.Plan
+		now := e.env.Now()
 		var change plan.Change
-		if p.Editable() == nil {
+		var started []string
+		if sync && p.Editable() == nil {
 			var err error
 			switch tool {
 			case "TodoWrite":
-				change, err = syncTodos(p, e.in.ToolInput, hs, e.env.Now())
+				change, started, err = syncTodos(p, e.in.ToolInput, hs, now)
 			case "TaskCreate":
-				change, err = syncTaskCreate(p, e.in.ToolInput, e.in.ToolResponse, hs, e.env.Now())
+				change, err = syncTaskCreate(p, e.in.ToolInput, e.in.ToolResponse, hs, now)
 			case "TaskUpdate":
-				change, err = syncTaskUpdate(p, e.in.ToolInput, hs, e.env.Now())
+				change, started, err = syncTaskUpdate(p, e.in.ToolInput, hs, now)
 			}
 			if err != nil {
 				return plan.Change{}, err
+			}
+		}
+		if key, _ := toolKey(e.in.ToolInput); key != "" && change.Op == "" {
+			if done := st.Errors.ResolveKey(tool, key, "the same call succeeded", now); len(done) > 0 {
+				change = resolvedChange(done)
+				for _, r := range done {
+					parts = append(parts, part{text: fmt.Sprintf("[plangit] Error #%s is resolved: `%s` succeeded.", r.ID, clipKey(normKey(key)))})
+				}
 			}
 		}
 		// The 2-action rule: a finding recorded since resets the count.
@@ -59,16 +78,18 @@ func (e *engine) postToolUse() (*Output, error) {
 		if slices.Contains(e.cfg.ViewTools, tool) {
 			hs.ViewActions++
 			if hs.ViewActions >= e.cfg.ActionThreshold {
-				notes = append(notes, fmt.Sprintf("[plangit] %d look-ups since your last finding: save what you learned before it scrolls away: plangit finding add --category code|architecture|dependency|issue|insight --title \"...\" \"what you found\"", hs.ViewActions))
+				parts = append(parts, part{key: fmt.Sprintf("look-ups %d", len(st.Findings)),
+					text: fmt.Sprintf("[plangit] %d look-ups since your last finding: record what you learned: %s finding add --title \"...\" \"what you found\" (--category code|architecture|dependency|issue; insight by default)", hs.ViewActions, cli)})
 				hs.ViewActions = 0
 			}
 		}
 		cur := p.Current()
 		if slices.Contains(e.cfg.WriteTools, tool) && p.Status == plan.PlanRunning && !e.ownFile() {
 			if cur != nil {
-				notes = append(notes, fmt.Sprintf("[plangit] You changed files during step %s (%s): record progress (plangit step progress %s N/M) or finish it (plangit step done %s --result \"...\").", cur.ID, clip(cur.Text), cur.ID, cur.ID))
+				parts = append(parts, part{key: "write " + cur.ID, text: fmt.Sprintf("[plangit] You changed files during step %s (%s): record progress (%s step progress %s N/M) or finish it (%s step done %s --result \"...\").",
+					cur.ID, clip(cur.Text), cli, cur.ID, cli, cur.ID)})
 			} else {
-				notes = append(notes, "[plangit] You changed files with no step in progress: start the step this belongs to (plangit next, or plangit step start ID).")
+				parts = append(parts, part{key: "write", text: "[plangit] You changed files with no step in progress: start the step this belongs to (" + cli + " next, or " + cli + " step start ID)."})
 			}
 		}
 		if cur != nil {
@@ -77,35 +98,134 @@ func (e *engine) postToolUse() (*Output, error) {
 			}
 			hs.StepUses++
 		}
+		if e.in.AgentID != "" {
+			started = append(started, startedBy(p, inputString(e.in.ToolInput, "command"))...)
+			hs.noteStarted(e.in.AgentID, started)
+		}
+		if cur != nil && e.cfg.AutoAdvance && e.in.AgentID == "" && p.Status == plan.PlanRunning && change.Op == "" &&
+			hs.Step == cur.ID && hs.StepUses >= e.cfg.AdvanceAfter {
+			uses := hs.StepUses
+			if e.cfg.StepConfirmation {
+				parts = append(parts, part{key: "advance " + cur.ID, text: fmt.Sprintf("[plangit] Step %s has taken %d tool uses. If it is done, record it: %s step done %s --result \"...\"; the next step's start asks the person first (step_confirmation).",
+					cur.ID, uses, cli, cur.ID)})
+			} else {
+				c, next, err := autoAdvance(p, cur, "", false, now)
+				if err != nil {
+					return plan.Change{}, err
+				}
+				change = c
+				change.Summary += fmt.Sprintf(" (after %d tool uses)", uses)
+				memo = "A " + cur.ID + " " + undash(next) + "\n"
+				text := fmt.Sprintf("[plangit] Step %s is marked done after %d tool uses in it (auto_advance).", cur.ID, uses)
+				if n, _, err := p.Step(next); err == nil {
+					text += " Now: " + render.StepLine(p, n)
+					memo += saidLines(curName(n)) // the new current step is said here
+				}
+				parts = append(parts, part{text: text})
+				hs.Step, hs.StepUses = "", 0
+			}
+		}
 		if lim := e.cfg.MaxIterations; lim > 0 && hs.Iterations-hs.LimitBase >= lim && p.Status == plan.PlanRunning && change.Op == "" {
-			c, err := p.Pause(fmt.Sprintf("reached max_iterations (%d tool uses)", lim), e.env.Now())
+			k := p.Counts()
+			c, err := p.Pause(fmt.Sprintf("reached max_iterations (%d tool uses), %d/%d steps done", lim, k.Done, k.Total), now)
 			if err != nil {
 				return plan.Change{}, err
 			}
 			change = c
 			change.Summary += fmt.Sprintf(" (max_iterations: %d tool uses)", lim)
 			out.Stop = true
-			out.StopReason = fmt.Sprintf("plangit paused the plan after %d tool uses (max_iterations). Review it (plangit show); say \"continue\" or run plangit resume to go on.", hs.Iterations-hs.LimitBase)
-			hs.LimitBase = hs.Iterations
+			out.StopReason = fmt.Sprintf("plangit paused the plan after %d tool uses (max_iterations): %d/%d steps done. Review it (%s show); say \"continue\" or run %s resume to go on.",
+				hs.Iterations-hs.LimitBase, k.Done, k.Total, cli, cli)
+			hs.LimitUsed, hs.LimitBase = hs.Iterations-hs.LimitBase, hs.Iterations
 		}
-		if change.Op != "" {
-			p.Iterations = max(p.Iterations, hs.Iterations)
+		if change.Op != "" && p.Complete() {
+			parts = append(parts, part{key: "complete", text: "[plangit] " + render.CompletedLine(p) + "."})
 		}
 		return change, hs.save(s)
 	})
 	if err != nil {
 		return nil, err
 	}
+	var notes []part
 	if res.Adopted != nil && e.ownFile() {
-		notes = append([]string{fmt.Sprintf("[plangit] Adopted your edit as revision %s: %s.", res.Adopted.Hash[:7], res.Adopted.Change.Summary)}, notes...)
+		notes = append(notes, part{text: fmt.Sprintf("[plangit] Adopted your edit as revision %s: %s.", res.Adopted.Hash[:7], res.Adopted.Change.Summary)})
 	}
-	if res.Commit != nil && isPlanningTool(tool) {
-		notes = append([]string{"[plangit] " + res.Commit.Change.Summary + " (revision " + res.Commit.Hash[:7] + ")."}, notes...)
+	if res.Commit != nil && sync {
+		notes = append(notes, part{text: "[plangit] " + res.Commit.Change.Summary + " (revision " + res.Commit.Hash[:7] + ")."})
 	}
-	if len(notes) > 0 {
-		out.Context = render.Fit(notes, e.cfg.ContextBudget)
+	e.remember(s, memo)
+	if !e.replaying() {
+		out.Context = e.say(s, t, append(notes, parts...))
 	}
 	return out, nil
+}
+
+// resolvedChange is the change that resolved errors.
+func resolvedChange(done plan.ErrorLog) plan.Change {
+	ids := make([]string, len(done))
+	for i, r := range done {
+		ids[i] = "#" + r.ID
+	}
+	c := plan.Change{Op: "error.resolve", Summary: fmt.Sprintf("error %s resolved: %s `%s` succeeded", strings.Join(ids, ", "), done[0].Tool, clipKey(normKey(done[0].Key)))}
+	if len(done) == 1 {
+		c.Step = done[0].Step
+	}
+	return c
+}
+
+// autoAdvance completes cur — with result, the agent's own words where
+// there are some — and, unless hold, starts the next ready step. It
+// returns the change and the step it started.
+func autoAdvance(p *plan.Plan, cur *plan.Step, result string, hold bool, now time.Time) (plan.Change, string, error) {
+	if _, err := p.Transition(cur.ID, plan.ActDone, plan.TransitionOpts{Result: result, Force: true}, now); err != nil {
+		return plan.Change{}, "", err
+	}
+	c := plan.Change{Op: "step.done", Step: cur.ID, Summary: "auto-advance: step " + cur.ID + " completed"}
+	if hold || p.Status != plan.PlanRunning {
+		return c, "", nil
+	}
+	if ready := p.Ready(); len(ready) > 0 {
+		if _, err := p.Transition(ready[0].ID, plan.ActStart, plan.TransitionOpts{}, now); err != nil {
+			return plan.Change{}, "", err
+		}
+		c.Step = ""
+		c.Summary += "; step " + ready[0].ID + " started"
+		return c, ready[0].ID, nil
+	}
+	return c, "", nil
+}
+
+// noteStarted records steps a subagent started: its Stop is gated on
+// those alone.
+func (st *state) noteStarted(agent string, ids []string) {
+	if len(ids) == 0 {
+		return
+	}
+	if st.Agents == nil {
+		st.Agents = map[string][]string{}
+	}
+	for _, id := range ids {
+		if !slices.Contains(st.Agents[agent], id) {
+			st.Agents[agent] = append(st.Agents[agent], id)
+		}
+	}
+}
+
+// startedBy is the steps a shell command started, as the plan stands
+// after it ran: those `plangit step start ID` names, and for `plangit
+// next` the step now in progress.
+func startedBy(p *plan.Plan, command string) []string {
+	ids, next := stepStarts(command)
+	var out []string
+	for _, id := range ids {
+		if s, _, err := p.Step(id); err == nil && s.Status == plan.StepInProgress {
+			out = append(out, s.ID)
+		}
+	}
+	if cur := p.Current(); next && cur != nil {
+		out = append(out, cur.ID)
+	}
+	return out
 }
 
 // ownFile reports whether the tool call wrote a file of this session.
@@ -131,7 +251,11 @@ func isPlanningTool(tool string) bool {
 // startFromTodos starts the session's plan from its first todo list, so an
 // agent that plans with TodoWrite gets a persistent, versioned plan.
 func (e *engine) startFromTodos() (*Output, error) {
-	p, err := plan.New(e.in.SessionID, "Agent todo list", "", nil, e.env.Now(), e.cfg.PlanConfirmation)
+	title := inputString(e.in.ToolInput, "planTitle")
+	if title == "" {
+		title = todoTitle
+	}
+	p, err := plan.New(e.in.SessionID, plan.TruncateText(title, 200), "", nil, e.env.Now(), e.cfg.PlanConfirmation)
 	if err != nil {
 		return nil, err
 	}
@@ -140,7 +264,7 @@ func (e *engine) startFromTodos() (*Output, error) {
 	var change plan.Change
 	switch e.in.ToolName {
 	case "TodoWrite":
-		change, err = syncTodos(p, e.in.ToolInput, hs, e.env.Now())
+		change, _, err = syncTodos(p, e.in.ToolInput, hs, e.env.Now())
 	case "TaskCreate":
 		change, err = syncTaskCreate(p, e.in.ToolInput, e.in.ToolResponse, hs, e.env.Now())
 	default:
@@ -154,6 +278,7 @@ func (e *engine) startFromTodos() (*Output, error) {
 	s, res, err := e.proj.Create(e.in.SessionID, &plan.State{Plan: p}, change, e.options())
 	switch {
 	case errors.Is(err, repo.ErrExists):
+		e.opened = nil
 		return e.postToolUse() // another hook started it meanwhile: sync into it
 	case plan.HasCode(err, plan.CodeLockTimeout):
 		if s, oerr := e.session(); oerr == nil && s != nil {
@@ -166,11 +291,15 @@ func (e *engine) startFromTodos() (*Output, error) {
 	if err := s.Locked(e.env.LockWait, func() error { return hs.save(s) }); err != nil {
 		return nil, err
 	}
-	return &Output{Context: fmt.Sprintf("[plangit] Started a persistent plan from your %s (revision %s); plangit show displays it.", e.in.ToolName, res.Commit.Hash[:7])}, nil
+	t := &turn{shell: e.shellReaches()}
+	e.remember(s, beginLine("", "", t.shell))
+	e.proj.UnmarkShell(e.in.SessionID)
+	return &Output{Context: fmt.Sprintf("[plangit] Started a persistent plan from your %s (revision %s); %s show displays it.", e.in.ToolName, res.Commit.Hash[:7], e.cli(t))}, nil
 }
 
-// postToolUseFailure logs the error and, at the strike limit, tells the
-// agent to change approach.
+// postToolUseFailure logs the error — for a shell tool with its command,
+// by which the same command succeeding later resolves it — and says when
+// it keeps coming back: at the strike limit, to change approach.
 func (e *engine) postToolUseFailure() (*Output, error) {
 	if e.in.IsInterrupt {
 		return nil, nil // the person stopped the tool; it did not fail
@@ -186,83 +315,100 @@ func (e *engine) postToolUseFailure() (*Output, error) {
 		if err := hs.save(s); err != nil {
 			return plan.Change{}, err
 		}
-		params := compactJSON(e.in.ToolInput)
 		step := ""
 		if cur := st.Plan.Current(); cur != nil {
 			step = cur.ID
 		}
-		r, err := st.Errors.Record(plan.ErrorRecord{Tool: e.in.ToolName, Message: e.in.Error, Step: step, Params: params}, e.env.Now())
+		key, _ := toolKey(e.in.ToolInput)
+		r, err := st.Errors.Record(plan.ErrorRecord{Tool: e.in.ToolName, Message: e.in.Error, Step: step,
+			Params: compactJSON(e.in.ToolInput), Key: key}, e.env.Now())
 		if err != nil {
 			return plan.Change{}, err
 		}
 		rec = r
-		return plan.Change{Op: "error.add", Step: r.Step, Summary: fmt.Sprintf("error: %s ×%d (%s)", r.Tool, r.Count, clip(firstLine(r.Message)))}, nil
+		what := r.Tool
+		if r.Key != "" {
+			what += " `" + clipKey(normKey(r.Key)) + "`"
+		}
+		return plan.Change{Op: "error.add", Step: r.Step, Summary: fmt.Sprintf("error #%s: %s ×%d (%s)", r.ID, what, r.Count, clip(firstLine(r.Message)))}, nil
 	})
-	if err != nil {
+	if err != nil || e.replaying() {
 		return nil, err
 	}
+	t := e.turn(s)
+	var p part
 	switch {
 	case rec.Count >= e.cfg.StrikeLimit:
-		return &Output{Context: render.Fit([]string{render.StrikeWarning(rec, e.cfg.StrikeLimit)}, e.cfg.ContextBudget)}, nil
+		p = part{key: fmt.Sprintf("strike %s %d", rec.ID, rec.Count), text: render.StrikeWarning(rec, e.cfg.StrikeLimit, cliMark)}
 	case rec.Count > 1:
-		return &Output{Context: fmt.Sprintf("[plangit] %s has failed this way %d times (limit %d before you must change approach).", rec.Tool, rec.Count, e.cfg.StrikeLimit)}, nil
+		what := rec.Tool
+		if rec.Key != "" {
+			what = "`" + clipKey(normKey(rec.Key)) + "`"
+		}
+		p = part{text: fmt.Sprintf("[plangit] %s has failed this way %d times (error #%s; at %d, change approach).", what, rec.Count, rec.ID, e.cfg.StrikeLimit)}
+	default:
+		return nil, nil
+	}
+	if text := e.say(s, t, []part{p}); text != "" {
+		return &Output{Context: text}, nil
 	}
 	return nil, nil
 }
 
-// stop takes [Step] lines from the agent's last message as new steps,
-// advances a step on transition words when auto_advance is on, and then,
-// in gate mode, blocks the stop while steps are left (unless the agent is
-// already continuing because of a stop hook, or the block cap is reached);
-// in advise mode it only says what is left.
+// stop takes [Step] lines from the agent's last message as new steps (a
+// session without a plan starts one from them), advances a step on
+// transition words (auto_advance), and applies the Stop gate (stopGate).
 func (e *engine) stop() (*Output, error) {
 	s, err := e.session()
-	if err != nil || s == nil {
+	if err != nil {
 		return nil, err
 	}
+	decl := stepDeclarations(e.in.LastAssistantMessage)
+	if s == nil {
+		if len(decl) > 0 {
+			return nil, e.startFromSteps(decl)
+		}
+		return nil, nil
+	}
+	t := e.turn(s)
+	cli := e.cli(t)
 	out := &Output{}
+	var memo string
 	_, err = e.update(s, func(st *plan.State) (plan.Change, error) {
+		*out, memo = Output{}, ""
 		hs := e.state(s)
 		p := st.Plan
+		now := e.env.Now()
 		var did []string
 		var touched string
 		if p.Editable() == nil {
-			for _, text := range stepDeclarations(e.in.LastAssistantMessage) {
+			for _, text := range decl {
 				if slices.ContainsFunc(p.Steps(), func(x *plan.Step) bool { return strings.EqualFold(x.Text, text) }) {
 					continue
 				}
-				added, err := p.AddStep(plan.StepSpec{Text: text}, e.env.Now())
+				added, err := p.AddStep(plan.StepSpec{Text: text}, now)
 				if err != nil {
 					return plan.Change{}, err
 				}
 				did, touched = append(did, "step "+added.ID+" added from [Step]"), added.ID
 			}
 		}
-		if e.cfg.AutoAdvance && p.Status == plan.PlanRunning {
-			if cur := p.Current(); cur != nil && hs.Step == cur.ID && advance(e.in.LastAssistantMessage, hs.StepUses, e.cfg.StepIterationLimit) {
-				if _, err := p.Transition(cur.ID, plan.ActDone, plan.TransitionOpts{Force: true}, e.env.Now()); err == nil {
-					did, touched = append(did, "step "+cur.ID+" completed by auto-advance"), cur.ID
-					hs.Step, hs.StepUses = "", 0
-					if ready := p.Ready(); len(ready) > 0 {
-						if _, err := p.Transition(ready[0].ID, plan.ActStart, plan.TransitionOpts{}, e.env.Now()); err == nil {
-							did = append(did, "step "+ready[0].ID+" started")
-						}
-					}
+		var ask string
+		if cur := p.Current(); cur != nil && e.cfg.AutoAdvance && e.in.AgentID == "" && p.Status == plan.PlanRunning &&
+			hs.Step == cur.ID && advance(e.in.LastAssistantMessage, hs.StepUses, e.cfg.AdvanceAfter) {
+			if e.cfg.StepConfirmation {
+				ask = fmt.Sprintf("Step %s looks done: if it is, record it (%s step done %s --result \"...\"); starting the next asks the person first.", cur.ID, cli, cur.ID)
+			} else {
+				c, next, err := autoAdvance(p, cur, resultLine(e.in.LastAssistantMessage), false, now)
+				if err != nil {
+					return plan.Change{}, err
 				}
+				did, touched = append(did, strings.TrimPrefix(c.Summary, "auto-advance: ")+" by auto-advance"), c.Step
+				memo = "A " + cur.ID + " " + undash(next) + "\n"
+				hs.Step, hs.StepUses = "", 0
 			}
 		}
-		left := p.Unfinished()
-		switch {
-		case p.Status != plan.PlanRunning || len(left) == 0 || e.cfg.StopMode == "off":
-			hs.StopBlocks = 0
-		case e.cfg.StopMode == "advise":
-			out.Context = render.Fit(render.LeftToDo(p), e.cfg.ContextBudget)
-		case e.in.StopHookActive || hs.StopBlocks >= e.cfg.StopBlockCap:
-			hs.StopBlocks = 0 // let it stop; the next Stop may block again
-		default:
-			out.Block, out.Reason = true, render.Fit(render.LeftToDo(p), e.cfg.ContextBudget)
-			hs.StopBlocks++
-		}
+		e.stopGate(p, t, hs, out, cli, ask)
 		if err := hs.save(s); err != nil {
 			return plan.Change{}, err
 		}
@@ -275,28 +421,203 @@ func (e *engine) stop() (*Output, error) {
 		}
 		return c, nil
 	})
-	return out, err
+	if err != nil {
+		return nil, err
+	}
+	if out.Block {
+		memo += "B " + undash(e.in.AgentID) + "\n"
+	}
+	e.remember(s, memo)
+	return out, nil
 }
 
-// stepDeclarations returns the text of "[Step] ..." lines in a message.
+// stopGate decides what a stop hears, by stop_mode, once the plan is as
+// this Stop leaves it. Never for a plan that is not running or has
+// nothing left; a subagent, only on the steps it started.
+//
+//   - gate: block at most once a turn, and only in a turn that worked on
+//     the plan — a step was in progress when it began, or a step changed
+//     during it (a subagent's own steps are its work);
+//   - always: block while steps are left, unless the agent is already
+//     continuing because of a stop hook, up to stop_block_cap in a turn;
+//   - advise: say what is left, without blocking; off: nothing.
+func (e *engine) stopGate(p *plan.Plan, t *turn, hs *state, out *Output, cli, ask string) {
+	mode := e.cfg.StopMode
+	if mode == "off" || p.Status != plan.PlanRunning || p.Complete() {
+		return
+	}
+	var reason []string
+	if e.in.AgentID != "" {
+		var left []*plan.Step
+		for _, id := range hs.Agents[e.in.AgentID] {
+			if s, _, err := p.Step(id); err == nil && !s.Status.Resolved() {
+				left = append(left, s)
+			}
+		}
+		if len(left) == 0 {
+			delete(hs.Agents, e.in.AgentID)
+			return
+		}
+		reason = render.StartedLeft(p, left, cli)
+	} else {
+		if len(p.Unfinished()) == 0 {
+			return
+		}
+		reason = render.LeftToDo(p, cli)
+	}
+	if ask != "" {
+		reason = append([]string{reason[0], ask}, reason[1:]...)
+	}
+	blocks := t.blocks[undash(e.in.AgentID)]
+	switch mode {
+	case "advise":
+		out.Context = render.Fit(reason, e.cfg.ContextBudget)
+		return
+	case "always":
+		if e.in.StopHookActive || blocks >= e.cfg.StopBlockCap {
+			return
+		}
+	default: // gate
+		worked := e.in.AgentID != "" || t.step != "" || t.sig != stepSig(p)
+		if e.in.StopHookActive || blocks > 0 || !worked {
+			return
+		}
+	}
+	out.Block, out.Reason = true, render.Fit(reason, e.cfg.ContextBudget)
+}
+
+// startFromSteps starts the session's plan from the [Step] lines of the
+// agent's last message.
+func (e *engine) startFromSteps(decl []string) error {
+	p, err := plan.New(e.in.SessionID, "Steps the agent declared", "", nil, e.env.Now(), e.cfg.PlanConfirmation)
+	if err != nil {
+		return err
+	}
+	p.Rules = e.cfg.Rules()
+	for _, text := range decl {
+		if _, err := p.AddStep(plan.StepSpec{Text: text}, e.env.Now()); err != nil {
+			return err
+		}
+	}
+	_, _, err = e.proj.Create(e.in.SessionID, &plan.State{Plan: p}, plan.Change{Op: "init", Summary: fmt.Sprintf("init: from [Step] lines (%s)", render.Count(len(decl), "step"))}, e.options())
+	if errors.Is(err, repo.ErrExists) {
+		e.opened = nil
+		_, err = e.stop() // another hook started it meanwhile: add to it
+	}
+	return err
+}
+
+// stepDeclarations returns the text of the "[Step] ..." lines of a
+// message: a line that begins with [Step] (any case), after a list marker
+// ("-", "*", "+", "1.", "1)") or a quote's ">", and inside bold ("**[Step]**
+// text", "**[Step] text**"); never a line inside a fenced code block.
 func stepDeclarations(msg string) []string {
 	var out []string
+	fence := ""
 	for _, line := range strings.Split(msg, "\n") {
-		line = strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(line), "-*>"))
-		if rest, ok := strings.CutPrefix(line, "[Step]"); ok {
-			if text := strings.TrimSpace(rest); text != "" && !slices.Contains(out, text) {
-				out = append(out, plan.TruncateText(text, plan.MaxLine))
+		l := strings.TrimSpace(line)
+		if fence != "" {
+			if strings.HasPrefix(l, fence) && strings.Trim(l, fence[:1]) == "" {
+				fence = ""
 			}
+			continue
+		}
+		if f := fenceOf(l); f != "" {
+			fence = f
+			continue
+		}
+		l = stripMarkers(l)
+		mark := ""
+		for _, m := range []string{"**", "__"} {
+			if strings.HasPrefix(l, m) {
+				mark, l = m, l[len(m):]
+				break
+			}
+		}
+		if len(l) < len("[Step]") || !strings.EqualFold(l[:len("[Step]")], "[Step]") {
+			continue
+		}
+		rest := strings.TrimSpace(l[len("[Step]"):])
+		if mark != "" {
+			rest = strings.TrimSpace(strings.TrimSuffix(strings.TrimPrefix(rest, mark), mark))
+		}
+		rest = strings.TrimSpace(strings.TrimLeft(rest, ":：-–— "))
+		if rest != "" && !slices.Contains(out, rest) {
+			out = append(out, plan.TruncateText(rest, plan.MaxLine))
 		}
 	}
 	return out
 }
 
-// transitionWords say an agent moves on (the seed's list).
-var transitionWords = []string{"现在", "接下来", "然后", "继续", "开始", "现在让我", "next", "now", "then", "continue", "let me", "proceed"}
+// fenceOf is the fence a line opens ("```" or "~~~", as long as written),
+// or "".
+func fenceOf(l string) string {
+	for _, c := range []string{"`", "~"} {
+		n := len(l) - len(strings.TrimLeft(l, c))
+		if n >= 3 {
+			return strings.Repeat(c, n)
+		}
+	}
+	return ""
+}
 
-// advance decides auto-advance: transition words after at least two tool
-// uses in the step, or the step's iteration limit.
+// stripMarkers takes list markers and quote marks off the start of a line.
+func stripMarkers(l string) string {
+	for {
+		switch {
+		case strings.HasPrefix(l, "- "), strings.HasPrefix(l, "* "), strings.HasPrefix(l, "+ "), strings.HasPrefix(l, "> "):
+			l = strings.TrimSpace(l[2:])
+			continue
+		case l == ">" || strings.HasPrefix(l, ">"):
+			l = strings.TrimSpace(l[1:])
+			continue
+		}
+		i := 0
+		for i < len(l) && i < 9 && l[i] >= '0' && l[i] <= '9' {
+			i++
+		}
+		if i > 0 && i+1 < len(l) && (l[i] == '.' || l[i] == ')') && l[i+1] == ' ' {
+			l = strings.TrimSpace(l[i+2:])
+			continue
+		}
+		return l
+	}
+}
+
+// resultLine is a one-line result taken from the agent's last message: its
+// first line of prose, outside code and [Step] lines, without markdown
+// marks, clipped.
+func resultLine(msg string) string {
+	fence := ""
+	for _, line := range strings.Split(msg, "\n") {
+		l := strings.TrimSpace(line)
+		if fence != "" {
+			if strings.HasPrefix(l, fence) && strings.Trim(l, fence[:1]) == "" {
+				fence = ""
+			}
+			continue
+		}
+		if f := fenceOf(l); f != "" {
+			fence = f
+			continue
+		}
+		l = strings.TrimSpace(strings.Trim(strings.TrimLeft(stripMarkers(l), "# "), "*_"))
+		if l == "" || len(stepDeclarations(line)) > 0 {
+			continue
+		}
+		return plan.TruncateText(l, 200)
+	}
+	return ""
+}
+
+// transitionWords say an agent moves on: the seed's list, and English
+// phrases that say the same. Not the bare English "now", "next" or
+// "then": "step 5 is next" or "I know now why" do not finish a step.
+var transitionWords = []string{"现在", "接下来", "然后", "继续", "开始", "现在让我",
+	"moving on", "now let me", "let me now", "next, let me", "next i will", "next, i will", "next i'll", "next, i'll", "now i will", "now i'll", "proceeding to", "on to the next step"}
+
+// advance decides auto-advance at a stop: transition words after at least
+// two tool uses in the step, or the step's limit of tool uses.
 func advance(msg string, uses, limit int) bool {
 	if uses >= limit {
 		return true
@@ -345,14 +666,33 @@ func (e *engine) preCompact() (*Output, error) {
 		return nil, err
 	}
 	_, err = e.update(s, func(st *plan.State) (plan.Change, error) {
-		hs := e.state(s)
-		st.Plan.Iterations = max(st.Plan.Iterations, hs.Iterations)
 		st.Plan.Updated = plan.Stamp(e.env.Now())
 		trigger := e.in.Trigger
 		if trigger == "" {
 			trigger = "auto"
 		}
 		return plan.Change{Op: "checkpoint", Summary: "checkpoint: before compaction (" + trigger + ")", Marker: true}, nil
+	})
+	return nil, err
+}
+
+// sessionEnd brings the plan's iterations up to the tool uses the hooks
+// counted, when they moved since the plan's last revision: a checkpoint.
+func (e *engine) sessionEnd() (*Output, error) {
+	if !e.replaying() {
+		e.proj.UnmarkShell(e.in.SessionID)
+	}
+	s, err := e.session()
+	if err != nil || s == nil {
+		return nil, err
+	}
+	uses := ToolUses(s)
+	_, err = e.update(s, func(st *plan.State) (plan.Change, error) {
+		if uses <= st.Plan.Iterations {
+			return plan.Change{}, nil
+		}
+		st.Plan.Updated = plan.Stamp(e.env.Now())
+		return plan.Change{Op: "checkpoint", Summary: fmt.Sprintf("checkpoint: session end (%d tool uses)", uses), Marker: true}, nil
 	})
 	return nil, err
 }

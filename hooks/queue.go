@@ -79,13 +79,18 @@ func replay(env Env, s *repo.Session, record []byte) error {
 	return nil
 }
 
-// update runs fn as one change of s, under the project's rules. When the
-// session stays busy beyond the hook's wait, the event is queued instead
-// (errQueued).
+// update runs fn as one change of s, under the project's rules. A change
+// that commits also brings the plan's iterations up to the hooks' count of
+// tool uses. When the session stays busy beyond the hook's wait, the event
+// is queued instead (errQueued).
 func (e *engine) update(s *repo.Session, fn func(*plan.State) (plan.Change, error)) (*repo.Result, error) {
 	res, err := s.Update(e.options(), func(st *plan.State) (plan.Change, error) {
 		st.Plan.Rules = e.cfg.Rules()
-		return fn(st)
+		c, err := fn(st)
+		if err == nil && c.Op != "" {
+			st.Plan.Iterations = max(st.Plan.Iterations, ToolUses(s))
+		}
+		return c, err
 	})
 	if plan.HasCode(err, plan.CodeLockTimeout) && e.sess == nil {
 		return nil, e.enqueue(s)

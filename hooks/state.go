@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"maps"
 	"os"
+	"slices"
 	"strconv"
 
 	"github.com/plangit/plangit/repo"
@@ -18,15 +19,16 @@ const stateFile = "hooks.json"
 
 // state is what hooks count between calls for one session.
 type state struct {
-	Iterations  int                `json:"iterations"`      // tool uses seen in all
-	LimitBase   int                `json:"limit_base"`      // Iterations when max_iterations last paused the plan
-	ViewActions int                `json:"view_actions"`    // view-tool uses since the last finding (2-action rule)
-	Findings    int                `json:"findings"`        // how many findings there were when last seen
-	StopBlocks  int                `json:"stop_blocks"`     // Stop blocked in a row
-	Step        string             `json:"step,omitempty"`  // the step StepUses counts for
-	StepUses    int                `json:"step_uses"`       // tool uses while that step was current
-	Todos       map[string]stepRef `json:"todos,omitempty"` // todo content → step
-	Tasks       map[string]stepRef `json:"tasks,omitempty"` // task id → step
+	Iterations  int                 `json:"iterations"`           // tool uses seen in all
+	LimitBase   int                 `json:"limit_base"`           // Iterations when max_iterations last paused the plan
+	LimitUsed   int                 `json:"limit_used,omitempty"` // the tool uses that pause counted, until the plan resumes
+	ViewActions int                 `json:"view_actions"`         // view-tool uses since the last finding (2-action rule)
+	Findings    int                 `json:"findings"`             // how many findings there were when last seen
+	Step        string              `json:"step,omitempty"`       // the step StepUses counts for
+	StepUses    int                 `json:"step_uses"`            // tool uses while that step was current
+	Todos       map[string]stepRef  `json:"todos,omitempty"`      // todo content → step
+	Tasks       map[string]stepRef  `json:"tasks,omitempty"`      // task id → step
+	Agents      map[string][]string `json:"agents,omitempty"`     // subagent id → the steps it started
 }
 
 // stepRef is the step a todo or task maps to: its id, and its text when
@@ -53,6 +55,10 @@ func (st *state) clone() *state {
 	c := *st
 	c.Todos = maps.Clone(st.Todos)
 	c.Tasks = maps.Clone(st.Tasks)
+	c.Agents = maps.Clone(st.Agents)
+	for k, v := range c.Agents {
+		c.Agents[k] = slices.Clone(v)
+	}
 	return &c
 }
 
@@ -75,16 +81,17 @@ func loadState(s *repo.Session) *state {
 	return st
 }
 
-// stopBlocks is loadState(s).StopBlocks, read without decoding the rest:
-// UserPromptSubmit needs only this, on every prompt.
-func stopBlocks(s *repo.Session) int {
+// ToolUses is how many tool uses the hooks counted in session s: the
+// plan's iterations as they stand, which the plan file catches up with at
+// the hooks' next revision.
+func ToolUses(s *repo.Session) int {
 	b, err := os.ReadFile(s.PrivatePath(stateFile))
 	if err != nil {
 		return 0
 	}
 	n := 0
 	members(b, func(key string, value []byte) error {
-		if key == "stop_blocks" {
+		if key == "iterations" {
 			n, _ = strconv.Atoi(string(value))
 		}
 		return nil

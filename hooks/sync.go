@@ -3,6 +3,8 @@ package hooks
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -12,18 +14,38 @@ import (
 // Syncing an agent's todo list into the plan. Each todo maps to one step,
 // stably: by the id plangit gave it the first time (remembered in the hook
 // state), else by a step with the same text, else a new step. Repeated
-// syncs never duplicate steps, and a todo that disappears from the list
-// leaves its step alone: the plan keeps what the todo list forgets.
+// syncs never duplicate steps. A todo the agent drops from its list is
+// skipped in the plan ("dropped from the todo list"), where a done step
+// stays done: the plan keeps what the todo list forgets, and says so.
+//
+// TodoWrite's persistent-plan extras (the planning service's todo_write):
+// planTitle names a plan the todos start (or one still under the default
+// title), each todo's phaseId puts its new step in that phase (by id or
+// title, made if missing), and persist: false keeps a list out of the plan.
+
+// todoTitle is the title of a plan started from a todo list without a
+// planTitle.
+const todoTitle = "Agent todo list"
+
+// droppedReason is why a step whose todo left the list is skipped.
+const droppedReason = "dropped from the todo list"
 
 // syncCount tallies what a sync did, for its summary.
-type syncCount struct{ added, renamed, started, completed, reopened, skipped int }
+type syncCount struct {
+	added, renamed, started, completed, reopened, skipped, dropped int
+	titled                                                         bool
+	startedIDs                                                     []string
+}
 
 func (c syncCount) change(tool string) plan.Change {
 	var parts []string
+	if c.titled {
+		parts = append(parts, "titled")
+	}
 	for _, x := range []struct {
 		n    int
 		what string
-	}{{c.added, "added"}, {c.renamed, "renamed"}, {c.started, "started"}, {c.completed, "completed"}, {c.reopened, "reopened"}, {c.skipped, "skipped"}} {
+	}{{c.added, "added"}, {c.renamed, "renamed"}, {c.started, "started"}, {c.completed, "completed"}, {c.reopened, "reopened"}, {c.skipped, "skipped"}, {c.dropped, "dropped"}} {
 		if x.n > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", x.n, x.what))
 		}
@@ -34,33 +56,85 @@ func (c syncCount) change(tool string) plan.Change {
 	return plan.Change{Op: "sync", Summary: "sync: " + tool + " — " + strings.Join(parts, ", ")}
 }
 
-// syncTodos applies a TodoWrite call: {"todos":[{content,status,activeForm}]}.
-func syncTodos(p *plan.Plan, input json.RawMessage, hs *state, now time.Time) (plan.Change, error) {
+// persisted reports whether a planning tool's call goes into the plan:
+// all do, but a TodoWrite that says persist: false.
+func persisted(input json.RawMessage) bool {
+	keep := true
+	members(input, func(key string, value []byte) error {
+		if key == "persist" {
+			if v, ok := jsonBool(value); ok && !v && string(value) == "false" {
+				keep = false
+			}
+		}
+		return nil
+	})
+	return keep
+}
+
+// syncTodos applies a TodoWrite call: {"todos":[{content,status,activeForm,
+// phaseId}], "planTitle"}. It returns the steps it started.
+func syncTodos(p *plan.Plan, input json.RawMessage, hs *state, now time.Time) (plan.Change, []string, error) {
 	var in struct {
 		Todos []struct {
 			Content    string `json:"content"`
 			Status     string `json:"status"`
 			ActiveForm string `json:"activeForm"`
+			PhaseID    string `json:"phaseId"`
 		} `json:"todos"`
+		PlanTitle string `json:"planTitle"`
 	}
 	if err := json.Unmarshal(input, &in); err != nil {
-		return plan.Change{}, fmt.Errorf("TodoWrite input: %w", err)
+		return plan.Change{}, nil, fmt.Errorf("TodoWrite input: %w", err)
 	}
 	var c syncCount
+	if title, _ := plan.CleanLine("planTitle", plan.TruncateText(in.PlanTitle, 200)); title != "" && p.Title == todoTitle && title != p.Title {
+		p.Title, c.titled = title, true
+	}
+	listed := map[string]bool{}
 	for _, t := range in.Todos {
 		key := strings.TrimSpace(t.Content)
 		if key == "" {
 			continue
 		}
-		s, err := findOrAdd(p, hs.Todos, key, t.Content, t.ActiveForm, "", now, &c)
+		listed[key] = true
+		s, err := findOrAdd(p, hs.Todos, key, t.Content, t.ActiveForm, "", t.PhaseID, now, &c)
 		if err != nil {
-			return plan.Change{}, err
+			return plan.Change{}, nil, err
 		}
 		if err := setStatus(p, s, plan.MapStatus(t.Status), now, &c); err != nil {
-			return plan.Change{}, err
+			return plan.Change{}, nil, err
 		}
 	}
-	return c.change("TodoWrite"), nil
+	if err := dropTodos(p, hs.Todos, listed, now, &c); err != nil {
+		return plan.Change{}, nil, err
+	}
+	return c.change("TodoWrite"), c.startedIDs, nil
+}
+
+// dropTodos skips the steps of the todos that left the list, and forgets
+// those todos. A step that is done, or no longer the step its todo made,
+// is left alone; in a plan that is not running the skips wait for a later
+// sync.
+func dropTodos(p *plan.Plan, todos map[string]stepRef, listed map[string]bool, now time.Time, c *syncCount) error {
+	if p.Status != plan.PlanRunning {
+		return nil
+	}
+	for _, key := range slices.Sorted(maps.Keys(todos)) {
+		if listed[key] {
+			continue
+		}
+		ref := todos[key]
+		delete(todos, key)
+		s, _, err := p.Step(ref.ID)
+		if err != nil || !strings.EqualFold(s.Text, ref.Text) || s.Status.Resolved() {
+			continue
+		}
+		if _, err := p.Transition(s.ID, plan.ActSkip, plan.TransitionOpts{Reason: droppedReason}, now); err != nil {
+			return err
+		}
+		c.dropped++
+	}
+	return nil
 }
 
 // syncTaskCreate applies a TaskCreate call: {subject, description,
@@ -82,7 +156,7 @@ func syncTaskCreate(p *plan.Plan, input, response json.RawMessage, hs *state, no
 		key = "subject:" + strings.TrimSpace(in.Subject)
 	}
 	var c syncCount
-	if _, err := findOrAdd(p, hs.Tasks, key, in.Subject, in.ActiveForm, in.Description, now, &c); err != nil {
+	if _, err := findOrAdd(p, hs.Tasks, key, in.Subject, in.ActiveForm, in.Description, "", now, &c); err != nil {
 		return plan.Change{}, err
 	}
 	return c.change("TaskCreate"), nil
@@ -115,8 +189,8 @@ func taskID(response json.RawMessage) string {
 }
 
 // syncTaskUpdate applies a TaskUpdate call: {taskId, status, subject,
-// activeForm}.
-func syncTaskUpdate(p *plan.Plan, input json.RawMessage, hs *state, now time.Time) (plan.Change, error) {
+// activeForm}. It returns the steps it started.
+func syncTaskUpdate(p *plan.Plan, input json.RawMessage, hs *state, now time.Time) (plan.Change, []string, error) {
 	var in struct {
 		TaskID     json.RawMessage `json:"taskId"`
 		Status     string          `json:"status"`
@@ -124,40 +198,40 @@ func syncTaskUpdate(p *plan.Plan, input json.RawMessage, hs *state, now time.Tim
 		ActiveForm string          `json:"activeForm"`
 	}
 	if err := json.Unmarshal(input, &in); err != nil {
-		return plan.Change{}, fmt.Errorf("TaskUpdate input: %w", err)
+		return plan.Change{}, nil, fmt.Errorf("TaskUpdate input: %w", err)
 	}
 	key := strings.Trim(string(in.TaskID), `" `)
 	ref, ok := hs.Tasks[key]
 	if !ok {
-		return plan.Change{}, nil // a task plangit never saw created
+		return plan.Change{}, nil, nil // a task plangit never saw created
 	}
 	s, _, err := p.Step(ref.ID)
 	if err != nil || ref.Text != "" && !strings.EqualFold(s.Text, ref.Text) {
-		return plan.Change{}, nil // removed from the plan since, or not the step it was
+		return plan.Change{}, nil, nil // removed from the plan since, or not the step it was
 	}
 	var c syncCount
 	if in.Subject != "" && in.Subject != s.Text && !s.Status.Resolved() {
 		text := in.Subject
 		// The agent renames its own task, even the one it works on.
 		if _, err := p.EditStep(s.ID, plan.StepEdit{Text: &text, Force: true}, now); err != nil {
-			return plan.Change{}, err
+			return plan.Change{}, nil, err
 		}
 		c.renamed++
 	}
 	hs.Tasks[key] = stepRef{ID: s.ID, Text: s.Text}
 	if in.Status != "" {
 		if err := setStatus(p, s, plan.MapStatus(in.Status), now, &c); err != nil {
-			return plan.Change{}, err
+			return plan.Change{}, nil, err
 		}
 	}
-	return c.change("TaskUpdate"), nil
+	return c.change("TaskUpdate"), c.startedIDs, nil
 }
 
 // findOrAdd returns the step a todo or task maps to, adding it if new. A
 // mapped step counts only if it still has the text it had when mapped (or
 // the todo's own): a step renamed by hand is found again by its text, or
 // added anew, never confused with another.
-func findOrAdd(p *plan.Plan, ids map[string]stepRef, key, text, active, why string, now time.Time, c *syncCount) (*plan.Step, error) {
+func findOrAdd(p *plan.Plan, ids map[string]stepRef, key, text, active, why, phase string, now time.Time, c *syncCount) (*plan.Step, error) {
 	text = strings.TrimSpace(text)
 	if ref, ok := ids[key]; ok {
 		if s, _, err := p.Step(ref.ID); err == nil && (strings.EqualFold(s.Text, ref.Text) || strings.EqualFold(s.Text, text)) {
@@ -171,7 +245,17 @@ func findOrAdd(p *plan.Plan, ids map[string]stepRef, key, text, active, why stri
 			return s, nil
 		}
 	}
-	s, err := p.AddStep(plan.StepSpec{Text: text, Active: active, Why: why}, now)
+	spec := plan.StepSpec{Text: text, Active: active, Why: why}
+	if phase = strings.TrimSpace(phase); phase != "" {
+		ph, err := p.Phase(phase)
+		if err != nil {
+			if ph, err = p.AddPhase(plan.TruncateText(phase, 200), "", now); err != nil {
+				return nil, err
+			}
+		}
+		spec.Phase = ph.ID
+	}
+	s, err := p.AddStep(spec, now)
 	if err != nil {
 		return nil, err
 	}
@@ -212,6 +296,7 @@ func setStatus(p *plan.Plan, s *plan.Step, want plan.StepStatus, now time.Time, 
 			return err
 		}
 		c.started++
+		c.startedIDs = append(c.startedIDs, s.ID)
 		return do(plan.ActStart)
 	case plan.StepSkipped:
 		c.skipped++

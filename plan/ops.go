@@ -254,11 +254,18 @@ func (p *Plan) Transition(id string, a Action, o TransitionOpts, now time.Time) 
 	if err != nil {
 		return Change{}, err
 	}
-	if err := CheckTransition(s, a); err != nil {
-		return Change{}, err
-	}
 	result, err := CleanText("result", o.Result)
 	if err != nil {
+		return Change{}, err
+	}
+	if a == ActDone && s.Status == StepCompleted && s.Result == "" && result != "" {
+		// A step completed without a result (auto-advance marks steps done
+		// without one) takes the result its doer records afterwards.
+		s.Result = result
+		p.touch(Stamp(now))
+		return Change{Op: "step.result", Step: s.ID, Summary: fmt.Sprintf("step %s: result recorded (it was already completed)", s.ID)}, nil
+	}
+	if err := CheckTransition(s, a); err != nil {
 		return Change{}, err
 	}
 	reason, err := CleanText("reason", o.Reason)

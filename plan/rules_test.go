@@ -489,3 +489,25 @@ func TestFormatDuration(t *testing.T) {
 		}
 	}
 }
+
+// A step completed without a result — as auto-advance completes one —
+// takes the result its doer records with done afterwards; a step with a
+// result, or done without one, is still an illegal transition.
+func TestDoneRecordsResultOfCompletedStep(t *testing.T) {
+	p := samplePlan(t)
+	p.Transition("1", ActDone, TransitionOpts{}, t0)
+	c, err := p.Transition("1", ActDone, TransitionOpts{Result: "3 hot paths"}, t0.Add(time.Minute))
+	if err != nil || c.Op != "step.result" || mustStep(t, p, "1").Result != "3 hot paths" || mustStep(t, p, "1").Status != StepCompleted {
+		t.Fatalf("%+v %v", c, err)
+	}
+	if !mustStep(t, p, "1").Completed.Equal(t0) {
+		t.Errorf("completion time moved: %v", mustStep(t, p, "1").Completed)
+	}
+	_, err = p.Transition("1", ActDone, TransitionOpts{Result: "other"}, t0)
+	wantCode(t, err, CodeInvalidStatus)
+	_, err = p.Transition("1", ActDone, TransitionOpts{}, t0)
+	wantCode(t, err, CodeInvalidStatus)
+	if mustStep(t, p, "1").Result != "3 hot paths" {
+		t.Error("a refused done changed the result")
+	}
+}

@@ -67,25 +67,49 @@ func progressLine(p *plan.Plan) string {
 	return fmt.Sprintf("%s — %s, %d/%d steps done", oneLine(p.Title), p.Status, c.Done, c.Total)
 }
 
+// Texts for agents name commands with cli: "plangit", or "plangit
+// --session ID" where the agent's shell does not reach its session by
+// itself.
+
+// StepHint is how to record the current step's progress, and how to add
+// steps.
+func StepHint(p *plan.Plan, cli string) string {
+	hint := "Record progress: " + cli + " step done ID --result \"...\"; " + cli + " next starts the next step."
+	if cur := p.Current(); cur != nil {
+		hint = fmt.Sprintf("Record progress: %s step done %s --result \"...\" (or step progress %s N/M).", cli, cur.ID, cur.ID)
+	}
+	return hint + " " + StepSyntax
+}
+
+// StepSyntax teaches the agent to declare steps in its replies.
+const StepSyntax = "Add a step by writing a line \"[Step] what to do\" in a reply."
+
 // Reminder is what an agent reads at the start of a session (or after a
 // compaction) when its plan is unfinished: the plan and its session (which
 // an agent passes to plangit's MCP tools), where it stands, what to do now
-// and next, what went wrong lately, how to record progress.
-func Reminder(st *plan.State, session string) []string {
+// and next, what went wrong lately, what it found, how to record progress.
+func Reminder(st *plan.State, session, cli string) []string {
 	p := st.Plan
 	parts := []string{"[plangit] Your plan (session " + session + "): " + progressLine(p)}
 	if p.Goal != "" {
-		parts = append(parts, "Goal: "+oneLine(p.Goal))
+		parts = append(parts, "Goal: "+clipLine(p.Goal, 300))
 	}
-	switch p.Status {
-	case plan.PlanPaused:
-		parts = append(parts, "The plan is paused; say \"continue\" (or run plangit resume) to go on.")
-	case plan.PlanPending:
-		parts = append(parts, "The plan awaits approval: plangit approve.")
+	switch {
+	case p.Status == plan.PlanPaused:
+		c := p.Counts()
+		parts = append(parts, fmt.Sprintf("The plan is paused (%d/%d steps done); say \"continue\" (or run %s resume) to go on.", c.Done, c.Total, cli))
+	case p.Status == plan.PlanPending:
+		parts = append(parts, "The plan awaits approval: "+cli+" approve.")
+	case p.Complete():
+		parts = append(parts, CompletedLine(p))
 	}
 	cur := p.Current()
 	if cur != nil {
-		parts = append(parts, "Current: "+StepLine(p, cur))
+		line := "Current: " + StepLine(p, cur)
+		if ph := phaseOf(p, cur); ph != nil {
+			line += " (phase " + ph.ID + ": " + clipLine(ph.Title, 60) + ")"
+		}
+		parts = append(parts, line)
 	}
 	ready := p.Ready()
 	for i, s := range ready {
@@ -104,72 +128,202 @@ func Reminder(st *plan.State, session string) []string {
 		if i == 2 {
 			break
 		}
-		parts = append(parts, fmt.Sprintf("Recent error: %s ×%d: %s", e.Tool, e.Count, clipLine(e.Message, 160)))
+		parts = append(parts, "Open error "+ErrorLabel(e)+": "+clipLine(e.Message, 160))
 	}
-	if n := len(st.Findings); n > 0 {
-		parts = append(parts, fmt.Sprintf("Findings so far: %d (plangit findings)", n))
-	}
-	hint := "Record progress: plangit step done ID --result \"...\"; plangit next starts the next step."
-	if cur != nil {
-		hint = fmt.Sprintf("Record progress: plangit step done %s --result \"...\" (or step progress %s N/M).", cur.ID, cur.ID)
-	}
-	return append(parts, hint)
+	parts = append(parts, findingTitles(st.Findings, cli)...)
+	return append(parts, StepHint(p, cli))
 }
 
-// StatusLine is one line on where the plan stands.
-func StatusLine(p *plan.Plan) string {
-	line := "[plangit] " + progressLine(p)
+// findingTitles gives up to three finding titles per category, the
+// latest, one line per category.
+func findingTitles(fs plan.Findings, cli string) []string {
+	var lines []string
+	for _, c := range plan.Categories {
+		var titles []string
+		for i := len(fs) - 1; i >= 0 && len(titles) < 3; i-- {
+			if fs[i].Category == c {
+				titles = append(titles, clipLine(fs[i].Title, 80))
+			}
+		}
+		if len(titles) > 0 {
+			lines = append(lines, "Findings, "+string(c)+": "+strings.Join(titles, "; "))
+		}
+	}
+	if len(lines) > 0 {
+		lines[len(lines)-1] += " (" + cli + " findings)"
+	}
+	return lines
+}
+
+func phaseOf(p *plan.Plan, s *plan.Step) *plan.Phase {
+	for _, ph := range p.Phases {
+		for _, x := range ph.Steps {
+			if x == s {
+				return ph
+			}
+		}
+	}
+	return nil
+}
+
+// NextStep is what comes after the current step: the first ready step,
+// else the first pending step in plan order (which waits for something),
+// else nil.
+func NextStep(p *plan.Plan) *plan.Step {
+	if ready := p.Ready(); len(ready) > 0 {
+		return ready[0]
+	}
+	for _, s := range p.Steps() {
+		if s.Status == plan.StepPending {
+			return s
+		}
+	}
+	return nil
+}
+
+// StatusLine is the one line an agent reads with each prompt: progress,
+// the current step, the next step and how many errors are open.
+func StatusLine(st *plan.State, cli string) string {
+	p := st.Plan
+	c := p.Counts()
+	line := "[plangit] " + clipLine(p.Title, 80)
+	switch {
+	case p.Complete():
+		return "[plangit] " + clipLine(p.Title, 80) + ": " + CompletedLine(p)
+	case p.Status == plan.PlanPaused:
+		return fmt.Sprintf("%s — paused, %d/%d steps done; say \"continue\" (or run %s resume) to go on", line, c.Done, c.Total, cli)
+	case p.Status == plan.PlanPending:
+		line += fmt.Sprintf(" — awaiting approval (%s approve), %d/%d steps done", cli, c.Done, c.Total)
+	case p.Status == plan.PlanRunning:
+		line += fmt.Sprintf(" — %d/%d done", c.Done, c.Total)
+	default:
+		return line + " — " + string(p.Status)
+	}
 	if cur := p.Current(); cur != nil {
-		line += "; current: " + cur.ID + " " + clipLine(cur.Text, 80)
-	} else if ready := p.Ready(); len(ready) > 0 {
-		line += "; next: " + ready[0].ID + " " + clipLine(ready[0].Text, 80)
+		line += "; now: " + cur.ID + " " + clipLine(cur.Text, 70)
+	}
+	if next := NextStep(p); next != nil {
+		line += "; next: " + next.ID + " " + clipLine(next.Text, 70)
+	}
+	if n := len(st.Errors.Open()); n > 0 {
+		line += fmt.Sprintf("; %s open (%s errors --open)", Count(n, "error"), cli)
 	}
 	return line
 }
 
-// ToolContext is what an agent reads before using a critical tool: the
-// step it works on and how this tool failed before (open errors only: a
-// resolved error is history).
-func ToolContext(st *plan.State, tool string) []string {
-	p := st.Plan
-	var parts []string
+// StepContext is what an agent reads before a critical tool: the step it
+// works on, else the step to start; "" when there is neither.
+func StepContext(p *plan.Plan, cli string) string {
 	if cur := p.Current(); cur != nil {
-		parts = append(parts, "[plangit] Current step: "+StepLine(p, cur))
-	} else if ready := p.Ready(); len(ready) > 0 {
-		parts = append(parts, "[plangit] No step in progress; next is "+StepLine(p, ready[0])+" (plangit next starts it)")
+		return "[plangit] Current step: " + StepLine(p, cur)
 	}
-	for i, e := range st.Errors.Open().ForTool(tool) {
-		if i == 3 {
-			break
-		}
-		if i == 0 && len(parts) == 0 {
-			parts = append(parts, "[plangit]")
-		}
-		parts = append(parts, fmt.Sprintf("%s failed before ×%d: %s", tool, e.Count, clipLine(e.Message, 200)))
+	if ready := p.Ready(); len(ready) > 0 {
+		return "[plangit] No step in progress; next is " + StepLine(p, ready[0]) + " (" + cli + " next starts it)"
 	}
-	return parts
+	return ""
 }
 
-// LeftToDo lists a plan's unfinished steps, for the Stop gate.
-func LeftToDo(p *plan.Plan) []string {
+// ErrorLabel names an error record in a line: "#3 Bash ×2 `go test ./...`".
+func ErrorLabel(e *plan.ErrorRecord) string {
+	label := fmt.Sprintf("#%s %s ×%d", e.ID, e.Tool, e.Count)
+	if e.Key != "" {
+		label += " `" + clipLine(e.Key, 60) + "`"
+	}
+	return label
+}
+
+// LeftToDo says what is left of a plan, for the Stop gate: the steps left
+// in the current phase, then the later phases with how many steps each
+// has left, and the next step — a few hundred bytes.
+func LeftToDo(p *plan.Plan, cli string) []string {
 	left := p.Unfinished()
 	verb := "are"
 	if len(left) == 1 {
 		verb = "is"
 	}
-	parts := []string{fmt.Sprintf("[plangit] %d of %s %s not done:", len(left), Count(p.Counts().Total, "step"), verb)}
-	for _, s := range left {
-		parts = append(parts, "  "+StepLine(p, s))
+	head := fmt.Sprintf("[plangit] %d of %s %s not done.", len(left), Count(p.Counts().Total, "step"), verb)
+	focus := phaseOf(p, firstOr(p.Current(), left))
+	var groups []string
+	for _, ph := range p.Phases {
+		var here []*plan.Step
+		for _, s := range ph.Steps {
+			if !s.Status.Resolved() {
+				here = append(here, s)
+			}
+		}
+		if len(here) == 0 {
+			continue
+		}
+		name := "Phase " + ph.ID + " " + clipLine(ph.Title, 40)
+		if ph != focus {
+			groups = append(groups, name+": "+Count(len(here), "step")+" left")
+			continue
+		}
+		var items []string
+		for i, s := range here {
+			if i == 4 {
+				items = append(items, fmt.Sprintf("+%d more", len(here)-4))
+				break
+			}
+			items = append(items, s.Status.Icon()+" "+s.ID+" "+clipLine(s.Text, 60))
+		}
+		groups = append(groups, name+": "+strings.Join(items, "; "))
 	}
-	return append(parts, "Finish them (plangit step done ID --result \"...\"), skip them (plangit step skip ID --reason \"...\"), or pause the plan (plangit pause) before stopping.")
+	line := head + " " + strings.Join(groups, ". ") + "."
+	if next := NextStep(p); next != nil {
+		line += " Next: " + next.ID + " " + clipLine(next.Text, 60) + "."
+	}
+	lines := []string{line}
+	return append(lines, "Before stopping, finish ("+cli+" step done ID --result \"...\"), skip ("+cli+" step skip ID --reason \"...\") or pause ("+cli+" pause).")
+}
+
+func firstOr(s *plan.Step, left []*plan.Step) *plan.Step {
+	if s != nil || len(left) == 0 {
+		return s
+	}
+	return left[0]
+}
+
+// StartedLeft says which of the steps a subagent started are not done,
+// for its Stop gate.
+func StartedLeft(p *plan.Plan, steps []*plan.Step, cli string) []string {
+	var items []string
+	for _, s := range steps {
+		items = append(items, s.Status.Icon()+" "+s.ID+" "+clipLine(s.Text, 60))
+	}
+	return []string{"[plangit] Steps you started are not done: " + strings.Join(items, "; ") + ".",
+		"Finish them (" + cli + " step done ID --result \"...\") or say why not (" + cli + " step block ID --reason \"...\") before stopping."}
 }
 
 // StrikeWarning tells an agent that the same error keeps coming back.
-func StrikeWarning(e *plan.ErrorRecord, limit int) string {
-	return fmt.Sprintf("[plangit] %s has failed %d times the same way (the strike limit is %d): %s\n"+
-		"Stop retrying this approach. Record what you learned (plangit finding add --category issue --title \"...\"), "+
-		"then change approach — or block the step with the reason (plangit step block ID --reason \"...\").",
-		e.Tool, e.Count, limit, clipLine(e.Message, 200))
+func StrikeWarning(e *plan.ErrorRecord, limit int, cli string) string {
+	what := e.Tool
+	if e.Key != "" {
+		what += " `" + clipLine(e.Key, 60) + "`"
+	}
+	return fmt.Sprintf("[plangit] %s failed %d times the same way (the strike limit is %d): %s\n"+
+		"Stop retrying it. Re-read the plan (%s show), change approach, or ask the user. "+
+		"Record what you learned (%s finding add --category issue --title \"...\" \"...\"), or block the step (%s step block ID --reason \"...\").",
+		what, e.Count, limit, clipLine(e.Message, 200), cli, cli, cli)
+}
+
+// ResumeSummary is what an agent reads when its paused plan resumes: the
+// plan, the tool uses spent (limit 0: none), and every step, done and
+// left, as the plan lists them.
+func ResumeSummary(st *plan.State, used, limit int) []string {
+	p := st.Plan
+	iters := fmt.Sprintf("iterations used %d", used)
+	if limit > 0 {
+		iters = fmt.Sprintf("iterations used %d/%d", used, limit)
+	}
+	parts := []string{"[plangit] Resumed the plan: " + progressLine(p) + "; " + iters + "."}
+	if p.Goal != "" {
+		parts = append(parts, "Goal: "+clipLine(p.Goal, 300))
+	}
+	for _, s := range p.Steps() {
+		parts = append(parts, StepLine(p, s))
+	}
+	return parts
 }
 
 func clipLine(s string, n int) string {

@@ -132,14 +132,16 @@ func TestConfig(t *testing.T) {
 		t.Fatalf("partial file: %+v %v", c, err)
 	}
 	for src, want := range map[string]string{
-		`{"retention_dayz": 3}`:          `config.json: retention_dayz: unknown setting`,
-		`{"retention_days": "seven"}`:    `config.json: retention_days: must be a whole number`,
-		`{"retention_days": 0}`:          `config.json: retention_days: must be at least 1`,
-		`{"stop_mode": "maybe"}`:         `config.json: stop_mode: must be gate, advise or off`,
-		`{"hooks": {"OnLunch": true}}`:   `config.json: hooks.OnLunch: unknown hook event`,
-		`{"critical_tools": "Bash"}`:     `config.json: critical_tools: must be a list of strings`,
-		"{\n  \"retention_days\": 3,\n}": `config.json: malformed JSON at line 3`,
-		`[1, 2]`:                         `config.json: the file must hold a JSON object`,
+		`{"retention_dayz": 3}`:                           `config.json: retention_dayz: unknown setting`,
+		`{"retention_days": "seven"}`:                     `config.json: retention_days: must be a whole number`,
+		`{"retention_days": 0}`:                           `config.json: retention_days: must be at least 1`,
+		`{"stop_mode": "maybe"}`:                          `config.json: stop_mode: must be gate, always, advise or off`,
+		`{"advance_after": 0}`:                            `config.json: advance_after: must be at least 1`,
+		`{"advance_after": 4, "step_iteration_limit": 5}`: `config.json: step_iteration_limit: is the older name of advance_after; keep one of them`,
+		`{"hooks": {"OnLunch": true}}`:                    `config.json: hooks.OnLunch: unknown hook event`,
+		`{"critical_tools": "Bash"}`:                      `config.json: critical_tools: must be a list of strings`,
+		"{\n  \"retention_days\": 3,\n}":                  `config.json: malformed JSON at line 3`,
+		`[1, 2]`:                                          `config.json: the file must hold a JSON object`,
 	} {
 		write(src)
 		_, err := p.Config()
@@ -174,7 +176,27 @@ func TestConfig(t *testing.T) {
 	if v, _ := back.Get("hooks.PreCompact"); v != "false" {
 		t.Errorf("get hooks.PreCompact = %s", v)
 	}
-	if v, _ := back.Get("view_tools"); v != `["Read","Glob","Grep","WebFetch","WebSearch"]` {
+	if v, _ := back.Get("view_tools"); v != `["Read","Glob","Grep","LS","WebFetch","WebSearch"]` {
 		t.Errorf("get view_tools = %s", v)
+	}
+
+	// The hooks' loop settings and their defaults: on, for hooks.
+	if d := DefaultConfig(); !d.AutoAdvance || d.AdvanceAfter != 10 || !d.AutoCreatePlan {
+		t.Errorf("defaults: auto_advance %v, advance_after %d, auto_create_plan %v", d.AutoAdvance, d.AdvanceAfter, d.AutoCreatePlan)
+	}
+	// step_iteration_limit, advance_after's older name, reads and is
+	// written where a file has it.
+	write(`{"step_iteration_limit": 4}`)
+	if c, err := p.Config(); err != nil || c.AdvanceAfter != 4 {
+		t.Fatalf("the older name: %+v %v", c.AdvanceAfter, err)
+	}
+	if _, err := p.SetConfig("advance_after", "6"); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(p.ConfigPath()); string(b) != `{"step_iteration_limit": 6}` {
+		t.Errorf("set where the file has it: %s", b)
+	}
+	if v, err := back.Get("step_iteration_limit"); err != nil || v != "10" {
+		t.Errorf("get by the older name: %s %v", v, err)
 	}
 }

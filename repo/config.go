@@ -21,26 +21,27 @@ import (
 // Config is a project's settings, from .code-agent/config.json. A missing
 // file means every default; a missing key means that key's default.
 type Config struct {
-	RetentionDays      int             `json:"retention_days"`       // cleanup's default age
-	Hooks              map[string]bool `json:"hooks"`                // hook event → enabled
-	StopMode           string          `json:"stop_mode"`            // gate, advise or off
-	StopBlockCap       int             `json:"stop_block_cap"`       // blocks of Stop in a row before it lets the agent stop
-	ActionThreshold    int             `json:"action_threshold"`     // view-tool uses between findings reminders (the 2-action rule)
-	StrikeLimit        int             `json:"strike_limit"`         // failures of one error before the three-strike warning
-	MaxIterations      int             `json:"max_iterations"`       // tool uses before the plan pauses; 0 means no limit
-	CriticalTools      []string        `json:"critical_tools"`       // tools that get the current step and their error history first
-	ViewTools          []string        `json:"view_tools"`           // tools counted by the 2-action rule
-	WriteTools         []string        `json:"write_tools"`          // tools followed by an "update the step" reminder
-	PlanConfirmation   bool            `json:"plan_confirmation"`    // new plans await approval; write tools ask until then
-	StepConfirmation   bool            `json:"step_confirmation"`    // ask before an agent starts a step
-	ContextBudget      int             `json:"context_budget"`       // bytes of context a hook may inject
-	AutoAdvance        bool            `json:"auto_advance"`         // complete the current step on transition words
-	StepIterationLimit int             `json:"step_iteration_limit"` // with auto_advance: tool uses in one step before it advances
-	PushOn             string          `json:"push_on"`              // off, stop or session_end: the hook that pushes the session in the background
-	PushRemote         string          `json:"push_remote"`          // the remote push and fetch use; "" is the branch's upstream remote, else origin
-	MaxRetries         int             `json:"max_retries"`          // times a failed step goes back to pending before the failure sticks
-	AutoFinish         bool            `json:"auto_finish"`          // completing the last step completes the plan
-	PhaseOrder         string          `json:"phase_order"`          // strict: a phase's steps wait for the earlier phases; free: only needs order steps
+	RetentionDays    int             `json:"retention_days"`    // cleanup's default age
+	Hooks            map[string]bool `json:"hooks"`             // hook event → enabled
+	StopMode         string          `json:"stop_mode"`         // gate, always, advise or off
+	StopBlockCap     int             `json:"stop_block_cap"`    // stop_mode always: blocks of Stop in a row before it lets the agent stop
+	ActionThreshold  int             `json:"action_threshold"`  // view-tool uses between findings reminders (the 2-action rule)
+	StrikeLimit      int             `json:"strike_limit"`      // failures of one error before the three-strike warning
+	MaxIterations    int             `json:"max_iterations"`    // tool uses before the plan pauses; 0 means no limit
+	CriticalTools    []string        `json:"critical_tools"`    // tools that get the current step and their error history first
+	ViewTools        []string        `json:"view_tools"`        // tools counted by the 2-action rule
+	WriteTools       []string        `json:"write_tools"`       // tools followed by an "update the step" reminder
+	PlanConfirmation bool            `json:"plan_confirmation"` // new plans await approval; write tools ask until then
+	StepConfirmation bool            `json:"step_confirmation"` // ask before an agent starts a step
+	ContextBudget    int             `json:"context_budget"`    // bytes of context a hook may inject
+	AutoAdvance      bool            `json:"auto_advance"`      // complete the current step on transition words, or after advance_after tool uses
+	AdvanceAfter     int             `json:"advance_after"`     // with auto_advance: tool uses in one step before it advances
+	AutoCreatePlan   bool            `json:"auto_create_plan"`  // hooks start a plan from a session's first prompt
+	PushOn           string          `json:"push_on"`           // off, stop or session_end: the hook that pushes the session in the background
+	PushRemote       string          `json:"push_remote"`       // the remote push and fetch use; "" is the branch's upstream remote, else origin
+	MaxRetries       int             `json:"max_retries"`       // times a failed step goes back to pending before the failure sticks
+	AutoFinish       bool            `json:"auto_finish"`       // completing the last step completes the plan
+	PhaseOrder       string          `json:"phase_order"`       // strict: a phase's steps wait for the earlier phases; free: only needs order steps
 }
 
 // pushOnValues are when hooks may push a session.
@@ -49,8 +50,14 @@ var pushOnValues = []string{"off", "stop", "session_end"}
 // HookEvents are the hook events plangit answers, in the order of a session.
 var HookEvents = []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PostToolUseFailure", "Stop", "SubagentStop", "PreCompact", "SessionEnd"}
 
-// StopModes are the values of stop_mode.
-var StopModes = []string{"gate", "advise", "off"}
+// StopModes are the values of stop_mode: gate blocks a stop once in a turn
+// that worked on the plan while steps are left; always blocks every stop
+// while steps are left (up to stop_block_cap in a row); advise tells the
+// person what is left; off says nothing.
+var StopModes = []string{"gate", "always", "advise", "off"}
+
+// configAliases are older names of settings, read as the new ones.
+var configAliases = map[string]string{"step_iteration_limit": "advance_after"}
 
 // DefaultConfig is every setting's default.
 func DefaultConfig() Config {
@@ -59,26 +66,27 @@ func DefaultConfig() Config {
 		hooks[e] = true
 	}
 	return Config{
-		RetentionDays:      7,
-		Hooks:              hooks,
-		StopMode:           "gate",
-		StopBlockCap:       3,
-		ActionThreshold:    2,
-		StrikeLimit:        3,
-		MaxIterations:      0,
-		CriticalTools:      []string{"Write", "Edit", "MultiEdit", "Bash"},
-		ViewTools:          []string{"Read", "Glob", "Grep", "WebFetch", "WebSearch"},
-		WriteTools:         []string{"Write", "Edit", "MultiEdit", "NotebookEdit"},
-		PlanConfirmation:   false,
-		StepConfirmation:   false,
-		ContextBudget:      2000,
-		AutoAdvance:        false,
-		StepIterationLimit: 10,
-		PushOn:             "off",
-		PushRemote:         "",
-		MaxRetries:         plan.DefaultMaxRetries,
-		AutoFinish:         false,
-		PhaseOrder:         string(plan.PhasesStrict),
+		RetentionDays:    7,
+		Hooks:            hooks,
+		StopMode:         "gate",
+		StopBlockCap:     3,
+		ActionThreshold:  2,
+		StrikeLimit:      3,
+		MaxIterations:    0,
+		CriticalTools:    []string{"Write", "Edit", "MultiEdit", "Bash"},
+		ViewTools:        []string{"Read", "Glob", "Grep", "LS", "WebFetch", "WebSearch"},
+		WriteTools:       []string{"Write", "Edit", "MultiEdit", "NotebookEdit"},
+		PlanConfirmation: false,
+		StepConfirmation: false,
+		ContextBudget:    2000,
+		AutoAdvance:      true,
+		AdvanceAfter:     10,
+		AutoCreatePlan:   true,
+		PushOn:           "off",
+		PushRemote:       "",
+		MaxRetries:       plan.DefaultMaxRetries,
+		AutoFinish:       false,
+		PhaseOrder:       string(plan.PhasesStrict),
 	}
 }
 
@@ -129,7 +137,15 @@ func ParseConfig(b []byte) (Config, error) {
 		return Config{}, configError("", "the file must hold a JSON object")
 	}
 	fields := configFields(&c)
+	for old, key := range configAliases {
+		if _, both := raw[key]; both && raw[old] != nil {
+			return Config{}, configError(old, "is the older name of %s; keep one of them", key)
+		}
+	}
 	for key, value := range raw {
+		if alias, ok := configAliases[key]; ok {
+			key = alias
+		}
 		ptr, ok := fields[key]
 		if !ok {
 			return Config{}, configError(key, "unknown setting; known: %s", strings.Join(ConfigKeys(), ", "))
@@ -156,7 +172,7 @@ func ParseConfig(b []byte) (Config, error) {
 
 func (c *Config) validate() error {
 	positive := map[string]int{"retention_days": c.RetentionDays, "stop_block_cap": c.StopBlockCap, "action_threshold": c.ActionThreshold,
-		"strike_limit": c.StrikeLimit, "context_budget": c.ContextBudget, "step_iteration_limit": c.StepIterationLimit}
+		"strike_limit": c.StrikeLimit, "context_budget": c.ContextBudget, "advance_after": c.AdvanceAfter}
 	for _, k := range ConfigKeys() {
 		if v, ok := positive[k]; ok && v < 1 {
 			return configError(k, "must be at least 1, not %d", v)
@@ -175,7 +191,7 @@ func (c *Config) validate() error {
 		return configError("context_budget", "must be at least 200 bytes, not %d", c.ContextBudget)
 	}
 	if !slices.Contains(StopModes, c.StopMode) {
-		return configError("stop_mode", "must be gate, advise or off, not %q", c.StopMode)
+		return configError("stop_mode", "must be gate, always, advise or off, not %q", c.StopMode)
 	}
 	if !slices.Contains(pushOnValues, c.PushOn) {
 		return configError("push_on", "must be off, stop or session_end, not %q", c.PushOn)
@@ -193,7 +209,7 @@ func configFields(c *Config) map[string]any {
 		"action_threshold": &c.ActionThreshold, "strike_limit": &c.StrikeLimit, "max_iterations": &c.MaxIterations,
 		"critical_tools": &c.CriticalTools, "view_tools": &c.ViewTools, "write_tools": &c.WriteTools,
 		"plan_confirmation": &c.PlanConfirmation, "step_confirmation": &c.StepConfirmation, "context_budget": &c.ContextBudget,
-		"auto_advance": &c.AutoAdvance, "step_iteration_limit": &c.StepIterationLimit,
+		"auto_advance": &c.AutoAdvance, "advance_after": &c.AdvanceAfter, "auto_create_plan": &c.AutoCreatePlan,
 		"push_on": &c.PushOn, "push_remote": &c.PushRemote,
 		"max_retries": &c.MaxRetries, "auto_finish": &c.AutoFinish, "phase_order": &c.PhaseOrder,
 	}
@@ -232,6 +248,9 @@ func (c Config) Get(key string) (string, error) {
 		}
 		return strconv.FormatBool(on), nil
 	}
+	if alias, ok := configAliases[key]; ok {
+		key = alias
+	}
 	ptr, ok := configFields(&c)[key]
 	if !ok {
 		return "", configError(key, "unknown setting; known: %s", strings.Join(ConfigKeys(), ", "))
@@ -256,6 +275,9 @@ func (c *Config) Set(key, value string) error {
 		next.Hooks[ev] = on
 		*c = next
 		return nil
+	}
+	if alias, ok := configAliases[key]; ok {
+		key = alias
 	}
 	ptr, ok := configFields(&next)[key]
 	if !ok {
@@ -330,6 +352,16 @@ func (p Project) SetConfig(key, value string) (Config, error) {
 	doc, err := jsonedit.Parse(b)
 	if err != nil {
 		return Config{}, configError("", "%v", err)
+	}
+	// A setting the file holds under its older name, or its newer, is
+	// written where it is.
+	for old, name := range configAliases {
+		if key == old || key == name {
+			path = []string{name}
+			if doc.Lookup(old) != nil {
+				path = []string{old}
+			}
+		}
 	}
 	if old := doc.Lookup(path...); old != nil && jsonEqual(doc.Text(old), []byte(v)) {
 		return c, nil // already so: nothing to write

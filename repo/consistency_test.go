@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -316,7 +317,7 @@ func TestNoSymbolicLinkIsFollowed(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		kept := path + rejectedSuffix
+		kept := path + rejectedSuffix + ".1"
 		if fi, err := os.Lstat(kept); err != nil || fi.Mode()&fs.ModeSymlink == 0 || len(rep.Restored) != 1 {
 			t.Fatalf("the link was not moved aside as it is: %v %+v", err, rep)
 		}
@@ -332,8 +333,26 @@ func TestNoSymbolicLinkIsFollowed(t *testing.T) {
 		if _, err := s.Repair(Options{}); err != nil {
 			t.Fatal(err)
 		}
-		if fi, err := os.Lstat(path + rejectedSuffix); err != nil || fi.Mode().Perm() != 0o600 {
+		if fi, err := os.Lstat(path + rejectedSuffix + ".1"); err != nil || fi.Mode().Perm() != 0o600 {
 			t.Fatalf("mode %v, %v", fi.Mode(), err)
+		}
+	})
+	t.Run("each repair keeps its own copy", func(t *testing.T) {
+		s := newTestSession(t)
+		path := filepath.Join(s.Dir, plan.PlanFile)
+		for i, text := range []string{"# Broken\n\n- [ ] `#x` one\n", "# Broken\n\n- [ ] `#y` two\n"} {
+			os.WriteFile(path, []byte(text), 0o644)
+			rep, err := s.Repair(Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			kept := path + rejectedSuffix + "." + strconv.Itoa(i+1)
+			if b, _ := os.ReadFile(kept); string(b) != text || rep.Restored[0].KeptAt != kept {
+				t.Fatalf("repair %d kept %q in %s: %+v", i+1, b, kept, rep.Restored)
+			}
+		}
+		if out, err := exec.Command("git", "-C", s.Dir, "status", "--porcelain").Output(); err == nil && len(out) != 0 {
+			t.Errorf("git status sees the copies: %s", out)
 		}
 	})
 	t.Run("log, queue and the lock's directory", func(t *testing.T) {

@@ -29,6 +29,42 @@ func (s *Session) Locked(wait time.Duration, fn func() error) error {
 	return fn()
 }
 
+// AppendPrivate appends data to .git/plangit/NAME, a file of plangit's
+// own, in one write to the file opened for appending (created if missing):
+// appends of other processes never interleave with it, and no lock is
+// taken. It never appends through a symbolic link.
+func (s *Session) AppendPrivate(name string, data []byte) error {
+	if err := s.ensurePrivate(); err != nil {
+		return err
+	}
+	return AppendFile(s.PrivatePath(name), data, true)
+}
+
+// AppendFile appends data to path in one write, creating the file (mode
+// 0644) only when create is set. It never appends through a symbolic link:
+// a link at path is an IO_ERROR.
+func AppendFile(path string, data []byte, create bool) error {
+	flags := os.O_WRONLY | os.O_APPEND | oNoFollow
+	if create {
+		flags |= os.O_CREATE
+	}
+	f, err := os.OpenFile(path, flags, 0o644)
+	if err != nil {
+		if isLinkErr(err) {
+			return plan.Errorf(plan.CodeIOError, "%s is a symbolic link; plangit never appends through one", path)
+		}
+		return plan.WrapError(plan.CodeIOError, err, "cannot append to %s", path)
+	}
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return plan.WrapError(plan.CodeIOError, err, "cannot append to %s", path)
+	}
+	return nil
+}
+
 // AppendLog adds a line to .code-agent/plangit.log, where hooks record the
 // failures they swallow so as never to break the agent. It does nothing
 // when the project has no .code-agent directory, and never appends through

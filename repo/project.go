@@ -183,3 +183,40 @@ func (p Project) SessionIDs() ([]string, error) {
 	}
 	return ids, nil
 }
+
+// shellDir holds a mark per agent session whose shell reaches its session
+// by itself (the host's env file exports PLANGIT_SESSION) but which has
+// no plan yet: the hook that starts the plan reads it, so that its
+// suggestions do without --session.
+const shellDir = "shell"
+
+// MarkShell notes that session id's shell reaches it by itself.
+func (p Project) MarkShell(id string) error {
+	if err := ValidateSessionID(id); err != nil {
+		return err
+	}
+	if err := p.ensureDir(); err != nil {
+		return err
+	}
+	dir := filepath.Join(p.Dir(), shellDir)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return plan.WrapError(plan.CodeIOError, err, "cannot create %s", dir)
+	}
+	return WriteFileAtomic(filepath.Join(dir, id), nil, 0o644, false)
+}
+
+// ShellMarked reports whether MarkShell noted session id.
+func (p Project) ShellMarked(id string) bool {
+	if ValidateSessionID(id) != nil {
+		return false
+	}
+	fi, err := os.Lstat(filepath.Join(p.Dir(), shellDir, id))
+	return err == nil && fi.Mode().IsRegular()
+}
+
+// UnmarkShell forgets MarkShell's note of session id.
+func (p Project) UnmarkShell(id string) {
+	if ValidateSessionID(id) == nil {
+		os.Remove(filepath.Join(p.Dir(), shellDir, id))
+	}
+}

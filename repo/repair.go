@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -15,9 +16,22 @@ import (
 	"github.com/plangit/plangit/plan"
 )
 
-// rejectedSuffix names the copy repair keeps of a file it restores. The
-// session's .git/info/exclude hides such copies from git status.
+// rejectedSuffix names the copies repair keeps of a file it restores:
+// NAME.rejected.1, NAME.rejected.2, …, a new one each time, so a second
+// repair never overwrites the first one's copy. The session's
+// .git/info/exclude hides such copies from git status.
 const rejectedSuffix = ".rejected"
+
+// rejectedPath is where the next rejected copy of path goes: the first
+// path.rejected.N that is free (never a link followed: Lstat).
+func rejectedPath(path string) string {
+	for n := 1; ; n++ {
+		kept := path + rejectedSuffix + "." + strconv.Itoa(n)
+		if _, err := os.Lstat(kept); errors.Is(err, fs.ErrNotExist) {
+			return kept
+		}
+	}
+}
 
 // RepairReport says what Repair did, and what it could not recover.
 type RepairReport struct {
@@ -60,7 +74,8 @@ type RestoredFile struct {
 //   - working files a lost revision left behind are committed (op repair);
 //   - a working file that does not parse, is a symbolic link or not a
 //     regular file is restored from HEAD, its rejected self kept beside it
-//     as NAME.rejected (a link stays a link; a copy keeps the file's mode);
+//     as NAME.rejected.N, a new N each time (a link stays a link; a copy
+//     keeps the file's mode);
 //   - valid hand edits are adopted; the index and revision log rewritten.
 //
 // What cannot be recovered is listed in the report's Lost.
@@ -448,7 +463,7 @@ func fileProblems(files map[string][]byte) string {
 }
 
 // moveAsideOdd renames working files that are symbolic links or not
-// regular files to NAME.rejected, as they are: a link stays a link,
+// regular files to NAME.rejected.N, as they are: a link stays a link,
 // nothing is read through it.
 func (s *Session) moveAsideOdd(rep *RepairReport) error {
 	for _, name := range plan.SessionFiles {
@@ -457,7 +472,7 @@ func (s *Session) moveAsideOdd(rep *RepairReport) error {
 		if err != nil || fi.Mode().IsRegular() {
 			continue
 		}
-		kept := path + rejectedSuffix
+		kept := rejectedPath(path)
 		if err := os.Rename(path, kept); err != nil {
 			return plan.WrapError(plan.CodeIOError, err, "cannot move %s aside", name)
 		}
@@ -471,7 +486,7 @@ func (s *Session) moveAsideOdd(rep *RepairReport) error {
 }
 
 // restoreBad puts back, from committed, every working file that cannot be
-// adopted, keeping its text as NAME.rejected with the file's mode; then it
+// adopted, keeping its text as NAME.rejected.N with the file's mode; then it
 // rewrites the index.
 func (s *Session) restoreBad(rep *RepairReport, files, committed map[string][]byte) error {
 	restore := map[string][]byte{}
@@ -498,7 +513,7 @@ func (s *Session) restoreBad(rep *RepairReport, files, committed map[string][]by
 				if fi, err := os.Lstat(path); err == nil {
 					mode = fi.Mode().Perm()
 				}
-				r.KeptAt = path + rejectedSuffix
+				r.KeptAt = rejectedPath(path)
 				if err := s.writeFile(r.KeptAt, b, mode); err != nil {
 					return err
 				}
@@ -560,20 +575,24 @@ func fileProblem(name string, b []byte, have bool) string {
 	return ""
 }
 
-// excludeRejected makes git ignore the copies repair keeps.
+// excludeRejected makes git ignore the copies repair keeps (and the
+// unnumbered ones older versions kept).
 func (s *Session) excludeRejected() error {
 	path := filepath.Join(s.gitDir, "info", "exclude")
 	b, _ := os.ReadFile(path)
-	pattern := "*" + rejectedSuffix
-	for _, line := range strings.Split(string(b), "\n") {
-		if strings.TrimSpace(line) == pattern {
-			return nil
+	var missing []string
+	for _, pattern := range []string{"*" + rejectedSuffix, "*" + rejectedSuffix + ".*"} {
+		if !slices.ContainsFunc(strings.Split(string(b), "\n"), func(line string) bool { return strings.TrimSpace(line) == pattern }) {
+			missing = append(missing, pattern)
 		}
+	}
+	if len(missing) == 0 {
+		return nil
 	}
 	if len(b) > 0 && !bytes.HasSuffix(b, []byte("\n")) {
 		b = append(b, '\n')
 	}
-	b = append(b, []byte("# copies of files plangit repair replaced\n"+pattern+"\n")...)
+	b = append(b, []byte("# copies of files plangit repair replaced\n"+strings.Join(missing, "\n")+"\n")...)
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return plan.WrapError(plan.CodeIOError, err, "cannot write %s", path)
 	}

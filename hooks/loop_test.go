@@ -1,0 +1,400 @@
+package hooks
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/plangit/plangit/plan"
+	"github.com/plangit/plangit/repo"
+)
+
+// send runs one event whose payload is built here, in the shape Claude
+// Code documents: session_id, cwd and hook_event_name, and the fields
+// given. It returns the context the agent reads (or the block reason), ""
+// for nothing.
+func (f *fixture) send(event string, fields map[string]any) string {
+	f.t.Helper()
+	return agentText(f.t, f.sendRaw(event, fields))
+}
+
+func (f *fixture) sendRaw(event string, fields map[string]any) string {
+	f.t.Helper()
+	p := map[string]any{"session_id": sessionID, "cwd": f.root, "hook_event_name": event, "transcript_path": "/home/dev/.claude/projects/x/" + sessionID + ".jsonl"}
+	for k, v := range fields {
+		p[k] = v
+	}
+	b, _ := json.Marshal(p)
+	f.now = f.now.Add(time.Minute)
+	now := f.now
+	out, code := Run(Claude{}, event, strings.NewReader(string(b)), Env{Now: func() time.Time { return now },
+		Getenv: func(name string) string { return f.environ[name] }})
+	if code != 0 {
+		f.t.Fatalf("%s: exit code %d", event, code)
+	}
+	return string(out)
+}
+
+// agentText is what of a Claude Code answer reaches the agent: the
+// additionalContext, the reason of a block, the reason of a denial.
+func agentText(t testing.TB, out string) string {
+	t.Helper()
+	if out == "" {
+		return ""
+	}
+	var a struct {
+		Decision string `json:"decision"`
+		Reason   string `json:"reason"`
+		H        struct {
+			AdditionalContext        string `json:"additionalContext"`
+			PermissionDecision       string `json:"permissionDecision"`
+			PermissionDecisionReason string `json:"permissionDecisionReason"`
+		} `json:"hookSpecificOutput"`
+	}
+	if err := json.Unmarshal([]byte(out), &a); err != nil {
+		t.Fatalf("%s: %v", out, err)
+	}
+	text := a.H.AdditionalContext
+	if a.Decision == "block" {
+		text += a.Reason
+	}
+	if a.H.PermissionDecision == "deny" {
+		text += a.H.PermissionDecisionReason
+	}
+	return text
+}
+
+func bash(command string) map[string]any {
+	return map[string]any{"tool_name": "Bash", "tool_input": map[string]any{"command": command, "description": "run"}}
+}
+
+func TestEnvFile(t *testing.T) {
+	f := newFixture(t)
+	f.environ = map[string]string{} // a host whose shell gets no session id of its own
+	f.withPlan(sessionID)
+	envFile := filepath.Join(t.TempDir(), "claude-env.sh")
+	os.WriteFile(envFile, []byte("export NODE_ENV=production"), 0o644) // another hook's line, no newline at its end
+
+	// Without the env file, every command a hook suggests names the session.
+	if out := f.send(PostToolUse, map[string]any{"tool_name": "Edit", "tool_input": map[string]any{"file_path": f.root + "/a.go"}}); !strings.Contains(out, "plangit --session "+sessionID+" step done 2") {
+		t.Errorf("without the env file: %s", out)
+	}
+
+	f.environ["CLAUDE_ENV_FILE"] = envFile
+	out := f.send(SessionStart, map[string]any{"source": "startup"})
+	b, _ := os.ReadFile(envFile)
+	want := "export NODE_ENV=production\nexport PLANGIT_SESSION='" + sessionID + "'\nexport PLANGIT_ROOT='" + f.root + "'\n"
+	if string(b) != want {
+		t.Fatalf("env file:\n%s\nwant\n%s", b, want)
+	}
+	if !strings.Contains(out, "Record progress: plangit step done 2") {
+		t.Errorf("with the env file, commands need no --session: %s", out)
+	}
+	// The shell that sources it reaches the session.
+	if sh, err := exec.LookPath("sh"); err == nil {
+		got, err := exec.Command(sh, "-c", `. "$1" && printf '%s|%s' "$PLANGIT_SESSION" "$PLANGIT_ROOT"`, "sh", envFile).Output()
+		if err != nil || string(got) != sessionID+"|"+f.root {
+			t.Errorf("sourced: %q %v", got, err)
+		}
+	}
+	// Again (a resume, a compaction): nothing is added.
+	f.send(SessionStart, map[string]any{"source": "compact"})
+	if b2, _ := os.ReadFile(envFile); string(b2) != want {
+		t.Errorf("written twice:\n%s", b2)
+	}
+	// Later hooks, which the host gives no env file, remember it.
+	delete(f.environ, "CLAUDE_ENV_FILE")
+	f.send(UserPromptSubmit, map[string]any{"prompt": "go on with the cache"})
+	if out := f.send(PostToolUse, map[string]any{"tool_name": "Edit", "tool_input": map[string]any{"file_path": f.root + "/a.go"}}); !strings.Contains(out, "(plangit step done 2") {
+		t.Errorf("after the env file: %s", out)
+	}
+
+	t.Run("a link is never written through", func(t *testing.T) {
+		g := newFixture(t)
+		target := filepath.Join(t.TempDir(), "elsewhere")
+		os.WriteFile(target, []byte("keep\n"), 0o644)
+		link := filepath.Join(t.TempDir(), "env")
+		os.Symlink(target, link)
+		g.environ = map[string]string{"CLAUDE_ENV_FILE": link}
+		g.withPlan(sessionID)
+		if out := g.send(SessionStart, map[string]any{"source": "startup"}); !strings.Contains(out, "--session "+sessionID) {
+			t.Errorf("the env file was not written, so commands name the session: %s", out)
+		}
+		if b, _ := os.ReadFile(target); string(b) != "keep\n" {
+			t.Errorf("written through a link: %s", b)
+		}
+		if !strings.Contains(g.log(), "cannot write the host's env file") {
+			t.Errorf("not logged: %q", g.log())
+		}
+	})
+	t.Run("never created without the variable", func(t *testing.T) {
+		g := newFixture(t)
+		g.environ = map[string]string{}
+		g.withPlan(sessionID)
+		g.send(SessionStart, map[string]any{"source": "startup"})
+		entries, _ := os.ReadDir(g.root)
+		for _, e := range entries {
+			if e.Name() != repo.DirName {
+				t.Errorf("a hook made %s", e.Name())
+			}
+		}
+	})
+}
+
+func TestTurnMemory(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "turn")
+	if tm := readTurn(path); tm.begun || len(tm.said) != 0 {
+		t.Errorf("a missing file: %+v", tm)
+	}
+	k1, k2 := sayKey("one"), sayKey("two")
+	os.WriteFile(path, []byte("T 2 abc shell\nS "+sayKey("old")+"\nB -\nT 3 def -\nS "+k1+"\nA 3 4\nB a1\nS "+k2), 0o644)
+	tm := readTurn(path)
+	if !tm.begun || tm.step != "3" || tm.sig != "def" || tm.shell || !tm.said[k1] || tm.said[k2] || tm.said[sayKey("old")] ||
+		tm.blocks["-"] != 0 || tm.blocks["a1"] != 1 || len(tm.advanced) != 1 || tm.advanced[0] != [2]string{"3", "4"} {
+		t.Errorf("%+v", tm)
+	}
+	// A memory that no turn began (a plan started mid-turn) counts whole.
+	os.WriteFile(path, []byte("B -\nS "+k1+"\n"), 0o644)
+	if tm := readTurn(path); tm.begun || tm.blocks["-"] != 1 || !tm.said[k1] {
+		t.Errorf("%+v", tm)
+	}
+	texts, lines := tm.say([]part{{key: "x", text: "said as x"}, {text: "one"}, {text: ""}, {key: "x", text: "x again"}})
+	if len(texts) != 1 || texts[0] != "said as x" || lines != "S "+sayKey("x")+"\n" {
+		t.Errorf("%q %q", texts, lines)
+	}
+	if len(sayKey("")) != 16 || len(sayKey("a long key")) != 16 {
+		t.Error("keys are 16 hex digits")
+	}
+}
+
+func TestErrorsHaveALife(t *testing.T) {
+	f := newFixture(t)
+	f.withPlan(sessionID, func(st *plan.State) { st.Errors = nil })
+	fail := func(command string) string {
+		f.t.Helper()
+		return f.send(PostToolUseFailure, map[string]any{"tool_name": "Bash", "tool_input": map[string]any{"command": command},
+			"error": "Exit code 1\n--- FAIL: TestCacheExpiry (30.01s)"})
+	}
+	f.send(UserPromptSubmit, map[string]any{"prompt": "fix the cache test"})
+	fail("go test ./internal/cache/")
+	fail("go vet ./...")
+	st := f.state(sessionID)
+	if len(st.Errors) != 2 || st.Errors[1].Key != "go test ./internal/cache/" || st.Errors[0].Key != "go vet ./..." {
+		t.Fatalf("%+v", st.Errors)
+	}
+	// Before the same command: that it failed, and how; the other open
+	// error in one short line.
+	out := f.send(PreToolUse, bash("go test  ./internal/cache/"))
+	if !strings.Contains(out, "[plangit] `go test ./internal/cache/` failed before (error #1, ×1): Exit code 1 --- FAIL: TestCacheExpiry (30.01s)") ||
+		!strings.Contains(out, "[plangit] Other open Bash errors: #2 ×1 `go vet ./...` (plangit errors --open)") {
+		t.Errorf("before the failing command: %s", out)
+	}
+	if out := f.send(PreToolUse, bash("go test ./internal/cache/")); out != "" {
+		t.Errorf("said twice in a turn: %s", out)
+	}
+	// The same command succeeding resolves its error: a commit.
+	out = f.send(PostToolUse, bash("go test ./internal/cache/"))
+	if !strings.Contains(out, "Error #1 is resolved: `go test ./internal/cache/` succeeded.") {
+		t.Errorf("resolution: %s", out)
+	}
+	st = f.state(sessionID)
+	if e := st.Errors.ByID("1"); e.Open() || e.Resolution != "the same call succeeded" {
+		t.Errorf("%+v", e)
+	}
+	revs := f.revisions(sessionID)
+	if last := revs[len(revs)-1]; last.Summary != "error #1 resolved: Bash `go test ./internal/cache/` succeeded" || last.Tool != "Bash" {
+		t.Errorf("%+v", last)
+	}
+	// A resolved error is history: never brought up again.
+	f.send(UserPromptSubmit, map[string]any{"prompt": "and now?"})
+	out = f.send(PreToolUse, bash("go test ./internal/cache/"))
+	if strings.Contains(out, "error #1") || !strings.Contains(out, "Open Bash errors: #2") {
+		t.Errorf("after resolution: %s", out)
+	}
+	// Three strikes count open errors only: failing again starts over.
+	fail("go test ./internal/cache/")
+	if out := fail("go test ./internal/cache/"); !strings.Contains(out, "has failed this way 2 times (error #3") {
+		t.Errorf("a resolved error came back: %s", out)
+	}
+	// A success with nothing to resolve commits nothing.
+	n := len(f.revisions(sessionID))
+	f.send(PostToolUse, bash("ls"))
+	if len(f.revisions(sessionID)) != n {
+		t.Error("a success with no open error committed")
+	}
+}
+
+func TestTodoListExtras(t *testing.T) {
+	todo := func(content, status, phase string) map[string]any {
+		m := map[string]any{"content": content, "status": status, "activeForm": content + "ing"}
+		if phase != "" {
+			m["phaseId"] = phase
+		}
+		return m
+	}
+	write := func(f *fixture, input map[string]any) string {
+		return f.send(PostToolUse, map[string]any{"tool_name": "TodoWrite", "tool_input": input, "tool_response": map[string]any{}})
+	}
+	t.Run("planTitle and phaseId", func(t *testing.T) {
+		f := newFixture(t)
+		write(f, map[string]any{"planTitle": "UserService 缓存重构", "persist": true, "todos": []any{
+			todo("分析现有 UserService 实现", "completed", "Analysis"), todo("实现缓存层", "in_progress", "Build"), todo("编写测试", "pending", "Build")}})
+		p := f.state(sessionID).Plan
+		if p.Title != "UserService 缓存重构" || len(p.Phases) != 2 || p.Phases[0].Title != "Analysis" || len(p.Phases[1].Steps) != 2 {
+			t.Fatalf("%s %+v", p.Title, p.Phases)
+		}
+	})
+	t.Run("persist false", func(t *testing.T) {
+		f := newFixture(t)
+		if out := write(f, map[string]any{"persist": false, "todos": []any{todo("scratch", "pending", "")}}); out != "" {
+			t.Errorf("%s", out)
+		}
+		if _, err := f.proj().Open(sessionID); err == nil {
+			t.Error("a list not to persist started a plan")
+		}
+		f.withPlan(sessionID)
+		write(f, map[string]any{"persist": false, "todos": []any{todo("scratch", "pending", "")}})
+		if n := len(f.state(sessionID).Plan.Steps()); n != 4 {
+			t.Errorf("a list not to persist was synced: %d steps", n)
+		}
+	})
+	t.Run("dropped todos", func(t *testing.T) {
+		f := newFixture(t)
+		write(f, map[string]any{"todos": []any{todo("Read", "completed", ""), todo("Write", "in_progress", ""), todo("Test", "pending", ""), todo("Ship", "pending", "")}})
+		out := write(f, map[string]any{"todos": []any{todo("Write", "in_progress", ""), todo("Ship", "pending", "")}})
+		if !strings.Contains(out, "sync: TodoWrite — 1 dropped") {
+			t.Errorf("%s", out)
+		}
+		p := f.state(sessionID).Plan
+		read, _, _ := p.Step("1")
+		test, _, _ := p.Step("3")
+		if read.Status != plan.StepCompleted || test.Status != plan.StepSkipped || test.Reason != "dropped from the todo list" {
+			t.Errorf("read %s; test %s (%s)", read.Status, test.Status, test.Reason)
+		}
+		// Listed again, it comes back.
+		write(f, map[string]any{"todos": []any{todo("Write", "in_progress", ""), todo("Test", "pending", ""), todo("Ship", "pending", "")}})
+		if test, _, _ := f.state(sessionID).Plan.Step("3"); test.Status != plan.StepPending {
+			t.Errorf("listed again: %s", test.Status)
+		}
+	})
+	t.Run("the last step done", func(t *testing.T) {
+		f := newFixture(t)
+		write(f, map[string]any{"todos": []any{todo("Only", "in_progress", "")}})
+		if out := write(f, map[string]any{"todos": []any{todo("Only", "completed", "")}}); !strings.Contains(out, "[plangit] Plan completed 1/1 — plangit finish records the result.") {
+			t.Errorf("%s", out)
+		}
+	})
+}
+
+func TestPlanConfirmationGatesChanges(t *testing.T) {
+	f := newFixture(t)
+	f.withPlan(sessionID, func(st *plan.State) { st.Plan.Status = plan.PlanPending })
+	f.config(`{"plan_confirmation": true}`)
+	ask := func(fields map[string]any) bool {
+		var a struct {
+			H struct {
+				PermissionDecision string `json:"permissionDecision"`
+			} `json:"hookSpecificOutput"`
+		}
+		json.Unmarshal([]byte(f.sendRaw(PreToolUse, fields)), &a)
+		return a.H.PermissionDecision == "ask"
+	}
+	for fields, want := range map[*map[string]any]bool{
+		{"tool_name": "Bash", "tool_input": map[string]any{"command": "go test ./..."}}:                                true,
+		{"tool_name": "Bash", "tool_input": map[string]any{"command": "plangit step add 'Benchmark'"}}:                 false,
+		{"tool_name": "Bash", "tool_input": map[string]any{"command": "plangit show && rm -rf build"}}:                 true,
+		{"tool_name": "Bash", "tool_input": map[string]any{"command": "plangit approve"}}:                              true,
+		{"tool_name": "NotebookEdit", "tool_input": map[string]any{"notebook_path": "a.ipynb"}}:                        true,
+		{"tool_name": "Read", "tool_input": map[string]any{"file_path": "a.go"}}:                                       false,
+		{"tool_name": "Edit", "tool_input": map[string]any{"file_path": "a.go", "old_string": "a", "new_string": "b"}}: true,
+	} {
+		if got := ask(*fields); got != want {
+			t.Errorf("%v: ask %v", *fields, got)
+		}
+	}
+	f.change(sessionID, func(p *plan.Plan) (plan.Change, error) { return p.Approve(f.now) })
+	if ask(map[string]any{"tool_name": "Bash", "tool_input": map[string]any{"command": "go test ./..."}}) {
+		t.Error("an approved plan gates nothing")
+	}
+}
+
+func TestUnreadablePlan(t *testing.T) {
+	f := newFixture(t)
+	s := f.withPlan(sessionID)
+	os.WriteFile(filepath.Join(s.Dir, plan.PlanFile), []byte("# Broken\n\n- [ ] ◐ a step `#2 needs:zz`\n"), 0o644)
+	out := f.send(PreToolUse, bash("go build ./..."))
+	if !strings.HasPrefix(out, "[plangit] The plan's files cannot be read: task_plan.md:") || !strings.Contains(out, "run plangit repair: it restores the last revision and keeps the text it replaces as NAME.rejected.N.") {
+		t.Errorf("%s", out)
+	}
+	if out := f.send(PreToolUse, bash("go build ./...")); out != "" {
+		t.Errorf("said twice in a turn: %s", out)
+	}
+	if out := f.send(UserPromptSubmit, map[string]any{"prompt": "go on"}); !strings.Contains(out, "cannot be read") {
+		t.Errorf("a new turn: %s", out)
+	}
+	if !strings.Contains(f.log(), "PLAN_PARSE_ERROR") {
+		t.Errorf("not logged: %q", f.log())
+	}
+	if out := f.sendRaw(Stop, map[string]any{"last_assistant_message": "done"}); out != "" {
+		t.Errorf("a Stop says nothing of it: %s", out)
+	}
+	// Repaired, the plan is read again.
+	if _, err := s.Repair(repo.Options{Now: f.now}); err != nil {
+		t.Fatal(err)
+	}
+	f.send(UserPromptSubmit, map[string]any{"prompt": "go on"})
+	if out := f.send(PreToolUse, bash("go build ./...")); strings.Contains(out, "cannot be read") {
+		t.Errorf("after repair: %s", out)
+	}
+}
+
+func TestSessionStartReminder(t *testing.T) {
+	f := newFixture(t)
+	f.withPlan(sessionID, func(st *plan.State) {
+		for _, title := range []string{"a", "b", "c", "d"} {
+			st.Findings.Add(plan.Finding{Category: plan.CatInsight, Title: "insight " + title}, t0)
+		}
+		st.Findings.Add(plan.Finding{Category: plan.CatArchitecture, Title: "one cache per service"}, t0)
+	})
+	out := f.send(SessionStart, map[string]any{"source": "startup"})
+	for _, want := range []string{"Current: ◐ 2  Design the cache (phase 1: Analysis)", "Findings, code: GetUser is the hot path\n",
+		"Findings, architecture: one cache per service\n", "Findings, insight: insight d; insight c; insight b (plangit findings)\n",
+		`Add a step by writing a line "[Step] what to do" in a reply.`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q in\n%s", want, out)
+		}
+	}
+	// What the reminder said is not said again in its turn.
+	if out := f.send(PreToolUse, bash("go build ./...")); strings.Contains(out, "Current step") {
+		t.Errorf("%s", out)
+	}
+}
+
+func TestSessionEndCheckpoint(t *testing.T) {
+	f := newFixture(t)
+	f.withPlan(sessionID)
+	f.run("post_tool_use_read.json")
+	f.run("post_tool_use_read.json")
+	f.run("session_end.json")
+	if it := f.state(sessionID).Plan.Iterations; it != 2 {
+		t.Errorf("iterations %d after the session's end", it)
+	}
+	n := len(f.revisions(sessionID))
+	f.run("session_end.json")
+	if len(f.revisions(sessionID)) != n {
+		t.Error("a second end with no tool use committed")
+	}
+}
+
+func TestNormKey(t *testing.T) {
+	for _, k := range []string{"", " go  test\t./... ", strings.Repeat("é", 600), strings.Repeat("a ", 700), "x\ny"} {
+		if normKey(k) != plan.NormalizeKey(k) {
+			t.Errorf("normKey(%q) = %q, plan.NormalizeKey %q", k, normKey(k), plan.NormalizeKey(k))
+		}
+	}
+}

@@ -1,0 +1,159 @@
+package hooks
+
+import (
+	"hash/fnv"
+	"os"
+	"strconv"
+	"strings"
+)
+
+// The turn memory: what the hooks said to the agent in its current turn —
+// from one prompt (UserPromptSubmit) to the next — so that each thing is
+// said once, and what the Stop gate needs to know of the turn. It is one
+// small file, .git/plangit/turn, read and appended without the session
+// lock: every hook that says something appends what it said in one write
+// to the file opened for appending, so hooks running side by side never
+// tear each other's lines. Two hooks in the very same moment may both say
+// a thing once; nothing is ever lost by the memory, only repeated.
+//
+// The format is lines of words, simple enough for any program to read and
+// write (the read-only hooks are meant to run from a program linking the
+// standard library alone):
+//
+//	T <step> <sig> <shell>   a turn begins: the step in progress then ("-" for
+//	                         none), the plan's step signature then, and
+//	                         whether the agent's shell reaches the session
+//	                         without --session ("shell" or "-")
+//	S <key>                  said: 16 hex digits, FNV-1a 64 of the thing's key
+//	B <agent>                the Stop gate blocked ("-": the main agent)
+//	A <step> <next>          auto-advance completed <step> and started <next> ("-": none)
+//
+// Only the lines from the last T on count (all of them, when no turn has
+// begun since the memory started). A line without its newline (a
+// write cut short) is no line. The file starts over when a turn begins and
+// it has grown past turnMaxSize; until then a turn begins with an append.
+
+const (
+	turnFile    = "turn"
+	turnMaxSize = 8 << 10
+)
+
+// turn is the memory of the current turn.
+type turn struct {
+	begun    bool   // a T line was read
+	step     string // the step in progress when the turn began
+	sig      string // the plan's step signature when the turn began
+	shell    bool   // the agent's shell reaches the session without --session
+	said     map[string]bool
+	blocks   map[string]int // Stop blocks in this turn, by agent ("-": the main agent)
+	advanced [][2]string    // auto-advances in this turn: step, next
+	size     int            // the file's size
+}
+
+// readTurn reads the turn memory at path; a missing or unreadable file is
+// a turn of which nothing is known.
+func readTurn(path string) *turn {
+	t := &turn{said: map[string]bool{}, blocks: map[string]int{}}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return t
+	}
+	t.size = len(b)
+	text := string(b)
+	if i := strings.LastIndexByte(text, '\n'); i >= 0 {
+		text = text[:i] // a last line without its newline is no line
+	} else {
+		return t
+	}
+	if i := strings.LastIndex("\n"+text, "\nT "); i >= 0 {
+		text = text[i:] // what came before is an earlier turn's
+	}
+	for _, line := range strings.Split(text, "\n") {
+		f := strings.Fields(line)
+		if len(f) == 0 {
+			continue
+		}
+		switch {
+		case f[0] == "T" && len(f) == 4:
+			t.begun, t.step, t.sig, t.shell = true, dash(f[1]), dash(f[2]), f[3] == "shell"
+		case f[0] == "S" && len(f) == 2:
+			t.said[f[1]] = true
+		case f[0] == "B" && len(f) == 2:
+			t.blocks[f[1]]++
+		case f[0] == "A" && len(f) == 3:
+			t.advanced = append(t.advanced, [2]string{f[1], dash(f[2])})
+		}
+	}
+	return t
+}
+
+func dash(s string) string {
+	if s == "-" {
+		return ""
+	}
+	return s
+}
+
+func undash(s string) string {
+	if s == "" || strings.ContainsAny(s, " \t\n") {
+		return "-"
+	}
+	return s
+}
+
+// sayKey is the memory's name for a thing said: 16 hex digits of FNV-1a 64.
+func sayKey(key string) string {
+	h := fnv.New64a()
+	h.Write([]byte(key))
+	return strconv.FormatUint(h.Sum64()|1<<63, 16)
+}
+
+// part is one thing a hook may say: its text, and the key under which it
+// counts as said (the text itself unless the thing has a name of its own,
+// such as the current step, whose wording varies by event).
+type part struct {
+	key  string
+	text string
+}
+
+// say keeps the parts not yet said in this turn and returns their texts,
+// and the memory lines that record them; a part whose text is empty is
+// dropped.
+func (t *turn) say(parts []part) (texts []string, lines string) {
+	var b strings.Builder
+	for _, p := range parts {
+		if p.text == "" {
+			continue
+		}
+		key := p.key
+		if key == "" {
+			key = p.text
+		}
+		k := sayKey(key)
+		if t.said[k] {
+			continue
+		}
+		t.said[k] = true
+		texts = append(texts, p.text)
+		b.WriteString("S " + k + "\n")
+	}
+	return texts, b.String()
+}
+
+// beginLine is the T line that begins a turn.
+func beginLine(step, sig string, shell bool) string {
+	sh := "-"
+	if shell {
+		sh = "shell"
+	}
+	return "T " + undash(step) + " " + undash(sig) + " " + sh + "\n"
+}
+
+// saidLines are the S lines that record keys as said, without saying them.
+func saidLines(keys ...string) string {
+	var b strings.Builder
+	for _, k := range keys {
+		b.WriteString("S " + sayKey(k) + "\n")
+	}
+	return b.String()
+}
