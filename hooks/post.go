@@ -513,19 +513,8 @@ func (e *engine) startFromSteps(decl []string) error {
 // text", "**[Step] text**"); never a line inside a fenced code block.
 func stepDeclarations(msg string) []string {
 	var out []string
-	fence := ""
-	for _, line := range strings.Split(msg, "\n") {
+	for _, line := range proseLines(msg) {
 		l := strings.TrimSpace(line)
-		if fence != "" {
-			if strings.HasPrefix(l, fence) && strings.Trim(l, fence[:1]) == "" {
-				fence = ""
-			}
-			continue
-		}
-		if f := fenceOf(l); f != "" {
-			fence = f
-			continue
-		}
 		l = stripMarkers(l)
 		mark := ""
 		for _, m := range []string{"**", "__"} {
@@ -551,6 +540,27 @@ func stepDeclarations(msg string) []string {
 
 // fenceOf is the fence a line opens ("```" or "~~~", as long as written),
 // or "".
+// proseLines are the lines of a markdown message outside its fenced code
+// blocks, as written.
+func proseLines(msg string) []string {
+	var out []string
+	fence := ""
+	for _, line := range strings.Split(msg, "\n") {
+		l := strings.TrimSpace(line)
+		switch {
+		case fence != "":
+			if strings.HasPrefix(l, fence) && strings.Trim(l, fence[:1]) == "" {
+				fence = ""
+			}
+		case fenceOf(l) != "":
+			fence = fenceOf(l)
+		default:
+			out = append(out, line)
+		}
+	}
+	return out
+}
+
 func fenceOf(l string) string {
 	for _, c := range []string{"`", "~"} {
 		n := len(l) - len(strings.TrimLeft(l, c))
@@ -588,19 +598,8 @@ func stripMarkers(l string) string {
 // first line of prose, outside code and [Step] lines, without markdown
 // marks, clipped.
 func resultLine(msg string) string {
-	fence := ""
-	for _, line := range strings.Split(msg, "\n") {
+	for _, line := range proseLines(msg) {
 		l := strings.TrimSpace(line)
-		if fence != "" {
-			if strings.HasPrefix(l, fence) && strings.Trim(l, fence[:1]) == "" {
-				fence = ""
-			}
-			continue
-		}
-		if f := fenceOf(l); f != "" {
-			fence = f
-			continue
-		}
 		l = strings.TrimSpace(strings.Trim(strings.TrimLeft(stripMarkers(l), "# "), "*_"))
 		if l == "" || len(stepDeclarations(line)) > 0 {
 			continue
