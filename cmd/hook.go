@@ -5,7 +5,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -20,12 +19,21 @@ import (
 // hot path — every tool call of an agent runs it — so Main reaches it
 // without building the command tree. It always exits 0 unless the answer
 // blocks on purpose.
-func runHook(f *Factory, event string) int {
+func runHook(f *Factory, event, host string) int {
 	env := hooks.Env{Now: f.Now, Getenv: f.Getenv, Root: f.RootFlag, Getwd: f.Getwd, LockWait: f.lockWait(), Publish: startPush, Problem: f.nowErr}
 	if env.Root == "" {
 		env.Root = f.Getenv("PLANGIT_ROOT")
 	}
-	out, code := hooks.Run(hooks.Claude{}, event, f.IO.In, env)
+	var h hooks.Host // "": the host the payload shows
+	if host != "" {
+		var err error
+		if h, err = hooks.HostNamed(host); err != nil {
+			// A hook never breaks the agent, whatever its command line says.
+			fmt.Fprintf(f.IO.ErrOut, "plangit: %v [%s]\n", err, plan.CodeOf(err))
+			return 0
+		}
+	}
+	out, code := hooks.Run(h, event, f.IO.In, env)
 	f.IO.Out.Write(out)
 	return code
 }
@@ -33,6 +41,7 @@ func runHook(f *Factory, event string) int {
 // NewCmdHook builds `plangit hook`.
 func NewCmdHook(f *Factory) *cobra.Command {
 	events := strings.Join(repo.HookEvents, ", ")
+	var host string
 	c := &cobra.Command{
 		Use:   "hook EVENT",
 		Short: "Answer an agent host's hook event (JSON on stdin); plangit hooks install sets these up",
@@ -43,12 +52,13 @@ and appends the failure to .code-agent/plangit.log.`,
 		Example: `  echo '{"session_id":"s1","cwd":".","hook_event_name":"SessionStart","source":"startup"}' | plangit hook SessionStart`,
 		Args:    exactArgs(1, "an EVENT"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if code := runHook(f, args[0]); code != 0 {
+			if code := runHook(f, args[0], host); code != 0 {
 				return &hookExit{code}
 			}
 			return nil
 		},
 	}
+	c.Flags().StringVar(&host, "host", "", "the agent host sending the event: "+strings.Join(hooks.HostNames(), ", ")+" (default: recognised from the payload)")
 	return c
 }
 
@@ -341,8 +351,21 @@ exact command, e.g. plangit adopt 20261120-103000-7f3a9c --session <the new sess
 	}
 }
 
-// isHookCall reports whether args run a hook: `hook EVENT` first, so Main
-// can answer it without building the command tree.
-func isHookCall(args []string) bool {
-	return len(args) == 2 && args[0] == "hook" && !strings.HasPrefix(args[1], "-") && !slices.Contains(args, "--help")
+// hookCall reports whether args run a hook — `hook EVENT`, `hook EVENT
+// --host NAME` or `hook EVENT --host=NAME` — and which, so Main can answer
+// it without building the command tree.
+func hookCall(args []string) (event, host string, ok bool) {
+	if len(args) < 2 || args[0] != "hook" || strings.HasPrefix(args[1], "-") {
+		return "", "", false
+	}
+	switch rest := args[2:]; {
+	case len(rest) == 0:
+	case len(rest) == 1 && strings.HasPrefix(rest[0], "--host="):
+		host = strings.TrimPrefix(rest[0], "--host=")
+	case len(rest) == 2 && rest[0] == "--host" && !strings.HasPrefix(rest[1], "-"):
+		host = rest[1]
+	default:
+		return "", "", false
+	}
+	return args[1], host, host != "" || len(args) == 2
 }

@@ -34,8 +34,8 @@ func Main() int {
 		defer out.Flush()
 		f.IO.Out = out
 	}
-	if isHookCall(args) {
-		return runHook(f, args[1])
+	if event, host, ok := hookCall(args); ok {
+		return runHook(f, event, host)
 	}
 	return Run(f, args)
 }

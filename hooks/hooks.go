@@ -139,6 +139,7 @@ const drainTime = 50 * time.Millisecond
 
 // Run handles one hook call from start to end. It never fails: a problem is
 // logged to .code-agent/plangit.log and answered with nothing and exit 0.
+// A nil h is the host the payload shows (see recognise).
 func Run(h Host, event string, stdin io.Reader, env Env) (stdout []byte, exitCode int) {
 	if env.Now == nil {
 		env.Now = time.Now
@@ -146,10 +147,15 @@ func Run(h Host, event string, stdin io.Reader, env Env) (stdout []byte, exitCod
 	if env.LockWait == 0 {
 		env.LockWait = DefaultLockWait
 	}
-	event = EventName(event)
 	payload, err := io.ReadAll(io.LimitReader(stdin, maxPayload+1))
 	if err == nil && len(payload) > maxPayload {
 		err = fmt.Errorf("payload over %d bytes", maxPayload)
+	}
+	if h == nil {
+		h = recognise(event, payload)
+	}
+	if _, ok := h.(Claude); ok {
+		event = EventName(event)
 	}
 	var in *Input
 	if err == nil {
