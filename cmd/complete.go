@@ -322,6 +322,9 @@ func registerCompletions(f *Factory, root *cobra.Command) {
 			choices(c, "format", "mermaid", "dot")
 		case "hooks install", "hooks uninstall":
 			choices(c, "scope", hooks.ScopeProject, hooks.ScopeLocal, hooks.ScopeUser)
+			c.RegisterFlagCompletionFunc("host", cobra.FixedCompletions(hooks.HostNames(), noWords))
+		case "hooks status", "hook":
+			c.RegisterFlagCompletionFunc("host", cobra.FixedCompletions(hooks.HostNames(), noWords))
 		}
 		c.LocalFlags().VisitAll(func(fl *pflag.Flag) {
 			if _, ok := c.GetFlagCompletionFunc(fl.Name); !ok && fl.Value.Type() != "bool" && !slices.Contains(fileFlags, fl.Name) {

@@ -5,6 +5,8 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -71,152 +73,273 @@ func (h *hookExit) Error() string { return fmt.Sprintf("hook exit %d", h.code) }
 func NewCmdHooks(f *Factory) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "hooks",
-		Short: "Install plangit's hooks into Claude Code's settings, remove them, or show them",
+		Short: "Install plangit's hooks into agent hosts (Claude Code, Codex, Cursor, Gemini CLI, Copilot CLI), remove them, or show them",
 	}
+	var hostNames []string
 	var scope, command string
 	var print bool
+	hostFlag := func(c *cobra.Command, what string) {
+		c.Flags().StringSliceVar(&hostNames, "host", nil, what+": "+strings.Join(hooks.HostNames(), ", ")+" (repeat or separate with commas)")
+	}
 	install := &cobra.Command{
 		Use:   "install",
-		Short: "Add plangit's hooks to Claude Code's settings (idempotent; keeps everything else)",
-		Long: `install merges one command hook per event — plangit hook EVENT — into .claude/settings.json
-(--scope project, the default), .claude/settings.local.json (--scope local) or
-~/.claude/settings.json (--scope user). Every other key and hook stays as it was; running it
-twice is running it once. --print shows the result without writing it.`,
+		Short: "Add plangit's hooks to agent hosts' hook files (idempotent; keeps everything else)",
+		Long: `install merges one command hook per event into each host's hook file:
+
+  claude   .claude/settings.json (project), .claude/settings.local.json (local), ~/.claude/settings.json (user)
+  codex    .codex/hooks.json (project), ~/.codex/hooks.json (user; $CODEX_HOME)
+  cursor   .cursor/hooks.json (project), ~/.cursor/hooks.json (user)
+  gemini   .gemini/settings.json (project), ~/.gemini/settings.json (user)
+  copilot  .github/hooks/plangit.json (project), ~/.copilot/hooks/plangit.json (user; $COPILOT_HOME)
+
+Without --host, install picks the hosts whose directory the project has (.claude, .codex,
+.cursor, .gemini, .github/hooks), and Claude Code when it has none, and says which it chose.
+Every other key and hook stays as it was; running it twice is running it once; entries an
+earlier plangit wrote in another form are upgraded in place. Hosts that start programs
+without a shell (Claude Code, Copilot CLI) get exec-form entries; the others a command line.
+When plangit-hook is installed beside plangit, Claude Code's PreToolUse and UserPromptSubmit
+hooks run it. --print shows the result without writing it.`,
 		Example: `  plangit hooks install
-  plangit hooks install --scope local --print`,
+  plangit hooks install --host codex,gemini
+  plangit hooks install --host cursor --scope user --print`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return hooksEdit(f, scope, command, print, true)
+			return hooksEdit(f, hostNames, scope, command, print, true)
 		},
 	}
 	uninstall := &cobra.Command{
 		Use:   "uninstall",
-		Short: "Remove exactly the hooks install added",
+		Short: "Remove exactly the hooks install added (every host's, without --host)",
 		Args:  exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return hooksEdit(f, scope, "", print, false)
+			return hooksEdit(f, hostNames, scope, "", print, false)
 		},
 	}
 	for _, sub := range []*cobra.Command{install, uninstall} {
-		sub.Flags().StringVar(&scope, "scope", repoScopeDefault, "project, local or user")
-		sub.Flags().BoolVar(&print, "print", false, "print the settings file instead of writing it")
+		sub.Flags().StringVar(&scope, "scope", hooks.ScopeProject, "project, local (Claude Code only) or user")
+		sub.Flags().BoolVar(&print, "print", false, "print the hook files instead of writing them")
 	}
+	hostFlag(install, "the hosts to install for (default: those the project has directories for)")
+	hostFlag(uninstall, "the hosts to remove plangit from (default: every host)")
 	install.Flags().StringVar(&command, "command", "", "the plangit program the hooks run (default: plangit when on PATH, else this binary)")
 	status := &cobra.Command{
 		Use:   "status",
-		Short: "Show which plangit hooks each settings scope has",
+		Short: "Show, for every host and scope, whether plangit's hooks are installed, outdated or absent",
 		Args:  exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return hooksStatus(f)
+			return hooksStatus(f, hostNames)
 		},
 	}
+	hostFlag(status, "the hosts to show (default: every host)")
 	c.AddCommand(install, uninstall, status)
 	return c
 }
 
-const repoScopeDefault = hooks.ScopeProject
-
-// hookCommand is the program installed hooks run: plangit when it is on
-// PATH, else the absolute path of this binary.
-func hookCommand(explicit string) string {
-	if explicit != "" {
-		return quoteArgs([]string{explicit})
+// hookPrograms are the programs installed hooks run: plangit when it is on
+// PATH, else the absolute path of this binary (or what --command names);
+// and plangit-hook when it is installed beside that plangit.
+func hookPrograms(explicit string) hooks.Programs {
+	p := hooks.Programs{Plangit: explicit}
+	if p.Plangit == "" {
+		p.Plangit = "plangit"
+		if path, err := exec.LookPath("plangit"); err != nil || path == "" {
+			if exe, err := os.Executable(); err == nil {
+				p.Plangit = exe
+			}
+		}
 	}
-	if p, err := exec.LookPath("plangit"); err == nil && p != "" {
-		return "plangit"
+	dir := ""
+	if strings.ContainsRune(p.Plangit, os.PathSeparator) {
+		dir = filepath.Dir(p.Plangit)
+	} else if path, err := exec.LookPath(p.Plangit); err == nil {
+		dir = filepath.Dir(path)
 	}
-	if exe, err := os.Executable(); err == nil {
-		return quoteArgs([]string{exe})
+	if dir == "" {
+		return p
 	}
-	return "plangit"
+	if st, err := os.Stat(filepath.Join(dir, hooks.HookProgram)); err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0 {
+		p.Hook = filepath.Join(dir, hooks.HookProgram)
+		if !strings.ContainsRune(p.Plangit, os.PathSeparator) {
+			if onPath, err := exec.LookPath(hooks.HookProgram); err == nil && filepath.Dir(onPath) == dir {
+				p.Hook = hooks.HookProgram
+			}
+		}
+	}
+	return p
 }
 
-func hooksEdit(f *Factory, scope, command string, print, install bool) error {
+// hookTargets are the hosts a hooks command acts on, each with what to say
+// about the choice ("" when --host named them).
+func hookTargets(f *Factory, names []string, root string, install bool) ([]string, string, error) {
+	for _, n := range names {
+		if !slices.Contains(hooks.HostNames(), strings.ToLower(n)) {
+			return nil, "", usagef("--host is one of %s, not %q", strings.Join(hooks.HostNames(), ", "), n)
+		}
+	}
+	if len(names) > 0 {
+		var out []string
+		for _, n := range names {
+			if n = strings.ToLower(n); !slices.Contains(out, n) {
+				out = append(out, n)
+			}
+		}
+		return out, "", nil
+	}
+	if !install {
+		return hooks.HostNames(), "", nil
+	}
+	if found := hooks.DetectHosts(root); len(found) > 0 {
+		return found, "hosts found in the project: " + strings.Join(found, ", ") + " (--host picks others)", nil
+	}
+	return []string{hooks.HostClaude}, "no agent host's directory in the project (.claude, .codex, .cursor, .gemini, .github/hooks): installing for Claude Code (--host picks others)", nil
+}
+
+func hooksEdit(f *Factory, names []string, scope, command string, print, install bool) error {
 	proj, err := f.Project()
 	if err != nil {
 		return err
 	}
-	path, err := hooks.SettingsPath(scope, proj.Root, f.Getenv("HOME"))
-	if err != nil {
-		return asUsage(err)
-	}
-	s, err := hooks.LoadSettings(path)
+	targets, chose, err := hookTargets(f, names, proj.Root, install)
 	if err != nil {
 		return err
 	}
-	if install {
-		err = s.Install(hookCommand(command))
-	} else {
-		err = s.Uninstall()
+	prog := hookPrograms(command)
+	type edit struct {
+		Host    string            `json:"host"`
+		Scope   string            `json:"scope"`
+		Path    string            `json:"path"`
+		Changed bool              `json:"changed"`
+		Hooks   map[string]string `json:"hooks"`
+		Content string            `json:"content,omitempty"`
+		Note    string            `json:"note,omitempty"`
+		file    *hooks.HookFile
 	}
-	if err != nil {
-		return err
+	var edits []edit
+	// Every file is read and changed before any is written: one that
+	// cannot be read changes nothing anywhere.
+	for _, host := range targets {
+		if !slices.Contains(hooks.Scopes(host), scope) {
+			if len(names) == 0 && !install {
+				continue // uninstall from every host: those without the scope have nothing there
+			}
+			return usagef("--scope is one of %s for %s, not %q", strings.Join(hooks.Scopes(host), ", "), host, scope)
+		}
+		path, err := hooks.HookFilePath(host, scope, proj.Root, f.Getenv)
+		if err != nil {
+			return asUsage(err)
+		}
+		s, err := hooks.LoadHookFile(host, path)
+		if err != nil {
+			return err
+		}
+		if install {
+			err = s.Install(prog)
+		} else {
+			err = s.Uninstall()
+		}
+		if err != nil {
+			return err
+		}
+		e := edit{Host: host, Scope: scope, Path: path, Changed: s.Changed(), file: s}
+		if install {
+			e.Note = hooks.InstallNote(host, proj.Root, f.Getenv)
+		}
+		edits = append(edits, e)
 	}
 	if print {
-		if f.JSON {
-			return f.print(map[string]any{"path": path, "settings": string(s.Bytes())}, nil)
+		for i := range edits {
+			edits[i].Content = string(edits[i].file.Bytes())
 		}
-		f.IO.Out.Write(s.Bytes())
-		return nil
+		return f.print(map[string]any{"files": edits}, func(w io.Writer) {
+			for _, e := range edits {
+				if len(edits) > 1 {
+					fmt.Fprintf(w, "# %s: %s\n", e.Host, e.Path)
+				}
+				w.Write(e.file.Bytes())
+			}
+		})
 	}
-	if err := s.Save(); err != nil {
-		return err
+	for i := range edits {
+		if err := edits[i].file.Save(); err != nil {
+			return err
+		}
+		edits[i].Hooks = edits[i].file.Installed()
 	}
-	verb := map[bool]string{true: "installed", false: "removed"}[install]
-	return f.print(map[string]any{"path": path, "changed": s.Changed(), "hooks": s.Installed()}, func(w io.Writer) {
-		switch {
-		case !s.Changed() && install:
-			fmt.Fprintf(w, "plangit's hooks are already in %s\n", path)
-		case !s.Changed():
-			fmt.Fprintf(w, "no plangit hooks in %s\n", path)
-		default:
-			fmt.Fprintf(w, "%s plangit's hooks in %s\n", verb, path)
+	return f.print(map[string]any{"files": edits, "chose": chose}, func(w io.Writer) {
+		if chose != "" {
+			fmt.Fprintln(w, chose)
+		}
+		for _, e := range edits {
+			switch {
+			case !e.Changed && install:
+				fmt.Fprintf(w, "%s: plangit's hooks are already in %s\n", e.Host, e.Path)
+			case !e.Changed && len(names) > 0:
+				fmt.Fprintf(w, "%s: no plangit hooks in %s\n", e.Host, e.Path)
+			case !e.Changed:
+			case install:
+				fmt.Fprintf(w, "%s: installed plangit's hooks in %s\n", e.Host, e.Path)
+			default:
+				fmt.Fprintf(w, "%s: removed plangit's hooks from %s\n", e.Host, e.Path)
+			}
+			if e.Note != "" && e.Changed {
+				fmt.Fprintf(w, "  %s\n", e.Note)
+			}
+		}
+		if !install && len(names) == 0 && !slices.ContainsFunc(edits, func(e edit) bool { return e.Changed }) {
+			fmt.Fprintf(w, "no plangit hooks in any host's %s files\n", scope)
 		}
 	})
 }
 
-func hooksStatus(f *Factory) error {
+func hooksStatus(f *Factory, names []string) error {
 	proj, err := f.Project()
 	if err != nil {
 		return err
 	}
-	type scopeStatus struct {
+	targets, _, err := hookTargets(f, names, proj.Root, false)
+	if err != nil {
+		return err
+	}
+	type row struct {
+		Host      string            `json:"host"`
 		Scope     string            `json:"scope"`
 		Path      string            `json:"path"`
 		Exists    bool              `json:"exists"`
+		State     string            `json:"state"`
+		Differ    []string          `json:"differ,omitempty"`
 		Installed map[string]string `json:"installed"`
 		Problem   string            `json:"problem,omitempty"`
 	}
-	var rows []scopeStatus
-	for _, scope := range []string{hooks.ScopeProject, hooks.ScopeLocal, hooks.ScopeUser} {
-		path, err := hooks.SettingsPath(scope, proj.Root, f.Getenv("HOME"))
-		if err != nil {
-			continue
+	var rows []row
+	for _, host := range targets {
+		for _, scope := range hooks.Scopes(host) {
+			path, err := hooks.HookFilePath(host, scope, proj.Root, f.Getenv)
+			if err != nil {
+				continue
+			}
+			r := row{Host: host, Scope: scope, Path: path, Installed: map[string]string{}}
+			if s, err := hooks.LoadHookFile(host, path); err != nil {
+				r.Problem = err.Error()
+			} else {
+				r.Exists, r.Installed = s.Exists(), s.Installed()
+				r.State, r.Differ = s.State(hookPrograms(s.Program()))
+			}
+			rows = append(rows, r)
 		}
-		row := scopeStatus{Scope: scope, Path: path, Installed: map[string]string{}}
-		if s, err := hooks.LoadSettings(path); err != nil {
-			row.Problem = err.Error()
-		} else {
-			row.Exists, row.Installed = s.Exists(), s.Installed()
-		}
-		rows = append(rows, row)
 	}
 	_, pathErr := exec.LookPath("plangit")
-	return f.print(map[string]any{"scopes": rows, "plangit_on_path": pathErr == nil}, func(w io.Writer) {
+	return f.print(map[string]any{"files": rows, "plangit_on_path": pathErr == nil, "hook_binary": hookPrograms("").Hook}, func(w io.Writer) {
 		for _, r := range rows {
+			where := fmt.Sprintf("%-8s %-8s %s", r.Host, r.Scope, r.Path)
 			switch {
 			case r.Problem != "":
-				fmt.Fprintf(w, "%-7s %s: %s\n", r.Scope, r.Path, r.Problem)
-			case len(r.Installed) == 0:
-				fmt.Fprintf(w, "%-7s %s: no plangit hooks\n", r.Scope, r.Path)
+				fmt.Fprintf(w, "%s: %s\n", where, r.Problem)
+			case r.State == hooks.StateOutdated:
+				fmt.Fprintf(w, "%s: outdated (%s; plangit hooks install --host %s --scope %s upgrades them)\n", where, strings.Join(r.Differ, ", "), r.Host, r.Scope)
+			case r.State == hooks.StateInstalled:
+				fmt.Fprintf(w, "%s: installed (%d events)\n", where, len(r.Installed))
 			default:
-				var events []string
-				for _, e := range repo.HookEvents {
-					if _, ok := r.Installed[e]; ok {
-						events = append(events, e)
-					}
-				}
-				fmt.Fprintf(w, "%-7s %s: %d of %d events (%s)\n", r.Scope, r.Path, len(events), len(repo.HookEvents), strings.Join(events, ", "))
+				fmt.Fprintf(w, "%s: absent\n", where)
 			}
 		}
 		if pathErr != nil {

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -48,7 +49,7 @@ func TestInstallMergesIdempotently(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			path, original := settingsFixture(t, name)
 			s := load(t, path)
-			if err := s.Install("plangit"); err != nil {
+			if err := s.Install(Programs{Plangit: "plangit"}); err != nil {
 				t.Fatal(err)
 			}
 			if err := s.Save(); err != nil {
@@ -95,7 +96,7 @@ func TestInstallMergesIdempotently(t *testing.T) {
 
 			// Installing again changes nothing.
 			s2 := load(t, path)
-			s2.Install("plangit")
+			s2.Install(Programs{Plangit: "plangit"})
 			if s2.Changed() {
 				t.Error("a second install changed something")
 			}
@@ -131,7 +132,7 @@ func TestInstallMergesIdempotently(t *testing.T) {
 func TestInstallCreatesUninstallRemoves(t *testing.T) {
 	path := filepath.Join(t.TempDir(), ".claude", "settings.json")
 	s := load(t, path)
-	s.Install("plangit")
+	s.Install(Programs{Plangit: "plangit"})
 	if err := s.Save(); err != nil {
 		t.Fatal(err)
 	}
@@ -150,7 +151,7 @@ func TestInstallCreatesUninstallRemoves(t *testing.T) {
 
 	// A key added by hand after install stays, and so does the file.
 	s = load(t, path)
-	s.Install("plangit")
+	s.Install(Programs{Plangit: "plangit"})
 	s.Save()
 	b, _ := os.ReadFile(path)
 	os.WriteFile(path, []byte(strings.Replace(string(b), "{\n", "{\n  \"model\": \"opus\",\n", 1)), 0o644)
@@ -168,10 +169,20 @@ func TestUninstallKeepsSharedGroups(t *testing.T) {
 	if s.Installed()[SessionStart] == "" {
 		t.Fatal("an existing plangit hook is recognised")
 	}
-	s.Install("plangit")
+	if st, differ := s.State(Programs{Plangit: "plangit"}); st != StateOutdated || len(differ) != len(repo.HookEvents) {
+		t.Errorf("one shell-form hook of nine: %s %v", st, differ)
+	}
+	s.Install(Programs{Plangit: "plangit"})
 	s.Save()
-	if n := strings.Count(string(s.Bytes()), "plangit hook SessionStart"); n != 1 {
-		t.Errorf("SessionStart hook %d times", n)
+	// The shell-form entry an earlier plangit wrote is upgraded in place,
+	// beside the other tool's hook.
+	want := `{"type": "command", "command": "echo hello"},
+          {"type": "command", "command": "plangit", "args": ["hook", "SessionStart"], "timeout": 30}`
+	if !strings.Contains(string(s.Bytes()), want) || strings.Count(string(s.Bytes()), `"SessionStart"`) != 2 {
+		t.Errorf("SessionStart hook not upgraded in place:\n%s", s.Bytes())
+	}
+	if st, _ := load(t, path).State(Programs{Plangit: "plangit"}); st != StateInstalled {
+		t.Errorf("after install: %s", st)
 	}
 	s = load(t, path)
 	s.Uninstall()
@@ -190,7 +201,7 @@ func TestInstallRefusesBrokenSettings(t *testing.T) {
 		os.WriteFile(path, []byte(bad), 0o644)
 		s, err := LoadSettings(path)
 		if err == nil {
-			err = s.Install("plangit")
+			err = s.Install(Programs{Plangit: "plangit"})
 		}
 		if err == nil {
 			t.Errorf("%s: accepted", bad)
@@ -209,5 +220,93 @@ func TestSettingsPath(t *testing.T) {
 	}
 	if _, err := SettingsPath("galaxy", "/p", "/h"); err == nil {
 		t.Error("an unknown scope is refused")
+	}
+}
+
+// TestInstallExecForm: Claude Code's entries run plangit without a shell —
+// "command" with "args" (hooks reference, "Command hook fields", since
+// 2.1.139) — and the hook binary answers PreToolUse and UserPromptSubmit
+// when it is installed beside plangit. A change of programs makes the file
+// outdated, and installing again upgrades it in place.
+func TestInstallExecForm(t *testing.T) {
+	path := filepath.Join(t.TempDir(), ".claude", "settings.json")
+	s := load(t, path)
+	full := Programs{Plangit: "/opt/my tools/plangit"}
+	s.Install(full)
+	s.Save()
+	var doc struct {
+		Hooks map[string][]struct {
+			Matcher string
+			Hooks   []map[string]any
+		}
+	}
+	b, _ := os.ReadFile(path)
+	json.Unmarshal(b, &doc)
+	pre := doc.Hooks[PreToolUse][0]
+	if pre.Matcher != "*" || pre.Hooks[0]["command"] != "/opt/my tools/plangit" || !reflect.DeepEqual(pre.Hooks[0]["args"], []any{"hook", "PreToolUse"}) || pre.Hooks[0]["timeout"] != 30.0 {
+		t.Errorf("PreToolUse entry: %+v", pre)
+	}
+	if got := load(t, path).Installed()[PreToolUse]; got != "'/opt/my tools/plangit' hook PreToolUse" {
+		t.Errorf("Installed: %q", got)
+	}
+
+	withHook := Programs{Plangit: "plangit", Hook: "plangit-hook"}
+	s = load(t, path)
+	if st, differ := s.State(withHook); st != StateOutdated || len(differ) != len(repo.HookEvents) {
+		t.Errorf("another program: %s %v", st, differ)
+	}
+	s.Install(withHook)
+	s.Save()
+	b, _ = os.ReadFile(path)
+	json.Unmarshal(b, &doc)
+	for event, want := range map[string][]any{PreToolUse: {"plangit-hook", "PreToolUse"}, UserPromptSubmit: {"plangit-hook", "UserPromptSubmit"}, PostToolUse: {"plangit", "hook", "PostToolUse"}} {
+		h := doc.Hooks[event][0].Hooks
+		if len(h) != 1 || !reflect.DeepEqual(append([]any{h[0]["command"]}, h[0]["args"].([]any)...), want) {
+			t.Errorf("%s: %v", event, h)
+		}
+	}
+	if st, _ := load(t, path).State(withHook); st != StateInstalled {
+		t.Errorf("after upgrade: %s", st)
+	}
+	s = load(t, path)
+	s.Uninstall()
+	s.Save()
+	if _, err := os.Stat(path); err == nil {
+		t.Error("uninstall after an upgrade left the file install created")
+	}
+}
+
+// TestInstallRemovesDoubles: two plangit entries for one event, or one for
+// an event plangit does not hook, are taken out by install.
+func TestInstallRemovesDoubles(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "settings.json")
+	os.WriteFile(path, []byte(`{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "plangit hook Stop"}]}, {"hooks": [{"type": "command", "command": "/usr/bin/plangit hook Stop"}]}], "Notification": [{"hooks": [{"type": "command", "command": "plangit hook Notification"}, {"type": "command", "command": "say hi"}]}]}}`), 0o644)
+	s := load(t, path)
+	if st, differ := s.State(Programs{Plangit: "plangit"}); st != StateOutdated || !slices.Contains(differ, "Notification") || !slices.Contains(differ, Stop) {
+		t.Errorf("%s %v", st, differ)
+	}
+	s.Install(Programs{Plangit: "plangit"})
+	got := string(s.Bytes())
+	if strings.Count(got, `"hook", "Stop"`) != 1 || strings.Contains(got, "/usr/bin/plangit") || strings.Contains(got, "plangit hook Notification") || !strings.Contains(got, "say hi") {
+		t.Errorf("%s", got)
+	}
+}
+
+func TestShellFields(t *testing.T) {
+	for in, want := range map[string][]string{
+		"plangit hook PreToolUse":                        {"plangit", "hook", "PreToolUse"},
+		`'/opt/my tools/plangit' hook Stop --host codex`: {"/opt/my tools/plangit", "hook", "Stop", "--host", "codex"},
+		`"C:\x" hook Stop`:                               {`C:\x`, "hook", "Stop"},
+		`a\ b c`:                                         {"a b", "c"},
+	} {
+		if got := shellFields(in); !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: %q", in, got)
+		}
+		if in == "plangit hook PreToolUse" && shellJoin(want) != in {
+			t.Errorf("shellJoin: %q", shellJoin(want))
+		}
+	}
+	if got := shellFields(shellJoin([]string{"it's", "a b", ""})); !reflect.DeepEqual(got, []string{"it's", "a b", ""}) {
+		t.Errorf("round trip: %q", got)
 	}
 }

@@ -282,6 +282,10 @@ func space(text []byte) []byte {
 	return b.Bytes()
 }
 
+// Replace puts v in place of the value at old (a member's value or an
+// array's element), written in old's style.
+func (d *Doc) Replace(old *Value, v any) error { return d.replace(old, v) }
+
 // replace puts v in place of the value at old, in old's style.
 func (d *Doc) replace(old *Value, v any) error {
 	multiline := bytes.ContainsRune(d.Text(old), '\n')
