@@ -59,6 +59,9 @@ type Factory struct {
 // environment. PLANGIT_NOW (RFC 3339) fixes the clock, for reproducible
 // demos and tests.
 func NewFactory() *Factory {
+	// Every change writes the hooks' glance as it lands, so the hook
+	// binary answers from a fresh one.
+	repo.OnLanded = hooks.WriteGlance
 	tty, width := terminal(os.Stdout)
 	f := &Factory{
 		IO:     &IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr, OutTTY: tty, Width: width},

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/plangit/plangit/hooks/hookwire"
 	"github.com/plangit/plangit/repo"
 )
 
@@ -41,10 +42,10 @@ func (Claude) Decode(event string, payload []byte) (*Input, error) {
 		{"tool_response", &in.ToolResponse}, {"error", &in.Error}, {"is_interrupt", &in.IsInterrupt},
 		{"stop_hook_active", &in.StopHookActive}, {"last_assistant_message", &in.LastAssistantMessage},
 		{"trigger", &in.Trigger}, {"agent_id", &in.AgentID}}
-	err := members(payload, func(key string, value []byte) error {
+	err := hookwire.Members(payload, func(key string, value []byte) error {
 		for _, f := range fields {
 			if strings.EqualFold(key, f.key) {
-				if !decodeInto(f.dst, value) {
+				if !hookwire.DecodeInto(f.dst, value) {
 					return fmt.Errorf("%s holds a value of the wrong type", f.key)
 				}
 				return nil
@@ -91,22 +92,22 @@ func (Claude) Encode(in *Input, out *Output) ([]byte, int) {
 	} else {
 		system = out.Context
 	}
-	var o jsonObject
+	var o hookwire.Object
 	if out.Stop {
-		o = o.raw("continue", "false").str("stopReason", out.StopReason)
+		o = o.Raw("continue", "false").Str("stopReason", out.StopReason)
 	}
-	o = o.str("systemMessage", system)
+	o = o.Str("systemMessage", system)
 	if out.Block {
-		o = o.str("decision", "block").str("reason", out.Reason)
+		o = o.Str("decision", "block").Str("reason", out.Reason)
 	}
 	permission := out.Permission != "" && in.Event == PreToolUse
 	if context != "" || permission {
-		var specific jsonObject
-		specific = specific.str("hookEventName", in.Event).str("additionalContext", context)
+		var specific hookwire.Object
+		specific = specific.Str("hookEventName", in.Event).Str("additionalContext", context)
 		if permission {
-			specific = specific.str("permissionDecision", out.Permission).str("permissionDecisionReason", out.PermissionReason)
+			specific = specific.Str("permissionDecision", out.Permission).Str("permissionDecisionReason", out.PermissionReason)
 		}
-		o = o.raw("hookSpecificOutput", string(specific.close()))
+		o = o.Raw("hookSpecificOutput", string(specific.Close()))
 	}
-	return append(o.close(), '\n'), 0
+	return append(o.Close(), '\n'), 0
 }

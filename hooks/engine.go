@@ -12,6 +12,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/plangit/plangit/hooks/hookwire"
 	"github.com/plangit/plangit/plan"
 	"github.com/plangit/plangit/render"
 	"github.com/plangit/plangit/repo"
@@ -142,12 +143,12 @@ func (e *engine) state(s *repo.Session) *state {
 // glance opens the host session's plan and reads its glance; s is nil
 // when it has none or either fails. Queued events are applied first, if
 // any wait and the session is free.
-func (e *engine) glance() (s *repo.Session, g *glance, err error) {
+func (e *engine) glance() (s *repo.Session, g *hookwire.Glance, err error) {
 	if s, err = e.session(); err != nil || s == nil {
 		return nil, nil, err
 	}
 	s.CatchUp()
-	if g, err = readGlance(s, e.cfg.Rules()); err != nil {
+	if g, err = readGlance(s, e.cfg); err != nil {
 		return nil, nil, err
 	}
 	return s, g, nil
@@ -170,24 +171,14 @@ func (e *engine) shellReaches() bool {
 	return e.in.ShellSession || e.envSet || e.proj.ShellMarked(e.in.SessionID)
 }
 
-func (e *engine) cli(t *turn) string {
-	if e.in.ShellSession || e.envSet || (t != nil && t.shell) {
-		return "plangit"
-	}
-	return "plangit " + sessionFlag(e.in.SessionID)
-}
-
-// sessionFlag names a session on a command line; an id that begins with
-// "-" is joined to its flag, where it cannot read as one.
-func sessionFlag(id string) string {
-	if strings.HasPrefix(id, "-") {
-		return "--session=" + id
-	}
-	return "--session " + id
+func (e *engine) cli(t *hookwire.Turn) string {
+	return hookwire.CLI(e.in.SessionID, e.in.ShellSession || e.envSet || (t != nil && t.Shell))
 }
 
 // turn reads the session's turn memory.
-func (e *engine) turn(s *repo.Session) *turn { return readTurn(s.PrivatePath(turnFile)) }
+func (e *engine) turn(s *repo.Session) *hookwire.Turn {
+	return hookwire.ReadTurn(s.PrivatePath(hookwire.TurnFile))
+}
 
 // remember appends lines to the turn memory (nothing while replaying: a
 // queued event's answer was never seen). A failure costs a repetition.
@@ -195,36 +186,33 @@ func (e *engine) remember(s *repo.Session, lines string) {
 	if lines == "" || e.replaying() {
 		return
 	}
-	if err := s.AppendPrivate(turnFile, []byte(lines)); err != nil {
+	if err := s.AppendPrivate(hookwire.TurnFile, []byte(lines)); err != nil {
 		e.proj.AppendLog(e.env.Now(), fmt.Sprintf("hook %s session=%s: the turn memory: %v", e.in.Event, s.ID, err))
 	}
 }
 
 // beginTurn starts the turn memory over with lines, which begin with a T
-// line: by an append, unless the memory has grown past turnMaxSize.
-func (e *engine) beginTurn(s *repo.Session, old *turn, lines string) {
+// line: by an append, unless the memory has grown past hookwire.TurnMaxSize.
+func (e *engine) beginTurn(s *repo.Session, old *hookwire.Turn, lines string) {
 	if e.replaying() {
 		return
 	}
-	if old.size < turnMaxSize {
+	if old.Size < hookwire.TurnMaxSize {
 		e.remember(s, lines)
 		return
 	}
-	if err := s.WritePrivate(turnFile, []byte(lines)); err != nil {
+	if err := s.WritePrivate(hookwire.TurnFile, []byte(lines)); err != nil {
 		e.proj.AppendLog(e.env.Now(), fmt.Sprintf("hook %s session=%s: the turn memory: %v", e.in.Event, s.ID, err))
 	}
 }
 
 // say keeps what the turn has not heard yet, remembers it, and returns it
-// fitted to the context budget with cliMark read as cli; "" when all of
-// it was said.
-func (e *engine) say(s *repo.Session, t *turn, parts []part) string {
-	texts, lines := t.say(parts)
-	if len(texts) == 0 {
-		return ""
-	}
+// fitted to the context budget with hookwire.CLIMark read as the command
+// line; "" when all of it was said.
+func (e *engine) say(s *repo.Session, t *hookwire.Turn, parts []hookwire.Part) string {
+	text, lines := hookwire.Say(t, parts, e.cfg.ContextBudget, e.cli(t))
 	e.remember(s, lines)
-	return strings.ReplaceAll(render.Fit(texts, e.cfg.ContextBudget), cliMark, e.cli(t))
+	return text
 }
 
 // unreadable is the answer when the session's files cannot be parsed: one
@@ -242,13 +230,13 @@ func (e *engine) unreadable(cause error) *Output {
 	}
 	t := e.turn(s)
 	if e.in.Event == UserPromptSubmit || e.in.Event == SessionStart {
-		begun := &turn{shell: t.shell || e.in.ShellSession || e.envSet, said: map[string]bool{}}
-		e.beginTurn(s, t, beginLine("", "", begun.shell))
+		begun := &hookwire.Turn{Shell: t.Shell || e.in.ShellSession || e.envSet, Said: map[string]bool{}}
+		e.beginTurn(s, t, hookwire.BeginLine("", "", begun.Shell))
 		t = begun
 	}
 	msg := strings.TrimSuffix(cause.Error(), " ["+string(plan.CodeOf(cause))+"]")
-	text := e.say(s, t, []part{{key: "unreadable " + msg, text: "[plangit] The plan's files cannot be read: " + plan.TruncateText(msg, 300) +
-		". Fix the file, or run " + cliMark + " repair: it restores the last revision and keeps the text it replaces as NAME.rejected.N."}})
+	text := e.say(s, t, []hookwire.Part{{Key: "unreadable " + msg, Text: "[plangit] The plan's files cannot be read: " + plan.TruncateText(msg, 300) +
+		". Fix the file, or run " + hookwire.CLIMark + " repair: it restores the last revision and keeps the text it replaces as NAME.rejected.N."}})
 	if text == "" {
 		return nil
 	}
@@ -259,7 +247,7 @@ func (e *engine) context(parts []string) *Output {
 	if len(parts) == 0 {
 		return nil
 	}
-	return &Output{Context: render.Fit(parts, e.cfg.ContextBudget)}
+	return &Output{Context: hookwire.Fit(parts, e.cfg.ContextBudget)}
 }
 
 // sessionStart gives the agent's shell the session (the host's env file),
@@ -294,8 +282,8 @@ func (e *engine) sessionStart() (*Output, error) {
 		p := st.Plan
 		p.Rules = e.cfg.Rules()
 		old := e.turn(s)
-		t := &turn{shell: e.envSet || e.in.ShellSession, said: map[string]bool{}}
-		lines := beginLine(curID(p), stepSig(p), t.shell)
+		t := &hookwire.Turn{Shell: e.envSet || e.in.ShellSession, Said: map[string]bool{}}
+		lines := hookwire.BeginLine(curID(p), stepSig(p), t.Shell)
 		if !p.Status.Unfinished() {
 			e.beginTurn(s, old, lines)
 			return nil, nil
@@ -310,7 +298,7 @@ func (e *engine) sessionStart() (*Output, error) {
 				names = append(names, nextName(r))
 			}
 		}
-		e.beginTurn(s, old, lines+saidLines(names...))
+		e.beginTurn(s, old, lines+hookwire.SaidLines(names...))
 		return e.context(parts), nil
 	}
 	others := e.unfinishedElsewhere(3)
@@ -341,7 +329,7 @@ func curID(p *plan.Plan) string {
 // to. An id that begins with "-" goes after "--", where it cannot read as
 // a flag.
 func adoptCommand(from, to string) string {
-	session := sessionFlag(to)
+	session := strings.TrimPrefix(hookwire.CLI(to, false), "plangit ")
 	if strings.HasPrefix(from, "-") {
 		return "plangit adopt " + session + " -- " + from
 	}
@@ -447,9 +435,9 @@ func (e *engine) userPromptSubmit() (*Output, error) {
 		return nil, nil
 	}
 	old := e.turn(s)
-	t := &turn{shell: old.shell || e.in.ShellSession, said: map[string]bool{}}
+	t := &hookwire.Turn{Shell: old.Shell || e.in.ShellSession, Said: map[string]bool{}}
 	switch {
-	case g.Status == plan.PlanPaused && isContinue(e.in.Prompt):
+	case g.Status == string(plan.PlanPaused) && isContinue(e.in.Prompt):
 		var used int
 		res, err := e.update(s, func(st *plan.State) (plan.Change, error) {
 			hs := e.state(s)
@@ -466,30 +454,29 @@ func (e *engine) userPromptSubmit() (*Output, error) {
 			return nil, err
 		}
 		p := res.State.Plan
-		e.beginTurn(s, old, beginLine(curID(p), stepSig(p), t.shell)+saidLines(names(p)...))
+		e.beginTurn(s, old, hookwire.BeginLine(curID(p), stepSig(p), t.Shell)+hookwire.SaidLines(names(p)...))
 		return e.context(render.ResumeSummary(res.State, used, e.cfg.MaxIterations)), nil
-	case g.Status == plan.PlanRunning && len(old.advanced) > 0 && isNotDone(e.in.Prompt):
-		adv := old.advanced[len(old.advanced)-1]
+	case g.Status == string(plan.PlanRunning) && len(old.Advanced) > 0 && isNotDone(e.in.Prompt):
+		adv := old.Advanced[len(old.Advanced)-1]
 		res, err := e.update(s, func(st *plan.State) (plan.Change, error) { return undoAdvance(st.Plan, adv, e.env.Now()) })
 		if err != nil {
 			return nil, err
 		}
 		p := res.State.Plan
-		e.beginTurn(s, old, beginLine(curID(p), stepSig(p), t.shell)+saidLines(names(p)...))
+		e.beginTurn(s, old, hookwire.BeginLine(curID(p), stepSig(p), t.Shell)+hookwire.SaidLines(names(p)...))
 		if res.Commit == nil {
-			return e.context([]string{strings.ReplaceAll(g.Line.text, cliMark, e.cli(t))}), nil
+			return e.context([]string{strings.ReplaceAll(g.Line.Text, hookwire.CLIMark, e.cli(t))}), nil
 		}
 		cur, _, _ := p.Step(adv[0])
 		return e.context([]string{fmt.Sprintf("[plangit] Step %s is back in progress: auto-advance had marked it done. %s step done %s --result \"...\" records it when it is.",
 			cur.ID, e.cli(t), cur.ID), render.StatusLine(res.State, e.cli(t))}), nil
 	}
-	lines := beginLine(g.Cur, g.Sig, t.shell)
-	if !g.Status.Unfinished() {
-		e.beginTurn(s, old, lines)
+	a := g.Prompt(t.Shell, e.cli(t))
+	e.beginTurn(s, old, a.Remember)
+	if a.Context == "" {
 		return nil, nil
 	}
-	e.beginTurn(s, old, lines+saidLines(append([]string{g.Line.key}, g.Names...)...))
-	return e.context([]string{strings.ReplaceAll(g.Line.text, cliMark, e.cli(t))}), nil
+	return &Output{Context: a.Context}, nil
 }
 
 // names are the turn memory's names of the current and next step.
@@ -550,8 +537,8 @@ func (e *engine) startFromPrompt() (*Output, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := &turn{shell: e.shellReaches()}
-	e.remember(s, beginLine("", stepSig(p), t.shell))
+	t := &hookwire.Turn{Shell: e.shellReaches()}
+	e.remember(s, hookwire.BeginLine("", stepSig(p), t.Shell))
 	e.proj.UnmarkShell(e.in.SessionID)
 	return &Output{Context: fmt.Sprintf("[plangit] Started a plan for this session from your prompt (revision %s; %s show displays it). %s Or plan with TodoWrite.",
 		res.Commit.Hash[:7], e.cli(t), render.StepSyntax)}, nil
@@ -570,127 +557,32 @@ func clipRunes(s string, n int) string {
 // before a tool that changes anything while the plan awaits approval, and
 // before starting a step when steps need confirmation.
 func (e *engine) preToolUse() (*Output, error) {
-	tool := e.in.ToolName
-	critical := slices.Contains(e.cfg.CriticalTools, tool)
-	changes := critical || slices.Contains(e.cfg.WriteTools, tool)
-	if !critical && !(changes && e.cfg.PlanConfirmation) && !e.cfg.StepConfirmation {
+	c, ok := glanceRules(e.cfg).Tool(e.in.ToolName, e.in.ToolInput)
+	if !ok {
 		return nil, nil // most tool calls end here, having read no plan
-	}
-	key, command := toolKey(e.in.ToolInput)
-	gatePlan := e.cfg.PlanConfirmation && changes && !plangitOnly(command)
-	gateStep := e.cfg.StepConfirmation && startsStep(command)
-	if !critical && !gatePlan && !gateStep {
-		return nil, nil
 	}
 	s, g, err := e.glance()
 	if s == nil {
 		return nil, err
 	}
-	out := &Output{}
-	if critical && g.Status.Unfinished() && !e.replaying() {
-		out.Context = e.say(s, e.turn(s), g.toolParts(tool, key))
+	var t *hookwire.Turn
+	if !e.replaying() {
+		t = e.turn(s)
 	}
-	switch {
-	case gatePlan && g.Status == plan.PlanPending:
-		out.Permission = "ask"
-		out.PermissionReason = "plangit: the plan awaits approval. Review it (plangit show) and approve it (plangit approve) before the agent changes anything."
-	case gateStep:
-		out.Permission = "ask"
-		out.PermissionReason = "plangit: step confirmation is on; confirm before the agent starts a step."
-	}
-	return out, nil
+	a := g.PreToolUse(c, t, e.cli(t))
+	e.remember(s, a.Remember)
+	return &Output{Context: a.Context, Permission: a.Permission, PermissionReason: a.PermissionReason}, nil
 }
 
 // inputString is the string member name of a tool's input, or "".
 func inputString(input json.RawMessage, name string) string {
 	var v string
-	members(input, func(key string, value []byte) error {
+	hookwire.Members(input, func(key string, value []byte) error {
 		if key == name {
-			v, _ = jsonString(value)
+			v, _ = hookwire.String(value)
 		}
 		return nil
 	})
 	return v
 }
 
-// toolKey is what a tool call acts on, by which its errors are known: the
-// command of a shell tool, else the file a tool writes; and the command,
-// "" for a tool that has none. One pass over the input, which can hold a
-// whole file.
-func toolKey(input json.RawMessage) (key, command string) {
-	var file string
-	members(input, func(name string, value []byte) error {
-		switch name {
-		case "command":
-			command, _ = jsonString(value)
-		case "file_path":
-			file, _ = jsonString(value)
-		}
-		return nil
-	})
-	if command != "" {
-		return command, command
-	}
-	return file, ""
-}
-
-// plangitOnly reports whether a shell command runs plangit and nothing
-// else, and not plangit approve: what an agent may run while its plan
-// awaits approval (shaping the plan). Anything it cannot read runs
-// something else.
-func plangitOnly(command string) bool {
-	segs := strings.FieldsFunc(command, func(r rune) bool {
-		return r == ';' || r == '&' || r == '|' || r == '\n' || r == '`' || r == '$' || r == '(' || r == ')' || r == '>' || r == '<'
-	})
-	if len(segs) == 0 {
-		return false
-	}
-	for _, seg := range segs {
-		f := strings.Fields(seg)
-		if len(f) == 0 || filepath.Base(f[0]) != "plangit" || slices.Contains(f, "approve") {
-			return false
-		}
-	}
-	return true
-}
-
-// startsStep reports whether a shell command runs `plangit step start` or
-// `plangit next`.
-func startsStep(command string) bool {
-	ids, next := stepStarts(command)
-	return len(ids) > 0 || next
-}
-
-// stepStarts reads the steps a shell command starts through plangit: the
-// ids `plangit step start` names, and whether it runs `plangit next`.
-func stepStarts(command string) (ids []string, next bool) {
-	fields := strings.FieldsFunc(command, func(r rune) bool { return r == ' ' || r == '\t' || r == '\n' || r == ';' || r == '&' || r == '|' })
-	for i, f := range fields {
-		if filepath.Base(f) != "plangit" {
-			continue
-		}
-		for j := i + 1; j < len(fields); j++ {
-			switch {
-			case fields[j] == "next":
-				next = true
-				j = len(fields)
-			case fields[j] == "step" && j+1 < len(fields) && fields[j+1] == "start":
-				for _, a := range fields[j+2:] {
-					if a == "plangit" || filepath.Base(a) == "plangit" {
-						break
-					}
-					if a != "--" && !strings.HasPrefix(a, "-") {
-						ids = append(ids, strings.Trim(a, `"'`))
-					}
-				}
-				if len(ids) == 0 {
-					ids = append(ids, "") // a start, of a step not named here
-				}
-				j = len(fields)
-			case !strings.HasPrefix(fields[j], "-") && fields[j-1] != "--session" && fields[j-1] != "--root" && fields[j-1] != "--if-rev":
-				j = len(fields) // another subcommand
-			}
-		}
-	}
-	return ids, next
-}

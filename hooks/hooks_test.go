@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/plangit/plangit/hooks/hookwire"
 	"github.com/plangit/plangit/plan"
 	"github.com/plangit/plangit/repo"
 	"github.com/plangit/plangit/repo/repotest"
@@ -101,7 +102,7 @@ func (f *fixture) newTurn(id string) {
 	if err != nil {
 		f.t.Fatal(err)
 	}
-	if err := os.Remove(s.PrivatePath(turnFile)); err != nil && !os.IsNotExist(err) {
+	if err := os.Remove(s.PrivatePath(hookwire.TurnFile)); err != nil && !os.IsNotExist(err) {
 		f.t.Fatal(err)
 	}
 }
@@ -287,8 +288,8 @@ func TestPreToolUse(t *testing.T) {
 	})
 	for cmd, want := range map[string]bool{"plangit next": true, "plangit --session s step start 3": true, "cd x && plangit step start 2 --force": true,
 		"/usr/local/bin/plangit next": true, "plangit step done 3": false, "plangit show --all": false, "echo next": false, "plangit init next": false} {
-		if startsStep(cmd) != want {
-			t.Errorf("startsStep(%q) = %v", cmd, !want)
+		if hookwire.StartsStep(cmd) != want {
+			t.Errorf("hookwire.StartsStep(%q) = %v", cmd, !want)
 		}
 	}
 }
@@ -299,7 +300,7 @@ func TestGlance(t *testing.T) {
 	f := newFixture(t)
 	s := f.withPlan(sessionID)
 	first := f.run("pre_tool_use_bash.json")
-	glancePath := s.PrivatePath(glanceFile)
+	glancePath := s.PrivatePath(hookwire.GlanceFile)
 	if _, err := os.Stat(glancePath); err != nil {
 		t.Fatalf("no glance written: %v", err)
 	}
@@ -339,12 +340,12 @@ func TestGlance(t *testing.T) {
 	}
 
 	// A damaged glance is recomputed.
-	os.WriteFile(glancePath, []byte(glanceVersion+"\nkey \"unterminated\nend\n"), 0o644)
+	os.WriteFile(glancePath, []byte(hookwire.GlanceVersion+"\nkey \"unterminated\nend\n"), 0o644)
 	f.newTurn(sessionID)
 	if out := f.run("pre_tool_use_bash.json"); !strings.Contains(out, "Write the cache layer") {
 		t.Errorf("after a damaged glance: %s", out)
 	}
-	if b, _ := os.ReadFile(glancePath); !bytes.HasPrefix(b, []byte(glanceVersion)) || bytes.Contains(b, []byte("unterminated")) {
+	if b, _ := os.ReadFile(glancePath); !bytes.HasPrefix(b, []byte(hookwire.GlanceVersion)) || bytes.Contains(b, []byte("unterminated")) {
 		t.Error("the damaged glance was not replaced")
 	}
 	// The next change adopts the hand edit, so the session is clean again.

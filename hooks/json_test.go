@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/plangit/plangit/hooks/hookwire"
 	"github.com/plangit/plangit/repo"
 )
 
@@ -128,7 +129,7 @@ func TestAppendJSONString(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	for i := 0; i < 5000; i++ {
 		s := trickyString(r)
-		if got, want := string(appendJSONString(nil, s)), marshalString(s); got != want {
+		if got, want := string(hookwire.AppendString(nil, s)), marshalString(s); got != want {
 			t.Fatalf("%q: got %s, want %s", s, got, want)
 		}
 	}
@@ -139,7 +140,7 @@ func FuzzJSONString(f *testing.F) {
 	f.Add("plain")
 	f.Add("\"\\\n\t\x00\u2028\xff日本")
 	f.Fuzz(func(t *testing.T, s string) {
-		if got, want := string(appendJSONString(nil, s)), marshalString(s); got != want {
+		if got, want := string(hookwire.AppendString(nil, s)), marshalString(s); got != want {
 			t.Fatalf("%q: got %s, want %s", s, got, want)
 		}
 	})
@@ -222,16 +223,18 @@ func TestEncodeMatchesEncodingJSON(t *testing.T) {
 func TestGlanceEncoding(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	for i := 0; i < 500; i++ {
-		g := &glance{Key: trickyString(r), Status: "running", Sig: trickyString(r), Cur: trickyString(r),
-			Line: part{trickyString(r), trickyString(r)}, Step: part{trickyString(r), trickyString(r)}}
+		g := &hookwire.Glance{Key: trickyString(r), Status: "running", Sig: trickyString(r), Cur: trickyString(r),
+			Line: hookwire.Part{Key: trickyString(r), Text: trickyString(r)}, Step: hookwire.Part{Key: trickyString(r), Text: trickyString(r)},
+			Files: []string{trickyString(r)}, Unfinished: r.IntN(2) == 0,
+			Rules: hookwire.Rules{CriticalTools: []string{trickyString(r)}, PlanConfirmation: r.IntN(2) == 0, Budget: r.IntN(5000)}}
 		for n := r.IntN(3); n > 0; n-- {
 			g.Names = append(g.Names, trickyString(r))
 		}
 		for n := r.IntN(3); n > 0; n-- {
-			g.Errors = append(g.Errors, glanceError{trickyString(r), trickyString(r), trickyString(r), trickyString(r), trickyString(r)})
+			g.Errors = append(g.Errors, hookwire.GlanceError{Tool: trickyString(r), ID: trickyString(r), Count: trickyString(r), Key: trickyString(r), Text: trickyString(r)})
 		}
-		b := g.encode()
-		back, ok := decodeGlance(b)
+		b := g.Encode()
+		back, ok := hookwire.DecodeGlance(b)
 		if !ok {
 			t.Fatalf("does not read back:\n%s", b)
 		}
@@ -239,13 +242,13 @@ func TestGlanceEncoding(t *testing.T) {
 			t.Fatalf("read back differently:\n got %+v\nwant %+v", back, g)
 		}
 		for cut := 0; cut < len(b); cut++ {
-			if _, ok := decodeGlance(b[:cut]); ok {
+			if _, ok := hookwire.DecodeGlance(b[:cut]); ok {
 				t.Fatalf("the first %d bytes read as a glance:\n%s", cut, b[:cut])
 			}
 		}
 	}
-	for _, bad := range []string{"", "{}", glanceVersion + "\nend\n" + "x", "plangit glance 1\nend\n", glanceVersion + "\nkey 1\nend\n", glanceVersion + "\nodd \"x\"\nend\n"} {
-		if _, ok := decodeGlance([]byte(bad)); ok {
+	for _, bad := range []string{"", "{}", hookwire.GlanceVersion + "\nend\n" + "x", "plangit glance 1\nend\n", hookwire.GlanceVersion + "\nkey 1\nend\n", hookwire.GlanceVersion + "\nodd \"x\"\nend\n"} {
+		if _, ok := hookwire.DecodeGlance([]byte(bad)); ok {
 			t.Errorf("%q read as a glance", bad)
 		}
 	}

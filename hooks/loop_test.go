@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/plangit/plangit/hooks/hookwire"
 	"github.com/plangit/plangit/plan"
 	"github.com/plangit/plangit/repo"
 )
@@ -148,26 +149,26 @@ func TestEnvFile(t *testing.T) {
 func TestTurnMemory(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "turn")
-	if tm := readTurn(path); tm.begun || len(tm.said) != 0 {
+	if tm := hookwire.ReadTurn(path); tm.Begun || len(tm.Said) != 0 {
 		t.Errorf("a missing file: %+v", tm)
 	}
-	k1, k2 := sayKey("one"), sayKey("two")
-	os.WriteFile(path, []byte("T 2 abc shell\nS "+sayKey("old")+"\nB -\nT 3 def -\nS "+k1+"\nA 3 4\nB a1\nS "+k2), 0o644)
-	tm := readTurn(path)
-	if !tm.begun || tm.step != "3" || tm.sig != "def" || tm.shell || !tm.said[k1] || tm.said[k2] || tm.said[sayKey("old")] ||
-		tm.blocks["-"] != 0 || tm.blocks["a1"] != 1 || len(tm.advanced) != 1 || tm.advanced[0] != [2]string{"3", "4"} {
+	k1, k2 := hookwire.SayKey("one"), hookwire.SayKey("two")
+	os.WriteFile(path, []byte("T 2 abc shell\nS "+hookwire.SayKey("old")+"\nB -\nT 3 def -\nS "+k1+"\nA 3 4\nB a1\nS "+k2), 0o644)
+	tm := hookwire.ReadTurn(path)
+	if !tm.Begun || tm.Step != "3" || tm.Sig != "def" || tm.Shell || !tm.Said[k1] || tm.Said[k2] || tm.Said[hookwire.SayKey("old")] ||
+		tm.Blocks["-"] != 0 || tm.Blocks["a1"] != 1 || len(tm.Advanced) != 1 || tm.Advanced[0] != [2]string{"3", "4"} {
 		t.Errorf("%+v", tm)
 	}
 	// A memory that no turn began (a plan started mid-turn) counts whole.
 	os.WriteFile(path, []byte("B -\nS "+k1+"\n"), 0o644)
-	if tm := readTurn(path); tm.begun || tm.blocks["-"] != 1 || !tm.said[k1] {
+	if tm := hookwire.ReadTurn(path); tm.Begun || tm.Blocks["-"] != 1 || !tm.Said[k1] {
 		t.Errorf("%+v", tm)
 	}
-	texts, lines := tm.say([]part{{key: "x", text: "said as x"}, {text: "one"}, {text: ""}, {key: "x", text: "x again"}})
-	if len(texts) != 1 || texts[0] != "said as x" || lines != "S "+sayKey("x")+"\n" {
+	texts, lines := tm.Say([]hookwire.Part{{Key: "x", Text: "said as x"}, {Text: "one"}, {Text: ""}, {Key: "x", Text: "x again"}})
+	if len(texts) != 1 || texts[0] != "said as x" || lines != "S "+hookwire.SayKey("x")+"\n" {
 		t.Errorf("%q %q", texts, lines)
 	}
-	if len(sayKey("")) != 16 || len(sayKey("a long key")) != 16 {
+	if len(hookwire.SayKey("")) != 16 || len(hookwire.SayKey("a long key")) != 16 {
 		t.Error("keys are 16 hex digits")
 	}
 }
@@ -393,8 +394,8 @@ func TestSessionEndCheckpoint(t *testing.T) {
 
 func TestNormKey(t *testing.T) {
 	for _, k := range []string{"", " go  test\t./... ", strings.Repeat("é", 600), strings.Repeat("a ", 700), "x\ny"} {
-		if normKey(k) != plan.NormalizeKey(k) {
-			t.Errorf("normKey(%q) = %q, plan.NormalizeKey %q", k, normKey(k), plan.NormalizeKey(k))
+		if hookwire.NormKey(k) != plan.NormalizeKey(k) {
+			t.Errorf("hookwire.NormKey(%q) = %q, plan.NormalizeKey %q", k, hookwire.NormKey(k), plan.NormalizeKey(k))
 		}
 	}
 }

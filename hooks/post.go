@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/plangit/plangit/hooks/hookwire"
 	"github.com/plangit/plangit/plan"
 	"github.com/plangit/plangit/render"
 	"github.com/plangit/plangit/repo"
@@ -38,7 +39,7 @@ func (e *engine) postToolUse() (*Output, error) {
 	t := e.turn(s)
 	cli := e.cli(t)
 	out := &Output{}
-	var parts []part
+	var parts []hookwire.Part
 	var memo string
 	res, err := e.update(s, func(st *plan.State) (plan.Change, error) {
 		parts, memo, *out = nil, "", Output{} // fn may run again on a newer state
@@ -62,11 +63,11 @@ func (e *engine) postToolUse() (*Output, error) {
 				return plan.Change{}, err
 			}
 		}
-		if key, _ := toolKey(e.in.ToolInput); key != "" && change.Op == "" {
+		if key, _ := hookwire.ToolKey(e.in.ToolInput); key != "" && change.Op == "" {
 			if done := st.Errors.ResolveKey(tool, key, "the same call succeeded", now); len(done) > 0 {
 				change = resolvedChange(done)
 				for _, r := range done {
-					parts = append(parts, part{text: fmt.Sprintf("[plangit] Error #%s is resolved: `%s` succeeded.", r.ID, clipKey(normKey(key)))})
+					parts = append(parts, hookwire.Part{Text: fmt.Sprintf("[plangit] Error #%s is resolved: `%s` succeeded.", r.ID, hookwire.ClipKey(hookwire.NormKey(key)))})
 				}
 			}
 		}
@@ -78,18 +79,18 @@ func (e *engine) postToolUse() (*Output, error) {
 		if slices.Contains(e.cfg.ViewTools, tool) {
 			hs.ViewActions++
 			if hs.ViewActions >= e.cfg.ActionThreshold {
-				parts = append(parts, part{key: fmt.Sprintf("look-ups %d", len(st.Findings)),
-					text: fmt.Sprintf("[plangit] %d look-ups since your last finding: record what you learned: %s finding add --title \"...\" \"what you found\" (--category code|architecture|dependency|issue; insight by default)", hs.ViewActions, cli)})
+				parts = append(parts, hookwire.Part{Key: fmt.Sprintf("look-ups %d", len(st.Findings)),
+					Text: fmt.Sprintf("[plangit] %d look-ups since your last finding: record what you learned: %s finding add --title \"...\" \"what you found\" (--category code|architecture|dependency|issue; insight by default)", hs.ViewActions, cli)})
 				hs.ViewActions = 0
 			}
 		}
 		cur := p.Current()
 		if slices.Contains(e.cfg.WriteTools, tool) && p.Status == plan.PlanRunning && !e.ownFile() {
 			if cur != nil {
-				parts = append(parts, part{key: "write " + cur.ID, text: fmt.Sprintf("[plangit] You changed files during step %s (%s): record progress (%s step progress %s N/M) or finish it (%s step done %s --result \"...\").",
+				parts = append(parts, hookwire.Part{Key: "write " + cur.ID, Text: fmt.Sprintf("[plangit] You changed files during step %s (%s): record progress (%s step progress %s N/M) or finish it (%s step done %s --result \"...\").",
 					cur.ID, clip(cur.Text), cli, cur.ID, cli, cur.ID)})
 			} else {
-				parts = append(parts, part{key: "write", text: "[plangit] You changed files with no step in progress: start the step this belongs to (" + cli + " next, or " + cli + " step start ID)."})
+				parts = append(parts, hookwire.Part{Key: "write", Text: "[plangit] You changed files with no step in progress: start the step this belongs to (" + cli + " next, or " + cli + " step start ID)."})
 			}
 		}
 		if cur != nil {
@@ -106,7 +107,7 @@ func (e *engine) postToolUse() (*Output, error) {
 			hs.Step == cur.ID && hs.StepUses >= e.cfg.AdvanceAfter {
 			uses := hs.StepUses
 			if e.cfg.StepConfirmation {
-				parts = append(parts, part{key: "advance " + cur.ID, text: fmt.Sprintf("[plangit] Step %s has taken %d tool uses. If it is done, record it: %s step done %s --result \"...\"; the next step's start asks the person first (step_confirmation).",
+				parts = append(parts, hookwire.Part{Key: "advance " + cur.ID, Text: fmt.Sprintf("[plangit] Step %s has taken %d tool uses. If it is done, record it: %s step done %s --result \"...\"; the next step's start asks the person first (step_confirmation).",
 					cur.ID, uses, cli, cur.ID)})
 			} else {
 				c, next, err := autoAdvance(p, cur, "", false, now)
@@ -115,13 +116,13 @@ func (e *engine) postToolUse() (*Output, error) {
 				}
 				change = c
 				change.Summary += fmt.Sprintf(" (after %d tool uses)", uses)
-				memo = "A " + cur.ID + " " + undash(next) + "\n"
+				memo = "A " + cur.ID + " " + hookwire.Undash(next) + "\n"
 				text := fmt.Sprintf("[plangit] Step %s is marked done after %d tool uses in it (auto_advance).", cur.ID, uses)
 				if n, _, err := p.Step(next); err == nil {
 					text += " Now: " + render.StepLine(p, n)
-					memo += saidLines(curName(n)) // the new current step is said here
+					memo += hookwire.SaidLines(curName(n)) // the new current step is said here
 				}
-				parts = append(parts, part{text: text})
+				parts = append(parts, hookwire.Part{Text: text})
 				hs.Step, hs.StepUses = "", 0
 			}
 		}
@@ -139,19 +140,19 @@ func (e *engine) postToolUse() (*Output, error) {
 			hs.LimitUsed, hs.LimitBase = hs.Iterations-hs.LimitBase, hs.Iterations
 		}
 		if change.Op != "" && p.Complete() {
-			parts = append(parts, part{key: "complete", text: "[plangit] " + render.CompletedLine(p) + "."})
+			parts = append(parts, hookwire.Part{Key: "complete", Text: "[plangit] " + render.CompletedLine(p) + "."})
 		}
 		return change, hs.save(s)
 	})
 	if err != nil {
 		return nil, err
 	}
-	var notes []part
+	var notes []hookwire.Part
 	if res.Adopted != nil && e.ownFile() {
-		notes = append(notes, part{text: fmt.Sprintf("[plangit] Adopted your edit as revision %s: %s.", res.Adopted.Hash[:7], res.Adopted.Change.Summary)})
+		notes = append(notes, hookwire.Part{Text: fmt.Sprintf("[plangit] Adopted your edit as revision %s: %s.", res.Adopted.Hash[:7], res.Adopted.Change.Summary)})
 	}
 	if res.Commit != nil && sync {
-		notes = append(notes, part{text: "[plangit] " + res.Commit.Change.Summary + " (revision " + res.Commit.Hash[:7] + ")."})
+		notes = append(notes, hookwire.Part{Text: "[plangit] " + res.Commit.Change.Summary + " (revision " + res.Commit.Hash[:7] + ")."})
 	}
 	e.remember(s, memo)
 	if !e.replaying() {
@@ -166,7 +167,7 @@ func resolvedChange(done plan.ErrorLog) plan.Change {
 	for i, r := range done {
 		ids[i] = "#" + r.ID
 	}
-	c := plan.Change{Op: "error.resolve", Summary: fmt.Sprintf("error %s resolved: %s `%s` succeeded", strings.Join(ids, ", "), done[0].Tool, clipKey(normKey(done[0].Key)))}
+	c := plan.Change{Op: "error.resolve", Summary: fmt.Sprintf("error %s resolved: %s `%s` succeeded", strings.Join(ids, ", "), done[0].Tool, hookwire.ClipKey(hookwire.NormKey(done[0].Key)))}
 	if len(done) == 1 {
 		c.Step = done[0].Step
 	}
@@ -215,7 +216,7 @@ func (st *state) noteStarted(agent string, ids []string) {
 // after it ran: those `plangit step start ID` names, and for `plangit
 // next` the step now in progress.
 func startedBy(p *plan.Plan, command string) []string {
-	ids, next := stepStarts(command)
+	ids, next := hookwire.StepStarts(command)
 	var out []string
 	for _, id := range ids {
 		if s, _, err := p.Step(id); err == nil && s.Status == plan.StepInProgress {
@@ -291,8 +292,8 @@ func (e *engine) startFromTodos() (*Output, error) {
 	if err := s.Locked(e.env.LockWait, func() error { return hs.save(s) }); err != nil {
 		return nil, err
 	}
-	t := &turn{shell: e.shellReaches()}
-	e.remember(s, beginLine("", "", t.shell))
+	t := &hookwire.Turn{Shell: e.shellReaches()}
+	e.remember(s, hookwire.BeginLine("", "", t.Shell))
 	e.proj.UnmarkShell(e.in.SessionID)
 	return &Output{Context: fmt.Sprintf("[plangit] Started a persistent plan from your %s (revision %s); %s show displays it.", e.in.ToolName, res.Commit.Hash[:7], e.cli(t))}, nil
 }
@@ -319,7 +320,7 @@ func (e *engine) postToolUseFailure() (*Output, error) {
 		if cur := st.Plan.Current(); cur != nil {
 			step = cur.ID
 		}
-		key, _ := toolKey(e.in.ToolInput)
+		key, _ := hookwire.ToolKey(e.in.ToolInput)
 		r, err := st.Errors.Record(plan.ErrorRecord{Tool: e.in.ToolName, Message: e.in.Error, Step: step,
 			Params: compactJSON(e.in.ToolInput), Key: key}, e.env.Now())
 		if err != nil {
@@ -328,7 +329,7 @@ func (e *engine) postToolUseFailure() (*Output, error) {
 		rec = r
 		what := r.Tool
 		if r.Key != "" {
-			what += " `" + clipKey(normKey(r.Key)) + "`"
+			what += " `" + hookwire.ClipKey(hookwire.NormKey(r.Key)) + "`"
 		}
 		return plan.Change{Op: "error.add", Step: r.Step, Summary: fmt.Sprintf("error #%s: %s ×%d (%s)", r.ID, what, r.Count, clip(firstLine(r.Message)))}, nil
 	})
@@ -336,20 +337,20 @@ func (e *engine) postToolUseFailure() (*Output, error) {
 		return nil, err
 	}
 	t := e.turn(s)
-	var p part
+	var p hookwire.Part
 	switch {
 	case rec.Count >= e.cfg.StrikeLimit:
-		p = part{key: fmt.Sprintf("strike %s %d", rec.ID, rec.Count), text: render.StrikeWarning(rec, e.cfg.StrikeLimit, cliMark)}
+		p = hookwire.Part{Key: fmt.Sprintf("strike %s %d", rec.ID, rec.Count), Text: render.StrikeWarning(rec, e.cfg.StrikeLimit, hookwire.CLIMark)}
 	case rec.Count > 1:
 		what := rec.Tool
 		if rec.Key != "" {
-			what = "`" + clipKey(normKey(rec.Key)) + "`"
+			what = "`" + hookwire.ClipKey(hookwire.NormKey(rec.Key)) + "`"
 		}
-		p = part{text: fmt.Sprintf("[plangit] %s has failed this way %d times (error #%s; at %d, change approach).", what, rec.Count, rec.ID, e.cfg.StrikeLimit)}
+		p = hookwire.Part{Text: fmt.Sprintf("[plangit] %s has failed this way %d times (error #%s; at %d, change approach).", what, rec.Count, rec.ID, e.cfg.StrikeLimit)}
 	default:
 		return nil, nil
 	}
-	if text := e.say(s, t, []part{p}); text != "" {
+	if text := e.say(s, t, []hookwire.Part{p}); text != "" {
 		return &Output{Context: text}, nil
 	}
 	return nil, nil
@@ -404,7 +405,7 @@ func (e *engine) stop() (*Output, error) {
 					return plan.Change{}, err
 				}
 				did, touched = append(did, strings.TrimPrefix(c.Summary, "auto-advance: ")+" by auto-advance"), c.Step
-				memo = "A " + cur.ID + " " + undash(next) + "\n"
+				memo = "A " + cur.ID + " " + hookwire.Undash(next) + "\n"
 				hs.Step, hs.StepUses = "", 0
 			}
 		}
@@ -425,7 +426,7 @@ func (e *engine) stop() (*Output, error) {
 		return nil, err
 	}
 	if out.Block {
-		memo += "B " + undash(e.in.AgentID) + "\n"
+		memo += "B " + hookwire.Undash(e.in.AgentID) + "\n"
 	}
 	e.remember(s, memo)
 	return out, nil
@@ -441,7 +442,7 @@ func (e *engine) stop() (*Output, error) {
 //   - always: block while steps are left, unless the agent is already
 //     continuing because of a stop hook, up to stop_block_cap in a turn;
 //   - advise: say what is left, without blocking; off: nothing.
-func (e *engine) stopGate(p *plan.Plan, t *turn, hs *state, out *Output, cli, ask string) {
+func (e *engine) stopGate(p *plan.Plan, t *hookwire.Turn, hs *state, out *Output, cli, ask string) {
 	mode := e.cfg.StopMode
 	if mode == "off" || p.Status != plan.PlanRunning || p.Complete() {
 		return
@@ -468,22 +469,22 @@ func (e *engine) stopGate(p *plan.Plan, t *turn, hs *state, out *Output, cli, as
 	if ask != "" {
 		reason = append([]string{reason[0], ask}, reason[1:]...)
 	}
-	blocks := t.blocks[undash(e.in.AgentID)]
+	blocks := t.Blocks[hookwire.Undash(e.in.AgentID)]
 	switch mode {
 	case "advise":
-		out.Context = render.Fit(reason, e.cfg.ContextBudget)
+		out.Context = hookwire.Fit(reason, e.cfg.ContextBudget)
 		return
 	case "always":
 		if e.in.StopHookActive || blocks >= e.cfg.StopBlockCap {
 			return
 		}
 	default: // gate
-		worked := e.in.AgentID != "" || t.step != "" || t.sig != stepSig(p)
+		worked := e.in.AgentID != "" || t.Step != "" || t.Sig != stepSig(p)
 		if e.in.StopHookActive || blocks > 0 || !worked {
 			return
 		}
 	}
-	out.Block, out.Reason = true, render.Fit(reason, e.cfg.ContextBudget)
+	out.Block, out.Reason = true, hookwire.Fit(reason, e.cfg.ContextBudget)
 }
 
 // startFromSteps starts the session's plan from the [Step] lines of the

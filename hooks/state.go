@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/plangit/plangit/hooks/hookwire"
 	"github.com/plangit/plangit/repo"
 )
 
@@ -90,7 +91,7 @@ func ToolUses(s *repo.Session) int {
 		return 0
 	}
 	n := 0
-	members(b, func(key string, value []byte) error {
+	hookwire.Members(b, func(key string, value []byte) error {
 		if key == "iterations" {
 			n, _ = strconv.Atoi(string(value))
 		}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/plangit/plangit/hooks/hookwire"
 	"github.com/plangit/plangit/plan"
 )
 
@@ -60,9 +61,9 @@ func (c syncCount) change(tool string) plan.Change {
 // all do, but a TodoWrite that says persist: false.
 func persisted(input json.RawMessage) bool {
 	keep := true
-	members(input, func(key string, value []byte) error {
+	hookwire.Members(input, func(key string, value []byte) error {
 		if key == "persist" {
-			if v, ok := jsonBool(value); ok && !v && string(value) == "false" {
+			if v, ok := hookwire.Bool(value); ok && !v && string(value) == "false" {
 				keep = false
 			}
 		}

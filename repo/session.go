@@ -13,6 +13,7 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 
+	"github.com/plangit/plangit/hooks/hookwire"
 	"github.com/plangit/plangit/plan"
 )
 
@@ -330,6 +331,12 @@ func (s *Session) Restore(opts Options, fn func(cur *plan.State) (map[string][]b
 	})
 }
 
+// OnLanded, when set, runs after each change lands — a commit, or a hand
+// edit adopted — still holding the session's lock, with the new state:
+// plangit's hooks write the glance there, so that the hook binary finds it
+// fresh (cmd sets it to hooks.WriteGlance).
+var OnLanded func(s *Session, st *plan.State)
+
 // errRetry says a person changed a working file while a change was being
 // written, before its branch moved: the change starts over on their edit.
 var errRetry = errors.New("a working file changed during the change")
@@ -386,6 +393,9 @@ func (s *Session) update(opts Options, fn changeFn) (*Result, error) {
 	for attempt := 1; ; attempt++ {
 		err = s.attempt(opts, fn, res, &head)
 		if err == nil {
+			if OnLanded != nil && res.State != nil && (res.Commit != nil || res.Adopted != nil) {
+				OnLanded(s, res.State)
+			}
 			if !nested {
 				s.drain()
 			}
@@ -831,21 +841,13 @@ func message(ci commitInfo) string {
 	return b.String()
 }
 
-// FilesKey identifies the working files as they stand — each one's size,
-// modification and change times and inode — so a cache of what was read
-// from them can tell it is still good without reading them. plangit
-// replaces files by rename, so every change it makes gives a new inode; an
-// editor's change moves the times.
+// FilesKey identifies the working files as they stand — each one's
+// hookwire.FileKey — so a cache of what was read from them can tell it is
+// still good without reading them.
 func (s *Session) FilesKey() string {
 	var b strings.Builder
 	for _, name := range plan.SessionFiles {
-		fi, err := os.Lstat(filepath.Join(s.Dir, name))
-		if err != nil {
-			b.WriteString(name + ":-;")
-			continue
-		}
-		// strconv, not fmt: hooks compute this on every call.
-		b.WriteString(name + ":" + strconv.FormatInt(fi.Size(), 10) + ":" + strconv.FormatInt(fi.ModTime().UnixNano(), 10) + ":" + statID(fi) + ";")
+		b.WriteString(name + ":" + hookwire.FileKey(filepath.Join(s.Dir, name)) + ";")
 	}
 	return b.String()
 }

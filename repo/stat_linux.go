@@ -4,7 +4,6 @@ package repo
 
 import (
 	"os"
-	"strconv"
 	"syscall"
 	"time"
 
@@ -20,14 +19,4 @@ func fillStat(e *index.Entry, fi os.FileInfo) {
 	e.CreatedAt = time.Unix(int64(st.Ctim.Sec), int64(st.Ctim.Nsec))
 	e.Dev, e.Inode = uint32(st.Dev), uint32(st.Ino)
 	e.UID, e.GID = st.Uid, st.Gid
-}
-
-// statID is what identifies a file's version beyond its size and
-// modification time: its inode, device and change time.
-func statID(fi os.FileInfo) string {
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !ok {
-		return ""
-	}
-	return strconv.FormatUint(st.Ino, 10) + ":" + strconv.FormatUint(uint64(st.Dev), 10) + ":" + strconv.FormatInt(st.Ctim.Nano(), 10)
 }

@@ -1,4 +1,4 @@
-package hooks
+package hookwire
 
 import (
 	"hash/fnv"
@@ -31,34 +31,34 @@ import (
 // Only the lines from the last T on count (all of them, when no turn has
 // begun since the memory started). A line without its newline (a
 // write cut short) is no line. The file starts over when a turn begins and
-// it has grown past turnMaxSize; until then a turn begins with an append.
+// it has grown past TurnMaxSize; until then a turn begins with an append.
 
 const (
-	turnFile    = "turn"
-	turnMaxSize = 8 << 10
+	TurnFile    = "turn"
+	TurnMaxSize = 8 << 10
 )
 
-// turn is the memory of the current turn.
-type turn struct {
-	begun    bool   // a T line was read
-	step     string // the step in progress when the turn began
-	sig      string // the plan's step signature when the turn began
-	shell    bool   // the agent's shell reaches the session without --session
-	said     map[string]bool
-	blocks   map[string]int // Stop blocks in this turn, by agent ("-": the main agent)
-	advanced [][2]string    // auto-advances in this turn: step, next
-	size     int            // the file's size
+// Turn is the memory of the current turn.
+type Turn struct {
+	Begun    bool   // a T line was read
+	Step     string // the step in progress when the turn began
+	Sig      string // the plan's step signature when the turn began
+	Shell    bool   // the agent's shell reaches the session without --session
+	Said     map[string]bool
+	Blocks   map[string]int // Stop blocks in this turn, by agent ("-": the main agent)
+	Advanced [][2]string    // auto-advances in this turn: step, next
+	Size     int            // the file's size
 }
 
-// readTurn reads the turn memory at path; a missing or unreadable file is
+// ReadTurn reads the turn memory at path; a missing or unreadable file is
 // a turn of which nothing is known.
-func readTurn(path string) *turn {
-	t := &turn{said: map[string]bool{}, blocks: map[string]int{}}
+func ReadTurn(path string) *Turn {
+	t := &Turn{Said: map[string]bool{}, Blocks: map[string]int{}}
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return t
 	}
-	t.size = len(b)
+	t.Size = len(b)
 	text := string(b)
 	if i := strings.LastIndexByte(text, '\n'); i >= 0 {
 		text = text[:i] // a last line without its newline is no line
@@ -75,85 +75,85 @@ func readTurn(path string) *turn {
 		}
 		switch {
 		case f[0] == "T" && len(f) == 4:
-			t.begun, t.step, t.sig, t.shell = true, dash(f[1]), dash(f[2]), f[3] == "shell"
+			t.Begun, t.Step, t.Sig, t.Shell = true, Dash(f[1]), Dash(f[2]), f[3] == "shell"
 		case f[0] == "S" && len(f) == 2:
-			t.said[f[1]] = true
+			t.Said[f[1]] = true
 		case f[0] == "B" && len(f) == 2:
-			t.blocks[f[1]]++
+			t.Blocks[f[1]]++
 		case f[0] == "A" && len(f) == 3:
-			t.advanced = append(t.advanced, [2]string{f[1], dash(f[2])})
+			t.Advanced = append(t.Advanced, [2]string{f[1], Dash(f[2])})
 		}
 	}
 	return t
 }
 
-func dash(s string) string {
+func Dash(s string) string {
 	if s == "-" {
 		return ""
 	}
 	return s
 }
 
-func undash(s string) string {
+func Undash(s string) string {
 	if s == "" || strings.ContainsAny(s, " \t\n") {
 		return "-"
 	}
 	return s
 }
 
-// sayKey is the memory's name for a thing said: 16 hex digits of FNV-1a 64.
-func sayKey(key string) string {
+// SayKey is the memory's name for a thing said: 16 hex digits of FNV-1a 64.
+func SayKey(key string) string {
 	h := fnv.New64a()
 	h.Write([]byte(key))
 	return strconv.FormatUint(h.Sum64()|1<<63, 16)
 }
 
-// part is one thing a hook may say: its text, and the key under which it
+// Part is one thing a hook may say: its text, and the key under which it
 // counts as said (the text itself unless the thing has a name of its own,
 // such as the current step, whose wording varies by event).
-type part struct {
-	key  string
-	text string
+type Part struct {
+	Key  string
+	Text string
 }
 
-// say keeps the parts not yet said in this turn and returns their texts,
+// Say keeps the parts not yet said in this turn and returns their texts,
 // and the memory lines that record them; a part whose text is empty is
 // dropped.
-func (t *turn) say(parts []part) (texts []string, lines string) {
+func (t *Turn) Say(parts []Part) (texts []string, lines string) {
 	var b strings.Builder
 	for _, p := range parts {
-		if p.text == "" {
+		if p.Text == "" {
 			continue
 		}
-		key := p.key
+		key := p.Key
 		if key == "" {
-			key = p.text
+			key = p.Text
 		}
-		k := sayKey(key)
-		if t.said[k] {
+		k := SayKey(key)
+		if t.Said[k] {
 			continue
 		}
-		t.said[k] = true
-		texts = append(texts, p.text)
+		t.Said[k] = true
+		texts = append(texts, p.Text)
 		b.WriteString("S " + k + "\n")
 	}
 	return texts, b.String()
 }
 
-// beginLine is the T line that begins a turn.
-func beginLine(step, sig string, shell bool) string {
+// BeginLine is the T line that begins a turn.
+func BeginLine(step, sig string, shell bool) string {
 	sh := "-"
 	if shell {
 		sh = "shell"
 	}
-	return "T " + undash(step) + " " + undash(sig) + " " + sh + "\n"
+	return "T " + Undash(step) + " " + Undash(sig) + " " + sh + "\n"
 }
 
-// saidLines are the S lines that record keys as said, without saying them.
-func saidLines(keys ...string) string {
+// SaidLines are the S lines that record keys as said, without saying them.
+func SaidLines(keys ...string) string {
 	var b strings.Builder
 	for _, k := range keys {
-		b.WriteString("S " + sayKey(k) + "\n")
+		b.WriteString("S " + SayKey(k) + "\n")
 	}
 	return b.String()
 }

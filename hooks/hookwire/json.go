@@ -1,4 +1,9 @@
-package hooks
+// Package hookwire is what plangit's hooks and its hook binary share: reading a
+// host's payload, writing an answer, the glance and the turn memory, and fitting
+// text to the context budget. It imports the standard library alone, so a
+// program that links it and nothing else of plangit starts in the time of an
+// empty Go program.
+package hookwire
 
 import (
 	"bytes"
@@ -15,10 +20,10 @@ import (
 // to encoding/json, so they accept and decode exactly what it does; the
 // tests hold them to that.
 
-// members calls fn with each member of the JSON object b, in order: the
+// Members calls fn with each member of the JSON object b, in order: the
 // member's name and its value as raw JSON. null is an object without
 // members; invalid JSON and any other value are errors.
-func members(b []byte, fn func(key string, value []byte) error) error {
+func Members(b []byte, fn func(key string, value []byte) error) error {
 	if !json.Valid(b) {
 		var v any
 		return json.Unmarshal(b, &v) // the syntax error, with its offset
@@ -34,7 +39,7 @@ func members(b []byte, fn func(key string, value []byte) error) error {
 	i = skipSpace(b, i+1)
 	for b[i] != '}' {
 		end := skipValue(b, i)
-		key, _ := jsonString(b[i:end])
+		key, _ := String(b[i:end])
 		i = skipSpace(b, skipSpace(b, end)+1) // past the colon
 		end = skipValue(b, i)
 		if err := fn(key, b[i:end]); err != nil {
@@ -47,9 +52,9 @@ func members(b []byte, fn func(key string, value []byte) error) error {
 	return nil
 }
 
-// jsonString decodes a raw JSON string; null is "". ok is false for any
+// String decodes a raw JSON string; null is "". ok is false for any
 // other value.
-func jsonString(raw []byte) (s string, ok bool) {
+func String(raw []byte) (s string, ok bool) {
 	switch {
 	case string(raw) == "null":
 		return "", true
@@ -63,9 +68,9 @@ func jsonString(raw []byte) (s string, ok bool) {
 	return s, json.Unmarshal(raw, &s) == nil
 }
 
-// jsonBool decodes a raw JSON boolean; null is false. ok is false for any
+// Bool decodes a raw JSON boolean; null is false. ok is false for any
 // other value.
-func jsonBool(raw []byte) (v, ok bool) {
+func Bool(raw []byte) (v, ok bool) {
 	switch string(raw) {
 	case "true":
 		return true, true
@@ -75,14 +80,14 @@ func jsonBool(raw []byte) (v, ok bool) {
 	return false, false
 }
 
-// decodeInto stores a raw JSON value in dst, a *string, *bool or
+// DecodeInto stores a raw JSON value in dst, a *string, *bool or
 // *json.RawMessage; ok is false when the value is of another type.
-func decodeInto(dst any, value []byte) (ok bool) {
+func DecodeInto(dst any, value []byte) (ok bool) {
 	switch d := dst.(type) {
 	case *string:
-		*d, ok = jsonString(value)
+		*d, ok = String(value)
 	case *bool:
-		*d, ok = jsonBool(value)
+		*d, ok = Bool(value)
 	case *json.RawMessage:
 		*d, ok = value, true
 	}
@@ -158,9 +163,9 @@ func skipString(b []byte, i int) int {
 	return len(b)
 }
 
-// appendJSONString appends s as a JSON string, escaped as encoding/json
+// AppendString appends s as a JSON string, escaped as encoding/json
 // escapes it with HTML escaping off.
-func appendJSONString(dst []byte, s string) []byte {
+func AppendString(dst []byte, s string) []byte {
 	const hex = "0123456789abcdef"
 	dst = append(dst, '"')
 	start := 0
@@ -210,30 +215,30 @@ func appendJSONString(dst []byte, s string) []byte {
 	return append(dst, '"')
 }
 
-// jsonObject is a JSON object being written: its members, each after a
+// Object is a JSON object being written: its members, each after a
 // comma.
-type jsonObject []byte
+type Object []byte
 
-// str adds a string member, unless value is empty.
-func (o jsonObject) str(key, value string) jsonObject {
+// Str adds a string member, unless value is empty.
+func (o Object) Str(key, value string) Object {
 	if value == "" {
 		return o
 	}
-	return jsonObject(appendJSONString(o.key(key), value))
+	return Object(AppendString(o.key(key), value))
 }
 
-// raw adds a member whose value is already JSON.
-func (o jsonObject) raw(key, value string) jsonObject {
+// Raw adds a member whose value is already JSON.
+func (o Object) Raw(key, value string) Object {
 	return append(o.key(key), value...)
 }
 
-func (o jsonObject) key(key string) jsonObject {
-	o = jsonObject(appendJSONString(append(o, ','), key))
+func (o Object) key(key string) Object {
+	o = Object(AppendString(append(o, ','), key))
 	return append(o, ':')
 }
 
-// close returns the object's JSON.
-func (o jsonObject) close() []byte {
+// Close returns the object's JSON.
+func (o Object) Close() []byte {
 	if len(o) == 0 {
 		return []byte("{}")
 	}

@@ -1,0 +1,89 @@
+package hookwire
+
+import (
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// ToolKey is what a tool call acts on, by which its errors are known: the
+// command of a shell tool, else the file a tool writes; and the command,
+// "" for a tool that has none. One pass over the input, which can hold a
+// whole file.
+func ToolKey(input []byte) (key, command string) {
+	var file string
+	Members(input, func(name string, value []byte) error {
+		switch name {
+		case "command":
+			command, _ = String(value)
+		case "file_path":
+			file, _ = String(value)
+		}
+		return nil
+	})
+	if command != "" {
+		return command, command
+	}
+	return file, ""
+}
+
+// PlangitOnly reports whether a shell command runs plangit and nothing
+// else, and not plangit approve: what an agent may run while its plan
+// awaits approval (shaping the plan). Anything it cannot read runs
+// something else.
+func PlangitOnly(command string) bool {
+	segs := strings.FieldsFunc(command, func(r rune) bool {
+		return r == ';' || r == '&' || r == '|' || r == '\n' || r == '`' || r == '$' || r == '(' || r == ')' || r == '>' || r == '<'
+	})
+	if len(segs) == 0 {
+		return false
+	}
+	for _, seg := range segs {
+		f := strings.Fields(seg)
+		if len(f) == 0 || filepath.Base(f[0]) != "plangit" || slices.Contains(f, "approve") {
+			return false
+		}
+	}
+	return true
+}
+
+// StartsStep reports whether a shell command runs `plangit step start` or
+// `plangit next`.
+func StartsStep(command string) bool {
+	ids, next := StepStarts(command)
+	return len(ids) > 0 || next
+}
+
+// StepStarts reads the steps a shell command starts through plangit: the
+// ids `plangit step start` names, and whether it runs `plangit next`.
+func StepStarts(command string) (ids []string, next bool) {
+	fields := strings.FieldsFunc(command, func(r rune) bool { return r == ' ' || r == '\t' || r == '\n' || r == ';' || r == '&' || r == '|' })
+	for i, f := range fields {
+		if filepath.Base(f) != "plangit" {
+			continue
+		}
+		for j := i + 1; j < len(fields); j++ {
+			switch {
+			case fields[j] == "next":
+				next = true
+				j = len(fields)
+			case fields[j] == "step" && j+1 < len(fields) && fields[j+1] == "start":
+				for _, a := range fields[j+2:] {
+					if a == "plangit" || filepath.Base(a) == "plangit" {
+						break
+					}
+					if a != "--" && !strings.HasPrefix(a, "-") {
+						ids = append(ids, strings.Trim(a, `"'`))
+					}
+				}
+				if len(ids) == 0 {
+					ids = append(ids, "") // a start, of a step not named here
+				}
+				j = len(fields)
+			case !strings.HasPrefix(fields[j], "-") && fields[j-1] != "--session" && fields[j-1] != "--root" && fields[j-1] != "--if-rev":
+				j = len(fields) // another subcommand
+			}
+		}
+	}
+	return ids, next
+}
