@@ -585,4 +585,3 @@ func inputString(input json.RawMessage, name string) string {
 	})
 	return v
 }
-

@@ -12,7 +12,6 @@ import (
 // Every piece is built as parts, most important first, and hookwire.Fit
 // cuts the parts to a byte budget so a hook never floods the context.
 
-
 func progressLine(p *plan.Plan) string {
 	c := p.Counts()
 	return fmt.Sprintf("%s — %s, %d/%d steps done", oneLine(p.Title), p.Status, c.Done, c.Total)

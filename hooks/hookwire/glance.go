@@ -307,4 +307,3 @@ func unquotePrefix(s string) (value, rest string, err error) {
 	value, err = strconv.Unquote(q)
 	return value, s[len(q):], err
 }
-
