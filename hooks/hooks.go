@@ -17,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/plangit/plangit/hooks/hookwire"
 	"github.com/plangit/plangit/plan"
 	"github.com/plangit/plangit/repo"
 )
@@ -92,17 +93,7 @@ type EnvReader interface {
 
 // Output is the engine's answer, whatever host receives it. The zero Output
 // says nothing.
-type Output struct {
-	Context          string // text for the agent's context
-	Block            bool   // block the event (Stop: keep working; PostToolUse: feed Reason back)
-	Reason           string // why, for Block
-	Permission       string // PreToolUse: allow, deny or ask
-	PermissionReason string
-	Stop             bool   // stop the agent altogether
-	StopReason       string // why, shown to the person
-}
-
-func (o *Output) empty() bool { return o == nil || *o == Output{} }
+type Output = hookwire.Output
 
 // Host is one agent host's hook protocol.
 type Host interface {

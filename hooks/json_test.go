@@ -179,7 +179,7 @@ func TestEncodeMatchesEncodingJSON(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("exit %d", code)
 		}
-		if out.empty() || in.Event == PreCompact {
+		if out.Empty() || in.Event == PreCompact {
 			// Claude Code discards a PreCompact answer: none is sent.
 			if got != nil {
 				t.Fatalf("an empty answer wrote %s", got)
