@@ -89,3 +89,17 @@ func TestMCPServerApart(t *testing.T) {
 		t.Errorf("plangit-mcp does not link the MCP SDK")
 	}
 }
+
+// TestHookBinaryLinksTheStandardLibraryAlone: the hook binary, which runs
+// on every tool call and every prompt, links the standard library and
+// hookwire, nothing else of plangit or of anyone — however plangit grows.
+// So does hookwire itself.
+func TestHookBinaryLinksTheStandardLibraryAlone(t *testing.T) {
+	for _, pkg := range []string{"github.com/plangit/plangit/cmd/plangit-hook", "github.com/plangit/plangit/hooks/hookwire"} {
+		for p, std := range goList(t, pkg) {
+			if !std && p != pkg && p != "github.com/plangit/plangit/hooks/hookwire" {
+				t.Errorf("%s links %s", pkg, p)
+			}
+		}
+	}
+}

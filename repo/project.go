@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/plangit/plangit/hooks/hookwire"
 	"github.com/plangit/plangit/plan"
 )
 
@@ -45,16 +46,7 @@ func FindRoot(explicit, dir string) (string, error) {
 	if err != nil {
 		return "", plan.WrapError(plan.CodeIOError, err, "cannot resolve the working directory")
 	}
-	for d := abs; ; {
-		if fi, err := os.Stat(filepath.Join(d, DirName)); err == nil && fi.IsDir() {
-			return d, nil
-		}
-		parent := filepath.Dir(d)
-		if parent == d {
-			return abs, nil
-		}
-		d = parent
-	}
+	return hookwire.FindRoot(abs), nil
 }
 
 // Dir is the project's .code-agent directory.
@@ -78,11 +70,8 @@ func ValidateSessionID(id string) error {
 	case id[0] == '.':
 		return bad("starts with a dot")
 	}
-	for i := 0; i < len(id); i++ {
-		c := id[i]
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-') {
-			return bad("has a character plangit does not allow")
-		}
+	if !hookwire.PlainSessionID(id) {
+		return bad("has a character plangit does not allow")
 	}
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/plangit/plangit/hooks/hookwire"
 	"github.com/plangit/plangit/plan"
 	"github.com/plangit/plangit/repo/repotest"
 )
@@ -365,5 +366,23 @@ func TestFindRoot(t *testing.T) {
 	bare := t.TempDir()
 	if got, _ := FindRoot("", bare); got != bare {
 		t.Errorf("no .code-agent: %s", got)
+	}
+}
+
+// TestHookwireLayout: the hook binary finds sessions and their private
+// files by hookwire's names, which must be repo's.
+func TestHookwireLayout(t *testing.T) {
+	if hookwire.ProjectDir != DirName || hookwire.PlansDir != plansDir || hookwire.PrivateDir != privateDir ||
+		hookwire.IntentFile != intentName || hookwire.QueueFile != queueName {
+		t.Error("hookwire's layout differs from repo's")
+	}
+	p := Project{Root: t.TempDir()}
+	pl, _ := plan.New("s1", "t", "", nil, t0, false)
+	s, _, err := p.Create("s1", &plan.State{Plan: pl}, plan.Change{Op: "init", Summary: "init"}, Options{Now: t0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if hookwire.SessionDir(p.Root, "s1") != s.Dir || hookwire.PrivatePath(s.Dir, "x") != s.PrivatePath("x") {
+		t.Error("hookwire's paths differ from repo's")
 	}
 }

@@ -1,0 +1,57 @@
+package hookwire
+
+import (
+	"os"
+	"path/filepath"
+)
+
+// Where a project keeps a session, as package repo lays it out (its tests
+// hold these names to repo's).
+const (
+	ProjectDir = ".code-agent" // under the project root
+	PlansDir   = "plans"       // under ProjectDir: one directory per session
+	PrivateDir = "plangit"     // under a session's .git: plangit's own files
+	IntentFile = "intent"      // in PrivateDir: a change that may not have landed
+	QueueFile  = "queue"       // in PrivateDir: hook events waiting for the lock
+)
+
+// SessionDir is a session's directory under a project root.
+func SessionDir(root, session string) string {
+	return filepath.Join(root, ProjectDir, PlansDir, session)
+}
+
+// PrivatePath is a file of plangit's own in a session's .git.
+func PrivatePath(sessionDir, name string) string {
+	return filepath.Join(sessionDir, ".git", PrivateDir, name)
+}
+
+// FindRoot is the project a directory belongs to: the nearest directory
+// from dir up that holds ProjectDir, else dir itself. dir is absolute.
+func FindRoot(dir string) string {
+	for d := dir; ; {
+		if fi, err := os.Stat(filepath.Join(d, ProjectDir)); err == nil && fi.IsDir() {
+			return d
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return dir
+		}
+		d = parent
+	}
+}
+
+// PlainSessionID reports whether id is a session id plangit accepts:
+// 1–128 characters of A-Z a-z 0-9 . _ - not starting with a dot (package
+// repo says why another is refused).
+func PlainSessionID(id string) bool {
+	if id == "" || len(id) > 128 || id[0] == '.' {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '.' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
