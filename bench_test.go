@@ -265,7 +265,8 @@ func TestBench(t *testing.T) {
 		"GIT_AUTHOR_NAME=bench", "GIT_AUTHOR_EMAIL=bench@example.com", "GIT_COMMITTER_NAME=bench", "GIT_COMMITTER_EMAIL=bench@example.com")
 
 	b.rsswrap = filepath.Join(work, "rsswrap")
-	for bin, pkg := range map[string]string{b.bin: ".", b.rsswrap: "./testdata/rsswrap"} {
+	hookBin := filepath.Join(work, "plangit-hook")
+	for bin, pkg := range map[string]string{b.bin: ".", b.rsswrap: "./testdata/rsswrap", hookBin: "./cmd/plangit-hook"} {
 		build := exec.Command("go", "build", "-trimpath", "-o", bin, pkg)
 		build.Env = append(os.Environ(), "CGO_ENABLED=0")
 		if out, err := build.CombinedOutput(); err != nil {
@@ -318,6 +319,21 @@ func TestBench(t *testing.T) {
 		ta, tb := b.pair(runs, pg(small, c.in, "hook", c.event), shellHook)
 		b.peak(ta, pg(small, c.in, "hook", c.event))
 		b.record(row{name: c.name, a: "plangit hook " + c.event, b: `sh -c 'cat task_plan.md \| head -30'`, ta: ta, tb: tb, budget: 1.0, hasRSS: true})
+	}
+	// The hook binary, as hooks install sets it up for Claude Code (exec
+	// form: no shell), and through sh -c as a host without exec form runs
+	// it; the peer through sh -c, as planning-with-files' users run it.
+	for _, c := range []struct {
+		name, event string
+		in          []byte
+	}{{"hook binary pre-tool-use", "PreToolUse", pre}, {"hook binary user-prompt-submit", "UserPromptSubmit", prompt}} {
+		exec := func(int) (time.Duration, int64) { return b.run(small, c.in, hookBin, c.event) }
+		ta, tb := b.pair(runs, exec, shellHook)
+		b.peak(ta, exec)
+		b.record(row{name: c.name + " (exec form)", a: "plangit-hook " + c.event, b: `sh -c 'cat task_plan.md \| head -30'`, ta: ta, tb: tb, budget: 0.9, hasRSS: true})
+		shell := func(int) (time.Duration, int64) { return b.run(small, c.in, "sh", "-c", hookBin+" "+c.event) }
+		ta, tb = b.pair(runs, shell, shellHook)
+		b.record(row{name: c.name + " (shell form)", a: "sh -c 'plangit-hook " + c.event + "'", b: `sh -c 'cat task_plan.md \| head -30'`, ta: ta, tb: tb, budget: 1.2})
 	}
 	if revs := revCount(t, smallDir); revs != 10 {
 		t.Fatalf("read-only hooks committed: %d revisions, want 10", revs)
