@@ -73,7 +73,7 @@ func (h *hookExit) Error() string { return fmt.Sprintf("hook exit %d", h.code) }
 func NewCmdHooks(f *Factory) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "hooks",
-		Short: "Install plangit's hooks into agent hosts (Claude Code, Codex, Cursor, Gemini CLI, Copilot CLI), remove them, or show them",
+		Short: "Install plangit's hooks into agent hosts' settings, remove them, or show them",
 	}
 	var hostNames []string
 	var scope, command string
@@ -84,24 +84,17 @@ func NewCmdHooks(f *Factory) *cobra.Command {
 	install := &cobra.Command{
 		Use:   "install",
 		Short: "Add plangit's hooks to agent hosts' hook files (idempotent; keeps everything else)",
-		Long: `install merges one command hook per event into each host's hook file:
-
-  claude   .claude/settings.json (project), .claude/settings.local.json (local), ~/.claude/settings.json (user)
-  codex    .codex/hooks.json (project), ~/.codex/hooks.json (user; $CODEX_HOME)
-  cursor   .cursor/hooks.json (project), ~/.cursor/hooks.json (user)
-  gemini   .gemini/settings.json (project), ~/.gemini/settings.json (user)
-  copilot  .github/hooks/plangit.json (project), ~/.copilot/hooks/plangit.json (user; $COPILOT_HOME)
-
-Without --host, install picks the hosts whose directory the project has (.claude, .codex,
-.cursor, .gemini, .github/hooks), and Claude Code when it has none, and says which it chose.
-Every other key and hook stays as it was; running it twice is running it once; entries an
-earlier plangit wrote in another form are upgraded in place. Hosts that start programs
-without a shell (Claude Code, Copilot CLI) get exec-form entries; the others a command line.
-When plangit-hook is installed beside plangit, Claude Code's PreToolUse and UserPromptSubmit
+		Long: `install merges one command hook per event into each host's hook file — for Claude Code
+.claude/settings.json (--scope project, the default), .claude/settings.local.json (--scope
+local) or ~/.claude/settings.json (--scope user). --host names the hosts (` + strings.Join(hooks.HostNames(), ", ") + `);
+without it, install picks the hosts whose directory the project has, and Claude Code when it
+has none, and says which it chose. Every other key and hook stays as it was; running it twice
+is running it once; entries an earlier plangit wrote in another form (a shell command line)
+are upgraded in place. Claude Code gets exec-form entries (a program and its arguments, no
+shell); when plangit-hook is installed beside plangit, its PreToolUse and UserPromptSubmit
 hooks run it. --print shows the result without writing it.`,
 		Example: `  plangit hooks install
-  plangit hooks install --host codex,gemini
-  plangit hooks install --host cursor --scope user --print`,
+  plangit hooks install --host claude --scope local --print`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return hooksEdit(f, hostNames, scope, command, print, true)
