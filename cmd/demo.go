@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/plangit/plangit/hooks"
 	"github.com/plangit/plangit/plan"
 )
 
@@ -178,13 +179,4 @@ func selfCommand() (cmd, note string) {
 }
 
 // quoteArgs prints arguments as a shell would need them.
-func quoteArgs(args []string) string {
-	out := make([]string, len(args))
-	for i, a := range args {
-		if a == "" || strings.ContainsAny(a, " \t\"'$`\\!*?&;|<>()#~") {
-			a = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
-		}
-		out[i] = a
-	}
-	return strings.Join(out, " ")
-}
+func quoteArgs(args []string) string { return hooks.ShellJoin(args) }

@@ -245,8 +245,8 @@ func shellFields(s string) []string {
 	return out
 }
 
-// shellJoin writes argv as a shell command line.
-func shellJoin(argv []string) string {
+// ShellJoin writes argv as a POSIX shell command line, quoting what needs it.
+func ShellJoin(argv []string) string {
 	out := make([]string, len(argv))
 	for i, a := range argv {
 		if a == "" || strings.ContainsAny(a, " \t\n\"'$`\\!*?&;|<>()#~{}[]=") {
@@ -289,9 +289,9 @@ func (f *hookFile) want(ev HostEvent, prog Programs) hookEntry {
 	case HostCopilot:
 		return hookEntry{Type: "command", Exec: argv[0], Args: argv[1:], TimeoutSec: hookTimeout}
 	case HostGemini:
-		return hookEntry{Name: "plangit", Type: "command", Command: shellJoin(argv), Timeout: hookTimeout * 1000}
+		return hookEntry{Name: "plangit", Type: "command", Command: ShellJoin(argv), Timeout: hookTimeout * 1000}
 	}
-	return hookEntry{Type: "command", Command: shellJoin(argv), Timeout: hookTimeout}
+	return hookEntry{Type: "command", Command: ShellJoin(argv), Timeout: hookTimeout}
 }
 
 // hookGroup is one matcher group of an event.
@@ -588,7 +588,7 @@ func (s *HookFile) Installed() map[string]string {
 		}
 		var h hookEntry
 		json.Unmarshal(p.raw, &h)
-		out[p.event] = shellJoin(h.argv())
+		out[p.event] = ShellJoin(h.argv())
 	}
 	return out
 }

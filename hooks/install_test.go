@@ -302,11 +302,11 @@ func TestShellFields(t *testing.T) {
 		if got := shellFields(in); !reflect.DeepEqual(got, want) {
 			t.Errorf("%s: %q", in, got)
 		}
-		if in == "plangit hook PreToolUse" && shellJoin(want) != in {
-			t.Errorf("shellJoin: %q", shellJoin(want))
+		if in == "plangit hook PreToolUse" && ShellJoin(want) != in {
+			t.Errorf("shellJoin: %q", ShellJoin(want))
 		}
 	}
-	if got := shellFields(shellJoin([]string{"it's", "a b", ""})); !reflect.DeepEqual(got, []string{"it's", "a b", ""}) {
+	if got := shellFields(ShellJoin([]string{"it's", "a b", ""})); !reflect.DeepEqual(got, []string{"it's", "a b", ""}) {
 		t.Errorf("round trip: %q", got)
 	}
 }
