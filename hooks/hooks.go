@@ -132,6 +132,17 @@ const drainTime = 50 * time.Millisecond
 // logged to .code-agent/plangit.log and answered with nothing and exit 0.
 // A nil h is the host the payload shows (see recognise).
 func Run(h Host, event string, stdin io.Reader, env Env) (stdout []byte, exitCode int) {
+	defer func() {
+		// A crash answers nothing too: some hosts read a crashed hook's
+		// exit code as a denial (Copilot CLI's preToolUse).
+		if p := recover(); p != nil {
+			if env.Now == nil {
+				env.Now = time.Now
+			}
+			logFailure(env, "", event, "", fmt.Errorf("panic: %v", p))
+			stdout, exitCode = nil, 0
+		}
+	}()
 	if env.Now == nil {
 		env.Now = time.Now
 	}
@@ -142,7 +153,9 @@ func Run(h Host, event string, stdin io.Reader, env Env) (stdout []byte, exitCod
 	if err == nil && len(payload) > maxPayload {
 		err = fmt.Errorf("payload over %d bytes", maxPayload)
 	}
-	if h == nil {
+	payload = stripBOM(payload)
+	recognised := h == nil
+	if recognised {
 		h = recognise(event, payload)
 	}
 	if _, ok := h.(Claude); ok {
@@ -155,6 +168,9 @@ func Run(h Host, event string, stdin io.Reader, env Env) (stdout []byte, exitCod
 	if err != nil {
 		logFailure(env, "", event, "", err)
 		return nil, 0
+	}
+	if recognised && defers(h, in, env) {
+		return nil, 0 // the host's own plangit hook answers this event
 	}
 	if r, ok := h.(EnvReader); ok && env.Getenv != nil {
 		r.ReadEnv(in, env.Getenv)

@@ -33,6 +33,12 @@ type hostInfo struct {
 // hosts are the hosts plangit speaks to, Claude Code first.
 var hosts = []hostInfo{
 	{name: HostClaude, host: Claude{}, events: sameNames(SessionStart, UserPromptSubmit, PreToolUse, PostToolUse, PostToolUseFailure, Stop, SubagentStop, PreCompact, SessionEnd)},
+	{name: HostCursor, host: Cursor{}, events: []HostEvent{{"sessionStart", SessionStart}, {"beforeSubmitPrompt", UserPromptSubmit},
+		{"preToolUse", PreToolUse}, {"postToolUse", PostToolUse}, {"postToolUseFailure", PostToolUseFailure}, {"stop", Stop},
+		{"subagentStop", SubagentStop}, {"preCompact", PreCompact}, {"sessionEnd", SessionEnd}}},
+	{name: HostCopilot, host: Copilot{}, events: []HostEvent{{"sessionStart", SessionStart}, {"userPromptSubmitted", UserPromptSubmit},
+		{"preToolUse", PreToolUse}, {"postToolUse", PostToolUse}, {"postToolUseFailure", PostToolUseFailure}, {"agentStop", Stop},
+		{"subagentStop", SubagentStop}, {"preCompact", PreCompact}, {"sessionEnd", SessionEnd}}},
 }
 
 func sameNames(events ...string) []HostEvent {
@@ -84,5 +90,12 @@ func HostEvents(name string) ([]HostEvent, error) {
 // apart. Claude Code, the first host, is the answer when nothing else
 // fits.
 func recognise(event string, payload []byte) Host {
+	s := signsOf(payload)
+	switch {
+	case s.cursor():
+		return Cursor{}
+	case s.copilot():
+		return Copilot{}
+	}
 	return Claude{}
 }

@@ -1,0 +1,240 @@
+package hooks
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// Copilot is GitHub Copilot CLI's hook protocol, from GitHub's hooks
+// reference (docs.github.com/en/copilot/reference/hooks-reference; the
+// github/docs source content/copilot/reference/hooks-reference.md):
+// "Hook event input payloads", "preToolUse decision control", "agentStop /
+// subagentStop decision control", "postToolUse output", "Exit codes for
+// command hooks".
+//
+// Copilot sends one of two payload formats, chosen by how the config
+// spells the event. camelCase events (sessionStart, preToolUse, agentStop,
+// …: what `plangit hook EVENT --host copilot` is installed under) give
+// camelCase fields — sessionId, timestamp in milliseconds, cwd, toolName,
+// toolArgs (an object, or a JSON string: both are read), toolResult
+// {resultType, textResultForLlm}, error — and no event name: the command
+// line names it. PascalCase events (SessionStart, PreToolUse, Stop: what
+// Claude Code's settings files hold, which Copilot also runs) give the
+// "VS Code compatible" format: hook_event_name, session_id, an ISO 8601
+// timestamp, tool_name under Claude Code's tool names, tool_input,
+// tool_result {result_type, text_result_for_llm}.
+//
+// Answers, top-level in both formats: preToolUse's permissionDecision
+// (allow, deny, ask) with permissionDecisionReason; additionalContext on
+// sessionStart, postToolUse and postToolUseFailure; agentStop's and
+// subagentStop's decision "block" with a reason, the next turn's prompt
+// (Copilot ends the turn anyway after 8 blocks in a row, and says so in
+// stop_hook_active). The exit code is always 0: a preToolUse hook that
+// exits non-zero (a crash included) denies the tool.
+//
+// What Copilot does not allow: a command hook's userPromptSubmitted output
+// is dropped (the prompt is recorded — a plan started, a pause resumed —
+// but its line is not said); preToolUse takes no context, so no pre-tool
+// reminder; no hook can stop the agent, so the iteration limit is said to
+// the agent; agentStop carries no assistant message, so [Step] lines and
+// transition words are read only from a subagent's response (the agent is
+// taught `plangit step add` instead); no variable reaches the agent's
+// shell, so suggested commands name --session.
+type Copilot struct{}
+
+// copilotTools maps Copilot's runtime tool names onto the engine's, by the
+// reference's table of "Claude tool name"s. update_todo becomes TodoWrite
+// only when its arguments can be read as a todo list (see copilotTodos).
+var copilotTools = map[string]string{
+	"bash": "Bash", "powershell": "Bash", "create": "Write", "edit": "Edit", "str_replace_editor": "Edit", "apply_patch": "Edit",
+	"view": "Read", "glob": "Glob", "grep": "Grep", "rg": "Grep", "web_fetch": "WebFetch", "web_search": "WebSearch",
+	"task": "Task", "ask_user": "AskUserQuestion",
+}
+
+// Decode reads either of Copilot's formats. The PascalCase format's
+// hook_event_name names the event; else the command line does.
+func (Copilot) Decode(event string, payload []byte) (*Input, error) {
+	in := &Input{}
+	var name string
+	var args, result, errRaw json.RawMessage
+	fields := [...]struct {
+		key string
+		dst any // see decodeInto
+	}{{"sessionId", &in.SessionID}, {"session_id", &in.SessionID}, {"hook_event_name", &name}, {"cwd", &in.Cwd},
+		{"source", &in.Source}, {"prompt", &in.Prompt}, {"toolName", &in.ToolName}, {"tool_name", &in.ToolName},
+		{"toolArgs", &args}, {"tool_input", &args}, {"toolResult", &result}, {"tool_result", &result}, {"error", &errRaw},
+		{"stop_hook_active", &in.StopHookActive}, {"agentId", &in.AgentID}, {"agent_id", &in.AgentID},
+		{"response", &in.LastAssistantMessage}, {"last_assistant_message", &in.LastAssistantMessage}, {"trigger", &in.Trigger}}
+	err := members(stripBOM(payload), func(key string, value []byte) error {
+		for _, f := range fields {
+			if key == f.key {
+				if !decodeInto(f.dst, value) {
+					return fmt.Errorf("%s holds a value of the wrong type", f.key)
+				}
+				return nil
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("malformed hook payload: %w", err)
+	}
+	if name != "" {
+		event = name
+	}
+	if in.Event = hostEvent(HostCopilot, event); in.Event == "" {
+		return nil, fmt.Errorf("unknown hook event %q", event)
+	}
+	in.ToolInput = objectOrString(args)
+	if in.ToolName == "update_todo" {
+		if todos := copilotTodos(in.ToolInput); todos != nil {
+			in.ToolName, in.ToolInput = "TodoWrite", todos
+		}
+	}
+	in.ToolName = renameTool(copilotTools, in.ToolName)
+	if fileTool(in.ToolName) {
+		in.ToolInput = withFilePath(in.ToolInput)
+	}
+	in.Error = copilotError(errRaw)
+	if in.Event == PostToolUse {
+		text := copilotResultText(result)
+		in.ToolResponse = objectOrString(result)
+		if in.ToolName == "Bash" {
+			if msg := copilotShellFailure(text); msg != "" {
+				in.Event, in.Error, in.ToolResponse = PostToolUseFailure, msg, nil
+			}
+		}
+	}
+	if in.Event != SubagentStop {
+		in.AgentID, in.LastAssistantMessage = "", ""
+	}
+	return in, nil
+}
+
+// copilotError reads error: a string on postToolUseFailure, an object
+// {message, name, stack} on errorOccurred.
+func copilotError(raw json.RawMessage) string {
+	if s, ok := jsonString(raw); ok {
+		return s
+	}
+	var msg string
+	members(raw, func(key string, value []byte) error {
+		if key == "message" {
+			msg, _ = jsonString(value)
+		}
+		return nil
+	})
+	return msg
+}
+
+// copilotResultText is the text a tool result gave the model:
+// textResultForLlm (text_result_for_llm in the PascalCase format).
+func copilotResultText(result json.RawMessage) string {
+	var text string
+	members(result, func(key string, value []byte) error {
+		if key == "textResultForLlm" || key == "text_result_for_llm" {
+			text, _ = jsonString(value)
+		}
+		return nil
+	})
+	return text
+}
+
+// copilotExit opens the trailer Copilot puts after a shell command's
+// output ("<exited with exit code 1>", as ACP clients of Copilot read it;
+// the hooks reference does not show a bash result).
+const copilotExit = "<exited with exit code "
+
+// copilotShellFailure is the error of a bash call whose result says its
+// command exited non-zero, which Copilot reports as a successful tool use.
+func copilotShellFailure(text string) string {
+	t := strings.TrimSpace(text)
+	i := strings.LastIndex(t, copilotExit)
+	if i < 0 || !strings.HasSuffix(t, ">") {
+		return ""
+	}
+	return exitFailure(t[i+len(copilotExit):len(t)-1], t[:i])
+}
+
+// copilotTodos reads update_todo's arguments as TodoWrite's
+// {"todos":[{content,status}]}; nil when they are neither that shape nor
+// a Markdown checklist ("- [ ] a", "- [x] b") in "todos". The reference
+// names update_todo's Claude counterpart (TodoWrite) but not its input.
+func copilotTodos(args json.RawMessage) json.RawMessage {
+	var todos json.RawMessage
+	members(args, func(key string, value []byte) error {
+		if key == "todos" {
+			todos = value
+		}
+		return nil
+	})
+	if len(todos) == 0 {
+		return nil
+	}
+	if todos[0] == '[' {
+		var list []struct {
+			Content string `json:"content"`
+			Status  string `json:"status"`
+		}
+		if json.Unmarshal(todos, &list) != nil || len(list) == 0 || list[0].Content == "" {
+			return nil
+		}
+		return args
+	}
+	text, ok := jsonString(todos)
+	if !ok {
+		return nil
+	}
+	var items []string
+	for _, line := range strings.Split(text, "\n") {
+		l := strings.TrimSpace(stripMarkers(strings.TrimSpace(line)))
+		status := ""
+		switch {
+		case strings.HasPrefix(l, "[ ]"):
+			status = "pending"
+		case strings.HasPrefix(l, "[x]"), strings.HasPrefix(l, "[X]"):
+			status = "completed"
+		default:
+			continue
+		}
+		if content := strings.TrimSpace(l[3:]); content != "" {
+			items = append(items, string(jsonObject(nil).str("content", content).str("status", status).close()))
+		}
+	}
+	if len(items) == 0 {
+		return nil
+	}
+	return json.RawMessage(`{"todos":[` + strings.Join(items, ",") + `]}`)
+}
+
+// Encode writes Copilot's answer; nothing at all when there is nothing to
+// say. The exit code is always 0.
+func (Copilot) Encode(in *Input, out *Output) ([]byte, int) {
+	if out.empty() {
+		return nil, 0
+	}
+	context := hostText(in, out.Context, "update_todo")
+	if out.Stop {
+		// No hook stops Copilot's agent: the agent is told to stop.
+		context = strings.TrimSpace(context + "\n[plangit] Stop now: " + out.StopReason)
+	}
+	switch in.Event {
+	case SessionStart, PostToolUse, PostToolUseFailure:
+		return contextOutput("additionalContext", context), 0
+	case PreToolUse:
+		if out.Permission == "" {
+			return nil, 0
+		}
+		reason := out.PermissionReason
+		if reason == "" && out.Permission != "allow" {
+			reason = "plangit " + out.Permission // required on deny
+		}
+		return append(jsonObject(nil).str("permissionDecision", out.Permission).str("permissionDecisionReason", reason).close(), '\n'), 0
+	case Stop, SubagentStop:
+		if out.Block {
+			return append(jsonObject(nil).str("decision", "block").str("reason", out.Reason).close(), '\n'), 0
+		}
+	}
+	return nil, 0 // userPromptSubmitted (dropped by Copilot), preCompact, sessionEnd
+}
