@@ -58,27 +58,13 @@ func (Copilot) Decode(event string, payload []byte) (*Input, error) {
 	in := &Input{}
 	var name string
 	var args, result, errRaw json.RawMessage
-	fields := [...]struct {
-		key string
-		dst any // see decodeInto
-	}{{"sessionId", &in.SessionID}, {"session_id", &in.SessionID}, {"hook_event_name", &name}, {"cwd", &in.Cwd},
+	err := decodeFields(payload, []field{{"sessionId", &in.SessionID}, {"session_id", &in.SessionID}, {"hook_event_name", &name}, {"cwd", &in.Cwd},
 		{"source", &in.Source}, {"prompt", &in.Prompt}, {"toolName", &in.ToolName}, {"tool_name", &in.ToolName},
 		{"toolArgs", &args}, {"tool_input", &args}, {"toolResult", &result}, {"tool_result", &result}, {"error", &errRaw},
 		{"stop_hook_active", &in.StopHookActive}, {"agentId", &in.AgentID}, {"agent_id", &in.AgentID},
-		{"response", &in.LastAssistantMessage}, {"last_assistant_message", &in.LastAssistantMessage}, {"trigger", &in.Trigger}}
-	err := members(stripBOM(payload), func(key string, value []byte) error {
-		for _, f := range fields {
-			if key == f.key {
-				if !decodeInto(f.dst, value) {
-					return fmt.Errorf("%s holds a value of the wrong type", f.key)
-				}
-				return nil
-			}
-		}
-		return nil
-	})
+		{"response", &in.LastAssistantMessage}, {"last_assistant_message", &in.LastAssistantMessage}, {"trigger", &in.Trigger}})
 	if err != nil {
-		return nil, fmt.Errorf("malformed hook payload: %w", err)
+		return nil, err
 	}
 	if name != "" {
 		event = name

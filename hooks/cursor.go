@@ -62,27 +62,13 @@ func (Cursor) Decode(event string, payload []byte) (*Input, error) {
 	in := &Input{}
 	var name, conv, cwd, failure, status, subagent string
 	var roots, output, loops json.RawMessage
-	fields := [...]struct {
-		key string
-		dst any // see decodeInto
-	}{{"conversation_id", &conv}, {"session_id", &in.SessionID}, {"hook_event_name", &name}, {"workspace_roots", &roots},
+	err := decodeFields(payload, []field{{"conversation_id", &conv}, {"session_id", &in.SessionID}, {"hook_event_name", &name}, {"workspace_roots", &roots},
 		{"cwd", &cwd}, {"prompt", &in.Prompt}, {"tool_name", &in.ToolName}, {"tool_input", &in.ToolInput},
 		{"tool_output", &output}, {"error_message", &in.Error}, {"failure_type", &failure}, {"is_interrupt", &in.IsInterrupt},
 		{"status", &status}, {"loop_count", &loops}, {"summary", &in.LastAssistantMessage}, {"subagent_type", &subagent},
-		{"trigger", &in.Trigger}}
-	err := members(stripBOM(payload), func(key string, value []byte) error {
-		for _, f := range fields {
-			if key == f.key {
-				if !decodeInto(f.dst, value) {
-					return fmt.Errorf("%s holds a value of the wrong type", f.key)
-				}
-				return nil
-			}
-		}
-		return nil
-	})
+		{"trigger", &in.Trigger}})
 	if err != nil {
-		return nil, fmt.Errorf("malformed hook payload: %w", err)
+		return nil, err
 	}
 	if name != "" {
 		event = name

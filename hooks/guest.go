@@ -3,6 +3,7 @@ package hooks
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -149,4 +150,32 @@ func hostText(in *Input, text, todo string) string {
 		return strings.ReplaceAll(text, " Or plan with TodoWrite.", "")
 	}
 	return strings.ReplaceAll(text, " Or plan with TodoWrite.", " Or plan with "+todo+".")
+}
+
+// field is a payload member an adapter reads, by its exact name, into a
+// *string, *bool or *json.RawMessage (see decodeInto).
+type field struct {
+	key string
+	dst any
+}
+
+// decodeFields reads a payload's members into fields (a leading BOM
+// skipped), as encoding/json would: the last of a repeated name, a value
+// of the wrong type an error.
+func decodeFields(payload []byte, fields []field) error {
+	err := members(stripBOM(payload), func(key string, value []byte) error {
+		for _, f := range fields {
+			if key == f.key {
+				if !decodeInto(f.dst, value) {
+					return fmt.Errorf("%s holds a value of the wrong type", f.key)
+				}
+				return nil
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("malformed hook payload: %w", err)
+	}
+	return nil
 }
