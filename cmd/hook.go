@@ -47,11 +47,14 @@ func NewCmdHook(f *Factory) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "hook EVENT",
 		Short: "Answer an agent host's hook event (JSON on stdin); plangit hooks install sets these up",
-		Long: `hook reads a hook event's JSON from standard input, as Claude Code sends it, and answers in
-Claude Code's protocol on standard output. Events: ` + events + ` (also written in kebab
-case: pre-tool-use). A hook never breaks the agent: on any failure it answers nothing, exits 0
-and appends the failure to .code-agent/plangit.log.`,
-		Example: `  echo '{"session_id":"s1","cwd":".","hook_event_name":"SessionStart","source":"startup"}' | plangit hook SessionStart`,
+		Long: `hook reads a hook event's JSON from standard input, as the agent host sends it, and answers
+in that host's protocol on standard output. --host names the host (hooks install writes it into
+every host's entries but Claude Code's); without it the host is recognised from the payload, and
+Claude Code is the default. EVENT is the event as the host spells it, or plangit's own: ` + events + `
+(also written in kebab case: pre-tool-use). A hook never breaks the agent: on any failure it
+answers nothing, exits 0 and appends the failure to .code-agent/plangit.log.`,
+		Example: `  echo '{"session_id":"s1","cwd":".","hook_event_name":"SessionStart","source":"startup"}' | plangit hook SessionStart
+  echo '{"conversation_id":"c1","hook_event_name":"preToolUse","workspace_roots":["/work/app"],"tool_name":"Shell","tool_input":{"command":"go test ./..."}}' | plangit hook preToolUse --host cursor`,
 		Args:    exactArgs(1, "an EVENT"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if code := runHook(f, args[0], host); code != 0 {

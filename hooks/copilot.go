@@ -3,6 +3,7 @@ package hooks
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/plangit/plangit/hooks/hookwire"
 	"strings"
 )
 
@@ -101,13 +102,13 @@ func (Copilot) Decode(event string, payload []byte) (*Input, error) {
 // copilotError reads error: a string on postToolUseFailure, an object
 // {message, name, stack} on errorOccurred.
 func copilotError(raw json.RawMessage) string {
-	if s, ok := jsonString(raw); ok {
+	if s, ok := hookwire.String(raw); ok {
 		return s
 	}
 	var msg string
-	members(raw, func(key string, value []byte) error {
+	hookwire.Members(raw, func(key string, value []byte) error {
 		if key == "message" {
-			msg, _ = jsonString(value)
+			msg, _ = hookwire.String(value)
 		}
 		return nil
 	})
@@ -118,9 +119,9 @@ func copilotError(raw json.RawMessage) string {
 // textResultForLlm (text_result_for_llm in the PascalCase format).
 func copilotResultText(result json.RawMessage) string {
 	var text string
-	members(result, func(key string, value []byte) error {
+	hookwire.Members(result, func(key string, value []byte) error {
 		if key == "textResultForLlm" || key == "text_result_for_llm" {
-			text, _ = jsonString(value)
+			text, _ = hookwire.String(value)
 		}
 		return nil
 	})
@@ -149,7 +150,7 @@ func copilotShellFailure(text string) string {
 // names update_todo's Claude counterpart (TodoWrite) but not its input.
 func copilotTodos(args json.RawMessage) json.RawMessage {
 	var todos json.RawMessage
-	members(args, func(key string, value []byte) error {
+	hookwire.Members(args, func(key string, value []byte) error {
 		if key == "todos" {
 			todos = value
 		}
@@ -168,7 +169,7 @@ func copilotTodos(args json.RawMessage) json.RawMessage {
 		}
 		return args
 	}
-	text, ok := jsonString(todos)
+	text, ok := hookwire.String(todos)
 	if !ok {
 		return nil
 	}
@@ -185,7 +186,7 @@ func copilotTodos(args json.RawMessage) json.RawMessage {
 			continue
 		}
 		if content := strings.TrimSpace(l[3:]); content != "" {
-			items = append(items, string(jsonObject(nil).str("content", content).str("status", status).close()))
+			items = append(items, string(hookwire.Object(nil).Str("content", content).Str("status", status).Close()))
 		}
 	}
 	if len(items) == 0 {
@@ -197,7 +198,7 @@ func copilotTodos(args json.RawMessage) json.RawMessage {
 // Encode writes Copilot's answer; nothing at all when there is nothing to
 // say. The exit code is always 0.
 func (Copilot) Encode(in *Input, out *Output) ([]byte, int) {
-	if out.empty() {
+	if out.Empty() {
 		return nil, 0
 	}
 	context := hostText(in, out.Context, "update_todo")
@@ -216,10 +217,10 @@ func (Copilot) Encode(in *Input, out *Output) ([]byte, int) {
 		if reason == "" && out.Permission != "allow" {
 			reason = "plangit " + out.Permission // required on deny
 		}
-		return append(jsonObject(nil).str("permissionDecision", out.Permission).str("permissionDecisionReason", reason).close(), '\n'), 0
+		return append(hookwire.Object(nil).Str("permissionDecision", out.Permission).Str("permissionDecisionReason", reason).Close(), '\n'), 0
 	case Stop, SubagentStop:
 		if out.Block {
-			return append(jsonObject(nil).str("decision", "block").str("reason", out.Reason).close(), '\n'), 0
+			return append(hookwire.Object(nil).Str("decision", "block").Str("reason", out.Reason).Close(), '\n'), 0
 		}
 	}
 	return nil, 0 // userPromptSubmitted (dropped by Copilot), preCompact, sessionEnd

@@ -3,6 +3,7 @@ package hooks
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/plangit/plangit/hooks/hookwire"
 	"strconv"
 	"strings"
 )
@@ -123,14 +124,14 @@ func (Cursor) Decode(event string, payload []byte) (*Input, error) {
 // Cursor may report as a successful tool use.
 func cursorShellFailure(result json.RawMessage) string {
 	var code, stdout, stderr string
-	members(result, func(key string, value []byte) error {
+	hookwire.Members(result, func(key string, value []byte) error {
 		switch key {
 		case "exitCode", "exit_code":
 			code = string(value)
 		case "stdout", "output":
-			stdout, _ = jsonString(value)
+			stdout, _ = hookwire.String(value)
 		case "stderr":
-			stderr, _ = jsonString(value)
+			stderr, _ = hookwire.String(value)
 		}
 		return nil
 	})
@@ -142,18 +143,20 @@ func firstString(raw json.RawMessage) string {
 	if len(raw) == 0 || raw[0] != '[' || !json.Valid(raw) {
 		return ""
 	}
-	i := skipSpace(raw, 1)
-	if raw[i] != '"' {
-		return ""
-	}
-	s, _ := jsonString(raw[i:skipValue(raw, i)])
-	return s
+	first, seen := "", false
+	hookwire.Elements(raw, func(v []byte) {
+		if !seen {
+			first, _ = hookwire.String(v)
+			seen = true
+		}
+	})
+	return first
 }
 
 // Encode writes Cursor's answer; nothing at all when there is nothing to
 // say. The exit code is always 0: Cursor reads exit 2 as a denial.
 func (Cursor) Encode(in *Input, out *Output) ([]byte, int) {
-	if out.empty() {
+	if out.Empty() {
 		return nil, 0
 	}
 	context := hostText(in, out.Context, "")
@@ -165,25 +168,25 @@ func (Cursor) Encode(in *Input, out *Output) ([]byte, int) {
 	case SessionStart, UserPromptSubmit, PostToolUse, PostToolUseFailure:
 		return contextOutput("additional_context", context), 0
 	case PreToolUse:
-		var o jsonObject
+		var o hookwire.Object
 		if out.Permission != "" {
 			// "ask" is accepted by Cursor's preToolUse but not enforced:
 			// the tool would run unasked. plangit denies, and says why.
-			o = o.str("permission", cursorPermission(out.Permission))
+			o = o.Str("permission", cursorPermission(out.Permission))
 			if out.Permission != "allow" {
 				reason := out.PermissionReason
 				if out.Permission == "ask" {
 					reason += " Cursor cannot ask here, so the call is denied: the person confirms by running it, or what the reason names, themselves."
 				}
-				o = o.str("user_message", reason).str("agent_message", strings.TrimSpace(reason+"\n"+context))
+				o = o.Str("user_message", reason).Str("agent_message", strings.TrimSpace(reason+"\n"+context))
 				context = "" // said in agent_message
 			}
 		}
-		o = o.str("additional_context", context)
+		o = o.Str("additional_context", context)
 		if len(o) == 0 {
 			return nil, 0
 		}
-		return append(o.close(), '\n'), 0
+		return append(o.Close(), '\n'), 0
 	case Stop, SubagentStop:
 		if out.Block {
 			return contextOutput("followup_message", out.Reason), 0

@@ -1,13 +1,13 @@
 package hooks
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/plangit/plangit/hooks/hookwire"
 	"github.com/plangit/plangit/render"
 	"github.com/plangit/plangit/repo"
 )
@@ -15,13 +15,6 @@ import (
 // Helpers the Cursor and Copilot CLI adapters share: both hosts name
 // their tools and spell their tools' parameters their own way, and both
 // also run the hooks of Claude Code's settings files (see native.go).
-
-// utf8BOM is the byte order mark some hosts put before a payload
-// (cursor-agent does, by third-party captures).
-var utf8BOM = []byte("\xef\xbb\xbf")
-
-// stripBOM removes a leading UTF-8 byte order mark.
-func stripBOM(b []byte) []byte { return bytes.TrimPrefix(b, utf8BOM) }
 
 // hostEvent reads a host's event name as plangit's: the host's own
 // spelling from the hosts table, or Claude Code's names (the command
@@ -61,17 +54,17 @@ var pathKeys = []string{"path", "target_file", "filePath", "file"}
 // it). An input that has file_path, or none of them, is returned as it
 // is.
 func withFilePath(input json.RawMessage) json.RawMessage {
-	var o jsonObject
+	var o hookwire.Object
 	var path string
 	found := map[string]string{}
-	err := members(input, func(key string, value []byte) error {
+	err := hookwire.Members(input, func(key string, value []byte) error {
 		if key == "file_path" {
 			path = "\x00" // has one: leave the input alone
 		}
-		if s, ok := jsonString(value); ok && s != "" {
+		if s, ok := hookwire.String(value); ok && s != "" {
 			found[key] = s
 		}
-		o = o.raw(key, string(value))
+		o = o.Raw(key, string(value))
 		return nil
 	})
 	if err != nil || path != "" {
@@ -79,7 +72,7 @@ func withFilePath(input json.RawMessage) json.RawMessage {
 	}
 	for _, k := range pathKeys {
 		if v := found[k]; v != "" {
-			return json.RawMessage(o.str("file_path", v).close())
+			return json.RawMessage(o.Str("file_path", v).Close())
 		}
 	}
 	return input
@@ -95,7 +88,7 @@ func objectOrString(raw json.RawMessage) json.RawMessage {
 	if raw[0] != '"' {
 		return raw
 	}
-	s, ok := jsonString(raw)
+	s, ok := hookwire.String(raw)
 	if !ok {
 		return raw
 	}
@@ -134,7 +127,7 @@ func contextOutput(key, text string) []byte {
 	if text == "" {
 		return nil
 	}
-	return append(jsonObject(nil).str(key, text).close(), '\n')
+	return append(hookwire.Object(nil).Str(key, text).Close(), '\n')
 }
 
 // hostText fits what the engine says to a host whose stop payload carries
@@ -145,7 +138,7 @@ func hostText(in *Input, text, todo string) string {
 	if text == "" {
 		return text
 	}
-	text = strings.ReplaceAll(text, render.StepSyntax, "Add a step with plangit "+sessionFlag(in.SessionID)+" step add \"what to do\".")
+	text = strings.ReplaceAll(text, render.StepSyntax, "Add a step with "+hookwire.CLI(in.SessionID, false)+" step add \"what to do\".")
 	if todo == "" {
 		return strings.ReplaceAll(text, " Or plan with TodoWrite.", "")
 	}
@@ -163,10 +156,10 @@ type field struct {
 // skipped), as encoding/json would: the last of a repeated name, a value
 // of the wrong type an error.
 func decodeFields(payload []byte, fields []field) error {
-	err := members(stripBOM(payload), func(key string, value []byte) error {
+	err := hookwire.Members(hookwire.StripBOM(payload), func(key string, value []byte) error {
 		for _, f := range fields {
 			if key == f.key {
-				if !decodeInto(f.dst, value) {
+				if !hookwire.DecodeInto(f.dst, value) {
 					return fmt.Errorf("%s holds a value of the wrong type", f.key)
 				}
 				return nil

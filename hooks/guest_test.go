@@ -195,13 +195,14 @@ func TestHostRows(t *testing.T) {
 
 func TestNativeHooksInstalled(t *testing.T) {
 	root, home := t.TempDir(), t.TempDir()
-	if nativeHooksInstalled(HostCursor, root, home) || nativeHooksInstalled(HostCopilot, root, home) {
+	getenv := func(k string) string { return map[string]string{"HOME": home}[k] }
+	if nativeHooksInstalled(HostCursor, root, getenv) || nativeHooksInstalled(HostCopilot, root, getenv) {
 		t.Fatal("no files, yet installed")
 	}
 	// Another tool's hooks, a malformed file, a plangit command that is no hook.
 	writeFile(t, filepath.Join(root, ".cursor", "hooks.json"), `{"version":1,"hooks":{"stop":[{"command":"./audit.sh"},{"command":"plangit show"}]}}`)
 	writeFile(t, filepath.Join(root, ".github", "hooks", "broken.json"), `{"version":1,"hooks":{"preToolUse":[{"bash":"plangit hook preToolUse"`)
-	if nativeHooksInstalled(HostCursor, root, home) || nativeHooksInstalled(HostCopilot, root, home) {
+	if nativeHooksInstalled(HostCursor, root, getenv) || nativeHooksInstalled(HostCopilot, root, getenv) {
 		t.Fatal("found plangit where it is not")
 	}
 	for _, c := range []struct {
@@ -215,7 +216,7 @@ func TestNativeHooksInstalled(t *testing.T) {
 		t.Run(c.path, func(t *testing.T) {
 			writeFile(t, c.path, c.text)
 			defer os.Remove(c.path)
-			if !nativeHooksInstalled(c.host, root, home) {
+			if !nativeHooksInstalled(c.host, root, getenv) {
 				t.Errorf("%s: not found", c.text)
 			}
 		})

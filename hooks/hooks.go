@@ -153,7 +153,7 @@ func Run(h Host, event string, stdin io.Reader, env Env) (stdout []byte, exitCod
 	if err == nil && len(payload) > maxPayload {
 		err = fmt.Errorf("payload over %d bytes", maxPayload)
 	}
-	payload = stripBOM(payload)
+	payload = hookwire.StripBOM(payload)
 	recognised := h == nil
 	if recognised {
 		h = recognise(event, payload)

@@ -4,16 +4,17 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/plangit/plangit/hooks/hookwire"
 	"github.com/plangit/plangit/plan"
 )
 
 // Hosts plangit answers, by the name --host takes.
 const (
-	HostClaude  = "claude"
+	HostClaude  = hookwire.HostClaude
 	HostCodex   = "codex"
-	HostCursor  = "cursor"
+	HostCursor  = hookwire.HostCursor
 	HostGemini  = "gemini"
-	HostCopilot = "copilot"
+	HostCopilot = hookwire.HostCopilot
 )
 
 // HostEvent is one event of a host that plangit hooks: the host's name for
@@ -90,11 +91,10 @@ func HostEvents(name string) ([]HostEvent, error) {
 // apart. Claude Code, the first host, is the answer when nothing else
 // fits.
 func recognise(event string, payload []byte) Host {
-	s := signsOf(payload)
-	switch {
-	case s.cursor():
+	switch hookwire.Recognise(payload) {
+	case hookwire.HostCursor:
 		return Cursor{}
-	case s.copilot():
+	case hookwire.HostCopilot:
 		return Copilot{}
 	}
 	return Claude{}

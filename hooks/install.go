@@ -224,7 +224,7 @@ func shellFields(s string) []string {
 			word.WriteByte(c)
 		case c == '\'' || c == '"':
 			quote, in = c, true
-		case c == ' ' || c == '\t':
+		case c == ' ' || c == '\t' || c == '\n':
 			if in {
 				out = append(out, word.String())
 				word.Reset()

@@ -50,6 +50,12 @@ func answer(event string, payload []byte, getenv func(string) string) (out []byt
 			return nil, false // plangit reads these, and checks them
 		}
 	}
+	if hookwire.Recognise(payload) != hookwire.HostClaude {
+		// Another host running the hooks of Claude Code's settings
+		// (Cursor, Copilot CLI): plangit answers as that host, or not
+		// at all where that host runs plangit's own hooks too.
+		return nil, false
+	}
 	p, err := hookwire.DecodeClaude(payload)
 	if err != nil {
 		return nil, false

@@ -120,33 +120,38 @@ func TestParity(t *testing.T) {
 	for _, fx := range fixtures {
 		b, _ := os.ReadFile(fx)
 		host := filepath.Base(filepath.Dir(fx))
-		event, ok := readOnlyEvent(b)
+		event, claude, ok := readOnlyEvent(fx, b)
 		if !ok {
 			continue
 		}
-		args := []string{event}
+		// A host's own hook names the host; Claude Code's settings' hook,
+		// which Cursor and Copilot CLI also run, names Claude Code's event
+		// and no host.
+		calls := [][]string{{claude}}
 		if host != "hooks" {
-			args = append(args, "--host", host)
+			calls = [][]string{{event, "--host", host}, {claude}}
 		}
 		for _, sc := range scenarios {
-			name := strings.TrimSuffix(strings.TrimPrefix(fx, "../../testdata/hooks/"), ".json") + "/" + sc.name
-			t.Run(name, func(t *testing.T) {
-				a, b2 := project(t, sc.setup), project(t, sc.setup)
-				for round := 1; round <= 2; round++ {
-					wantOut, wantCode := hookRun(t, a, filepath.Join(bin, "plangit"), append([]string{"hook"}, args...), b, sc.env...)
-					gotOut, gotCode := hookRun(t, b2, filepath.Join(bin, "plangit-hook"), args, b, sc.env...)
-					if gotOut != wantOut || gotCode != wantCode {
-						t.Fatalf("round %d: plangit-hook answered (exit %d)\n%s\nplangit hook answered (exit %d)\n%s", round, gotCode, gotOut, wantCode, wantOut)
+			for _, args := range calls {
+				name := strings.TrimSuffix(strings.TrimPrefix(fx, "../../testdata/hooks/"), ".json") + "/" + sc.name + "/" + strings.Join(args, " ")
+				t.Run(name, func(t *testing.T) {
+					a, b2 := project(t, sc.setup), project(t, sc.setup)
+					for round := 1; round <= 2; round++ {
+						wantOut, wantCode := hookRun(t, a, filepath.Join(bin, "plangit"), append([]string{"hook"}, args...), b, sc.env...)
+						gotOut, gotCode := hookRun(t, b2, filepath.Join(bin, "plangit-hook"), args, b, sc.env...)
+						if gotOut != wantOut || gotCode != wantCode {
+							t.Fatalf("round %d: plangit-hook answered (exit %d)\n%s\nplangit hook answered (exit %d)\n%s", round, gotCode, gotOut, wantCode, wantOut)
+						}
 					}
-				}
-				turn := filepath.Join(".code-agent", "plans", session, ".git", "plangit", "turn")
-				ta, _ := os.ReadFile(filepath.Join(a, turn))
-				tb, _ := os.ReadFile(filepath.Join(b2, turn))
-				if !bytes.Equal(ta, tb) {
-					t.Errorf("turn memory differs:\nplangit-hook:\n%s\nplangit:\n%s", tb, ta)
-				}
-			})
-			checked++
+					turn := filepath.Join(".code-agent", "plans", session, ".git", "plangit", "turn")
+					ta, _ := os.ReadFile(filepath.Join(a, turn))
+					tb, _ := os.ReadFile(filepath.Join(b2, turn))
+					if !bytes.Equal(ta, tb) {
+						t.Errorf("turn memory differs:\nplangit-hook:\n%s\nplangit:\n%s", tb, ta)
+					}
+				})
+				checked++
+			}
 		}
 	}
 	if checked < 20 {
@@ -154,15 +159,29 @@ func TestParity(t *testing.T) {
 	}
 }
 
-// readOnlyEvent is the event a fixture holds, when it is one the hook
-// binary answers in some host's spelling.
-func readOnlyEvent(payload []byte) (string, bool) {
-	for _, e := range []string{"PreToolUse", "UserPromptSubmit", "preToolUse", "beforeSubmitPrompt", "userPromptSubmitted", "BeforeTool", "BeforeAgent"} {
-		if bytes.Contains(payload, []byte(`"hook_event_name": "`+e+`"`)) || bytes.Contains(payload, []byte(`"hook_event_name":"`+e+`"`)) {
-			return e, true
+// readOnlyEvent is the event a fixture holds, in its host's spelling and
+// in Claude Code's, when it is one the hook binary answers for some host.
+// Copilot CLI's camelCase payloads name no event: the fixture's file name
+// does.
+func readOnlyEvent(path string, payload []byte) (event, claude string, ok bool) {
+	for _, e := range []struct{ host, claude string }{
+		{"PreToolUse", "PreToolUse"}, {"UserPromptSubmit", "UserPromptSubmit"},
+		{"preToolUse", "PreToolUse"}, {"beforeSubmitPrompt", "UserPromptSubmit"}, {"userPromptSubmitted", "UserPromptSubmit"},
+		{"BeforeTool", "PreToolUse"}, {"BeforeAgent", "UserPromptSubmit"},
+	} {
+		if bytes.Contains(payload, []byte(`"hook_event_name": "`+e.host+`"`)) || bytes.Contains(payload, []byte(`"hook_event_name":"`+e.host+`"`)) {
+			return e.host, e.claude, true
 		}
 	}
-	return "", false
+	if filepath.Base(filepath.Dir(path)) == "copilot" && !bytes.Contains(payload, []byte("hook_event_name")) {
+		switch base := filepath.Base(path); {
+		case strings.HasPrefix(base, "pre_tool_use"):
+			return "preToolUse", "PreToolUse", true
+		case strings.HasPrefix(base, "user_prompt_submitted"):
+			return "userPromptSubmitted", "UserPromptSubmit", true
+		}
+	}
+	return "", "", false
 }
 
 // TestAnswersWithoutPlangit: with a fresh glance, the hook binary answers

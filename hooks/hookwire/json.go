@@ -106,6 +106,22 @@ func jsonKind(c byte) string {
 	return "number"
 }
 
+// Elements calls fn with each element of a JSON array, in order; anything
+// but an array has none. The array must be valid JSON (json.Valid).
+func Elements(list []byte, fn func(value []byte)) {
+	i := skipSpace(list, 0)
+	if i >= len(list) || list[i] != '[' {
+		return
+	}
+	for i = skipSpace(list, i+1); i < len(list) && list[i] != ']'; {
+		end := skipValue(list, i)
+		fn(list[i:end])
+		if i = skipSpace(list, end); i < len(list) && list[i] == ',' {
+			i = skipSpace(list, i+1)
+		}
+	}
+}
+
 func skipSpace(b []byte, i int) int {
 	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
 		i++

@@ -1,6 +1,39 @@
-package hooks
+package hookwire
 
-import "slices"
+import (
+	"bytes"
+	"slices"
+)
+
+// Hosts recognised from their payloads, by the names the hosts table and
+// --host use.
+const (
+	HostClaude  = "claude"
+	HostCursor  = "cursor"
+	HostCopilot = "copilot"
+)
+
+// Recognise names the host that sent a payload when the command did not
+// say (--host): the event's spelling and the payload's fields tell hosts
+// apart. Claude Code, the first host, is the answer when nothing else
+// fits.
+func Recognise(payload []byte) string {
+	s := signsOf(payload)
+	switch {
+	case s.cursor():
+		return HostCursor
+	case s.copilot():
+		return HostCopilot
+	}
+	return HostClaude
+}
+
+// utf8BOM is the byte order mark some hosts put before a payload
+// (cursor-agent does, by third-party captures).
+var utf8BOM = []byte("\xef\xbb\xbf")
+
+// StripBOM removes a leading UTF-8 byte order mark.
+func StripBOM(b []byte) []byte { return bytes.TrimPrefix(b, utf8BOM) }
 
 // signs are what a payload shows of the host that sent it, for recognise.
 type signs struct {
@@ -14,7 +47,7 @@ type signs struct {
 // signsOf reads a payload's signs; an unreadable payload shows none.
 func signsOf(payload []byte) signs {
 	var s signs
-	members(stripBOM(payload), func(key string, value []byte) error {
+	Members(StripBOM(payload), func(key string, value []byte) error {
 		switch key {
 		case "cursor_version":
 			s.cursorVersion = true
@@ -23,7 +56,7 @@ func signsOf(payload []byte) signs {
 		case "sessionId", "toolName":
 			s.camelFields = true
 		case "hook_event_name":
-			s.event, _ = jsonString(value)
+			s.event, _ = String(value)
 		case "timestamp":
 			s.stringTime = len(value) > 0 && value[0] == '"'
 		case "transcript_path":
@@ -43,7 +76,7 @@ func (s signs) cursor() bool {
 
 // copilotEvents are the PascalCase events of Copilot's "VS Code
 // compatible" format that plangit answers: Claude Code's names.
-var copilotEvents = []string{SessionStart, UserPromptSubmit, PreToolUse, PostToolUse, PostToolUseFailure, Stop, SubagentStop, PreCompact, SessionEnd}
+var copilotEvents = []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PostToolUseFailure", "Stop", "SubagentStop", "PreCompact", "SessionEnd"}
 
 // copilot: Copilot's camelCase fields, or its PascalCase format — one of
 // Claude Code's event names with an ISO 8601 timestamp, which Claude Code
@@ -57,5 +90,5 @@ func (s signs) copilot() bool {
 	if !s.stringTime || !slices.Contains(copilotEvents, s.event) {
 		return false
 	}
-	return !(s.transcript && (s.event == SessionStart || s.event == SessionEnd))
+	return !(s.transcript && (s.event == "SessionStart" || s.event == "SessionEnd"))
 }
