@@ -55,7 +55,7 @@ Claude Code is the default. EVENT is the event as the host spells it, or plangit
 answers nothing, exits 0 and appends the failure to .code-agent/plangit.log.`,
 		Example: `  echo '{"session_id":"s1","cwd":".","hook_event_name":"SessionStart","source":"startup"}' | plangit hook SessionStart
   echo '{"conversation_id":"c1","hook_event_name":"preToolUse","workspace_roots":["/work/app"],"tool_name":"Shell","tool_input":{"command":"go test ./..."}}' | plangit hook preToolUse --host cursor`,
-		Args:    exactArgs(1, "an EVENT"),
+		Args: exactArgs(1, "an EVENT"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if code := runHook(f, args[0], host); code != 0 {
 				return &hookExit{code}
