@@ -13,10 +13,10 @@ import (
 // installs for: other keys, another tool's hook, each with its own
 // formatting. Every host in the hosts table must have one.
 var hostFiles = map[string]string{
-	HostClaude: "{\n\t\"model\": \"opus\",\n\t\"hooks\": {\n\t\t\"Stop\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"./notify.sh\"}]}]\n\t},\n\t\"env\": {\"A\": \"1\"}\n}\n",
-	HostCodex:  `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "./notify.sh", "timeout": 5}]}]}}`,
-	HostCursor: "{\n  \"version\": 1,\n  \"hooks\": {\n    \"afterFileEdit\": [ { \"command\": \"./format.sh\" } ]\n  }\n}\n",
-	HostGemini: "{\n  \"theme\": \"GitHub\",\n  \"general\": { \"vimMode\": true },\n  \"hooks\": {\n    \"AfterTool\": [\n      { \"matcher\": \"write_file\", \"hooks\": [ { \"name\": \"fmt\", \"type\": \"command\", \"command\": \"./fmt.sh\", \"timeout\": 5000 } ] }\n    ]\n  },\n  \"ui\": { \"hideBanner\": true }\n}\n",
+	HostClaude:  "{\n\t\"model\": \"opus\",\n\t\"hooks\": {\n\t\t\"Stop\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"./notify.sh\"}]}]\n\t},\n\t\"env\": {\"A\": \"1\"}\n}\n",
+	HostCodex:   `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "./notify.sh", "timeout": 5}]}]}}`,
+	HostCursor:  "{\n  \"version\": 1,\n  \"hooks\": {\n    \"afterFileEdit\": [ { \"command\": \"./format.sh\" } ]\n  }\n}\n",
+	HostGemini:  "{\n  \"theme\": \"GitHub\",\n  \"general\": { \"vimMode\": true },\n  \"hooks\": {\n    \"AfterTool\": [\n      { \"matcher\": \"write_file\", \"hooks\": [ { \"name\": \"fmt\", \"type\": \"command\", \"command\": \"./fmt.sh\", \"timeout\": 5000 } ] }\n    ]\n  },\n  \"ui\": { \"hideBanner\": true }\n}\n",
 	HostCopilot: "{\n    \"version\": 1,\n    \"hooks\": {\n        \"sessionEnd\": [\n            {\"type\": \"command\", \"bash\": \"./cleanup.sh\", \"timeoutSec\": 10}\n        ]\n    }\n}\n",
 }
 
