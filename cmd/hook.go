@@ -87,17 +87,19 @@ func NewCmdHooks(f *Factory) *cobra.Command {
 	install := &cobra.Command{
 		Use:   "install",
 		Short: "Add plangit's hooks to agent hosts' hook files (idempotent; keeps everything else)",
-		Long: `install merges one command hook per event into each host's hook file — for Claude Code
-.claude/settings.json (--scope project, the default), .claude/settings.local.json (--scope
-local) or ~/.claude/settings.json (--scope user). --host names the hosts (` + strings.Join(hooks.HostNames(), ", ") + `);
-without it, install picks the hosts whose directory the project has, and Claude Code when it
-has none, and says which it chose. Every other key and hook stays as it was; running it twice
-is running it once; entries an earlier plangit wrote in another form (a shell command line)
-are upgraded in place. Claude Code gets exec-form entries (a program and its arguments, no
-shell); when plangit-hook is installed beside plangit, its PreToolUse and UserPromptSubmit
-hooks run it. --print shows the result without writing it.`,
+		Long: `install merges one command hook per event into each host's hook file, by --scope:
+
+` + hookFilesHelp() + `
+--host names the hosts; without it, install picks the hosts whose directory the project has,
+and Claude Code when it has none, and says which it chose. Every other key and hook stays as it
+was; running it twice is running it once; entries an earlier plangit wrote in another form (a
+shell command line) are upgraded in place. Claude Code and Copilot CLI get exec-form entries (a
+program and its arguments, no shell), the others a shell command line; every host's entries but
+Claude Code's name their host (--host). When plangit-hook is installed beside plangit, Claude
+Code's PreToolUse and UserPromptSubmit hooks run it. --print shows the result without writing it.`,
 		Example: `  plangit hooks install
-  plangit hooks install --host claude --scope local --print`,
+  plangit hooks install --host claude --scope local --print
+  plangit hooks install --host cursor,copilot --scope user`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return hooksEdit(f, hostNames, scope, command, print, true)
@@ -129,6 +131,22 @@ hooks run it. --print shows the result without writing it.`,
 	hostFlag(status, "the hosts to show (default: every host)")
 	c.AddCommand(install, uninstall, status)
 	return c
+}
+
+// hookFilesHelp lists each host's hook file per scope, for install's help.
+func hookFilesHelp() string {
+	var b strings.Builder
+	home := func(k string) string { return map[string]string{"HOME": "~"}[k] }
+	for _, host := range hooks.HostNames() {
+		var files []string
+		for _, scope := range hooks.Scopes(host) {
+			if path, err := hooks.HookFilePath(host, scope, ".", home); err == nil {
+				files = append(files, path+" ("+scope+")")
+			}
+		}
+		fmt.Fprintf(&b, "  %-8s %s\n", host, strings.Join(files, ", "))
+	}
+	return b.String()
 }
 
 // hookPrograms are the programs installed hooks run: plangit when it is on

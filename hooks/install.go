@@ -176,6 +176,9 @@ func SettingsPath(scope, projectRoot, home string) (string, error) {
 func DetectHosts(projectRoot string) []string {
 	var out []string
 	for _, f := range hookFiles {
+		if _, err := lookupHost(f.host); err != nil {
+			continue // plangit does not answer it yet
+		}
 		if st, err := os.Stat(filepath.Join(projectRoot, f.dir)); err == nil && st.IsDir() {
 			out = append(out, f.host)
 		}
