@@ -45,8 +45,11 @@ import (
 type loopHost struct {
 	t      *testing.T
 	bin    string // directory holding the plangit binary, first on PATH
+	hooks  string // directory holding the hooks as installed: plangit-hook, and a plangit that logs each call
+	calls  string // the log of that plangit: each time plangit-hook handed an event on
 	root   string
 	agents []*loopAgent
+	quick  int // PreToolUse and UserPromptSubmit calls, which plangit-hook receives
 }
 
 // loopAgent is one agent session and its host's ways.
@@ -87,7 +90,13 @@ func (a *loopAgent) hook(payload map[string]any) string {
 		extra = append(extra, "CLAUDE_ENV_FILE="+a.envFile)
 	}
 	b, _ := json.Marshal(payload)
-	cmd := exec.Command(filepath.Join(a.h.bin, "plangit"), "hook", event)
+	// As hooks install sets them up with plangit-hook installed beside
+	// plangit: PreToolUse and UserPromptSubmit run plangit-hook.
+	cmd := exec.Command(filepath.Join(a.h.hooks, "plangit"), "hook", event)
+	if event == "PreToolUse" || event == "UserPromptSubmit" {
+		cmd = exec.Command(filepath.Join(a.h.hooks, "plangit-hook"), event)
+		a.h.quick++
+	}
 	cmd.Dir, cmd.Env, cmd.Stdin = a.h.root, a.h.env(extra...), bytes.NewReader(b)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -372,7 +381,12 @@ func TestAgentLoop(t *testing.T) {
 		t.Skip("needs git")
 	}
 	bin := filepath.Dir(buildPlangit(t))
-	h := &loopHost{t: t, bin: bin, root: t.TempDir()}
+	h := &loopHost{t: t, bin: bin, root: t.TempDir(), hooks: t.TempDir()}
+	h.calls = filepath.Join(h.hooks, "calls")
+	if out, err := exec.Command("go", "build", "-o", filepath.Join(h.hooks, "plangit-hook"), "./cmd/plangit-hook").CombinedOutput(); err != nil {
+		t.Fatalf("go build plangit-hook: %v\n%s", err, out)
+	}
+	os.WriteFile(filepath.Join(h.hooks, "plangit"), []byte("#!/bin/sh\n[ \"$1\" = hook ] && [ \"$2\" = PreToolUse -o \"$2\" = UserPromptSubmit ] && echo \"$2\" >> "+h.calls+"\nexec "+filepath.Join(bin, "plangit")+" \"$@\"\n"), 0o755)
 	outside := t.TempDir()
 	a := &loopAgent{h: h, id: "6b1d8c2e-0d4f-4f7e-9d1a-2c3b4a5d6e7f", envFile: filepath.Join(t.TempDir(), "env-a.sh"), shellDir: outside}
 	b := &loopAgent{h: h, id: "7c2e9d3f-1e5a-4a8b-8e2b-3d4c5b6e7f80", envFile: filepath.Join(t.TempDir(), "env-b.sh"), hostVar: true, shellDir: h.root}
@@ -573,6 +587,19 @@ func TestAgentLoop(t *testing.T) {
 		}
 	}
 	t.Logf("suggested commands run: A %d, B %d, C %d, D %d", a.ran, b.ran, c.ran, d.ran)
+
+	// plangit-hook answered the read-only events itself but for the two
+	// prompts of sessions with no plan yet (A's first prompt starts one;
+	// B's "continue" is weighed and starts none): every change, a
+	// session's first included, left a fresh glance.
+	handed := 0
+	if b, err := os.ReadFile(h.calls); err == nil {
+		handed = strings.Count(string(b), "\n")
+	}
+	t.Logf("plangit-hook received %d PreToolUse and UserPromptSubmit calls and handed %d to plangit (%.0f%%)", h.quick, handed, 100*float64(handed)/float64(h.quick))
+	if handed > 2 {
+		t.Errorf("plangit-hook handed %d of %d calls to plangit: the glance is not kept fresh", handed, h.quick)
+	}
 	checkRepos(t, h.root)
 }
 

@@ -77,6 +77,9 @@ func (p Project) Create(id string, st *plan.State, change plan.Change, opts Opti
 	if err != nil {
 		return nil, nil, err
 	}
+	if OnLanded != nil {
+		OnLanded(s, st)
+	}
 	s.drain()
 	return s, &Result{State: st, Commit: c}, nil
 }
