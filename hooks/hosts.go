@@ -34,6 +34,7 @@ type hostInfo struct {
 // hosts are the hosts plangit speaks to, Claude Code first.
 var hosts = []hostInfo{
 	{name: HostClaude, host: Claude{}, events: sameNames(SessionStart, UserPromptSubmit, PreToolUse, PostToolUse, PostToolUseFailure, Stop, SubagentStop, PreCompact, SessionEnd)},
+	{name: HostCodex, host: Codex{}, events: sameNames(SessionStart, UserPromptSubmit, PreToolUse, PostToolUse, Stop, SubagentStop, PreCompact)},
 	{name: HostCursor, host: Cursor{}, events: []HostEvent{{"sessionStart", SessionStart}, {"beforeSubmitPrompt", UserPromptSubmit},
 		{"preToolUse", PreToolUse}, {"postToolUse", PostToolUse}, {"postToolUseFailure", PostToolUseFailure}, {"stop", Stop},
 		{"subagentStop", SubagentStop}, {"preCompact", PreCompact}, {"sessionEnd", SessionEnd}}},

@@ -10,7 +10,9 @@ import (
 // payloads, is recognised as the host it came from — Claude Code's at the
 // top of testdata/hooks, each other host's in its own directory.
 func TestRecognise(t *testing.T) {
-	hostOf := map[string]string{"hooks": HostClaude, "cursor": HostCursor, "copilot": HostCopilot}
+	// Codex's payloads are Claude Code's shape, and Codex runs no other
+	// host's hooks: its entries name it (--host codex).
+	hostOf := map[string]string{"hooks": HostClaude, "cursor": HostCursor, "copilot": HostCopilot, "codex": HostClaude}
 	fixtures, _ := filepath.Glob("../../testdata/hooks/*.json")
 	more, _ := filepath.Glob("../../testdata/hooks/*/*.json")
 	if len(fixtures) == 0 || len(more) == 0 {

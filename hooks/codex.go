@@ -1,0 +1,262 @@
+package hooks
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/plangit/plangit/hooks/hookwire"
+)
+
+// Codex is Codex CLI's hook protocol, from its hooks documentation
+// (developers.openai.com/codex/hooks: events, input fields, output
+// fields, "Unsupported fields fail the hook run") and its output schemas
+// (openai/codex, codex-rs/hooks/schema/generated/*.command.output.schema.json,
+// every one with additionalProperties: false).
+//
+// The payload is Claude Code's shape — session_id, cwd, hook_event_name,
+// tool_name, tool_input, tool_response, stop_hook_active,
+// last_assistant_message — plus model, turn_id and tool_use_id. plangit
+// hooks SessionStart, UserPromptSubmit, PreToolUse, PostToolUse, Stop,
+// SubagentStop and PreCompact; not SessionEnd, which only newer releases
+// know (Codex refuses a hooks file that names an event it does not).
+//
+// Mapped onto the engine: the shell tool is reported as Bash already, and
+// a command that only reads or searches (cat, sed -n, rg, ls, …) is the
+// look-up it is, since the agent has no other way to read; a
+// Bash PostToolUse whose tool_response (a plain string) says the process
+// exited non-zero ("Process exited with code N") is a PostToolUseFailure,
+// since Codex has no failure event; apply_patch (the patch text in
+// tool_input.command) is an Edit of the first file the patch names, or a
+// Write when it adds that file; update_plan's {plan:[{step,status}]} is a
+// TodoWrite. The agent's shell has CODEX_THREAD_ID, the session id, so
+// suggested commands need no --session.
+//
+// Answers carry only the fields each event's schema allows and Codex's
+// runtime accepts: hookSpecificOutput.additionalContext on SessionStart,
+// UserPromptSubmit, PreToolUse and PostToolUse; a PreToolUse denial as
+// permissionDecision "deny" with its reason; Stop's and SubagentStop's
+// decision "block" with a non-empty reason, which Codex sends as the next
+// prompt (Codex has no loop cap: stop_hook_active and plangit's own cap
+// bound it). Nothing on PreCompact.
+//
+// What Codex does not allow: PreToolUse's "ask" (and "allow" without a
+// new input) fail the hook run, so plan and step confirmation deny the
+// call and say what the person must run; PostToolUse's decision "block"
+// would replace the tool's result, so what plangit says after a tool is
+// context; no hook stops the agent ("continue": false is not supported on
+// tool events), so at max_iterations the plan pauses and the agent is told
+// to stop.
+type Codex struct{}
+
+// Decode reads Codex's JSON. The payload's hook_event_name names the
+// event.
+func (Codex) Decode(event string, payload []byte) (*Input, error) {
+	p, err := hookwire.DecodeClaude(hookwire.StripBOM(payload))
+	if err != nil {
+		return nil, err
+	}
+	if p.HookEventName != "" {
+		event = p.HookEventName
+	}
+	in := &Input{Event: hostEvent(HostCodex, event), SessionID: p.SessionID, Cwd: p.Cwd, Source: p.Source, Prompt: p.Prompt,
+		ToolName: p.ToolName, ToolInput: p.ToolInput, ToolResponse: p.ToolResponse, StopHookActive: p.StopHookActive,
+		LastAssistantMessage: p.LastAssistantMessage, Trigger: p.Trigger, AgentID: p.AgentID}
+	if in.Event == "" {
+		return nil, fmt.Errorf("unknown hook event %q", event)
+	}
+	switch in.ToolName {
+	case "apply_patch":
+		in.ToolName, in.ToolInput = codexPatch(in.ToolInput)
+	case "update_plan":
+		if todos := codexPlan(in.ToolInput); todos != nil {
+			in.ToolName, in.ToolInput = "TodoWrite", todos
+		}
+	}
+	if in.ToolName == "Bash" {
+		in.ToolName = codexLookup(in.ToolInput)
+	}
+	if in.Event == PostToolUse && in.ToolName == "Bash" {
+		if msg := codexShellFailure(in.ToolResponse); msg != "" {
+			in.Event, in.Error, in.ToolResponse = PostToolUseFailure, msg, nil
+		}
+	}
+	return in, nil
+}
+
+// ReadEnv: Codex sets CODEX_THREAD_ID, the thread id its hooks get as
+// session_id, in the agent's shell (openai/codex pull request 10096), so
+// the CLI run there reaches the hooks' session (SessionVars).
+func (Codex) ReadEnv(in *Input, getenv func(string) string) {
+	if id := getenv("CODEX_THREAD_ID"); id != "" && id == in.SessionID {
+		in.ShellSession = true
+	}
+}
+
+// codexLookups are the programs Codex's agent reads files and searches
+// with through its shell, which has no Read or Grep tool of its own: a
+// command that runs only one of them is a look-up, for the 2-action rule,
+// as the engine's Read, Grep and LS are.
+var codexLookups = map[string]string{"cat": "Read", "head": "Read", "tail": "Read", "nl": "Read", "sed": "Read", "wc": "Read",
+	"rg": "Grep", "grep": "Grep", "find": "Glob", "ls": "LS", "tree": "LS"}
+
+// codexLookup is the engine's look-up tool a Bash command is, or "Bash":
+// one program of codexLookups (sed only with -n), with no redirection,
+// command list or pipe into anything but head or tail.
+func codexLookup(input json.RawMessage) string {
+	var command string
+	hookwire.Members(input, func(key string, value []byte) error {
+		if key == "command" {
+			command, _ = hookwire.String(value)
+		}
+		return nil
+	})
+	if command == "" || strings.ContainsAny(command, ";&>`$\n") {
+		return "Bash"
+	}
+	stages := strings.Split(command, "|")
+	for _, stage := range stages[1:] {
+		if f := strings.Fields(stage); len(f) == 0 || f[0] != "head" && f[0] != "tail" {
+			return "Bash"
+		}
+	}
+	f := strings.Fields(stages[0])
+	if len(f) == 0 {
+		return "Bash"
+	}
+	tool, ok := codexLookups[f[0]]
+	if !ok || f[0] == "sed" && (len(f) < 2 || f[1] != "-n") {
+		return "Bash"
+	}
+	return tool
+}
+
+// codexExit is how Codex's shell result reports the process's end.
+const codexExit = "Process exited with code "
+
+// codexShellFailure is the error of a Bash call whose result says the
+// process exited non-zero; "" when it exited 0 or does not say. The
+// result's words are not a stable interface: this is best effort.
+func codexShellFailure(response json.RawMessage) string {
+	text, ok := hookwire.String(response)
+	if !ok {
+		var out string
+		hookwire.Members(response, func(key string, value []byte) error {
+			if key == "output" || key == "stdout" || key == "formatted_output" {
+				out, _ = hookwire.String(value)
+			}
+			return nil
+		})
+		text = out
+	}
+	i := strings.Index(text, codexExit)
+	if i < 0 {
+		return ""
+	}
+	code, rest, _ := strings.Cut(text[i+len(codexExit):], "\n")
+	output := rest
+	if _, after, found := strings.Cut(rest, "Output:\n"); found {
+		output = after
+	}
+	return exitFailure(code, output)
+}
+
+// codexPatch reads apply_patch's input — the patch text in command — as
+// the engine's Edit of the first file the patch names ({"file_path": …}),
+// or Write when the patch adds it. A patch that names no file stays an
+// Edit with its input as it was.
+func codexPatch(input json.RawMessage) (string, json.RawMessage) {
+	var patch string
+	hookwire.Members(input, func(key string, value []byte) error {
+		if key == "command" || key == "patch" || key == "input" {
+			if s, ok := hookwire.String(value); ok && patch == "" {
+				patch = s
+			}
+		}
+		return nil
+	})
+	for _, line := range strings.Split(patch, "\n") {
+		for prefix, tool := range map[string]string{"*** Add File: ": "Write", "*** Update File: ": "Edit", "*** Delete File: ": "Edit"} {
+			if path, ok := strings.CutPrefix(strings.TrimRight(line, "\r"), prefix); ok && strings.TrimSpace(path) != "" {
+				return tool, hookwire.Object(nil).Str("file_path", strings.TrimSpace(path)).Close()
+			}
+		}
+	}
+	return "Edit", input
+}
+
+// codexPlan reads update_plan's {"plan":[{"step","status"}]} as
+// TodoWrite's {"todos":[{"content","status","activeForm"}]}; nil when it
+// is not that shape.
+func codexPlan(input json.RawMessage) json.RawMessage {
+	var args struct {
+		Plan []struct {
+			Step   string `json:"step"`
+			Status string `json:"status"`
+		} `json:"plan"`
+	}
+	if json.Unmarshal(input, &args) != nil || len(args.Plan) == 0 {
+		return nil
+	}
+	items := make([]string, 0, len(args.Plan))
+	for _, p := range args.Plan {
+		if strings.TrimSpace(p.Step) == "" {
+			return nil
+		}
+		items = append(items, string(hookwire.Object(nil).Str("content", p.Step).Str("status", p.Status).Str("activeForm", p.Step).Close()))
+	}
+	return json.RawMessage(`{"todos":[` + strings.Join(items, ",") + `]}`)
+}
+
+// Encode writes Codex's answer; nothing at all when there is nothing to
+// say. The exit code is always 0.
+func (Codex) Encode(in *Input, out *Output) ([]byte, int) {
+	if out.Empty() {
+		return nil, 0
+	}
+	context := strings.ReplaceAll(out.Context, "TodoWrite", "update_plan")
+	if out.Block && (in.Event == PostToolUse || in.Event == PostToolUseFailure) {
+		// A block would replace the tool's result: say it beside it.
+		context = strings.TrimSpace(context + "\n" + out.Reason)
+	}
+	if out.Stop {
+		// No hook stops Codex's agent on a tool event: it is told to stop.
+		context = strings.TrimSpace(context + "\n[plangit] Stop now: " + out.StopReason)
+	}
+	event := in.Event
+	if event == PostToolUseFailure {
+		event = PostToolUse // Codex's event: the failure is plangit's reading of it
+	}
+	switch in.Event {
+	case SessionStart, UserPromptSubmit, PostToolUse, PostToolUseFailure:
+		return codexContext(event, context, "", ""), 0
+	case PreToolUse:
+		if out.Permission == "ask" || out.Permission == "deny" {
+			reason := strings.TrimSpace(out.PermissionReason)
+			if out.Permission == "ask" {
+				reason = strings.TrimSpace(reason + " Codex cannot ask here, so the call is denied: the person confirms by running it, or what the reason names, themselves.")
+			}
+			return codexContext(event, context, "deny", reason), 0
+		}
+		return codexContext(event, context, "", ""), 0
+	case Stop, SubagentStop:
+		if out.Block && strings.TrimSpace(out.Reason) != "" {
+			return append(hookwire.Object(nil).Str("decision", "block").Str("reason", out.Reason).Close(), '\n'), 0
+		}
+	}
+	return nil, 0 // PreCompact, and a stop plangit does not hold
+}
+
+// codexContext is {"hookSpecificOutput":{"hookEventName","additionalContext"
+// [,"permissionDecision","permissionDecisionReason"]}}, or nothing when
+// there is neither context nor a decision.
+func codexContext(event, context, decision, reason string) []byte {
+	if context == "" && decision == "" {
+		return nil
+	}
+	specific := hookwire.Object(nil).Str("hookEventName", event).Str("additionalContext", context)
+	if decision != "" {
+		specific = specific.Str("permissionDecision", decision).Str("permissionDecisionReason", reason)
+	}
+	return append(hookwire.Object(nil).Raw("hookSpecificOutput", string(specific.Close())).Close(), '\n')
+}
