@@ -148,6 +148,10 @@ func TestRecognise(t *testing.T) {
 		{"copilot/agent_stop.json", Copilot{}},
 		{"copilot/pascal_pre_tool_use.json", Copilot{}},
 		{"copilot/pascal_stop.json", Copilot{}},
+		{"gemini/session_start.json", Gemini{}},
+		{"gemini/before_tool_shell.json", Gemini{}},
+		{"gemini/after_agent.json", Gemini{}},
+		{"codex/pre_tool_use_bash.json", Claude{}}, // Codex's entries name it: --host codex
 	} {
 		b, err := os.ReadFile(filepath.Join("..", "testdata", "hooks", c.path))
 		if err != nil {
@@ -164,7 +168,7 @@ func TestRecognise(t *testing.T) {
 		`{"hook_event_name":"preToolUse","session_id":"s"}`:                                                 Cursor{},
 		`{"hook_event_name":"SessionStart","session_id":"s","timestamp":"2026-01-01T00:00:00Z","cwd":"/p"}`: Copilot{},
 		// Gemini CLI's SessionStart: a string timestamp too, but with transcript_path.
-		`{"hook_event_name":"SessionStart","session_id":"s","timestamp":"2026-01-01T00:00:00Z","transcript_path":"/t","cwd":"/p"}`: Claude{},
+		`{"hook_event_name":"SessionStart","session_id":"s","timestamp":"2026-01-01T00:00:00Z","transcript_path":"/t","cwd":"/p"}`: Gemini{},
 		`{"hook_event_name":"PreToolUse","session_id":"s","timestamp":1795687200000}`:                                              Claude{},
 		`not json`: Claude{},
 	} {

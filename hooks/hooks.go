@@ -91,6 +91,21 @@ type EnvReader interface {
 	ReadEnv(in *Input, getenv func(string) string)
 }
 
+// Quiet is a Host whose "nothing to say" is not an empty stdout (Gemini
+// CLI parses stderr when stdout is empty): Run answers Nothing() wherever
+// it would answer nothing, a failure or a crash included.
+type Quiet interface {
+	Nothing() []byte
+}
+
+// nothing is h's answer that says nothing.
+func nothing(h Host) []byte {
+	if q, ok := h.(Quiet); ok {
+		return q.Nothing()
+	}
+	return nil
+}
+
 // Output is the engine's answer, whatever host receives it. The zero Output
 // says nothing.
 type Output = hookwire.Output
@@ -140,7 +155,7 @@ func Run(h Host, event string, stdin io.Reader, env Env) (stdout []byte, exitCod
 				env.Now = time.Now
 			}
 			logFailure(env, "", event, "", fmt.Errorf("panic: %v", p))
-			stdout, exitCode = nil, 0
+			stdout, exitCode = nothing(h), 0
 		}
 	}()
 	if env.Now == nil {
@@ -167,10 +182,10 @@ func Run(h Host, event string, stdin io.Reader, env Env) (stdout []byte, exitCod
 	}
 	if err != nil {
 		logFailure(env, "", event, "", err)
-		return nil, 0
+		return nothing(h), 0
 	}
 	if recognised && defers(h, in, env) {
-		return nil, 0 // the host's own plangit hook answers this event
+		return nothing(h), 0 // the host's own plangit hook answers this event
 	}
 	if r, ok := h.(EnvReader); ok && env.Getenv != nil {
 		r.ReadEnv(in, env.Getenv)
@@ -182,7 +197,7 @@ func Run(h Host, event string, stdin io.Reader, env Env) (stdout []byte, exitCod
 	out, err := e.handle()
 	if err != nil {
 		logFailure(env, in.Cwd, event, in.SessionID, err)
-		return nil, 0
+		return nothing(h), 0
 	}
 	return h.Encode(in, out)
 }

@@ -13,7 +13,7 @@ const (
 	HostClaude  = hookwire.HostClaude
 	HostCodex   = "codex"
 	HostCursor  = hookwire.HostCursor
-	HostGemini  = "gemini"
+	HostGemini  = hookwire.HostGemini
 	HostCopilot = hookwire.HostCopilot
 )
 
@@ -38,6 +38,8 @@ var hosts = []hostInfo{
 	{name: HostCursor, host: Cursor{}, events: []HostEvent{{"sessionStart", SessionStart}, {"beforeSubmitPrompt", UserPromptSubmit},
 		{"preToolUse", PreToolUse}, {"postToolUse", PostToolUse}, {"postToolUseFailure", PostToolUseFailure}, {"stop", Stop},
 		{"subagentStop", SubagentStop}, {"preCompact", PreCompact}, {"sessionEnd", SessionEnd}}},
+	{name: HostGemini, host: Gemini{}, events: []HostEvent{{"SessionStart", SessionStart}, {"BeforeAgent", UserPromptSubmit},
+		{"BeforeTool", PreToolUse}, {"AfterTool", PostToolUse}, {"AfterAgent", Stop}, {"PreCompress", PreCompact}, {"SessionEnd", SessionEnd}}},
 	{name: HostCopilot, host: Copilot{}, events: []HostEvent{{"sessionStart", SessionStart}, {"userPromptSubmitted", UserPromptSubmit},
 		{"preToolUse", PreToolUse}, {"postToolUse", PostToolUse}, {"postToolUseFailure", PostToolUseFailure}, {"agentStop", Stop},
 		{"subagentStop", SubagentStop}, {"preCompact", PreCompact}, {"sessionEnd", SessionEnd}}},
@@ -97,6 +99,8 @@ func recognise(event string, payload []byte) Host {
 		return Cursor{}
 	case hookwire.HostCopilot:
 		return Copilot{}
+	case hookwire.HostGemini:
+		return Gemini{}
 	}
 	return Claude{}
 }

@@ -11,6 +11,7 @@ const (
 	HostClaude  = "claude"
 	HostCursor  = "cursor"
 	HostCopilot = "copilot"
+	HostGemini  = "gemini"
 )
 
 // Recognise names the host that sent a payload when the command did not
@@ -22,6 +23,8 @@ func Recognise(payload []byte) string {
 	switch {
 	case s.cursor():
 		return HostCursor
+	case s.gemini():
+		return HostGemini
 	case s.copilot():
 		return HostCopilot
 	}
@@ -91,4 +94,17 @@ func (s signs) copilot() bool {
 		return false
 	}
 	return !(s.transcript && (s.event == "SessionStart" || s.event == "SessionEnd"))
+}
+
+// geminiEvents are the events only Gemini CLI sends.
+var geminiEvents = []string{"BeforeTool", "AfterTool", "BeforeAgent", "AfterAgent", "PreCompress", "BeforeModel", "AfterModel", "BeforeToolSelection"}
+
+// gemini: one of Gemini CLI's own event names, or its SessionStart and
+// SessionEnd — an ISO 8601 timestamp with transcript_path, which Claude
+// Code's lack the one and Copilot's the other.
+func (s signs) gemini() bool {
+	if slices.Contains(geminiEvents, s.event) {
+		return true
+	}
+	return s.stringTime && s.transcript && (s.event == "SessionStart" || s.event == "SessionEnd")
 }

@@ -12,7 +12,7 @@ import (
 func TestRecognise(t *testing.T) {
 	// Codex's payloads are Claude Code's shape, and Codex runs no other
 	// host's hooks: its entries name it (--host codex).
-	hostOf := map[string]string{"hooks": HostClaude, "cursor": HostCursor, "copilot": HostCopilot, "codex": HostClaude}
+	hostOf := map[string]string{"hooks": HostClaude, "cursor": HostCursor, "copilot": HostCopilot, "codex": HostClaude, "gemini": HostGemini}
 	fixtures, _ := filepath.Glob("../../testdata/hooks/*.json")
 	more, _ := filepath.Glob("../../testdata/hooks/*/*.json")
 	if len(fixtures) == 0 || len(more) == 0 {

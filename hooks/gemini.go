@@ -1,0 +1,230 @@
+package hooks
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/plangit/plangit/hooks/hookwire"
+)
+
+// Gemini is Gemini CLI's hook protocol, from its hooks reference
+// (google-gemini/gemini-cli, docs/hooks/reference.md: base input, each
+// event's input and output, exit codes) and its source (hookRunner.ts,
+// client.ts, coreToolHookTriggers.ts: where each answer is read).
+//
+// Payloads carry session_id, transcript_path, cwd, hook_event_name and an
+// ISO 8601 timestamp. plangit hooks SessionStart, BeforeAgent (the
+// prompt: UserPromptSubmit), BeforeTool and AfterTool (PreToolUse,
+// PostToolUse), AfterAgent (the stop: prompt_response is the agent's last
+// message), PreCompress (PreCompact) and SessionEnd. Tools are Gemini's
+// (run_shell_command, write_file, replace, read_file, grep_search, …),
+// mapped onto the engine's; write_todos' {todos:[{description,status}]} is
+// a TodoWrite (a cancelled todo is dropped from the list, which skips its
+// step). An AfterTool whose tool_response has an error, or a shell command
+// whose result says it exited non-zero, is a PostToolUseFailure.
+//
+// Answers: hookSpecificOutput.additionalContext where Gemini reads it —
+// SessionStart, BeforeAgent and AfterTool; BeforeTool's decision "deny"
+// with a reason (sent to the agent as the tool's error); AfterAgent's
+// decision "deny" with a reason, which Gemini sends to the agent as a new
+// prompt (bounded only by its 100 turns: stop_hook_active and plangit's
+// own cap bound it). Stdout holds only JSON, "{}" when there is nothing to
+// say: Gemini parses stderr when stdout is empty.
+//
+// What Gemini does not allow: context before a tool (BeforeTool's
+// additionalContext is not read), so there is no pre-tool reminder (the
+// prompt line names the current step, and a failure's context comes with
+// the failed tool's result); its "ask" is undocumented, so plan and step
+// confirmation deny the call and say what the person must run; no hook
+// stops the agent from a tool event, so at max_iterations the plan pauses
+// and the agent is told to stop; no variable reaches the agent's shell, so
+// suggested commands name --session; no subagent events.
+type Gemini struct{}
+
+// geminiTools maps Gemini CLI's tool names onto the engine's.
+var geminiTools = map[string]string{
+	"run_shell_command": "Bash", "write_file": "Write", "replace": "Edit", "read_file": "Read", "read_many_files": "Read",
+	"glob": "Glob", "grep_search": "Grep", "search_file_content": "Grep", "grep": "Grep", "list_directory": "LS",
+	"web_fetch": "WebFetch", "google_web_search": "WebSearch", "write_todos": "TodoWrite",
+}
+
+// Decode reads Gemini's JSON. The payload's hook_event_name names the
+// event.
+func (Gemini) Decode(event string, payload []byte) (*Input, error) {
+	in := &Input{}
+	var name string
+	err := decodeFields(payload, []field{{"session_id", &in.SessionID}, {"cwd", &in.Cwd}, {"hook_event_name", &name},
+		{"source", &in.Source}, {"prompt", &in.Prompt}, {"tool_name", &in.ToolName}, {"tool_input", &in.ToolInput},
+		{"tool_response", &in.ToolResponse}, {"stop_hook_active", &in.StopHookActive},
+		{"prompt_response", &in.LastAssistantMessage}, {"trigger", &in.Trigger}})
+	if err != nil {
+		return nil, err
+	}
+	if name != "" {
+		event = name
+	}
+	if in.Event = hostEvent(HostGemini, event); in.Event == "" {
+		return nil, fmt.Errorf("unknown hook event %q", event)
+	}
+	if in.Event != Stop {
+		in.LastAssistantMessage = ""
+	}
+	in.ToolName = renameTool(geminiTools, in.ToolName)
+	switch {
+	case in.ToolName == "TodoWrite":
+		if todos := geminiTodos(in.ToolInput); todos != nil {
+			in.ToolInput = todos
+		} else {
+			in.ToolName = "write_todos" // not a list the engine can read
+		}
+	case fileTool(in.ToolName):
+		in.ToolInput = withFilePath(geminiPath(in.ToolInput))
+	}
+	if in.Event == PostToolUse {
+		if msg := geminiFailure(in.ToolName, in.ToolResponse); msg != "" {
+			in.Event, in.Error, in.ToolResponse = PostToolUseFailure, msg, nil
+		}
+	}
+	return in, nil
+}
+
+// geminiPath gives a file tool's input a path member withFilePath reads
+// when Gemini names the file absolute_path (read_file in earlier
+// releases) or lists it first in paths (read_many_files).
+func geminiPath(input json.RawMessage) json.RawMessage {
+	var path string
+	hookwire.Members(input, func(key string, value []byte) error {
+		switch key {
+		case "absolute_path":
+			path, _ = hookwire.String(value)
+		case "paths":
+			hookwire.Elements(value, func(v []byte) {
+				if path == "" {
+					path, _ = hookwire.String(v)
+				}
+			})
+		}
+		return nil
+	})
+	if path == "" {
+		return input
+	}
+	return hookwire.Object(nil).Str("path", path).Close()
+}
+
+// geminiExit is how run_shell_command's result reports a non-zero exit.
+var geminiExit = regexp.MustCompile(`(?m)^Exit Code: (-?[0-9]+)\s*$`)
+
+// geminiFailure is the error an AfterTool reports: tool_response.error
+// (a string, or an object with a message), or, for a shell command, its
+// llmContent saying it exited non-zero; "" when the tool succeeded.
+func geminiFailure(tool string, response json.RawMessage) string {
+	var llm, failure string
+	hookwire.Members(response, func(key string, value []byte) error {
+		switch key {
+		case "llmContent":
+			llm, _ = hookwire.String(value)
+		case "error":
+			if s, ok := hookwire.String(value); ok {
+				failure = s
+				return nil
+			}
+			hookwire.Members(value, func(k string, v []byte) error {
+				if k == "message" {
+					failure, _ = hookwire.String(v)
+				}
+				return nil
+			})
+		}
+		return nil
+	})
+	if strings.TrimSpace(failure) != "" {
+		return strings.TrimSpace(failure)
+	}
+	if tool == "Bash" {
+		if m := geminiExit.FindStringSubmatch(llm); m != nil {
+			output := llm
+			if _, after, ok := strings.Cut(llm, "Output: "); ok {
+				output, _, _ = strings.Cut(after, "\nError: ")
+			}
+			return exitFailure(m[1], output)
+		}
+	}
+	return ""
+}
+
+// geminiTodos reads write_todos' {"todos":[{"description","status"}]} as
+// TodoWrite's {"todos":[{"content","status","activeForm"}]}, leaving out
+// cancelled todos; nil when it is not that shape.
+func geminiTodos(input json.RawMessage) json.RawMessage {
+	var args struct {
+		Todos []struct {
+			Description string `json:"description"`
+			Status      string `json:"status"`
+		} `json:"todos"`
+	}
+	if json.Unmarshal(input, &args) != nil || len(args.Todos) == 0 {
+		return nil
+	}
+	items := []string{}
+	for _, t := range args.Todos {
+		if strings.TrimSpace(t.Description) == "" {
+			return nil
+		}
+		if t.Status == "cancelled" {
+			continue // dropped from the list: its step is skipped
+		}
+		items = append(items, string(hookwire.Object(nil).Str("content", t.Description).Str("status", t.Status).Str("activeForm", t.Description).Close()))
+	}
+	return json.RawMessage(`{"todos":[` + strings.Join(items, ",") + `]}`)
+}
+
+// Nothing is Gemini's empty answer: an empty object, since Gemini reads
+// stderr when stdout is empty.
+func (Gemini) Nothing() []byte { return []byte("{}\n") }
+
+// Encode writes Gemini's answer. The exit code is always 0: exit 2 is a
+// block, other codes warnings.
+func (g Gemini) Encode(in *Input, out *Output) ([]byte, int) {
+	if out.Empty() {
+		return g.Nothing(), 0
+	}
+	context := strings.ReplaceAll(out.Context, "TodoWrite", "write_todos")
+	if out.Stop {
+		// No hook stops Gemini's agent from a tool event: it is told to.
+		context = strings.TrimSpace(context + "\n[plangit] Stop now: " + out.StopReason)
+	}
+	if out.Block && (in.Event == PostToolUse || in.Event == PostToolUseFailure) {
+		// A deny would replace the tool's result: say it beside it.
+		context = strings.TrimSpace(context + "\n" + out.Reason)
+	}
+	var o hookwire.Object
+	switch in.Event {
+	case SessionStart, UserPromptSubmit, PostToolUse, PostToolUseFailure:
+		event := map[string]string{SessionStart: "SessionStart", UserPromptSubmit: "BeforeAgent"}[in.Event]
+		if event == "" {
+			event = "AfterTool"
+		}
+		if context != "" {
+			o = o.Raw("hookSpecificOutput", string(hookwire.Object(nil).Str("hookEventName", event).Str("additionalContext", context).Close()))
+		}
+	case PreToolUse:
+		if out.Permission == "ask" || out.Permission == "deny" {
+			reason := strings.TrimSpace(out.PermissionReason)
+			if out.Permission == "ask" {
+				reason = strings.TrimSpace(reason + " Gemini CLI cannot ask here, so the call is denied: the person confirms by running it, or what the reason names, themselves.")
+			}
+			o = o.Str("decision", "deny").Str("reason", reason)
+		}
+	case Stop:
+		if out.Block && strings.TrimSpace(out.Reason) != "" {
+			o = o.Str("decision", "deny").Str("reason", out.Reason)
+		}
+	}
+	if len(o) == 0 {
+		return g.Nothing(), 0
+	}
+	return append(o.Close(), '\n'), 0
+}
