@@ -3,8 +3,9 @@ package hooks
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/plangit/plangit/hooks/hookwire"
 	"strings"
+
+	"github.com/plangit/plangit/hooks/hookwire"
 )
 
 // Copilot is GitHub Copilot CLI's hook protocol, from GitHub's hooks

@@ -3,9 +3,10 @@ package hooks
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/plangit/plangit/hooks/hookwire"
 	"strconv"
 	"strings"
+
+	"github.com/plangit/plangit/hooks/hookwire"
 )
 
 // Cursor is Cursor's hook protocol (the Cursor agent in the editor and
