@@ -79,13 +79,16 @@ type hookFile struct {
 	version bool   // a new file starts with "version": 1
 	matcher string // the matcher of tool events' groups; "" for none
 	dir     string // the host's directory in a project, by which install detects it
+	// comments: the host reads // and /* */ comments in the file (Gemini
+	// CLI's settings.json, read through strip-json-comments), and they stay.
+	comments bool
 }
 
 var hookFiles = []hookFile{
 	{host: HostClaude, scopes: []string{ScopeProject, ScopeLocal, ScopeUser}, matcher: "*", dir: ".claude"},
 	{host: HostCodex, scopes: []string{ScopeProject, ScopeUser}, dir: ".codex"},
 	{host: HostCursor, scopes: []string{ScopeProject, ScopeUser}, flat: true, version: true, dir: ".cursor"},
-	{host: HostGemini, scopes: []string{ScopeProject, ScopeUser}, dir: ".gemini"},
+	{host: HostGemini, scopes: []string{ScopeProject, ScopeUser}, dir: ".gemini", comments: true},
 	{host: HostCopilot, scopes: []string{ScopeProject, ScopeUser}, flat: true, version: true, dir: filepath.Join(".github", "hooks")},
 }
 
@@ -337,7 +340,11 @@ func LoadHookFile(host, path string) (*HookFile, error) {
 	default:
 		s.exists = true
 	}
-	if s.doc, err = jsonedit.Parse(data); err != nil || s.doc.Root().Kind != '{' {
+	parse := jsonedit.Parse
+	if spec.comments {
+		parse = jsonedit.ParseJSONC
+	}
+	if s.doc, err = parse(data); err != nil || s.doc.Root().Kind != '{' {
 		why := "not a JSON object"
 		if err != nil {
 			why = err.Error()

@@ -217,3 +217,39 @@ func checkEntries(t *testing.T, host string, events []HostEvent, data []byte) {
 		}
 	}
 }
+
+// TestInstallGeminiComments: Gemini CLI reads its settings.json with
+// comments (strip-json-comments), and so does install: the comments stay
+// where they are, and uninstall gives the file back byte for byte. Claude
+// Code's settings are strict JSON: a comment there is refused.
+func TestInstallGeminiComments(t *testing.T) {
+	const text = "{\n  // chosen by the team\n  \"theme\": \"GitHub\", /* for now */\n  \"hooks\": {\n    // formatting after writes\n    \"AfterTool\": [\n      { \"matcher\": \"write_file\", \"hooks\": [ { \"name\": \"fmt\", \"type\": \"command\", \"command\": \"./fmt.sh\" } ] }\n    ]\n  }\n}\n"
+	path := filepath.Join(t.TempDir(), ".gemini", "settings.json")
+	os.MkdirAll(filepath.Dir(path), 0o755)
+	os.WriteFile(path, []byte(text), 0o644)
+	f := loadHost(t, HostGemini, path)
+	if err := f.Install(Programs{Plangit: "plangit"}); err != nil {
+		t.Fatal(err)
+	}
+	saveHost(t, f)
+	got, _ := os.ReadFile(path)
+	for _, c := range []string{"// chosen by the team", "/* for now */", "// formatting after writes", `"command": "./fmt.sh"`, `"command": "plangit hook BeforeTool --host gemini"`} {
+		if !strings.Contains(string(got), c) {
+			t.Errorf("%s is missing:\n%s", c, got)
+		}
+	}
+	if st, differ := loadHost(t, HostGemini, path).State(Programs{Plangit: "plangit"}); st != StateInstalled {
+		t.Errorf("%s %v", st, differ)
+	}
+	f = loadHost(t, HostGemini, path)
+	f.Uninstall()
+	saveHost(t, f)
+	if back, _ := os.ReadFile(path); string(back) != text {
+		t.Errorf("uninstall:\n%s\nwant\n%s", back, text)
+	}
+	claude := filepath.Join(t.TempDir(), "settings.json")
+	os.WriteFile(claude, []byte("{\n  // no\n  \"model\": \"opus\"\n}\n"), 0o644)
+	if _, err := LoadHookFile(HostClaude, claude); err == nil {
+		t.Error("Claude Code's settings with a comment accepted")
+	}
+}

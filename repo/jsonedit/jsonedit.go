@@ -4,7 +4,8 @@
 // container it goes into (one line, or one item per line at the
 // container's indentation), and removing what was added gives back the
 // bytes there were before — so a program can add its entries to a file a
-// person wrote, and take them out again, leaving no trace.
+// person wrote, and take them out again, leaving no trace. ParseJSONC
+// reads documents with // and /* */ comments, which stay as they are.
 package jsonedit
 
 import (
@@ -59,21 +60,34 @@ func (v *Value) span(i int) (start, end int) {
 
 // Doc is a JSON document being edited.
 type Doc struct {
-	src    []byte
-	root   *Value
-	indent string // the document's indent unit
+	src      []byte
+	plain    []byte // src with its comments blanked, when it may have them; else src
+	comments bool   // // and /* */ comments are allowed (JSONC)
+	root     *Value
+	indent   string // the document's indent unit
 }
 
 // Parse reads a JSON document. Empty input is an empty object, which
 // additions fill one item per line, indented by two spaces.
-func Parse(src []byte) (*Doc, error) {
-	d := &Doc{src: bytes.Clone(src)}
+func Parse(src []byte) (*Doc, error) { return parseDoc(src, false) }
+
+// ParseJSONC reads a JSON document that may hold // and /* */ comments, as
+// some hosts' settings files do. The comments stay where they are, as
+// every other byte does.
+func ParseJSONC(src []byte) (*Doc, error) { return parseDoc(src, true) }
+
+func parseDoc(src []byte, comments bool) (*Doc, error) {
+	d := &Doc{src: bytes.Clone(src), comments: comments}
 	if len(bytes.TrimSpace(src)) == 0 {
 		d.src = []byte("{}\n")
 	}
-	if !json.Valid(d.src) {
+	plain := d.src
+	if comments {
+		plain = blankComments(d.src)
+	}
+	if !json.Valid(plain) {
 		var v any
-		err := json.Unmarshal(d.src, &v)
+		err := json.Unmarshal(plain, &v)
 		return nil, fmt.Errorf("not valid JSON: %w", err)
 	}
 	if err := d.reparse(); err != nil {
@@ -83,8 +97,44 @@ func Parse(src []byte) (*Doc, error) {
 	return d, nil
 }
 
+// blankComments returns src with each comment's bytes turned into spaces,
+// its line breaks kept, so that every value keeps its offsets. An
+// unterminated comment runs to the end.
+func blankComments(src []byte) []byte {
+	out := bytes.Clone(src)
+	for i := 0; i < len(out); i++ {
+		switch {
+		case out[i] == '"':
+			i += len(quoted(out[i:])) - 1
+		case out[i] == '/' && i+1 < len(out) && out[i+1] == '/':
+			for ; i < len(out) && out[i] != '\n'; i++ {
+				if out[i] != '\r' {
+					out[i] = ' '
+				}
+			}
+		case out[i] == '/' && i+1 < len(out) && out[i+1] == '*':
+			j := bytes.Index(out[i+2:], []byte("*/"))
+			end := len(out)
+			if j >= 0 {
+				end = i + 2 + j + 2
+			}
+			for k := i; k < end; k++ {
+				if out[k] != '\n' && out[k] != '\r' {
+					out[k] = ' '
+				}
+			}
+			i = end - 1
+		}
+	}
+	return out
+}
+
 func (d *Doc) reparse() error {
-	p := &parser{src: d.src}
+	d.plain = d.src
+	if d.comments {
+		d.plain = blankComments(d.src)
+	}
+	p := &parser{src: d.plain}
 	p.space()
 	v, err := p.value()
 	if err != nil {
@@ -103,8 +153,9 @@ func (d *Doc) Root() *Value { return d.root }
 // Text is the bytes of v.
 func (d *Doc) Text(v *Value) []byte { return d.src[v.Start:v.End] }
 
-// Decode reads v into out, as json.Unmarshal does.
-func (d *Doc) Decode(v *Value, out any) error { return json.Unmarshal(d.Text(v), out) }
+// Decode reads v into out, as json.Unmarshal does (its comments, if any,
+// left out).
+func (d *Doc) Decode(v *Value, out any) error { return json.Unmarshal(d.plain[v.Start:v.End], out) }
 
 // Lookup follows object keys from the top value; nil when one is missing
 // or a value on the way is not an object.

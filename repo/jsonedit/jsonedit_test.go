@@ -1,6 +1,7 @@
 package jsonedit
 
 import (
+	"bytes"
 	"encoding/json"
 	"reflect"
 	"testing"
@@ -142,5 +143,49 @@ func TestParse(t *testing.T) {
 	json.Unmarshal(d.Bytes(), &all)
 	if !reflect.DeepEqual(all.(map[string]any)["a"], 2.0) {
 		t.Error(all)
+	}
+}
+
+// TestJSONC: a document with comments (Gemini CLI's settings) is edited
+// around them: its values are found and decoded as if the comments were
+// not there, additions go in, and removing them gives the text back byte
+// for byte, comments included. Parse, for strict JSON, refuses comments.
+func TestJSONC(t *testing.T) {
+	src := "{\n  // the look\n  \"theme\": \"GitHub\", /* for now */\n  \"url\": \"http://x//y\", // not a comment inside a string\n  \"general\": { \"vimMode\": true } // last\n}\n"
+	if _, err := Parse([]byte(src)); err == nil {
+		t.Fatal("strict JSON accepted comments")
+	}
+	d, err := ParseJSONC([]byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var general map[string]bool
+	if err := d.Decode(d.Lookup("general"), &general); err != nil || !general["vimMode"] {
+		t.Fatalf("%v %v", general, err)
+	}
+	var url string
+	if d.Decode(d.Lookup("url"), &url); url != "http://x//y" {
+		t.Errorf("a string with // in it: %q", url)
+	}
+	if err := d.Set([]string{"hooks", "BeforeTool"}, []string{"x"}); err != nil {
+		t.Fatal(err)
+	}
+	var all map[string]any
+	if err := d.Decode(d.Root(), &all); err != nil || all["hooks"] == nil || all["theme"] != "GitHub" {
+		t.Fatalf("after the addition: %v %v\n%s", all, err, d.Bytes())
+	}
+	if !bytes.Contains(d.Bytes(), []byte("// the look")) || !bytes.Contains(d.Bytes(), []byte("/* for now */")) || !bytes.Contains(d.Bytes(), []byte("// last")) {
+		t.Errorf("a comment went missing:\n%s", d.Bytes())
+	}
+	if err := d.Remove(d.Root(), len(d.Root().Members)-1); err != nil {
+		t.Fatal(err)
+	}
+	if string(d.Bytes()) != src {
+		t.Errorf("removing the addition:\n%s\nwant\n%s", d.Bytes(), src)
+	}
+	for _, bad := range []string{"{ /* open", "{\"a\": 1 // x }", "{\"a\": 1,}"} {
+		if _, err := ParseJSONC([]byte(bad)); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
 	}
 }
