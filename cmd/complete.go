@@ -316,14 +316,7 @@ func registerCompletions(f *Factory, root *cobra.Command) {
 		flag("tool", f.completeTools)
 		flag("category", cobra.FixedCompletions(categoryNames(), noWords))
 		switch path {
-		case "import", "init":
-			choices(c, "format", plan.ImportFormats...)
-		case "graph":
-			choices(c, "format", "mermaid", "dot")
-		case "hooks install", "hooks uninstall":
-			choices(c, "scope", hooks.ScopeProject, hooks.ScopeLocal, hooks.ScopeUser)
-			c.RegisterFlagCompletionFunc("host", cobra.FixedCompletions(hooks.HostNames(), noWords))
-		case "hooks status", "hook":
+		case "hooks install", "hooks uninstall", "hooks status", "hook":
 			c.RegisterFlagCompletionFunc("host", cobra.FixedCompletions(hooks.HostNames(), noWords))
 		}
 		c.LocalFlags().VisitAll(func(fl *pflag.Flag) {
@@ -331,6 +324,22 @@ func registerCompletions(f *Factory, root *cobra.Command) {
 				c.RegisterFlagCompletionFunc(fl.Name, cobra.NoFileCompletions)
 			}
 		})
+	})
+}
+
+// registerChoices gives the flags that take one of a list of values their
+// list, which checkChoices holds them to (and completion offers). It runs
+// on every tree, whole or not (newCmdRootFor).
+func registerChoices(root *cobra.Command) {
+	walk(root, func(c *cobra.Command) {
+		switch commandPath(c) {
+		case "import", "init":
+			choices(c, "format", plan.ImportFormats...)
+		case "graph":
+			choices(c, "format", "mermaid", "dot")
+		case "hooks install", "hooks uninstall":
+			choices(c, "scope", hooks.ScopeProject, hooks.ScopeLocal, hooks.ScopeUser)
+		}
 	})
 }
 

@@ -44,7 +44,7 @@ func Main() int {
 // printed here, once: as a JSON envelope with --json, else as one line on
 // standard error.
 func Run(f *Factory, args []string) int {
-	root := NewCmdRoot(f)
+	root := newCmdRootFor(f, args)
 	root.SetArgs(args)
 	root.SetIn(f.IO.In)
 	root.SetOut(f.IO.Out)
@@ -87,7 +87,76 @@ func wantsJSON(args []string) bool {
 }
 
 // NewCmdRoot builds the plangit command tree.
-func NewCmdRoot(f *Factory) *cobra.Command {
+func NewCmdRoot(f *Factory) *cobra.Command { return newRoot(f, nil) }
+
+// command is one of plangit's commands: its name, its group in the help,
+// and its constructor.
+type command struct {
+	name, group string
+	build       func(*Factory) *cobra.Command
+}
+
+// commands are plangit's commands, in the order the help lists them
+// within each group. TestCommandTable holds each name to what its
+// constructor builds. (A function, not a variable: demo runs commands.)
+func commands() []command {
+	return []command{
+		{"init", "plan", NewCmdInit}, {"show", "plan", NewCmdShow}, {"status", "plan", NewCmdStatus}, {"current", "plan", NewCmdCurrent},
+		{"ready", "plan", NewCmdReady}, {"next", "plan", NewCmdNext}, {"phase", "plan", NewCmdPhase}, {"step", "plan", NewCmdStep},
+		{"import", "plan", NewCmdImport}, {"pause", "plan", NewCmdPause}, {"resume", "plan", NewCmdResume}, {"approve", "plan", NewCmdApprove},
+		{"abort", "plan", NewCmdAbort}, {"finish", "plan", NewCmdFinish}, {"reset", "plan", NewCmdReset},
+		{"finding", "record", NewCmdFinding}, {"findings", "record", NewCmdFindings}, {"error", "record", NewCmdError},
+		{"errors", "record", NewCmdErrors}, {"deliverable", "record", NewCmdDeliverable},
+		{"log", "history", NewCmdLog}, {"diff", "history", NewCmdDiff}, {"blame", "history", NewCmdBlame}, {"timeline", "history", NewCmdTimeline},
+		{"rollback", "history", NewCmdRollback}, {"undo", "history", NewCmdUndo}, {"graph", "history", NewCmdGraph}, {"report", "history", NewCmdReport},
+		{"hook", "agent", NewCmdHook}, {"hooks", "agent", NewCmdHooks}, {"mcp", "agent", NewCmdMCP}, {"config", "agent", NewCmdConfig},
+		{"use", "session", NewCmdUse}, {"adopt", "session", NewCmdAdopt}, {"sessions", "session", NewCmdSessions}, {"push", "session", NewCmdPush},
+		{"fetch", "session", NewCmdFetch}, {"cleanup", "session", NewCmdCleanup}, {"gc", "session", NewCmdGC}, {"repair", "session", NewCmdRepair},
+		{"demo", "session", NewCmdDemo},
+		{"version", "", NewCmdVersion},
+	}
+}
+
+// newCmdRootFor builds the tree a command line needs: the root and the
+// one command it names. Building all of plangit's commands, their flags
+// and their completions took a millisecond of every start. Help,
+// completion, a bare plangit and a word plangit does not know (which gets
+// a did-you-mean) build the whole tree.
+func newCmdRootFor(f *Factory, args []string) *cobra.Command {
+	word := commandWord(args)
+	for _, c := range commands() {
+		if c.name == word {
+			return newRoot(f, &c)
+		}
+	}
+	return newRoot(f, nil)
+}
+
+// commandWord is the first word of args that is not a root flag or a
+// root flag's value: the command's name; "" when there is none or a word
+// it cannot place (an unknown flag, "--").
+func commandWord(args []string) string {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			return ""
+		case a == "--root" || a == "--session" || a == "--if-rev":
+			i++ // its value
+		case strings.HasPrefix(a, "--root=") || strings.HasPrefix(a, "--session=") || strings.HasPrefix(a, "--if-rev=") ||
+			a == "--json" || a == "--quiet" || a == "--no-color" || a == "-q":
+		case strings.HasPrefix(a, "-"):
+			return "" // --version, -v, --help, an unknown flag: the whole tree
+		default:
+			return a
+		}
+	}
+	return ""
+}
+
+// newRoot builds the root command with every command under it, or with
+// only (when not nil).
+func newRoot(f *Factory, only *command) *cobra.Command {
 	var version bool
 	root := &cobra.Command{
 		Use:   "plangit",
@@ -132,34 +201,23 @@ Then:        plangit step add "..."   plangit next   plangit step done 1 --resul
 	root.AddGroup(&cobra.Group{ID: "plan", Title: "Plan:"}, &cobra.Group{ID: "record", Title: "Findings, errors and the deliverable:"},
 		&cobra.Group{ID: "history", Title: "History:"}, &cobra.Group{ID: "session", Title: "Sessions:"},
 		&cobra.Group{ID: "agent", Title: "Agent hooks and settings:"})
-	for _, c := range []*cobra.Command{
-		NewCmdInit(f), NewCmdShow(f), NewCmdStatus(f), NewCmdCurrent(f), NewCmdReady(f), NewCmdNext(f),
-		NewCmdPhase(f), NewCmdStep(f), NewCmdImport(f),
-		NewCmdPause(f), NewCmdResume(f), NewCmdApprove(f), NewCmdAbort(f), NewCmdFinish(f), NewCmdReset(f),
-	} {
-		c.GroupID = "plan"
+	if only != nil {
+		c := only.build(f)
+		c.GroupID = only.group
+		root.AddCommand(c)
+		registerChoices(root)
+		strictTree(root)
+		return root
+	}
+	for _, t := range commands() {
+		c := t.build(f)
+		c.GroupID = t.group
 		root.AddCommand(c)
 	}
-	for _, c := range []*cobra.Command{NewCmdFinding(f), NewCmdFindings(f), NewCmdError(f), NewCmdErrors(f), NewCmdDeliverable(f)} {
-		c.GroupID = "record"
-		root.AddCommand(c)
-	}
-	for _, c := range []*cobra.Command{NewCmdLog(f), NewCmdDiff(f), NewCmdBlame(f), NewCmdTimeline(f), NewCmdRollback(f), NewCmdUndo(f), NewCmdGraph(f), NewCmdReport(f)} {
-		c.GroupID = "history"
-		root.AddCommand(c)
-	}
-	for _, c := range []*cobra.Command{NewCmdHook(f), NewCmdHooks(f), NewCmdMCP(f), NewCmdConfig(f)} {
-		c.GroupID = "agent"
-		root.AddCommand(c)
-	}
-	for _, c := range []*cobra.Command{NewCmdUse(f), NewCmdAdopt(f), NewCmdSessions(f), NewCmdPush(f), NewCmdFetch(f), NewCmdCleanup(f), NewCmdGC(f), NewCmdRepair(f), NewCmdDemo(f)} {
-		c.GroupID = "session"
-		root.AddCommand(c)
-	}
-	root.AddCommand(NewCmdVersion(f))
 	root.SetHelpCommand(newCmdHelp())
 	root.InitDefaultHelpCmd()
 	root.InitDefaultCompletionCmd()
+	registerChoices(root)
 	registerCompletions(f, root)
 	strictTree(root)
 	return root
