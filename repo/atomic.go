@@ -1,8 +1,12 @@
 package repo
 
 import (
+	"errors"
+	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/plangit/plangit/plan"
@@ -26,7 +30,12 @@ func WriteFileAtomic(path string, data []byte, perm os.FileMode, durable bool) e
 func writeVia(dir, pattern, path string, data []byte, perm os.FileMode, durable bool) error {
 	tmp, err := tempWith(dir, pattern, data, perm, durable)
 	if err == nil {
-		if err = os.Rename(tmp, path); err != nil {
+		// The mode exactly, whatever the umask: it is a person's file,
+		// whose mode the caller keeps.
+		if err = os.Chmod(tmp, perm); err == nil {
+			err = os.Rename(tmp, path)
+		}
+		if err != nil {
 			os.Remove(tmp)
 		}
 	}
@@ -39,28 +48,33 @@ func writeVia(dir, pattern, path string, data []byte, perm os.FileMode, durable 
 // renameOver renames tmp to path.
 func renameOver(tmp, path string) error { return os.Rename(tmp, path) }
 
-// tempWith makes a temporary file in dir holding data, with mode perm.
+// tempWith makes a temporary file in dir holding data, with mode perm
+// (less the umask, as git's files have): created with its mode, not
+// changed to it afterwards, which was a system call more per file.
 func tempWith(dir, pattern string, data []byte, perm os.FileMode, durable bool) (string, error) {
-	f, err := os.CreateTemp(dir, pattern)
-	if err != nil {
-		return "", err
+	prefix, suffix, _ := strings.Cut(pattern, "*")
+	for try := 0; ; try++ {
+		tmp := filepath.Join(dir, prefix+strconv.FormatUint(rand.Uint64(), 36)+suffix)
+		f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|oNoFollow, perm)
+		if errors.Is(err, fs.ErrExist) && try < 100 {
+			continue
+		}
+		if err != nil {
+			return "", err
+		}
+		_, err = f.Write(data)
+		if err == nil && durable {
+			err = f.Sync()
+		}
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			os.Remove(tmp)
+			return "", err
+		}
+		return tmp, nil
 	}
-	tmp := f.Name()
-	_, err = f.Write(data)
-	if err == nil && durable {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(tmp, perm)
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return "", err
-	}
-	return tmp, nil
 }
 
 // tmpPrefix starts the name of every temporary file plangit makes in a
@@ -71,9 +85,18 @@ func tempWith(dir, pattern string, data []byte, perm os.FileMode, durable bool) 
 const tmpPrefix = "tmp-"
 
 // writeFile replaces path, a working file or a file under .git, with data
-// through a temporary file in .git/plangit/ and a rename.
+// through a temporary file in .git/plangit/ put in its place (replace).
 func (s *Session) writeFile(path string, data []byte, perm os.FileMode) error {
-	return writeVia(filepath.Join(s.gitDir, privateDir), tmpPrefix+"*", path, data, perm, false)
+	tmp, err := tempWith(filepath.Join(s.gitDir, privateDir), tmpPrefix+"*", data, perm, false)
+	if err == nil {
+		if err = replace(tmp, path); err != nil {
+			os.Remove(tmp)
+		}
+	}
+	if err != nil {
+		return plan.WrapError(plan.CodeIOError, err, "cannot write %s", path)
+	}
+	return nil
 }
 
 // prepareFile makes a temporary file in .git/plangit/ holding data, to be
@@ -89,6 +112,39 @@ func (s *Session) prepareFile(data []byte, perm os.FileMode) (string, error) {
 // WritePrivate replaces .git/plangit/NAME, a file of plangit's own.
 func (s *Session) WritePrivate(name string, data []byte) error {
 	return s.writeFile(s.PrivatePath(name), data, 0o644)
+}
+
+// WriteCache overwrites .git/plangit/NAME, a cache, in place: no new file,
+// no rename. It is for a file whose content proves itself — it names the
+// revision or the files it is good for and ends in a check a cut-off or
+// mixed copy fails (the glance's checksum) — so that a reader that meets
+// a write half done reads no cache, and the next writer rewrites it. A
+// failed write costs only what the cache saves.
+func (s *Session) WriteCache(name string, data []byte) error {
+	if err := s.ensurePrivate(); err != nil {
+		return err
+	}
+	return overwrite(s.PrivatePath(name), data)
+}
+
+// overwrite writes data over the file at path from its start and cuts
+// what is left of the old content, never through a symbolic link.
+func overwrite(path string, data []byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|oNoFollow, 0o644)
+	if err != nil {
+		return plan.WrapError(plan.CodeIOError, err, "cannot write %s", path)
+	}
+	_, err = f.WriteAt(data, 0)
+	if err == nil {
+		err = f.Truncate(int64(len(data)))
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return plan.WrapError(plan.CodeIOError, err, "cannot write %s", path)
+	}
+	return nil
 }
 
 // sweepTemps removes what killed processes left: temporary files in

@@ -41,7 +41,10 @@ func (s *Session) issuedSteps(head plumbing.Hash) (int, error) {
 
 // noteIssued records n as the largest step id issued up to head.
 func (s *Session) noteIssued(head plumbing.Hash, n int) {
-	s.WritePrivate(stepsName, []byte(head.String()+" "+strconv.Itoa(n)+"\n")) // a cache: a failed write costs a rebuild
+	// A cache, written in place: a copy cut short or left with a tail of
+	// the old one does not read as "<revision> <id>" for this revision,
+	// and is rebuilt.
+	s.WriteCache(stepsName, []byte(head.String()+" "+strconv.Itoa(n)+"\n"))
 }
 
 func maxTouched(ts []plan.Touch) int {

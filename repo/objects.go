@@ -51,34 +51,29 @@ func (o *objects) write(t plumbing.ObjectType, data []byte) (plumbing.Hash, bool
 	if _, err := os.Lstat(path); err == nil {
 		return h, false, nil
 	}
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(o.tmp, tmpPrefix+"obj-")
-	if err != nil {
-		return h, false, err
-	}
-	w := objfile.NewWriter(tmp)
-	err = w.WriteHeader(t, int64(len(data)))
+	var buf bytes.Buffer
+	w := objfile.NewWriter(&buf)
+	err := w.WriteHeader(t, int64(len(data)))
 	if err == nil {
 		_, err = w.Write(data)
 	}
 	if cerr := w.Close(); err == nil {
 		err = cerr
 	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
+	if err != nil {
+		return h, false, err
 	}
-	if err == nil {
-		err = os.Chmod(tmp.Name(), 0o444)
+	tmp, err := tempWith(o.tmp, tmpPrefix+"obj-*", buf.Bytes(), 0o444, false)
+	if err != nil {
+		return h, false, err
 	}
-	if err == nil {
-		if err = os.Rename(tmp.Name(), path); errors.Is(err, os.ErrNotExist) {
-			if err = os.MkdirAll(dir, 0o755); err == nil {
-				err = os.Rename(tmp.Name(), path)
-			}
+	if err = os.Rename(tmp, path); errors.Is(err, os.ErrNotExist) {
+		if err = os.MkdirAll(filepath.Dir(path), 0o755); err == nil {
+			err = os.Rename(tmp, path)
 		}
 	}
 	if err != nil {
-		os.Remove(tmp.Name())
+		os.Remove(tmp)
 		return h, false, err
 	}
 	return h, true, nil

@@ -241,7 +241,8 @@ var errMoved = errors.New("the branch moved during the change")
 
 // checkAndSetRef moves the branch to next if it still points at old: a
 // compare-and-set, made atomic as git makes it, by creating main.lock
-// exclusively, checking the old value and renaming the lock over the ref.
+// exclusively, checking the old value and putting the lock in the ref's
+// place (replace: an exchange, then the displaced old value is removed).
 // It runs under the session's exclusive lock; a reader never sees an empty
 // or partial ref file.
 func (s *Session) checkAndSetRef(next, old plumbing.Hash) error {
@@ -270,7 +271,7 @@ func (s *Session) checkAndSetRef(next, old plumbing.Hash) error {
 		err = errMoved
 	}
 	if err == nil {
-		if err = os.Rename(lock, path); err != nil {
+		if err = replace(lock, path); err != nil {
 			err = plan.WrapError(plan.CodeIOError, err, "cannot write %s", branchRef)
 		}
 	}

@@ -12,3 +12,6 @@ func swapIn(tmp, path string, exists bool) (bool, error) {
 }
 
 func swapBack(tmp, path string) error { return errors.ErrUnsupported }
+
+// replace puts the file at tmp in place of the one at path.
+func replace(tmp, path string) error { return renameOver(tmp, path) }
