@@ -18,11 +18,11 @@ import (
 func newGlance(st *plan.State, key string, cfg repo.Config) *hookwire.Glance {
 	p := st.Plan
 	g := &hookwire.Glance{Key: key, Files: plan.SessionFiles, Status: string(p.Status), Unfinished: p.Status.Unfinished(), Sig: stepSig(p),
-		Rules: glanceRules(cfg)}
+		Findings: len(st.Findings), Rules: glanceRules(cfg)}
 	g.Line = hookwire.Part{Text: render.StatusLine(st, hookwire.CLIMark)}
 	g.Line.Key = g.Line.Text
 	if cur := p.Current(); cur != nil {
-		g.Cur = cur.ID
+		g.Cur, g.CurText = cur.ID, clip(cur.Text)
 		g.Names = append(g.Names, curName(cur))
 	}
 	if next := render.NextStep(p); next != nil {
@@ -31,12 +31,17 @@ func newGlance(st *plan.State, key string, cfg repo.Config) *hookwire.Glance {
 	g.Step = stepPart(p, hookwire.CLIMark)
 	perTool := map[string]int{}
 	for _, e := range st.Errors.Open() {
-		if perTool[e.Tool] == maxToolErrors {
+		if perTool[e.Tool]++; perTool[e.Tool] > maxToolErrors {
 			continue
 		}
-		perTool[e.Tool]++
 		g.Errors = append(g.Errors, hookwire.GlanceError{Tool: e.Tool, ID: e.ID, Count: strconv.Itoa(e.Count),
 			Key: hookwire.NormKey(e.Key), Text: plan.TruncateText(strings.Join(strings.Fields(e.Message), " "), 200)})
+		if perTool[e.Tool] == 1 {
+			g.OpenErrors = append(g.OpenErrors, hookwire.ToolCount{Tool: e.Tool})
+		}
+	}
+	for i, o := range g.OpenErrors {
+		g.OpenErrors[i].N = perTool[o.Tool]
 	}
 	return g
 }
@@ -74,8 +79,9 @@ func stepSig(p *plan.Plan) string {
 
 // glanceRules are the settings the read-only hooks apply.
 func glanceRules(cfg repo.Config) hookwire.Rules {
-	r := hookwire.Rules{CriticalTools: cfg.CriticalTools, WriteTools: cfg.WriteTools,
-		PlanConfirmation: cfg.PlanConfirmation, StepConfirmation: cfg.StepConfirmation, Budget: cfg.ContextBudget}
+	r := hookwire.Rules{CriticalTools: cfg.CriticalTools, WriteTools: cfg.WriteTools, ViewTools: cfg.ViewTools,
+		PlanConfirmation: cfg.PlanConfirmation, StepConfirmation: cfg.StepConfirmation, Budget: cfg.ContextBudget,
+		ActionThreshold: cfg.ActionThreshold, AutoAdvance: cfg.AutoAdvance, AdvanceAfter: cfg.AdvanceAfter, MaxIterations: cfg.MaxIterations}
 	for _, e := range repo.HookEvents {
 		if !cfg.Hooks[e] {
 			r.Off = append(r.Off, e)
@@ -93,11 +99,17 @@ func glanceKey(s *repo.Session) string {
 // readGlance returns the session's glance when it matches the working
 // files and the config as they stand; otherwise it parses the plan and,
 // when nothing changed meanwhile, stores a new glance for the next hook.
+// The new glance says the files are the branch's (Landed) when the old
+// one did for the same files, or when they are found to be.
 func readGlance(s *repo.Session, cfg repo.Config) (*hookwire.Glance, error) {
 	key := glanceKey(s)
+	var old *hookwire.Glance
 	if b, err := os.ReadFile(s.PrivatePath(hookwire.GlanceFile)); err == nil {
-		if old, ok := hookwire.DecodeGlance(b); ok && old.Key == key {
-			return old, nil
+		if g, ok := hookwire.DecodeGlance(b); ok {
+			if g.Key == key {
+				return g, nil
+			}
+			old = g
 		}
 	}
 	st, err := s.State()
@@ -106,8 +118,13 @@ func readGlance(s *repo.Session, cfg repo.Config) (*hookwire.Glance, error) {
 	}
 	st.Plan.Rules = cfg.Rules()
 	g := newGlance(st, key, cfg)
+	if files := s.FilesKey(); old != nil && old.Landed == files {
+		g.Landed = files
+	} else {
+		g.Landed = s.CommittedKey()
+	}
 	if glanceKey(s) == key {
-		s.WritePrivate(hookwire.GlanceFile, g.Encode()) // a cache: a failed write costs only speed
+		s.WriteCache(hookwire.GlanceFile, g.Encode()) // a cache: a failed write costs only speed
 	}
 	return g, nil
 }
@@ -124,5 +141,7 @@ func WriteGlance(s *repo.Session, st *plan.State) {
 	rules := st.Plan.Rules
 	st.Plan.Rules = cfg.Rules()
 	defer func() { st.Plan.Rules = rules }()
-	s.WritePrivate(hookwire.GlanceFile, newGlance(st, glanceKey(s), cfg).Encode())
+	g := newGlance(st, glanceKey(s), cfg)
+	g.Landed = s.FilesKey() // the change just left the files as the branch has them
+	s.WriteCache(hookwire.GlanceFile, g.Encode())
 }

@@ -311,10 +311,22 @@ func TestGlance(t *testing.T) {
 	// A glance whose key matches answers without reading the plan: a
 	// planted answer shows it is the one read.
 	b, _ := os.ReadFile(glancePath)
-	os.WriteFile(glancePath, bytes.ReplaceAll(b, []byte("Design the cache"), []byte("Planted step")), 0o644)
+	g, ok := hookwire.DecodeGlance(b)
+	if !ok {
+		t.Fatalf("the glance does not read back:\n%s", b)
+	}
+	g.Step.Text = strings.ReplaceAll(g.Step.Text, "Design the cache", "Planted step")
+	os.WriteFile(glancePath, g.Encode(), 0o644)
 	f.newTurn(sessionID)
 	if out := f.run("pre_tool_use_bash.json"); !strings.Contains(out, "Planted step") {
 		t.Errorf("the glance was not used: %s", out)
+	}
+	// The same change without its checksum — a write met half done — is
+	// no glance: the plan is read again.
+	os.WriteFile(glancePath, bytes.ReplaceAll(b, []byte("Design the cache"), []byte("Planted step")), 0o644)
+	f.newTurn(sessionID)
+	if out := f.run("pre_tool_use_bash.json"); strings.Contains(out, "Planted step") || !strings.Contains(out, "Design the cache") {
+		t.Errorf("a glance that fails its checksum was used: %s", out)
 	}
 
 	// A change through plangit.

@@ -845,10 +845,28 @@ func message(ci commitInfo) string {
 // FilesKey identifies the working files as they stand — each one's
 // hookwire.FileKey — so a cache of what was read from them can tell it is
 // still good without reading them.
-func (s *Session) FilesKey() string {
-	var b strings.Builder
-	for _, name := range plan.SessionFiles {
-		b.WriteString(name + ":" + hookwire.FileKey(filepath.Join(s.Dir, name)) + ";")
+func (s *Session) FilesKey() string { return hookwire.FilesKey(s.Dir, plan.SessionFiles) }
+
+// CommittedKey is FilesKey when the working files are the branch's, as a
+// change leaves them, and "" when they are not (a hand edit not adopted
+// yet, a change not finished) or cannot be told. It reads without the
+// lock: the files are the same before and after it compares them.
+func (s *Session) CommittedKey() string {
+	key := s.FilesKey()
+	if _, err := os.Lstat(s.intentPath()); err == nil {
+		return ""
 	}
-	return b.String()
+	head, err := s.readRef()
+	if err != nil || head.IsZero() {
+		return ""
+	}
+	base, err := s.objs.readTreeFiles(head)
+	if err != nil {
+		return ""
+	}
+	files, err := s.readWorking()
+	if err != nil || !sameFiles(files, base) || s.FilesKey() != key {
+		return ""
+	}
+	return key
 }

@@ -1,6 +1,8 @@
 package hookwire
 
 import (
+	"bytes"
+	"hash/fnv"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -27,25 +29,36 @@ const GlanceFile = "glance"
 
 // GlanceVersion changes whenever what a glance holds, or how it is drawn,
 // changes, so an old glance is never read as a new one.
-const GlanceVersion = "plangit glance 4"
+const GlanceVersion = "plangit glance 5"
 
 // CLIMark stands for the command that runs plangit in text kept for later:
 // a control character, which no plan text can hold.
 const CLIMark = "\x1a"
 
-// Glance is what the read-only hooks need of a session.
+// Glance is what the read-only hooks, and PostToolUse's counting, need of
+// a session.
 type Glance struct {
 	Key        string
 	Files      []string // the working files Key was computed from
+	Landed     string   // FilesKey of the working files when they were known to be the branch's: "" for not known
 	Status     string   // the plan's status
 	Unfinished bool     // the plan is pending, running or paused
 	Line       Part     // the prompt line (UserPromptSubmit)
 	Names      []string // the things the prompt line says, by key: the current and next step
 	Step       Part     // the step before a critical tool: the current one, else the next
 	Cur        string   // the step in progress, "" for none
+	CurText    string   // its text, one line, clipped (ClipText)
 	Sig        string   // the plan's step signature
+	Findings   int      // how many findings the session has
 	Errors     []GlanceError
+	OpenErrors []ToolCount // how many errors each tool has open; Errors holds at most five of a tool's
 	Rules      Rules
+}
+
+// ToolCount is a number of something of one tool.
+type ToolCount struct {
+	Tool string
+	N    int
 }
 
 // GlanceError is an open error, newest first.
@@ -55,21 +68,32 @@ type GlanceError struct {
 	Text            string // the message, one line, clipped
 }
 
-// Rules are the settings (config.json) the read-only hooks apply.
+// Rules are the settings (config.json) the read-only hooks and
+// PostToolUse's counting apply.
 type Rules struct {
 	Off              []string // hook events turned off
 	CriticalTools    []string // tools that get the current step and their open errors first
 	WriteTools       []string // tools that change files
+	ViewTools        []string // tools the 2-action rule counts
 	PlanConfirmation bool     // ask before a change while the plan awaits approval
 	StepConfirmation bool     // ask before a step starts
 	Budget           int      // the context budget, in bytes
+	ActionThreshold  int      // look-ups between findings reminders
+	AutoAdvance      bool     // a step that took AdvanceAfter tool uses advances
+	AdvanceAfter     int
+	MaxIterations    int // tool uses before the plan pauses; 0: no limit
 }
 
 // GlanceKey names the working files and the project's config as they
-// stand: configPath's key, then each file's in dir (FileKey).
+// stand: configPath's key, then each file's in dir (FilesKey).
 func GlanceKey(configPath, dir string, files []string) string {
+	return "config:" + FileKey(configPath) + ";" + FilesKey(dir, files)
+}
+
+// FilesKey names the working files in dir as they stand: each one's name
+// and FileKey.
+func FilesKey(dir string, files []string) string {
 	var b strings.Builder
-	b.WriteString("config:" + FileKey(configPath) + ";")
 	for _, name := range files {
 		b.WriteString(name + ":" + FileKey(filepath.Join(dir, name)) + ";")
 	}
@@ -159,26 +183,35 @@ func utf8Start(s string, n int) int {
 }
 
 // A glance is written as lines of a name and Go-quoted values, a format
-// read without reflection (see json.go for why that matters here):
+// read without reflection (see json.go for why that matters here), and
+// ends in a checksum of all that comes before it:
 //
-//	plangit glance 4
+//	plangit glance 5
 //	key "config:-;task_plan.md:812:…"
 //	file "task_plan.md"
+//	landed "task_plan.md:812:…"
 //	status "running" "open"
 //	sig "9f3c…"
-//	cur "2"
+//	cur "2" "Design the cache"
+//	findings "3"
 //	line "KEY" "[plangit] …"
 //	name "current 2 Design the cache"
 //	step "KEY" "[plangit] Current step: …"
 //	error "Bash" "1" "2" "go test ./..." "Exit code 1: …"
+//	open "Bash" "1"
 //	off "PreCompact"
 //	critical "Write"
 //	write "Write"
+//	view "Read"
 //	confirm "plan" "-"
 //	budget "2000"
-//	end
+//	count "2" "auto" "10" "0"
+//	end 3c6f2a9b0d1e4f57
 //
-// A glance without its last line is no glance.
+// plangit writes it in place, not by rename (a rename over a file costs a
+// tenth of a millisecond on ext4), so a reader may meet a write half done:
+// the checksum — FNV-1a 64 of every byte before the end line — makes that
+// no glance.
 func (g *Glance) Encode() []byte {
 	b := []byte(GlanceVersion + "\n")
 	line := func(name string, values ...string) {
@@ -192,13 +225,11 @@ func (g *Glance) Encode() []byte {
 	for _, f := range g.Files {
 		line("file", f)
 	}
-	open := "-"
-	if g.Unfinished {
-		open = "open"
-	}
-	line("status", g.Status, open)
+	line("landed", g.Landed)
+	line("status", g.Status, flag(g.Unfinished, "open"))
 	line("sig", g.Sig)
-	line("cur", g.Cur)
+	line("cur", g.Cur, g.CurText)
+	line("findings", strconv.Itoa(g.Findings))
 	line("line", g.Line.Key, g.Line.Text)
 	for _, n := range g.Names {
 		line("name", n)
@@ -206,6 +237,9 @@ func (g *Glance) Encode() []byte {
 	line("step", g.Step.Key, g.Step.Text)
 	for _, e := range g.Errors {
 		line("error", e.Tool, e.ID, e.Count, e.Key, e.Text)
+	}
+	for _, o := range g.OpenErrors {
+		line("open", o.Tool, strconv.Itoa(o.N))
 	}
 	r := g.Rules
 	for _, e := range r.Off {
@@ -217,28 +251,49 @@ func (g *Glance) Encode() []byte {
 	for _, t := range r.WriteTools {
 		line("write", t)
 	}
-	flag := func(on bool, name string) string {
-		if on {
-			return name
-		}
-		return "-"
+	for _, t := range r.ViewTools {
+		line("view", t)
 	}
 	line("confirm", flag(r.PlanConfirmation, "plan"), flag(r.StepConfirmation, "step"))
 	line("budget", strconv.Itoa(r.Budget))
-	return append(b, "end\n"...)
+	line("count", strconv.Itoa(r.ActionThreshold), flag(r.AutoAdvance, "auto"), strconv.Itoa(r.AdvanceAfter), strconv.Itoa(r.MaxIterations))
+	return append(b, "end "+checksum(b)+"\n"...)
+}
+
+func flag(on bool, name string) string {
+	if on {
+		return name
+	}
+	return "-"
+}
+
+// checksum is FNV-1a 64 of b, in 16 hex digits.
+func checksum(b []byte) string {
+	h := fnv.New64a()
+	h.Write(b)
+	sum := strconv.FormatUint(h.Sum64(), 16)
+	return strings.Repeat("0", 16-len(sum)) + sum
 }
 
 // DecodeGlance reads what Encode wrote; ok is false for anything else.
 func DecodeGlance(b []byte) (g *Glance, ok bool) {
-	lines := strings.Split(string(b), "\n")
+	body, end, found := bytesCutLast(b)
+	if !found || end != "end "+checksum(body) {
+		return nil, false
+	}
+	lines := strings.Split(string(body), "\n")
 	n := len(lines)
-	if n < 3 || lines[0] != GlanceVersion || lines[n-2] != "end" || lines[n-1] != "" {
+	if n < 2 || lines[0] != GlanceVersion || lines[n-1] != "" {
 		return nil, false
 	}
 	g = &Glance{}
-	want := map[string]int{"key": 1, "file": 1, "status": 2, "sig": 1, "cur": 1, "line": 2, "name": 1, "step": 2, "error": 5,
-		"off": 1, "critical": 1, "write": 1, "confirm": 2, "budget": 1}
-	for _, l := range lines[1 : n-2] {
+	want := map[string]int{"key": 1, "file": 1, "landed": 1, "status": 2, "sig": 1, "cur": 2, "findings": 1, "line": 2, "name": 1, "step": 2,
+		"error": 5, "open": 2, "off": 1, "critical": 1, "write": 1, "view": 1, "confirm": 2, "budget": 1, "count": 4}
+	number := func(s string) (int, bool) {
+		n, err := strconv.Atoi(s)
+		return n, err == nil
+	}
+	for _, l := range lines[1 : n-1] {
 		name, rest, _ := strings.Cut(l, " ")
 		count, known := want[name]
 		if !known {
@@ -260,17 +315,22 @@ func DecodeGlance(b []byte) (g *Glance, ok bool) {
 		if rest != "" {
 			return nil, false
 		}
+		good := true
 		switch name {
 		case "key":
 			g.Key = v[0]
 		case "file":
 			g.Files = append(g.Files, v[0])
+		case "landed":
+			g.Landed = v[0]
 		case "status":
 			g.Status, g.Unfinished = v[0], v[1] == "open"
 		case "sig":
 			g.Sig = v[0]
 		case "cur":
-			g.Cur = v[0]
+			g.Cur, g.CurText = v[0], v[1]
+		case "findings":
+			g.Findings, good = number(v[0])
 		case "line":
 			g.Line = Part{Key: v[0], Text: v[1]}
 		case "name":
@@ -279,23 +339,46 @@ func DecodeGlance(b []byte) (g *Glance, ok bool) {
 			g.Step = Part{Key: v[0], Text: v[1]}
 		case "error":
 			g.Errors = append(g.Errors, GlanceError{Tool: v[0], ID: v[1], Count: v[2], Key: v[3], Text: v[4]})
+		case "open":
+			var n int
+			n, good = number(v[1])
+			g.OpenErrors = append(g.OpenErrors, ToolCount{Tool: v[0], N: n})
 		case "off":
 			g.Rules.Off = append(g.Rules.Off, v[0])
 		case "critical":
 			g.Rules.CriticalTools = append(g.Rules.CriticalTools, v[0])
 		case "write":
 			g.Rules.WriteTools = append(g.Rules.WriteTools, v[0])
+		case "view":
+			g.Rules.ViewTools = append(g.Rules.ViewTools, v[0])
 		case "confirm":
 			g.Rules.PlanConfirmation, g.Rules.StepConfirmation = v[0] == "plan", v[1] == "step"
 		case "budget":
-			n, err := strconv.Atoi(v[0])
-			if err != nil {
-				return nil, false
-			}
-			g.Rules.Budget = n
+			g.Rules.Budget, good = number(v[0])
+		case "count":
+			r := &g.Rules
+			var a, b, c bool
+			r.ActionThreshold, a = number(v[0])
+			r.AutoAdvance = v[1] == "auto"
+			r.AdvanceAfter, b = number(v[2])
+			r.MaxIterations, c = number(v[3])
+			good = a && b && c
+		}
+		if !good {
+			return nil, false
 		}
 	}
 	return g, true
+}
+
+// bytesCutLast splits b before its last line, which must end in a
+// newline: what comes before, and the last line without its newline.
+func bytesCutLast(b []byte) (body []byte, last string, ok bool) {
+	if len(b) == 0 || b[len(b)-1] != '\n' {
+		return nil, "", false
+	}
+	i := bytes.LastIndexByte(b[:len(b)-1], '\n') + 1
+	return b[:i], string(b[i : len(b)-1]), true
 }
 
 // unquotePrefix reads the quoted string at the start of s.
