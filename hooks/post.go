@@ -44,7 +44,6 @@ func (e *engine) postToolUse() (*Output, error) {
 	res, err := e.update(s, func(st *plan.State) (plan.Change, error) {
 		parts, memo, *out = nil, "", Output{} // fn may run again on a newer state
 		hs := e.state(s)
-		hs.Iterations++
 		p := st.Plan
 		now := e.env.Now()
 		var change plan.Change
@@ -71,62 +70,37 @@ func (e *engine) postToolUse() (*Output, error) {
 				}
 			}
 		}
-		// The 2-action rule: a finding recorded since resets the count.
-		if len(st.Findings) > hs.Findings {
-			hs.ViewActions = 0
-		}
-		hs.Findings = len(st.Findings)
-		if slices.Contains(e.cfg.ViewTools, tool) {
-			hs.ViewActions++
-			if hs.ViewActions >= e.cfg.ActionThreshold {
-				parts = append(parts, hookwire.Part{Key: fmt.Sprintf("look-ups %d", len(st.Findings)),
-					Text: fmt.Sprintf("[plangit] %d look-ups since your last finding: record what you learned: %s finding add --title \"...\" \"what you found\" (--category code|architecture|dependency|issue; insight by default)", hs.ViewActions, cli)})
-				hs.ViewActions = 0
-			}
-		}
 		cur := p.Current()
-		if slices.Contains(e.cfg.WriteTools, tool) && p.Status == plan.PlanRunning && !e.ownFile() {
-			if cur != nil {
-				parts = append(parts, hookwire.Part{Key: "write " + cur.ID, Text: fmt.Sprintf("[plangit] You changed files during step %s (%s): record progress (%s step progress %s N/M) or finish it (%s step done %s --result \"...\").",
-					cur.ID, clip(cur.Text), cli, cur.ID, cli, cur.ID)})
-			} else {
-				parts = append(parts, hookwire.Part{Key: "write", Text: "[plangit] You changed files with no step in progress: start the step this belongs to (" + cli + " next, or " + cli + " step start ID)."})
-			}
-		}
+		pp := hookwire.PostPlan{Running: p.Status == plan.PlanRunning, Findings: len(st.Findings)}
 		if cur != nil {
-			if hs.Step != cur.ID {
-				hs.Step, hs.StepUses = cur.ID, 0
-			}
-			hs.StepUses++
+			pp.Cur, pp.CurText = cur.ID, clip(cur.Text)
 		}
+		counted, due := hs.Count(pp, glanceRules(e.cfg), hookwire.Use{Tool: tool, OwnFile: e.ownFile(), Subagent: e.in.AgentID != "",
+			Changed: change.Op != "", CLI: cli})
+		parts = append(parts, counted...)
 		if e.in.AgentID != "" {
 			started = append(started, startedBy(p, inputString(e.in.ToolInput, "command"))...)
 			hs.noteStarted(e.in.AgentID, started)
 		}
-		if cur != nil && e.cfg.AutoAdvance && e.in.AgentID == "" && p.Status == plan.PlanRunning && change.Op == "" &&
-			hs.Step == cur.ID && hs.StepUses >= e.cfg.AdvanceAfter {
+		switch due {
+		case hookwire.DueAdvance:
 			uses := hs.StepUses
-			if e.cfg.StepConfirmation {
-				parts = append(parts, hookwire.Part{Key: "advance " + cur.ID, Text: fmt.Sprintf("[plangit] Step %s has taken %d tool uses. If it is done, record it: %s step done %s --result \"...\"; the next step's start asks the person first (step_confirmation).",
-					cur.ID, uses, cli, cur.ID)})
-			} else {
-				c, next, err := autoAdvance(p, cur, "", false, now)
-				if err != nil {
-					return plan.Change{}, err
-				}
-				change = c
-				change.Summary += fmt.Sprintf(" (after %d tool uses)", uses)
-				memo = "A " + cur.ID + " " + hookwire.Undash(next) + "\n"
-				text := fmt.Sprintf("[plangit] Step %s is marked done after %d tool uses in it (auto_advance).", cur.ID, uses)
-				if n, _, err := p.Step(next); err == nil {
-					text += " Now: " + render.StepLine(p, n)
-					memo += hookwire.SaidLines(curName(n)) // the new current step is said here
-				}
-				parts = append(parts, hookwire.Part{Text: text})
-				hs.Step, hs.StepUses = "", 0
+			c, next, err := autoAdvance(p, cur, "", false, now)
+			if err != nil {
+				return plan.Change{}, err
 			}
-		}
-		if lim := e.cfg.MaxIterations; lim > 0 && hs.Iterations-hs.LimitBase >= lim && p.Status == plan.PlanRunning && change.Op == "" {
+			change = c
+			change.Summary += fmt.Sprintf(" (after %d tool uses)", uses)
+			memo = "A " + cur.ID + " " + hookwire.Undash(next) + "\n"
+			text := fmt.Sprintf("[plangit] Step %s is marked done after %d tool uses in it (auto_advance).", cur.ID, uses)
+			if n, _, err := p.Step(next); err == nil {
+				text += " Now: " + render.StepLine(p, n)
+				memo += hookwire.SaidLines(curName(n)) // the new current step is said here
+			}
+			parts = append(parts, hookwire.Part{Text: text})
+			hs.Step, hs.StepUses = "", 0
+		case hookwire.DuePause:
+			lim := e.cfg.MaxIterations
 			k := p.Counts()
 			c, err := p.Pause(fmt.Sprintf("reached max_iterations (%d tool uses), %d/%d steps done", lim, k.Done, k.Total), now)
 			if err != nil {
@@ -261,7 +235,7 @@ func (e *engine) startFromTodos() (*Output, error) {
 		return nil, err
 	}
 	p.Rules = e.cfg.Rules()
-	hs := &state{Todos: map[string]stepRef{}, Tasks: map[string]stepRef{}, Iterations: 1}
+	hs := &state{Tally: hookwire.Tally{Iterations: 1}, Todos: map[string]stepRef{}, Tasks: map[string]stepRef{}}
 	var change plan.Change
 	switch e.in.ToolName {
 	case "TodoWrite":

@@ -16,20 +16,16 @@ import (
 // stateFile holds a session's hook counters in .git/plangit/: runtime
 // counts, not plan content, so they are never committed — a commit per
 // tool call would bury the plan's real history.
-const stateFile = "hooks.json"
+const stateFile = hookwire.TallyFile
 
-// state is what hooks count between calls for one session.
+// state is what hooks count between calls for one session: the counters
+// PostToolUse keeps (hookwire.Tally, which the hook binary counts too),
+// and the maps that tie todos, tasks and subagents to steps.
 type state struct {
-	Iterations  int                 `json:"iterations"`           // tool uses seen in all
-	LimitBase   int                 `json:"limit_base"`           // Iterations when max_iterations last paused the plan
-	LimitUsed   int                 `json:"limit_used,omitempty"` // the tool uses that pause counted, until the plan resumes
-	ViewActions int                 `json:"view_actions"`         // view-tool uses since the last finding (2-action rule)
-	Findings    int                 `json:"findings"`             // how many findings there were when last seen
-	Step        string              `json:"step,omitempty"`       // the step StepUses counts for
-	StepUses    int                 `json:"step_uses"`            // tool uses while that step was current
-	Todos       map[string]stepRef  `json:"todos,omitempty"`      // todo content → step
-	Tasks       map[string]stepRef  `json:"tasks,omitempty"`      // task id → step
-	Agents      map[string][]string `json:"agents,omitempty"`     // subagent id → the steps it started
+	hookwire.Tally
+	Todos  map[string]stepRef  `json:"todos,omitempty"`  // todo content → step
+	Tasks  map[string]stepRef  `json:"tasks,omitempty"`  // task id → step
+	Agents map[string][]string `json:"agents,omitempty"` // subagent id → the steps it started
 }
 
 // stepRef is the step a todo or task maps to: its id, and its text when
