@@ -39,6 +39,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/plangit/plangit/hooks/hookwire"
 	"github.com/plangit/plangit/repo"
 )
 
@@ -210,7 +211,7 @@ func (c *crasher) settled(session string) {
 	if out := c.git(session, "status", "--porcelain"); out != "" {
 		c.t.Fatalf("after %s and the next command: git status --porcelain:\n%s", c.lastKill, out)
 	}
-	if _, err := os.Lstat(filepath.Join(c.dir(session), ".git", "plangit", "intent")); err == nil {
+	if hookwire.IntentPending(filepath.Join(c.dir(session), ".git", "plangit", "intent")) {
 		c.t.Fatalf("after %s and the next command: the intent record is still there", c.lastKill)
 	}
 }

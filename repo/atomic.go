@@ -84,9 +84,22 @@ func tempWith(dir, pattern string, data []byte, perm os.FileMode, durable bool) 
 // directory git never looks at, which the next change clears.
 const tmpPrefix = "tmp-"
 
-// writeFile replaces path, a working file or a file under .git, with data
-// through a temporary file in .git/plangit/ put in its place (replace).
+// writeFile replaces path, a working file or a file under .git, with data:
+// under the session lock through the spare (spare_linux.go), else through
+// a temporary file in .git/plangit/ put in its place (replace).
 func (s *Session) writeFile(path string, data []byte, perm os.FileMode) error {
+	if s.locked && spared {
+		if err := s.putFile(path, data, perm); err != nil {
+			return plan.WrapError(plan.CodeIOError, err, "cannot write %s", path)
+		}
+		return nil
+	}
+	return s.tempFile(path, data, perm)
+}
+
+// tempFile replaces path with data through a temporary file in
+// .git/plangit/.
+func (s *Session) tempFile(path string, data []byte, perm os.FileMode) error {
 	tmp, err := tempWith(filepath.Join(s.gitDir, privateDir), tmpPrefix+"*", data, perm, false)
 	if err == nil {
 		if err = replace(tmp, path); err != nil {

@@ -89,7 +89,7 @@ func TestReaderCompletesAChangeCutAfterItsBranchMoved(t *testing.T) {
 	if readFile(t, s, plan.PlanFile) != want {
 		t.Fatal("the interrupted change was not completed")
 	}
-	if _, err := os.Lstat(s.intentPath()); err == nil {
+	if s.intentPending() {
 		t.Fatal("the intent record is left")
 	}
 	if n := repotest.RevCount(t, s.Dir); n != 2 {
@@ -141,10 +141,11 @@ func TestChangeCutBeforeItsBranchMovedLeavesNothing(t *testing.T) {
 	if cur, _ := s.readRef(); cur != head || readFile(t, s, plan.PlanFile) != before {
 		t.Fatal("the branch or the files moved")
 	}
-	for _, p := range []string{s.intentPath(), filepath.Join(s.gitDir, privateDir, tmpPrefix+"obj-123")} {
-		if _, err := os.Lstat(p); err == nil {
-			t.Errorf("%s is left", filepath.Base(p))
-		}
+	if s.intentPending() {
+		t.Error("the intent record is left")
+	}
+	if _, err := os.Lstat(filepath.Join(s.gitDir, privateDir, tmpPrefix+"obj-123")); err == nil {
+		t.Error("the temporary object is left")
 	}
 }
 
@@ -594,6 +595,7 @@ func TestFailuresTellTheTruth(t *testing.T) {
 	t.Run("before the branch moves: an error, and nothing changed", func(t *testing.T) {
 		s := newTestSession(t)
 		before := readFile(t, s, plan.PlanFile)
+		os.Remove(s.intentPath())
 		os.MkdirAll(filepath.Join(s.intentPath(), "x"), 0o755) // the record cannot be written
 		_, err := s.Update(Options{}, step("1", plan.ActStart))
 		os.RemoveAll(s.intentPath())

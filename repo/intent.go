@@ -11,6 +11,7 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 
+	"github.com/plangit/plangit/hooks/hookwire"
 	"github.com/plangit/plangit/plan"
 )
 
@@ -19,8 +20,12 @@ import (
 // objects and before it moves the branch: the new commit, and for each
 // working file the blob it held (old) and the blob it is to hold (new).
 // Once the branch has moved, the working files are brought to the new
-// tree and the record is removed. A process killed in between leaves the
-// record; whoever comes next, reader or writer, finds it with one stat:
+// tree and the record is emptied. It is written in place, in the file an
+// earlier change emptied (no file made or removed: see spare_linux.go),
+// and it is pending while it holds anything (hookwire.IntentPending): a
+// record cut short by a kill never ends in its "end" line, and its change
+// never moved the branch. A process killed in between leaves the record;
+// whoever comes next, reader or writer, finds it with one stat:
 //
 //   - the branch is not at the record's commit: the change never landed,
 //     and the working files were not touched yet; the record goes;
@@ -110,17 +115,54 @@ func (s *Session) readIntent() *intent {
 	return in
 }
 
+// intentPending reports whether an intent record is pending.
+func (s *Session) intentPending() bool { return hookwire.IntentPending(s.intentPath()) }
+
+// writeIntent records in, over the emptied record.
+func (s *Session) writeIntent(in *intent) error {
+	if err := s.ensurePrivate(); err != nil {
+		return err
+	}
+	return overwrite(s.intentPath(), in.encode())
+}
+
+// clearIntent empties the record: the change it names has landed, or
+// never will. Something at its place that is no file is removed, if it
+// can be.
+func (s *Session) clearIntent() error {
+	path := s.intentPath()
+	f, err := os.OpenFile(path, os.O_WRONLY|oNoFollow|oNonBlock, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err == nil {
+		if fi, serr := f.Stat(); serr == nil && fi.Mode().IsRegular() {
+			err = f.Truncate(0)
+			f.Close()
+			if err == nil {
+				return nil
+			}
+			return plan.WrapError(plan.CodeIOError, err, "cannot empty %s", path)
+		}
+		f.Close()
+	}
+	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return plan.WrapError(plan.CodeIOError, err, "cannot remove %s", path)
+	}
+	return nil
+}
+
 // settle completes or discards a change a killed process left unfinished,
 // and removes its temporary files. It runs under the session lock.
 func (s *Session) settle() error {
 	s.sweepTemps()
-	if _, err := os.Lstat(s.intentPath()); err != nil {
+	if !s.intentPending() {
 		return nil
 	}
 	in := s.readIntent()
 	head, err := s.readRef()
 	if in == nil || err != nil || head != in.Commit {
-		os.Remove(s.intentPath()) // it never landed (or is no record at all)
+		s.clearIntent() // it never landed (or is no record at all)
 		return nil
 	}
 	if _, err := s.land(in, nil); err != nil {
@@ -169,8 +211,8 @@ func (s *Session) land(in *intent, content map[string][]byte) (*landing, error) 
 		return l, err
 	}
 	crashPoint("index")
-	if err := os.Remove(s.intentPath()); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return l, plan.WrapError(plan.CodeIOError, err, "cannot remove %s", s.intentPath())
+	if err := s.clearIntent(); err != nil {
+		return l, err
 	}
 	return l, nil
 }
@@ -178,8 +220,9 @@ func (s *Session) land(in *intent, content map[string][]byte) (*landing, error) 
 // landFile brings one working file to its new blob if it holds its old
 // one, and returns what it holds after, whether it exists, and whether it
 // holds the new blob (if not, a person edited it: it is left alone). The
-// new file is written to a temporary file before the old one is checked,
-// so that only a rename separates the check from the replacement.
+// new file is written to the spare (or a temporary file) before the old
+// one is checked, so that only a rename separates the check from the
+// replacement.
 func (s *Session) landFile(in *intent, f intentFile, b []byte) (cur []byte, exists, ours bool, err error) {
 	path := filepath.Join(s.Dir, f.Name)
 	tmp := ""
@@ -189,14 +232,16 @@ func (s *Session) landFile(in *intent, f intentFile, b []byte) (cur []byte, exis
 				return nil, false, false, plan.WrapError(plan.CodeIOError, err, "cannot read %s of revision %s", f.Name, short(in.Commit))
 			}
 		}
-		if tmp, err = s.prepareFile(b, 0o644); err != nil {
-			return nil, false, false, err
-		}
-		defer func() {
-			if tmp != "" {
-				os.Remove(tmp)
+		if s.locked && spared {
+			if tmp, err = s.fillSpare(b, 0o644); err != nil { // it stays: it is the spare
+				return nil, false, false, plan.WrapError(plan.CodeIOError, err, "cannot write %s", f.Name)
 			}
-		}()
+		} else {
+			if tmp, err = s.prepareFile(b, 0o644); err != nil {
+				return nil, false, false, err
+			}
+			defer os.Remove(tmp)
+		}
 	}
 	cur, exists, err = readWorkingFile(path)
 	if err != nil {

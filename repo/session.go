@@ -83,7 +83,7 @@ func (p Project) Open(id string) (*Session, error) {
 	if _, err := os.Lstat(filepath.Join(s.gitDir, "HEAD")); err != nil {
 		return nil, plan.Errorf(plan.CodeSessionNotFound, "session %q has no repository (%s/.git is missing or damaged)", id, s.Dir).With("session", id)
 	}
-	if _, err := os.Lstat(s.intentPath()); err == nil {
+	if s.intentPending() {
 		if unlock, ok := s.tryExclusive(); ok {
 			if err := s.settle(); err != nil {
 				s.warnf("%v", err)
@@ -150,7 +150,7 @@ func (s *Session) ReadFiles() (map[string][]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := os.Lstat(s.intentPath()); err == nil {
+	if s.intentPending() {
 		s.asCommitted(files)
 	}
 	return files, nil
@@ -240,9 +240,10 @@ func (s *Session) readRef() (plumbing.Hash, error) {
 var errMoved = errors.New("the branch moved during the change")
 
 // checkAndSetRef moves the branch to next if it still points at old: a
-// compare-and-set, made atomic as git makes it, by creating main.lock
+// compare-and-set, made atomic as git makes it, by making main.lock
 // exclusively, checking the old value and putting the lock in the ref's
-// place (replace: an exchange, then the displaced old value is removed).
+// place (lockRef and setRef: on Linux through the spare, with no file
+// made or removed).
 // It runs under the session's exclusive lock; a reader never sees an empty
 // or partial ref file.
 func (s *Session) checkAndSetRef(next, old plumbing.Hash) error {
@@ -251,18 +252,13 @@ func (s *Session) checkAndSetRef(next, old plumbing.Hash) error {
 		return plan.WrapError(plan.CodeIOError, err, "cannot write %s", branchRef)
 	}
 	lock := path + ".lock"
-	f, err := os.OpenFile(lock, os.O_WRONLY|os.O_CREATE|os.O_EXCL|oNoFollow, 0o644)
-	if errors.Is(err, fs.ErrExist) {
+	held, err := s.lockRef(lock, []byte(next.String()+"\n"))
+	switch {
+	case !held && err == nil:
 		return errMoved // another writer is moving it right now
-	}
-	if err != nil {
+	case !held:
 		return plan.WrapError(plan.CodeIOError, err, "cannot write %s", branchRef)
-	}
-	_, err = f.WriteString(next.String() + "\n")
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
+	case err != nil:
 		os.Remove(lock)
 		return plan.WrapError(plan.CodeIOError, err, "cannot write %s", branchRef)
 	}
@@ -271,7 +267,7 @@ func (s *Session) checkAndSetRef(next, old plumbing.Hash) error {
 		err = errMoved
 	}
 	if err == nil {
-		if err = replace(lock, path); err != nil {
+		if err = s.setRef(lock, path); err != nil {
 			err = plan.WrapError(plan.CodeIOError, err, "cannot write %s", branchRef)
 		}
 	}
@@ -479,7 +475,7 @@ func (s *Session) attempt(opts Options, fn changeFn, res *Result, head *plumbing
 	if !s.holdsLock() {
 		return errLockLost
 	}
-	if _, err := os.Lstat(s.intentPath()); err == nil {
+	if s.intentPending() {
 		// Only a writer that got in around a replaced lock leaves one
 		// here: finish its change before reading the files.
 		if err := s.settle(); err != nil {
@@ -776,12 +772,12 @@ func (s *Session) commit(parent plumbing.Hash, base map[string]plumbing.Hash, ol
 		return nil, nil, errLockLost
 	}
 	in := &intent{Commit: hash, Files: fileChanges(old, files)}
-	if err := s.WritePrivate(intentName, in.encode()); err != nil {
-		return nil, nil, err
+	if err := s.writeIntent(in); err != nil {
+		return nil, nil, err // a record cut short is discarded by the next change
 	}
 	crashPoint("intent")
 	if err := s.checkAndSetRef(hash, parent); err != nil {
-		os.Remove(s.intentPath())
+		s.clearIntent()
 		return nil, nil, err
 	}
 	crashPoint("ref")
@@ -853,7 +849,7 @@ func (s *Session) FilesKey() string { return hookwire.FilesKey(s.Dir, plan.Sessi
 // lock: the files are the same before and after it compares them.
 func (s *Session) CommittedKey() string {
 	key := s.FilesKey()
-	if _, err := os.Lstat(s.intentPath()); err == nil {
+	if s.intentPending() {
 		return ""
 	}
 	head, err := s.readRef()

@@ -357,11 +357,11 @@ func (s *Session) moveHead(next, old plumbing.Hash, files map[string][]byte) err
 		return err
 	}
 	in := &intent{Commit: next, Files: fileChanges(cur, files)}
-	if err := s.WritePrivate(intentName, in.encode()); err != nil {
+	if err := s.writeIntent(in); err != nil {
 		return err
 	}
 	if err := s.checkAndSetRef(next, old); err != nil {
-		os.Remove(s.intentPath())
+		s.clearIntent()
 		return err
 	}
 	if _, err := s.land(in, files); err != nil {

@@ -73,7 +73,7 @@ func answer(event string, payload []byte, getenv func(string) string) (out []byt
 	if _, err := os.Lstat(dir); errors.Is(err, os.ErrNotExist) && event == "PreToolUse" {
 		return nil, true // no plan: nothing to say before a tool
 	}
-	if _, err := os.Lstat(hookwire.PrivatePath(dir, hookwire.IntentFile)); !errors.Is(err, os.ErrNotExist) {
+	if hookwire.IntentPending(hookwire.PrivatePath(dir, hookwire.IntentFile)) {
 		return nil, false // a change may not have landed: plangit finishes it
 	}
 	if fi, err := os.Lstat(hookwire.PrivatePath(dir, hookwire.QueueFile)); err == nil && fi.Size() > 0 {

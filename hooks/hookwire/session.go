@@ -1,6 +1,8 @@
 package hookwire
 
 import (
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 )
@@ -23,6 +25,18 @@ func SessionDir(root, session string) string {
 // PrivatePath is a file of plangit's own in a session's .git.
 func PrivatePath(sessionDir, name string) string {
 	return filepath.Join(sessionDir, ".git", PrivateDir, name)
+}
+
+// IntentPending reports whether the intent record at path is pending: a
+// change that may not have landed. plangit empties the record when its
+// change lands, so a file with anything in it is pending — as is anything
+// at its place that is no regular file, which plangit must look at.
+func IntentPending(path string) bool {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return !errors.Is(err, fs.ErrNotExist) // cannot tell: look
+	}
+	return fi.Size() > 0 || !fi.Mode().IsRegular()
 }
 
 // FindRoot is the project a directory belongs to: the nearest directory
