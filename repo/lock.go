@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/plangit/plangit/hooks/hookwire"
 	"github.com/plangit/plangit/plan"
 )
 
@@ -64,14 +65,7 @@ func lockPrivate(dir string, wait time.Duration, giveUp func() bool) (f *os.File
 }
 
 // sameFile reports whether f is the file at path now.
-func sameFile(f *os.File, path string) bool {
-	a, err := f.Stat()
-	if err != nil {
-		return false
-	}
-	b, err := os.Lstat(path)
-	return err == nil && os.SameFile(a, b)
-}
+func sameFile(f *os.File, path string) bool { return hookwire.SameFile(f, path) }
 
 // ensurePrivate makes .git/plangit/ if it is missing, and refuses one that
 // is not a real directory, so that nothing plangit writes there can land

@@ -4,8 +4,9 @@ package repo
 
 import (
 	"errors"
+	"syscall"
 
-	"golang.org/x/sys/unix"
+	"github.com/plangit/plangit/hooks/hookwire"
 )
 
 // replace puts the file at tmp in place of the one at path, as a rename
@@ -16,19 +17,19 @@ import (
 // killed process, which the page cache outlives (README, "Crash safety");
 // files a person owns go through WriteFileAtomic's rename and fsync.
 func replace(tmp, path string) error {
-	err := unix.Renameat2(unix.AT_FDCWD, tmp, unix.AT_FDCWD, path, unix.RENAME_EXCHANGE)
+	err := hookwire.Renameat2(tmp, path, hookwire.RenameExchange)
 	switch {
 	case err == nil:
-		if rerr := unix.Unlink(tmp); rerr != nil {
+		if rerr := syscall.Unlink(tmp); rerr != nil {
 			// A directory was at path (unlink removes no directory):
 			// put it back, and fail as a rename would.
-			if err := unix.Renameat2(unix.AT_FDCWD, tmp, unix.AT_FDCWD, path, unix.RENAME_EXCHANGE); err != nil {
+			if err := hookwire.Renameat2(tmp, path, hookwire.RenameExchange); err != nil {
 				return err
 			}
 			return renameOver(tmp, path)
 		}
 		return nil
-	case errors.Is(err, unix.ENOENT), errors.Is(err, unix.EINVAL), errors.Is(err, unix.ENOSYS):
+	case errors.Is(err, syscall.ENOENT), errors.Is(err, syscall.EINVAL), errors.Is(err, syscall.ENOSYS):
 		return renameOver(tmp, path) // nothing at path, or a file system without exchange
 	}
 	return err
@@ -40,17 +41,17 @@ func replace(tmp, path string) error {
 // landing between a check and a rename is never lost.
 func swapIn(tmp, path string, exists bool) (swapped bool, err error) {
 	if !exists {
-		err = unix.Renameat2(unix.AT_FDCWD, tmp, unix.AT_FDCWD, path, unix.RENAME_NOREPLACE)
-		if errors.Is(err, unix.EEXIST) {
+		err = hookwire.Renameat2(tmp, path, hookwire.RenameNoReplace)
+		if errors.Is(err, syscall.EEXIST) {
 			return false, nil // created meanwhile: not ours to replace
 		}
 		return err == nil, err
 	}
-	err = unix.Renameat2(unix.AT_FDCWD, tmp, unix.AT_FDCWD, path, unix.RENAME_EXCHANGE)
-	if errors.Is(err, unix.ENOENT) {
+	err = hookwire.Renameat2(tmp, path, hookwire.RenameExchange)
+	if errors.Is(err, syscall.ENOENT) {
 		return false, nil // removed meanwhile
 	}
-	if errors.Is(err, unix.EINVAL) || errors.Is(err, unix.ENOSYS) {
+	if errors.Is(err, syscall.EINVAL) || errors.Is(err, syscall.ENOSYS) {
 		return true, renameOver(tmp, path) // a file system without exchange
 	}
 	return err == nil, err
@@ -58,5 +59,5 @@ func swapIn(tmp, path string, exists bool) (swapped bool, err error) {
 
 // swapBack undoes swapIn.
 func swapBack(tmp, path string) error {
-	return unix.Renameat2(unix.AT_FDCWD, tmp, unix.AT_FDCWD, path, unix.RENAME_EXCHANGE)
+	return hookwire.Renameat2(tmp, path, hookwire.RenameExchange)
 }

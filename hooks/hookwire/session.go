@@ -69,3 +69,14 @@ func PlainSessionID(id string) bool {
 	}
 	return true
 }
+
+// SameFile reports whether f is the file at path now: a lock taken on a
+// directory since replaced is no lock.
+func SameFile(f *os.File, path string) bool {
+	a, err := f.Stat()
+	if err != nil {
+		return false
+	}
+	b, err := os.Lstat(path)
+	return err == nil && os.SameFile(a, b)
+}

@@ -195,3 +195,33 @@ func (t *Tally) Count(p PostPlan, r Rules, u Use) (parts []Part, due Due) {
 	}
 	return parts, DueNothing
 }
+
+// PostPlan is what the glance tells PostToolUse's counting of the plan.
+func (g *Glance) PostPlan() PostPlan {
+	return PostPlan{Running: g.Status == "running", Cur: g.Cur, CurText: g.CurText, Findings: g.Findings}
+}
+
+// Resolves reports whether the tool succeeding on key may resolve an open
+// error — one of the tool's open errors failed on key, or the glance does
+// not hold all of the tool's — which is a change of the plan.
+func (g *Glance) Resolves(tool, key string) bool {
+	key = NormKey(key)
+	if key == "" {
+		return false
+	}
+	held := 0
+	for _, e := range g.Errors {
+		if e.Tool == tool {
+			if e.Key == key {
+				return true
+			}
+			held++
+		}
+	}
+	for _, o := range g.OpenErrors {
+		if o.Tool == tool && o.N > held {
+			return true
+		}
+	}
+	return false
+}

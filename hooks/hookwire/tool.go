@@ -27,6 +27,33 @@ func ToolKey(input []byte) (key, command string) {
 	return file, ""
 }
 
+// PlanningTool reports whether tool is one of Claude Code's planning
+// tools, whose use PostToolUse syncs into the plan.
+func PlanningTool(tool string) bool {
+	return tool == "TodoWrite" || tool == "TaskCreate" || tool == "TaskUpdate"
+}
+
+// WritesIn reports whether a tool call's input names a file (file_path,
+// in any case, as encoding/json reads it) directly in dir, a session's
+// directory: a tool that wrote one of the session's own files. A relative
+// path is taken from cwd.
+func WritesIn(input []byte, cwd, dir string) bool {
+	var path string
+	Members(input, func(name string, value []byte) error {
+		if strings.EqualFold(name, "file_path") {
+			path, _ = String(value)
+		}
+		return nil
+	})
+	if path == "" {
+		return false
+	}
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(cwd, path)
+	}
+	return filepath.Dir(filepath.Clean(path)) == dir
+}
+
 // PlangitOnly reports whether a shell command runs plangit and nothing
 // else, and not plangit approve: what an agent may run while its plan
 // awaits approval (shaping the plan). Anything it cannot read runs
