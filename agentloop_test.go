@@ -37,6 +37,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/plangit/plangit/hooks/hookwire"
 	"github.com/plangit/plangit/plan"
 	"github.com/plangit/plangit/repo"
 )
@@ -50,6 +51,8 @@ type loopHost struct {
 	root   string
 	agents []*loopAgent
 	quick  int // PreToolUse and UserPromptSubmit calls, which plangit-hook receives
+	posts  int // PostToolUse calls, which plangit-hook receives too
+	syncs  int // of those, todo lists and a subagent's step starts: plangit's to record
 }
 
 // loopAgent is one agent session and its host's ways.
@@ -91,11 +94,22 @@ func (a *loopAgent) hook(payload map[string]any) string {
 	}
 	b, _ := json.Marshal(payload)
 	// As hooks install sets them up with plangit-hook installed beside
-	// plangit: PreToolUse and UserPromptSubmit run plangit-hook.
+	// plangit: PreToolUse, UserPromptSubmit and PostToolUse run
+	// plangit-hook.
 	cmd := exec.Command(filepath.Join(a.h.hooks, "plangit"), "hook", event)
-	if event == "PreToolUse" || event == "UserPromptSubmit" {
+	switch event {
+	case "PreToolUse", "UserPromptSubmit":
 		cmd = exec.Command(filepath.Join(a.h.hooks, "plangit-hook"), event)
 		a.h.quick++
+	case "PostToolUse":
+		cmd = exec.Command(filepath.Join(a.h.hooks, "plangit-hook"), event)
+		a.h.posts++
+		tool, _ := payload["tool_name"].(string)
+		input, _ := payload["tool_input"].(map[string]any)
+		command, _ := input["command"].(string)
+		if hookwire.PlanningTool(tool) || payload["agent_id"] != nil && hookwire.StartsStep(command) {
+			a.h.syncs++
+		}
 	}
 	cmd.Dir, cmd.Env, cmd.Stdin = a.h.root, a.h.env(extra...), bytes.NewReader(b)
 	var stderr bytes.Buffer
@@ -386,7 +400,7 @@ func TestAgentLoop(t *testing.T) {
 	if out, err := exec.Command("go", "build", "-o", filepath.Join(h.hooks, "plangit-hook"), "./cmd/plangit-hook").CombinedOutput(); err != nil {
 		t.Fatalf("go build plangit-hook: %v\n%s", err, out)
 	}
-	os.WriteFile(filepath.Join(h.hooks, "plangit"), []byte("#!/bin/sh\n[ \"$1\" = hook ] && [ \"$2\" = PreToolUse -o \"$2\" = UserPromptSubmit ] && echo \"$2\" >> "+h.calls+"\nexec "+filepath.Join(bin, "plangit")+" \"$@\"\n"), 0o755)
+	os.WriteFile(filepath.Join(h.hooks, "plangit"), []byte("#!/bin/sh\n[ \"$1\" = hook ] && [ \"$2\" = PreToolUse -o \"$2\" = UserPromptSubmit -o \"$2\" = PostToolUse ] && echo \"$2\" >> "+h.calls+"\nexec "+filepath.Join(bin, "plangit")+" \"$@\"\n"), 0o755)
 	outside := t.TempDir()
 	a := &loopAgent{h: h, id: "6b1d8c2e-0d4f-4f7e-9d1a-2c3b4a5d6e7f", envFile: filepath.Join(t.TempDir(), "env-a.sh"), shellDir: outside}
 	b := &loopAgent{h: h, id: "7c2e9d3f-1e5a-4a8b-8e2b-3d4c5b6e7f80", envFile: filepath.Join(t.TempDir(), "env-b.sh"), hostVar: true, shellDir: h.root}
@@ -592,13 +606,27 @@ func TestAgentLoop(t *testing.T) {
 	// prompts of sessions with no plan yet (A's first prompt starts one;
 	// B's "continue" is weighed and starts none): every change, a
 	// session's first included, left a fresh glance.
-	handed := 0
-	if b, err := os.ReadFile(h.calls); err == nil {
-		handed = strings.Count(string(b), "\n")
-	}
+	log, _ := os.ReadFile(h.calls)
+	handed := strings.Count(string(log), "PreToolUse\n") + strings.Count(string(log), "UserPromptSubmit\n")
 	t.Logf("plangit-hook received %d PreToolUse and UserPromptSubmit calls and handed %d to plangit (%.0f%%)", h.quick, handed, 100*float64(handed)/float64(h.quick))
 	if handed > 2 {
 		t.Errorf("plangit-hook handed %d of %d calls to plangit: the glance is not kept fresh", handed, h.quick)
+	}
+	// It counted PostToolUse itself but where the call changed the plan
+	// (a commit: an error resolved, a step advanced, an edit of the plan's
+	// files adopted) or was plangit's to record (a todo list, a
+	// subagent's step start).
+	handedPosts := strings.Count(string(log), "PostToolUse\n")
+	commits := 0
+	dirs, _ := filepath.Glob(filepath.Join(h.root, repo.DirName, "plans", "*"))
+	for _, dir := range dirs {
+		out, _ := exec.Command("git", "-C", dir, "log", "--format=%(trailers:key=Plangit-Hook,valueonly)").Output()
+		commits += strings.Count(string(out), "PostToolUse\n")
+	}
+	t.Logf("plangit-hook received %d PostToolUse calls and handed %d to plangit: %d made a revision, %d were todo lists or a subagent's step starts",
+		h.posts, handedPosts, commits, h.syncs)
+	if handedPosts > commits+h.syncs {
+		t.Errorf("plangit-hook handed %d of %d PostToolUse calls to plangit; %d made a revision, %d were plangit's to record", handedPosts, h.posts, commits, h.syncs)
 	}
 	checkRepos(t, h.root)
 }

@@ -59,9 +59,15 @@ const hookTimeout = 30
 // toolEvents are the events whose matcher selects tools.
 var toolEvents = []string{PreToolUse, PostToolUse, PostToolUseFailure}
 
-// HookProgram is the name of the hook binary, which answers the read-only
-// events from the glance and hands every other case to plangit.
+// HookProgram is the name of the hook binary, which answers the events
+// that come with every tool call and every prompt — the read-only ones
+// from the glance, and PostToolUse's count — and hands every other case
+// to plangit.
 const HookProgram = "plangit-hook"
+
+// HookBinaryEvents are the events of Claude Code's that installed hooks
+// give the hook binary, when it is installed beside plangit.
+var HookBinaryEvents = []string{PreToolUse, UserPromptSubmit, PostToolUse}
 
 // Programs are what installed hooks run.
 type Programs struct {
@@ -286,7 +292,7 @@ func (f *hookFile) want(ev HostEvent, prog Programs) hookEntry {
 		// them too, and plangit tells their payloads apart.
 		argv = append(argv, "--host", f.host)
 	}
-	if prog.Hook != "" && f.host == HostClaude && (ev.Event == PreToolUse || ev.Event == UserPromptSubmit) {
+	if prog.Hook != "" && f.host == HostClaude && slices.Contains(HookBinaryEvents, ev.Event) {
 		argv = []string{prog.Hook, ev.Name}
 	}
 	switch f.host {

@@ -259,7 +259,7 @@ func TestInstallExecForm(t *testing.T) {
 	s.Save()
 	b, _ = os.ReadFile(path)
 	json.Unmarshal(b, &doc)
-	for event, want := range map[string][]any{PreToolUse: {"plangit-hook", "PreToolUse"}, UserPromptSubmit: {"plangit-hook", "UserPromptSubmit"}, PostToolUse: {"plangit", "hook", "PostToolUse"}} {
+	for event, want := range map[string][]any{PreToolUse: {"plangit-hook", "PreToolUse"}, UserPromptSubmit: {"plangit-hook", "UserPromptSubmit"}, PostToolUse: {"plangit-hook", "PostToolUse"}, PostToolUseFailure: {"plangit", "hook", "PostToolUseFailure"}} {
 		h := doc.Hooks[event][0].Hooks
 		if len(h) != 1 || !reflect.DeepEqual(append([]any{h[0]["command"]}, h[0]["args"].([]any)...), want) {
 			t.Errorf("%s: %v", event, h)

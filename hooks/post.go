@@ -205,23 +205,10 @@ func startedBy(p *plan.Plan, command string) []string {
 
 // ownFile reports whether the tool call wrote a file of this session.
 func (e *engine) ownFile() bool {
-	var in struct {
-		FilePath string `json:"file_path"`
-	}
-	if json.Unmarshal(e.in.ToolInput, &in) != nil || in.FilePath == "" {
-		return false
-	}
-	dir := filepath.Join(e.proj.PlansDir(), e.in.SessionID)
-	path := in.FilePath
-	if !filepath.IsAbs(path) {
-		path = filepath.Join(e.in.Cwd, path)
-	}
-	return filepath.Dir(filepath.Clean(path)) == dir
+	return hookwire.WritesIn(e.in.ToolInput, e.in.Cwd, filepath.Join(e.proj.PlansDir(), e.in.SessionID))
 }
 
-func isPlanningTool(tool string) bool {
-	return tool == "TodoWrite" || tool == "TaskCreate" || tool == "TaskUpdate"
-}
+func isPlanningTool(tool string) bool { return hookwire.PlanningTool(tool) }
 
 // startFromTodos starts the session's plan from its first todo list, so an
 // agent that plans with TodoWrite gets a persistent, versioned plan.

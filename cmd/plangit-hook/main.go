@@ -1,11 +1,13 @@
-// Command plangit-hook answers the read-only hook events of Claude Code —
-// PreToolUse, on every tool call, and UserPromptSubmit, on every prompt —
+// Command plangit-hook answers the hook events of Claude Code that come
+// with every tool call and every prompt — PreToolUse and UserPromptSubmit,
+// which only read the plan, and PostToolUse, which counts a tool use —
 // from the session's glance, which every change of the plan writes. It
 // links the standard library and package hookwire alone, so it starts in
 // the time of an empty Go program. Every other case — another event or
 // host, a stale or missing glance, a paused plan, a change waiting to
-// land, anything that changes the plan — it hands to `plangit hook` with
-// the same standard input, so its answers are always plangit's.
+// land, a busy session, anything that changes the plan — it hands to
+// `plangit hook` with the same standard input, so its answers are always
+// plangit's.
 //
 //	plangit-hook EVENT
 //
@@ -43,7 +45,15 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 	return fallback(args, payload, stdout, stderr)
 }
 
-// answer answers the event from the glance; ok is false when plangit must.
+// call is an event the hook binary answers, as the payload gives it.
+type call struct {
+	event string
+	p     *hookwire.Payload
+	dir   string // the session's directory
+	shell bool   // the agent's shell reaches the session (CLAUDE_CODE_SESSION_ID)
+}
+
+// answer answers the event; ok is false when plangit must.
 func answer(event string, payload []byte, getenv func(string) string) (out []byte, ok bool) {
 	for _, v := range []string{"PLANGIT_ROOT", "PLANGIT_NOW", "PLANGIT_LOCK_WAIT"} {
 		if getenv(v) != "" {
@@ -63,83 +73,191 @@ func answer(event string, payload []byte, getenv func(string) string) (out []byt
 	if p.HookEventName != "" {
 		event = p.HookEventName
 	}
-	if event != "PreToolUse" && event != "UserPromptSubmit" || !filepath.IsAbs(p.Cwd) || !hookwire.PlainSessionID(p.SessionID) {
+	switch event {
+	case "PreToolUse", "UserPromptSubmit", "PostToolUse":
+	default:
+		return nil, false
+	}
+	if !filepath.IsAbs(p.Cwd) || !hookwire.PlainSessionID(p.SessionID) {
 		return nil, false
 	}
 	if fi, err := os.Stat(p.Cwd); err != nil || !fi.IsDir() {
 		return nil, false
 	}
-	dir := hookwire.SessionDir(hookwire.FindRoot(p.Cwd), p.SessionID)
-	if _, err := os.Lstat(dir); errors.Is(err, os.ErrNotExist) && event == "PreToolUse" {
-		return nil, true // no plan: nothing to say before a tool
+	c := &call{event: event, p: p, dir: hookwire.SessionDir(hookwire.FindRoot(p.Cwd), p.SessionID),
+		shell: getenv("CLAUDE_CODE_SESSION_ID") == p.SessionID}
+	if _, err := os.Lstat(c.dir); err != nil {
+		// No plan: nothing to say before a tool or to count after one;
+		// a prompt or a todo list may start one, which is plangit's.
+		none := event == "PreToolUse" || event == "PostToolUse" && !hookwire.PlanningTool(p.ToolName)
+		return nil, os.IsNotExist(err) && none
 	}
-	if hookwire.IntentPending(hookwire.PrivatePath(dir, hookwire.IntentFile)) {
-		return nil, false // a change may not have landed: plangit finishes it
+	if event == "PostToolUse" {
+		return c.postToolUse()
 	}
-	if fi, err := os.Lstat(hookwire.PrivatePath(dir, hookwire.QueueFile)); err == nil && fi.Size() > 0 {
-		return nil, false // queued events: plangit applies them first
-	}
-	b, err := os.ReadFile(hookwire.PrivatePath(dir, hookwire.GlanceFile))
-	if err != nil {
+	if !c.settled() {
 		return nil, false
 	}
-	g, good := hookwire.DecodeGlance(b)
-	configPath := filepath.Join(filepath.Dir(filepath.Dir(dir)), "config.json")
-	if !good || g.Key != hookwire.GlanceKey(configPath, dir, g.Files) {
+	g, good := c.glance()
+	if !good {
 		return nil, false
 	}
 	if slices.Contains(g.Rules.Off, event) {
 		return nil, true
 	}
-	turnPath := hookwire.PrivatePath(dir, hookwire.TurnFile)
-	if fi, err := os.Lstat(turnPath); err == nil && !fi.Mode().IsRegular() {
+	t, good := c.turn()
+	if !good {
 		return nil, false
 	}
-	t := hookwire.ReadTurn(turnPath)
-	shell := getenv("CLAUDE_CODE_SESSION_ID") == p.SessionID
+	shell := c.shell || t.Shell
 	var a hookwire.Answer
 	switch event {
 	case "PreToolUse":
-		c, gated := g.Rules.Tool(p.ToolName, p.ToolInput)
+		tc, gated := g.Rules.Tool(p.ToolName, p.ToolInput)
 		if !gated {
 			return nil, true
 		}
-		a = g.PreToolUse(c, t, hookwire.CLI(p.SessionID, shell || t.Shell))
+		a = g.PreToolUse(tc, t, hookwire.CLI(p.SessionID, shell))
 	case "UserPromptSubmit":
 		if g.Status == "paused" || len(t.Advanced) > 0 || t.Size >= hookwire.TurnMaxSize {
 			return nil, false // a resume, an advance taken back, or a memory to start over: plangit's
 		}
-		shell = shell || t.Shell
 		a = g.Prompt(shell, hookwire.CLI(p.SessionID, shell))
 	}
-	if a.Remember != "" {
-		f, err := os.OpenFile(turnPath, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
-		if err == nil {
-			f.Write([]byte(a.Remember)) // one write: hooks side by side never tear a line
-			f.Close()
-		}
-	}
+	c.remember(a.Remember)
 	return hookwire.EncodeClaude(event, &hookwire.Output{Context: a.Context, Permission: a.Permission, PermissionReason: a.PermissionReason}), true
 }
 
-// fallback runs `plangit hook ARGS…` on the same payload: the plangit
-// beside this binary, else the one on PATH. Without one it answers
-// nothing: a hook never breaks the agent.
-func fallback(args []string, payload []byte, stdout, stderr io.Writer) int {
-	prog := "plangit"
-	if exe, err := os.Executable(); err == nil {
-		if beside := filepath.Join(filepath.Dir(exe), "plangit"); isFile(beside) {
-			prog = beside
-		}
+// postToolUse counts a tool use under the session lock, as plangit does,
+// when the use changes nothing in the plan: not a todo list, not a file of
+// the session's, not a call that succeeds where an open error failed, not
+// a step's advance or the plan's pause — those are plangit's, as is a
+// session another process holds.
+func (c *call) postToolUse() ([]byte, bool) {
+	p := c.p
+	if hookwire.PlanningTool(p.ToolName) || hookwire.WritesIn(p.ToolInput, p.Cwd, c.dir) {
+		return nil, false
 	}
-	cmd := exec.Command(prog, append([]string{"hook"}, args...)...)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = bytes.NewReader(payload), stdout, stderr
+	key, command := hookwire.ToolKey(p.ToolInput)
+	if p.AgentID != "" && hookwire.StartsStep(command) {
+		return nil, false // a subagent starting a step: plangit notes it
+	}
+	private := filepath.Join(c.dir, ".git", hookwire.PrivateDir)
+	lock := hookwire.TryLockSession(private)
+	if lock == nil {
+		return nil, false // busy: plangit waits, or queues the event
+	}
+	defer lock.Close()
+	if !c.settled() {
+		return nil, false
+	}
+	g, good := c.glance()
+	if !good || g.Landed != hookwire.FilesKey(c.dir, g.Files) {
+		return nil, false // the files may not be the branch's: plangit adopts an edit
+	}
+	if slices.Contains(g.Rules.Off, c.event) {
+		return nil, true
+	}
+	if g.Resolves(p.ToolName, key) {
+		return nil, false
+	}
+	tallyPath := filepath.Join(private, hookwire.TallyFile)
+	var tally hookwire.Tally
+	rest := map[string][]byte{}
+	if b, err := os.ReadFile(tallyPath); err == nil {
+		if tally, rest, good = hookwire.DecodeTally(b); !good {
+			return nil, false
+		}
+	} else if !os.IsNotExist(err) {
+		return nil, false
+	}
+	t, good := c.turn()
+	if !good {
+		return nil, false
+	}
+	cli := hookwire.CLI(p.SessionID, c.shell || t.Shell)
+	parts, due := tally.Count(g.PostPlan(), g.Rules, hookwire.Use{Tool: p.ToolName, Subagent: p.AgentID != "", CLI: cli})
+	if due != hookwire.DueNothing {
+		return nil, false // the step advances, or the plan pauses: a change
+	}
+	if err := hookwire.PutFile(private, tallyPath, tally.Encode(rest), 0o644); err != nil {
+		return nil, false
+	}
+	lock.Close()
+	text, remember := hookwire.Say(t, parts, g.Rules.Budget, cli)
+	c.remember(remember)
+	return hookwire.EncodeClaude(c.event, &hookwire.Output{Context: text}), true
+}
+
+// settled reports whether no change waits to land and no hook event waits
+// for the lock: either is plangit's to finish first.
+func (c *call) settled() bool {
+	if hookwire.IntentPending(hookwire.PrivatePath(c.dir, hookwire.IntentFile)) {
+		return false
+	}
+	fi, err := os.Lstat(hookwire.PrivatePath(c.dir, hookwire.QueueFile))
+	return err != nil && os.IsNotExist(err) || err == nil && fi.Size() == 0
+}
+
+// glance reads the session's glance; good is false when there is none or
+// it does not name the files and the config as they stand.
+func (c *call) glance() (*hookwire.Glance, bool) {
+	b, err := os.ReadFile(hookwire.PrivatePath(c.dir, hookwire.GlanceFile))
+	if err != nil {
+		return nil, false
+	}
+	g, good := hookwire.DecodeGlance(b)
+	configPath := filepath.Join(filepath.Dir(filepath.Dir(c.dir)), "config.json")
+	if !good || g.Key != hookwire.GlanceKey(configPath, c.dir, g.Files) {
+		return nil, false
+	}
+	return g, true
+}
+
+// turn reads the turn memory; good is false when something other than a
+// file is in its place.
+func (c *call) turn() (*hookwire.Turn, bool) {
+	path := hookwire.PrivatePath(c.dir, hookwire.TurnFile)
+	if fi, err := os.Lstat(path); err == nil && !fi.Mode().IsRegular() {
+		return nil, false
+	}
+	return hookwire.ReadTurn(path), true
+}
+
+// remember appends lines to the turn memory, in one write: hooks side by
+// side never tear a line. A failure costs a repetition.
+func (c *call) remember(lines string) {
+	if lines == "" {
+		return
+	}
+	f, err := os.OpenFile(hookwire.PrivatePath(c.dir, hookwire.TurnFile), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err == nil {
+		f.Write([]byte(lines))
+		f.Close()
+	}
+}
+
+// start runs prog with argv on the payload, as a second process, and
+// returns its exit code.
+func start(prog string, argv []string, payload []byte, stdout, stderr io.Writer) int {
+	cmd := &exec.Cmd{Path: prog, Args: argv, Stdin: bytes.NewReader(payload), Stdout: stdout, Stderr: stderr}
 	err := cmd.Run()
 	var exit *exec.ExitError
 	if errors.As(err, &exit) {
 		return exit.ExitCode()
 	}
 	return 0
+}
+
+// plangitBeside is the plangit to hand a call to: the one beside this
+// binary, else the one on PATH.
+func plangitBeside() string {
+	if exe, err := os.Executable(); err == nil {
+		if beside := filepath.Join(filepath.Dir(exe), "plangit"); isFile(beside) {
+			return beside
+		}
+	}
+	return "plangit"
 }
 
 func isFile(path string) bool {

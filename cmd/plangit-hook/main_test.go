@@ -94,25 +94,41 @@ var plan = [][]string{
 	{"error", "add", "--tool", "Bash", "--key", "go test ./...", "exit status 1: TestCacheExpiry"},
 }
 
-// TestParity: for every read-only fixture — Claude Code's, and the other
-// hosts', which the hook binary hands to plangit — the hook binary's
-// stdout, exit code and turn memory equal plangit hook's, twice in a turn,
+// TestParity: for every fixture of an event the hook binary answers for
+// Claude Code — the read-only PreToolUse and UserPromptSubmit, and
+// PostToolUse, which counts — Claude Code's, and the other hosts', which
+// the hook binary hands to plangit: its stdout, exit code, turn memory,
+// hook counters and revisions equal plangit hook's, twice in a turn,
 // whatever state the session is in.
 func TestParity(t *testing.T) {
+	// Each scenario is for the events it says: the read-only ones (r),
+	// PostToolUse (p), or both; the other hosts' fixtures, which the hook
+	// binary hands to plangit at once, run the first three alone.
 	scenarios := []struct {
-		name  string
-		setup [][]string
-		env   []string
+		name   string
+		events string
+		setup  [][]string
+		env    []string
 	}{
-		{"fresh glance", plan, nil},
-		{"shell session", plan, []string{"CLAUDE_CODE_SESSION_ID=" + session}},
-		{"stale glance", append(plan[:len(plan):len(plan)], []string{"edit", ".code-agent/plans/" + session + "/task_plan.md", "Build the cache layer", "Write the cache layer"}), nil},
-		{"paused plan", append(plan[:len(plan):len(plan)], []string{"pause"}), nil},
-		{"completed plan", append(plan[:len(plan):len(plan)], []string{"step", "done", "1"}, []string{"step", "done", "2"}), nil},
-		{"missing session", nil, nil},
-		{"broken config", append(plan[:len(plan):len(plan)], []string{"write", ".code-agent/config.json", "{broken"}), nil},
-		{"plan confirmation", append([][]string{{"config", "set", "plan_confirmation", "true"}}, plan[:3]...), nil},
-		{"pre-tool hook off", append([][]string{{"config", "set", "hooks.PreToolUse", "false"}}, plan...), nil},
+		{"fresh glance", "rp", plan, nil},
+		{"stale glance", "rp", append(plan[:len(plan):len(plan)], []string{"edit", ".code-agent/plans/" + session + "/task_plan.md", "Build the cache layer", "Write the cache layer"}), nil},
+		{"missing session", "rp", nil, nil},
+		{"shell session", "rp", plan, []string{"CLAUDE_CODE_SESSION_ID=" + session}},
+		{"paused plan", "rp", append(plan[:len(plan):len(plan)], []string{"pause"}), nil},
+		{"completed plan", "rp", append(plan[:len(plan):len(plan)], []string{"step", "done", "1"}, []string{"step", "done", "2"}), nil},
+		{"broken config", "rp", append(plan[:len(plan):len(plan)], []string{"write", ".code-agent/config.json", "{broken"}), nil},
+		{"plan confirmation", "r", append([][]string{{"config", "set", "plan_confirmation", "true"}}, plan[:3]...), nil},
+		{"pre-tool hook off", "r", append([][]string{{"config", "set", "hooks.PreToolUse", "false"}}, plan...), nil},
+		{"post-tool hook off", "p", append([][]string{{"config", "set", "hooks.PostToolUse", "false"}}, plan...), nil},
+		// PostToolUse's counting: a look-up reminder at once, a step that
+		// advances on the second tool use (or asks), a plan that pauses
+		// on it, a finding since the last count, no step to count for.
+		{"one look-up a finding", "p", append([][]string{{"config", "set", "action_threshold", "1"}}, plan...), nil},
+		{"advance due", "p", append([][]string{{"config", "set", "advance_after", "2"}}, plan...), nil},
+		{"advance asks", "p", append([][]string{{"config", "set", "advance_after", "2"}, {"config", "set", "step_confirmation", "true"}}, plan...), nil},
+		{"pause due", "p", append([][]string{{"config", "set", "max_iterations", "2"}}, plan...), nil},
+		{"a finding since", "p", append(plan[:len(plan):len(plan)], []string{"finding", "add", "--title", "GetUser is hot", "70% of calls"}), nil},
+		{"no step in progress", "p", plan[:3], nil},
 	}
 	fixtures, _ := filepath.Glob("../../testdata/hooks/*.json")
 	more, _ := filepath.Glob("../../testdata/hooks/*/*.json")
@@ -121,9 +137,13 @@ func TestParity(t *testing.T) {
 	for _, fx := range fixtures {
 		b, _ := os.ReadFile(fx)
 		host := filepath.Base(filepath.Dir(fx))
-		event, claude, ok := readOnlyEvent(fx, b)
+		event, claude, ok := binaryEvent(fx, b)
 		if !ok {
 			continue
+		}
+		kind := "r"
+		if claude == "PostToolUse" {
+			kind = "p"
 		}
 		// A host's own hook names the host; Claude Code's settings' hook,
 		// which Cursor and Copilot CLI also run, names Claude Code's event
@@ -132,11 +152,16 @@ func TestParity(t *testing.T) {
 		if host != "hooks" {
 			calls = [][]string{{event, "--host", host}, {claude}}
 		}
-		for _, sc := range scenarios {
+		for i, sc := range scenarios {
+			if !strings.Contains(sc.events, kind) || host != "hooks" && i >= 3 {
+				continue
+			}
 			for _, args := range calls {
 				name := strings.TrimSuffix(strings.TrimPrefix(fx, "../../testdata/hooks/"), ".json") + "/" + sc.name + "/" + strings.Join(args, " ")
 				t.Run(name, func(t *testing.T) {
+					t.Parallel()
 					a, b2 := project(t, sc.setup), project(t, sc.setup)
+					sameRevisions := true
 					for round := 1; round <= 2; round++ {
 						wantOut, wantCode := hookRun(t, a, filepath.Join(bin, "plangit"), append([]string{"hook"}, args...), b, sc.env...)
 						gotOut, gotCode := hookRun(t, b2, filepath.Join(bin, "plangit-hook"), args, b, sc.env...)
@@ -146,19 +171,28 @@ func TestParity(t *testing.T) {
 						if revision.ReplaceAllString(gotOut, "revision ≈") != revision.ReplaceAllString(wantOut, "revision ≈") || gotCode != wantCode {
 							t.Fatalf("round %d: plangit-hook answered (exit %d)\n%s\nplangit hook answered (exit %d)\n%s", round, gotCode, gotOut, wantCode, wantOut)
 						}
+						sameRevisions = sameRevisions && gotOut == wantOut
 					}
-					turn := filepath.Join(".code-agent", "plans", session, ".git", "plangit", "turn")
-					ta, _ := os.ReadFile(filepath.Join(a, turn))
-					tb, _ := os.ReadFile(filepath.Join(b2, turn))
-					if !bytes.Equal(ta, tb) {
-						t.Errorf("turn memory differs:\nplangit-hook:\n%s\nplangit:\n%s", tb, ta)
+					for _, name := range []string{"turn", "hooks.json"} {
+						if name == "turn" && !sameRevisions {
+							continue // the memory keeps what was said, revisions and all
+						}
+						file := filepath.Join(".code-agent", "plans", session, ".git", "plangit", name)
+						ta, _ := os.ReadFile(filepath.Join(a, file))
+						tb, _ := os.ReadFile(filepath.Join(b2, file))
+						if !bytes.Equal(ta, tb) {
+							t.Errorf("%s differs:\nplangit-hook:\n%s\nplangit:\n%s", name, tb, ta)
+						}
+					}
+					if la, lb := subjects(t, a), subjects(t, b2); la != lb {
+						t.Errorf("revisions differ:\nplangit-hook:\n%s\nplangit:\n%s", lb, la)
 					}
 				})
 				checked++
 			}
 		}
 	}
-	if checked < 20 {
+	if checked < 100 {
 		t.Fatalf("only %d fixture runs: the fixtures were not found", checked)
 	}
 }
@@ -166,15 +200,27 @@ func TestParity(t *testing.T) {
 // revision is a revision as a hook's answer names it.
 var revision = regexp.MustCompile(`revision [0-9a-f]{7,40}`)
 
-// readOnlyEvent is the event a fixture holds, in its host's spelling and
-// in Claude Code's, when it is one the hook binary answers for some host.
+// subjects are the summaries of a project's revisions, oldest first.
+func subjects(t *testing.T, root string) string {
+	t.Helper()
+	c := exec.Command("git", "log", "--reverse", "--format=%s")
+	c.Dir = filepath.Join(root, ".code-agent", "plans", session)
+	out, err := c.Output()
+	if err != nil {
+		return "" // no session
+	}
+	return string(out)
+}
+
+// binaryEvent is the event a fixture holds, in its host's spelling and in
+// Claude Code's, when it is one the hook binary answers for some host.
 // Copilot CLI's camelCase payloads name no event: the fixture's file name
 // does.
-func readOnlyEvent(path string, payload []byte) (event, claude string, ok bool) {
+func binaryEvent(path string, payload []byte) (event, claude string, ok bool) {
 	for _, e := range []struct{ host, claude string }{
-		{"PreToolUse", "PreToolUse"}, {"UserPromptSubmit", "UserPromptSubmit"},
-		{"preToolUse", "PreToolUse"}, {"beforeSubmitPrompt", "UserPromptSubmit"}, {"userPromptSubmitted", "UserPromptSubmit"},
-		{"BeforeTool", "PreToolUse"}, {"BeforeAgent", "UserPromptSubmit"},
+		{"PreToolUse", "PreToolUse"}, {"UserPromptSubmit", "UserPromptSubmit"}, {"PostToolUse", "PostToolUse"},
+		{"preToolUse", "PreToolUse"}, {"beforeSubmitPrompt", "UserPromptSubmit"}, {"userPromptSubmitted", "UserPromptSubmit"}, {"postToolUse", "PostToolUse"},
+		{"BeforeTool", "PreToolUse"}, {"BeforeAgent", "UserPromptSubmit"}, {"AfterTool", "PostToolUse"},
 	} {
 		if bytes.Contains(payload, []byte(`"hook_event_name": "`+e.host+`"`)) || bytes.Contains(payload, []byte(`"hook_event_name":"`+e.host+`"`)) {
 			return e.host, e.claude, true
@@ -186,29 +232,65 @@ func readOnlyEvent(path string, payload []byte) (event, claude string, ok bool) 
 			return "preToolUse", "PreToolUse", true
 		case strings.HasPrefix(base, "user_prompt_submitted"):
 			return "userPromptSubmitted", "UserPromptSubmit", true
+		case strings.HasPrefix(base, "post_tool_use") && !strings.HasPrefix(base, "post_tool_use_failure"):
+			return "postToolUse", "PostToolUse", true
 		}
 	}
 	return "", "", false
 }
 
 // TestAnswersWithoutPlangit: with a fresh glance, the hook binary answers
-// PreToolUse and UserPromptSubmit itself, and only a change, a pause or a
+// PreToolUse and UserPromptSubmit itself, and counts PostToolUse itself;
+// only a change — an error the call resolves, a step's advance — or a
 // stale glance sends it to plangit.
 func TestAnswersWithoutPlangit(t *testing.T) {
-	root := project(t, plan)
+	root := project(t, append([][]string{{"config", "set", "advance_after", "12"}}, plan...))
 	log := filepath.Join(t.TempDir(), "calls")
-	pre, _ := os.ReadFile("../../testdata/hooks/pre_tool_use_bash.json")
-	prompt, _ := os.ReadFile("../../testdata/hooks/user_prompt_submit_other.json")
+	fixture := func(name string) []byte {
+		b, err := os.ReadFile("../../testdata/hooks/" + name + ".json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	pre, prompt := fixture("pre_tool_use_bash"), fixture("user_prompt_submit_other")
 	hookBin := filepath.Join(spy, "plangit-hook")
+	said := ""
 	for i := 0; i < 3; i++ {
 		hookRun(t, root, hookBin, []string{"UserPromptSubmit"}, prompt, "PLANGIT_SPY_LOG="+log)
 		if out, _ := hookRun(t, root, hookBin, []string{"PreToolUse"}, pre, "PLANGIT_SPY_LOG="+log); i == 0 && !strings.Contains(out, "failed before (error #1") {
 			t.Errorf("no error history before Bash: %s", out)
 		}
+		for _, post := range []string{"post_tool_use_read", "post_tool_use_grep", "post_tool_use_edit"} {
+			out, _ := hookRun(t, root, hookBin, []string{"PostToolUse"}, fixture(post), "PLANGIT_SPY_LOG="+log)
+			said += out
+		}
 	}
 	if b, err := os.ReadFile(log); err == nil {
 		t.Errorf("plangit was run with a fresh glance:\n%s", b)
 	}
+	for _, want := range []string{"2 look-ups since your last finding", "You changed files during step 1 (Design the cache)"} {
+		if strings.Count(said, want) != 3 {
+			t.Errorf("said %d times, not once a turn: %q\n%s", strings.Count(said, want), want, said)
+		}
+	}
+	tally, _ := os.ReadFile(filepath.Join(root, ".code-agent", "plans", session, ".git", "plangit", "hooks.json"))
+	if !strings.Contains(string(tally), `"iterations":9,`) || !strings.Contains(string(tally), `"step_uses":9`) {
+		t.Errorf("nine tool uses counted as %s", tally)
+	}
+	// The tests succeeding where they failed resolve error #1: a change,
+	// plangit's; so is the twelfth use of step 1, which advances it.
+	if out, _ := hookRun(t, root, hookBin, []string{"PostToolUse"}, fixture("post_tool_use_bash"), "PLANGIT_SPY_LOG="+log); !strings.Contains(out, "Error #1 is resolved") {
+		t.Errorf("the error was not resolved: %s", out)
+	}
+	hookRun(t, root, hookBin, []string{"PostToolUse"}, fixture("post_tool_use_read"), "PLANGIT_SPY_LOG="+log)
+	if out, _ := hookRun(t, root, hookBin, []string{"PostToolUse"}, fixture("post_tool_use_read"), "PLANGIT_SPY_LOG="+log); !strings.Contains(out, "Step 1 is marked done after 12 tool uses") {
+		t.Errorf("step 1 did not advance: %s", out)
+	}
+	if b, _ := os.ReadFile(log); strings.Count(string(b), "hook PostToolUse") != 2 {
+		t.Errorf("plangit ran for other calls than the two changes:\n%s", b)
+	}
+	os.Remove(log)
 	// A hand edit makes the glance stale: plangit answers, and writes it.
 	path := filepath.Join(root, ".code-agent", "plans", session, "task_plan.md")
 	b, _ := os.ReadFile(path)
