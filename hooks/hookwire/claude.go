@@ -1,8 +1,7 @@
 package hookwire
 
 import (
-	"encoding/json"
-	"fmt"
+	"errors"
 	"slices"
 	"strings"
 )
@@ -14,7 +13,7 @@ import (
 // Payload is what plangit reads of Claude Code's hook payload.
 type Payload struct {
 	SessionID, Cwd, HookEventName, Source, Prompt, ToolName string
-	ToolInput, ToolResponse                                 json.RawMessage
+	ToolInput, ToolResponse                                 []byte
 	Error                                                   string
 	IsInterrupt, StopHookActive                             bool
 	LastAssistantMessage, Trigger, AgentID                  string
@@ -39,7 +38,7 @@ func DecodeClaude(payload []byte) (*Payload, error) {
 		for _, f := range fields {
 			if strings.EqualFold(key, f.key) {
 				if !DecodeInto(f.dst, value) {
-					return fmt.Errorf("%s holds a value of the wrong type", f.key)
+					return errors.New(f.key + " holds a value of the wrong type")
 				}
 				return nil
 			}
@@ -47,10 +46,16 @@ func DecodeClaude(payload []byte) (*Payload, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("malformed hook payload: %w", err)
+		return nil, &MalformedError{err}
 	}
 	return p, nil
 }
+
+// MalformedError is a payload that cannot be read.
+type MalformedError struct{ Err error }
+
+func (e *MalformedError) Error() string { return "malformed hook payload: " + e.Err.Error() }
+func (e *MalformedError) Unwrap() error { return e.Err }
 
 // Output is a hook's answer, whatever host receives it. The zero Output
 // says nothing.

@@ -6,27 +6,25 @@
 package hookwire
 
 import (
-	"bytes"
-	"encoding/json"
-	"fmt"
+	"errors"
+	"strconv"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
 // A small JSON reader and writer for the hook path. A hook is a new process
-// on every tool call, and encoding/json's reflection costs about 0.1 ms on
-// its first use in a process: more than the rest of a read-only hook's
-// work. These cover what that path needs — an object's members, strings,
-// booleans, raw values — and leave the rare cases (a string with escapes)
-// to encoding/json, so they accept and decode exactly what it does; the
-// tests hold them to that.
+// on every tool call, and encoding/json — its reflection, and the
+// packages it links — costs more on its first use in a process than the
+// rest of a read-only hook's work. These cover what that path needs — an
+// object's members, strings, booleans, raw values — and accept and decode
+// exactly what encoding/json does; the tests hold them to that.
 
 // Members calls fn with each member of the JSON object b, in order: the
 // member's name and its value as raw JSON. null is an object without
 // members; invalid JSON and any other value are errors.
 func Members(b []byte, fn func(key string, value []byte) error) error {
-	if !json.Valid(b) {
-		var v any
-		return json.Unmarshal(b, &v) // the syntax error, with its offset
+	if err := check(b); err != nil {
+		return err
 	}
 	i := skipSpace(b, 0)
 	switch b[i] {
@@ -34,7 +32,7 @@ func Members(b []byte, fn func(key string, value []byte) error) error {
 		return nil
 	case '{':
 	default:
-		return fmt.Errorf("cannot read a JSON %s as an object", jsonKind(b[i]))
+		return errors.New("cannot read a JSON " + jsonKind(b[i]) + " as an object")
 	}
 	i = skipSpace(b, i+1)
 	for b[i] != '}' {
@@ -58,14 +56,28 @@ func String(raw []byte) (s string, ok bool) {
 	switch {
 	case string(raw) == "null":
 		return "", true
-	case len(raw) < 2 || raw[0] != '"':
+	case len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"':
 		return "", false
 	}
 	inner := raw[1 : len(raw)-1]
-	if bytes.IndexByte(inner, '\\') < 0 && utf8.Valid(inner) {
+	if plain(inner) {
 		return string(inner), true
 	}
-	return s, json.Unmarshal(raw, &s) == nil
+	if check(raw) != nil {
+		return "", false
+	}
+	return unquote(inner), true
+}
+
+// plain reports whether the inside of a string literal needs no decoding:
+// no escape, quote or control character, and valid UTF-8.
+func plain(s []byte) bool {
+	for _, c := range s {
+		if c < 0x20 || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return utf8.Valid(s)
 }
 
 // Bool decodes a raw JSON boolean; null is false. ok is false for any
@@ -80,16 +92,19 @@ func Bool(raw []byte) (v, ok bool) {
 	return false, false
 }
 
-// DecodeInto stores a raw JSON value in dst, a *string, *bool or
-// *json.RawMessage; ok is false when the value is of another type.
+// DecodeInto stores a raw JSON value in dst, a *string, a *bool, or a
+// *[]byte or *json.RawMessage (anything that unmarshals itself: it is
+// given the raw value); ok is false when the value is of another type.
 func DecodeInto(dst any, value []byte) (ok bool) {
 	switch d := dst.(type) {
 	case *string:
 		*d, ok = String(value)
 	case *bool:
 		*d, ok = Bool(value)
-	case *json.RawMessage:
+	case *[]byte:
 		*d, ok = value, true
+	case interface{ UnmarshalJSON([]byte) error }:
+		ok = d.UnmarshalJSON(value) == nil
 	}
 	return ok
 }
@@ -107,7 +122,7 @@ func jsonKind(c byte) string {
 }
 
 // Elements calls fn with each element of a JSON array, in order; anything
-// but an array has none. The array must be valid JSON (json.Valid).
+// but an array has none. The array must be valid JSON (Valid).
 func Elements(list []byte, fn func(value []byte)) {
 	i := skipSpace(list, 0)
 	if i >= len(list) || list[i] != '[' {
@@ -260,4 +275,314 @@ func (o Object) Close() []byte {
 	}
 	o[0] = '{'
 	return append(o, '}')
+}
+
+// Valid reports whether b is one JSON value, as encoding/json's Valid
+// does: RFC 8259's grammar, any bytes but control characters in strings,
+// and at most 10,000 arrays and objects one inside another.
+func Valid(b []byte) bool { return check(b) == nil }
+
+// SyntaxError is JSON that cannot be read, and where.
+type SyntaxError struct {
+	msg    string
+	Offset int // the byte it was found at
+}
+
+func (e *SyntaxError) Error() string { return e.msg + " (at byte " + strconv.Itoa(e.Offset) + ")" }
+
+// maxDepth is how deep encoding/json nests arrays and objects.
+const maxDepth = 10000
+
+// check is Valid, with the error.
+func check(b []byte) error {
+	v := validator{b: b}
+	v.value(0)
+	if v.err == nil {
+		if i := skipSpace(b, v.i); i < len(b) {
+			v.fail(i, "invalid character "+quoteChar(b[i])+" after top-level value")
+		}
+	}
+	if v.err != nil {
+		return v.err
+	}
+	return nil
+}
+
+type validator struct {
+	b   []byte
+	i   int
+	err *SyntaxError
+}
+
+func (v *validator) fail(at int, msg string) {
+	if v.err == nil {
+		v.err = &SyntaxError{msg: msg, Offset: at}
+	}
+	v.i = len(v.b)
+}
+
+// expect reports whether the next byte after white space is c, and
+// fails with what it is otherwise.
+func (v *validator) expect(c byte, where string) bool {
+	n := v.next()
+	if v.err != nil {
+		return false
+	}
+	if n != c {
+		v.fail(v.i, "invalid character "+quoteChar(n)+" "+where)
+		return false
+	}
+	return true
+}
+
+// next skips white space and returns the next byte; 0 at the end.
+func (v *validator) next() byte {
+	v.i = skipSpace(v.b, v.i)
+	if v.i >= len(v.b) {
+		v.fail(v.i, "unexpected end of JSON input")
+		return 0
+	}
+	return v.b[v.i]
+}
+
+func (v *validator) value(depth int) {
+	c := v.next()
+	switch {
+	case v.err != nil:
+	case c == '{' || c == '[':
+		if depth == maxDepth {
+			v.fail(v.i, "exceeded max depth")
+			return
+		}
+		v.i++
+		closing := byte('}')
+		if c == '[' {
+			closing = ']'
+		}
+		if v.next() == closing {
+			v.i++
+			return
+		}
+		for v.err == nil {
+			if c == '{' {
+				if !v.expect('"', "looking for beginning of object key string") {
+					return
+				}
+				v.str()
+				if !v.expect(':', "after object key") {
+					return
+				}
+				v.i++
+			}
+			v.value(depth + 1)
+			if v.err != nil {
+				return
+			}
+			switch n := v.next(); {
+			case v.err != nil:
+				return
+			case n == ',':
+				v.i++
+			case n == closing:
+				v.i++
+				return
+			case c == '{':
+				v.fail(v.i, "invalid character "+quoteChar(n)+" after object key:value pair")
+			default:
+				v.fail(v.i, "invalid character "+quoteChar(n)+" after array element")
+			}
+		}
+	case c == '"':
+		v.str()
+	case c == '-' || '0' <= c && c <= '9':
+		v.number()
+	case c == 't':
+		v.literal("true")
+	case c == 'f':
+		v.literal("false")
+	case c == 'n':
+		v.literal("null")
+	default:
+		v.fail(v.i, "invalid character "+quoteChar(c)+" looking for beginning of value")
+	}
+}
+
+func (v *validator) literal(word string) {
+	for k := 0; k < len(word); k++ {
+		if v.i+k >= len(v.b) {
+			v.fail(len(v.b), "unexpected end of JSON input")
+			return
+		}
+		if v.b[v.i+k] != word[k] {
+			v.fail(v.i+k, "invalid character "+quoteChar(v.b[v.i+k])+" in literal "+word+" (expecting "+quoteChar(word[k])+")")
+			return
+		}
+	}
+	v.i += len(word)
+}
+
+func (v *validator) str() {
+	b := v.b
+	for i := v.i + 1; i < len(b); i++ {
+		switch c := b[i]; {
+		case c == '"':
+			v.i = i + 1
+			return
+		case c < 0x20:
+			v.fail(i, "invalid character "+quoteChar(c)+" in string literal")
+			return
+		case c == '\\':
+			i++
+			if i >= len(b) {
+				break
+			}
+			switch b[i] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			case 'u':
+				for k := 1; k <= 4; k++ {
+					if i+k >= len(b) {
+						v.fail(len(b), "unexpected end of JSON input")
+						return
+					}
+					if !isHex(b[i+k]) {
+						v.fail(i+k, "invalid character "+quoteChar(b[i+k])+" in \\u hexadecimal character escape")
+						return
+					}
+				}
+				i += 4
+			default:
+				v.fail(i, "invalid character "+quoteChar(b[i])+" in string escape code")
+				return
+			}
+		}
+	}
+	v.fail(len(b), "unexpected end of JSON input")
+}
+
+func (v *validator) number() {
+	b, i := v.b, v.i
+	digits := func() bool {
+		start := i
+		for i < len(b) && '0' <= b[i] && b[i] <= '9' {
+			i++
+		}
+		return i > start
+	}
+	bad := func(what string) {
+		if i >= len(b) {
+			v.fail(i, "unexpected end of JSON input")
+		} else {
+			v.fail(i, "invalid character "+quoteChar(b[i])+" "+what)
+		}
+	}
+	if b[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(b) && b[i] == '0':
+		i++
+	case !digits():
+		bad("in numeric literal")
+		return
+	}
+	if i < len(b) && b[i] == '.' {
+		i++
+		if !digits() {
+			bad("after decimal point in numeric literal")
+			return
+		}
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		if !digits() {
+			bad("in exponent of numeric literal")
+			return
+		}
+	}
+	v.i = i
+}
+
+func isHex(c byte) bool { return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F' }
+
+// quoteChar names a byte in an error, as encoding/json does.
+func quoteChar(c byte) string {
+	switch c {
+	case '\'':
+		return `'\''`
+	case '"':
+		return `'"'`
+	}
+	s := strconv.Quote(string(rune(c)))
+	return "'" + s[1:len(s)-1] + "'"
+}
+
+// unquote decodes the inside of a valid JSON string as encoding/json
+// does: escapes read, a lone or broken surrogate and each byte of invalid
+// UTF-8 read as U+FFFD.
+func unquote(s []byte) string {
+	b := make([]byte, 0, len(s))
+	for r := 0; r < len(s); {
+		switch c := s[r]; {
+		case c == '\\':
+			r++
+			switch s[r] {
+			case 'b':
+				b = append(b, '\b')
+			case 'f':
+				b = append(b, '\f')
+			case 'n':
+				b = append(b, '\n')
+			case 'r':
+				b = append(b, '\r')
+			case 't':
+				b = append(b, '\t')
+			case 'u':
+				rr := hex4(s[r+1:])
+				r += 5
+				if utf16.IsSurrogate(rr) {
+					if r+6 <= len(s) && s[r] == '\\' && s[r+1] == 'u' {
+						if dec := utf16.DecodeRune(rr, hex4(s[r+2:])); dec != utf8.RuneError {
+							b = utf8.AppendRune(b, dec)
+							r += 6
+							continue
+						}
+					}
+					rr = utf8.RuneError
+				}
+				b = utf8.AppendRune(b, rr)
+				continue
+			default: // " \ /
+				b = append(b, s[r])
+			}
+			r++
+		case c < utf8.RuneSelf:
+			b = append(b, c)
+			r++
+		default:
+			rr, size := utf8.DecodeRune(s[r:])
+			b = utf8.AppendRune(b, rr)
+			r += size
+		}
+	}
+	return string(b)
+}
+
+// hex4 reads four hex digits.
+func hex4(s []byte) rune {
+	var r rune
+	for _, c := range s[:4] {
+		switch {
+		case c <= '9':
+			c -= '0'
+		case c <= 'F':
+			c -= 'A' - 10
+		default:
+			c -= 'a' - 10
+		}
+		r = r*16 + rune(c)
+	}
+	return r
 }
