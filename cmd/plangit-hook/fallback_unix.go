@@ -3,9 +3,9 @@
 package main
 
 import (
-	"io"
 	"os"
-	"os/exec"
+	"path/filepath"
+	"strings"
 	"syscall"
 )
 
@@ -14,13 +14,13 @@ import (
 // pipe, it is written into one and this process becomes plangit (exec):
 // no second process starts, and none waits for it. Without a plangit it
 // answers nothing: a hook never breaks the agent.
-func fallback(args []string, payload []byte, stdout, stderr io.Writer) int {
-	prog, err := exec.LookPath(plangitBeside())
-	if err != nil {
+func fallback(args []string, payload []byte, stdout, stderr *os.File) int {
+	prog, ok := lookPath(plangitBeside())
+	if !ok {
 		return 0
 	}
 	argv := append([]string{prog, "hook"}, args...)
-	if stdout == io.Writer(os.Stdout) && stderr == io.Writer(os.Stderr) && len(payload) <= pipeCapacity {
+	if stdout == os.Stdout && stderr == os.Stderr && len(payload) <= pipeCapacity {
 		var p [2]int
 		if err := syscall.Pipe(p[:]); err == nil {
 			n, err := syscall.Write(p[1], payload)
@@ -32,4 +32,26 @@ func fallback(args []string, payload []byte, stdout, stderr io.Writer) int {
 		}
 	}
 	return start(prog, argv, payload, stdout, stderr)
+}
+
+// isExecutable reports whether path is a file that may be run.
+func isExecutable(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0
+}
+
+// lookPath finds prog as a shell would: a path as it is, a name on PATH.
+func lookPath(prog string) (string, bool) {
+	if strings.ContainsRune(prog, '/') {
+		return prog, isExecutable(prog)
+	}
+	for _, dir := range filepath.SplitList(os.Getenv("PATH")) {
+		if dir == "" {
+			dir = "."
+		}
+		if path := filepath.Join(dir, prog); isExecutable(path) {
+			return path, true
+		}
+	}
+	return "", false
 }

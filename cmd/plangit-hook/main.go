@@ -16,11 +16,8 @@
 package main
 
 import (
-	"bytes"
-	"errors"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 
@@ -34,7 +31,7 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv))
 }
 
-func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
+func run(args []string, stdin io.Reader, stdout, stderr *os.File, getenv func(string) string) int {
 	payload, err := io.ReadAll(io.LimitReader(stdin, maxPayload+1))
 	if err == nil && len(args) == 1 && len(payload) <= maxPayload {
 		if out, ok := answer(args[0], payload, getenv); ok {
@@ -164,7 +161,7 @@ func (c *call) postToolUse() ([]byte, bool) {
 	tallyPath := filepath.Join(private, hookwire.TallyFile)
 	var tally hookwire.Tally
 	rest := map[string][]byte{}
-	if b, err := os.ReadFile(tallyPath); err == nil {
+	if b, err := hookwire.ReadFile(tallyPath); err == nil {
 		if tally, rest, good = hookwire.DecodeTally(b); !good {
 			return nil, false
 		}
@@ -202,7 +199,7 @@ func (c *call) settled() bool {
 // glance reads the session's glance; good is false when there is none or
 // it does not name the files and the config as they stand.
 func (c *call) glance() (*hookwire.Glance, bool) {
-	b, err := os.ReadFile(hookwire.PrivatePath(c.dir, hookwire.GlanceFile))
+	b, err := hookwire.ReadFile(hookwire.PrivatePath(c.dir, hookwire.GlanceFile))
 	if err != nil {
 		return nil, false
 	}
@@ -230,30 +227,39 @@ func (c *call) remember(lines string) {
 	if lines == "" {
 		return
 	}
-	f, err := os.OpenFile(hookwire.PrivatePath(c.dir, hookwire.TurnFile), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
-	if err == nil {
-		f.Write([]byte(lines))
-		f.Close()
-	}
+	hookwire.AppendFile(hookwire.PrivatePath(c.dir, hookwire.TurnFile), []byte(lines))
 }
 
 // start runs prog with argv on the payload, as a second process, and
-// returns its exit code.
-func start(prog string, argv []string, payload []byte, stdout, stderr io.Writer) int {
-	cmd := &exec.Cmd{Path: prog, Args: argv, Stdin: bytes.NewReader(payload), Stdout: stdout, Stderr: stderr}
-	err := cmd.Run()
-	var exit *exec.ExitError
-	if errors.As(err, &exit) {
-		return exit.ExitCode()
+// returns its exit code (0 when it cannot be run: a hook never breaks the
+// agent).
+func start(prog string, argv []string, payload []byte, stdout, stderr *os.File) int {
+	r, w, err := os.Pipe()
+	if err != nil {
+		return 0
 	}
-	return 0
+	p, err := os.StartProcess(prog, argv, &os.ProcAttr{Files: []*os.File{r, stdout, stderr}})
+	r.Close()
+	if err != nil {
+		w.Close()
+		return 0
+	}
+	go func() {
+		w.Write(payload)
+		w.Close()
+	}()
+	st, err := p.Wait()
+	if err != nil {
+		return 0
+	}
+	return st.ExitCode()
 }
 
 // plangitBeside is the plangit to hand a call to: the one beside this
 // binary, else the one on PATH.
 func plangitBeside() string {
 	if exe, err := os.Executable(); err == nil {
-		if beside := filepath.Join(filepath.Dir(exe), "plangit"); isFile(beside) {
+		if beside := filepath.Join(filepath.Dir(exe), "plangit"+filepath.Ext(exe)); isFile(beside) {
 			return beside
 		}
 	}

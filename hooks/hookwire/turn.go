@@ -2,7 +2,6 @@ package hookwire
 
 import (
 	"hash/fnv"
-	"os"
 	"strconv"
 	"strings"
 )
@@ -54,7 +53,7 @@ type Turn struct {
 // a turn of which nothing is known.
 func ReadTurn(path string) *Turn {
 	t := &Turn{Said: map[string]bool{}, Blocks: map[string]int{}}
-	b, err := os.ReadFile(path)
+	b, err := ReadFile(path)
 	if err != nil {
 		return t
 	}

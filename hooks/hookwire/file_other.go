@@ -1,0 +1,22 @@
+//go:build !unix
+
+package hookwire
+
+import "os"
+
+// ReadFile reads the regular file at path.
+func ReadFile(path string) ([]byte, error) { return os.ReadFile(path) }
+
+// AppendFile appends data to the file at path in one write, creating it
+// (mode 0644) when missing.
+func AppendFile(path string, data []byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
