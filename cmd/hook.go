@@ -96,7 +96,7 @@ was; running it twice is running it once; entries an earlier plangit wrote in an
 shell command line) are upgraded in place. Claude Code and Copilot CLI get exec-form entries (a
 program and its arguments, no shell), the others a shell command line; every host's entries but
 Claude Code's name their host (--host). When plangit-hook is installed beside plangit, Claude
-Code's PreToolUse and UserPromptSubmit hooks run it. --print shows the result without writing it.`,
+Code's PreToolUse, UserPromptSubmit and PostToolUse hooks run it. --print shows the result without writing it.`,
 		Example: `  plangit hooks install
   plangit hooks install --host claude --scope local --print
   plangit hooks install --host cursor,copilot --scope user`,

@@ -225,8 +225,8 @@ func TestSettingsPath(t *testing.T) {
 
 // TestInstallExecForm: Claude Code's entries run plangit without a shell —
 // "command" with "args" (hooks reference, "Command hook fields", since
-// 2.1.139) — and the hook binary answers PreToolUse and UserPromptSubmit
-// when it is installed beside plangit. A change of programs makes the file
+// 2.1.139) — and the hook binary answers PreToolUse, UserPromptSubmit and
+// PostToolUse when it is installed beside plangit. A change of programs makes the file
 // outdated, and installing again upgrades it in place.
 func TestInstallExecForm(t *testing.T) {
 	path := filepath.Join(t.TempDir(), ".claude", "settings.json")

@@ -14,13 +14,15 @@ import (
 // files and the project's config.json as they stood (GlanceKey).
 // PreToolUse and UserPromptSubmit run on every tool call and every prompt;
 // with a good glance they answer without parsing the plan, and the hook
-// binary answers them without plangit at all. Every change writes the
-// glance in the same locked step as its commit; a hook that finds none, or
-// a stale one, parses the plan and writes it.
+// binary answers them without plangit at all — and counts PostToolUse's
+// tool uses with what the glance says of the plan, when it says that its
+// files are the branch's (Landed). Every change writes the glance in the
+// same locked step as its commit; a hook that finds none, or a stale one,
+// parses the plan and writes it.
 //
 // What a glance holds is text ready to say, each piece with the key under
-// which the turn memory counts it as said, and the rules the read-only
-// hooks apply, from config.json. Commands in it are written with CLIMark
+// which the turn memory counts it as said, and the rules the hooks apply,
+// from config.json. Commands in it are written with CLIMark
 // for "plangit", which the answer replaces with the command line that
 // reaches the session (CLI).
 
@@ -287,16 +289,14 @@ func DecodeGlance(b []byte) (g *Glance, ok bool) {
 		return nil, false
 	}
 	g = &Glance{}
-	want := map[string]int{"key": 1, "file": 1, "landed": 1, "status": 2, "sig": 1, "cur": 2, "findings": 1, "line": 2, "name": 1, "step": 2,
-		"error": 5, "open": 2, "off": 1, "critical": 1, "write": 1, "view": 1, "confirm": 2, "budget": 1, "count": 4}
 	number := func(s string) (int, bool) {
 		n, err := strconv.Atoi(s)
 		return n, err == nil
 	}
 	for _, l := range lines[1 : n-1] {
 		name, rest, _ := strings.Cut(l, " ")
-		count, known := want[name]
-		if !known {
+		count := glanceValues(name)
+		if count == 0 {
 			return nil, false
 		}
 		v := make([]string, count)
@@ -381,8 +381,37 @@ func bytesCutLast(b []byte) (body []byte, last string, ok bool) {
 	return b[:i], string(b[i : len(b)-1]), true
 }
 
-// unquotePrefix reads the quoted string at the start of s.
+// glanceValues is how many values a line of the glance has, by its name;
+// 0 for a name a glance has no line of.
+func glanceValues(name string) int {
+	switch name {
+	case "key", "file", "landed", "sig", "findings", "name", "off", "critical", "write", "view", "budget":
+		return 1
+	case "status", "cur", "line", "step", "open", "confirm":
+		return 2
+	case "count":
+		return 4
+	case "error":
+		return 5
+	}
+	return 0
+}
+
+// unquotePrefix reads the quoted string at the start of s. A value with
+// no escape in it is its text between the quotes (what strconv.Quote
+// writes so holds no quote, and is valid UTF-8: a glance passed its
+// checksum).
 func unquotePrefix(s string) (value, rest string, err error) {
+	if len(s) > 1 && s[0] == '"' {
+		for i := 1; i < len(s); i++ {
+			if s[i] == '\\' {
+				break
+			}
+			if s[i] == '"' {
+				return s[1:i], s[i+1:], nil
+			}
+		}
+	}
 	q, err := strconv.QuotedPrefix(s)
 	if err != nil {
 		return "", "", err
