@@ -53,6 +53,7 @@ type loopHost struct {
 	quick  int // PreToolUse and UserPromptSubmit calls, which plangit-hook receives
 	posts  int // PostToolUse calls, which plangit-hook receives too
 	syncs  int // of those, todo lists and a subagent's step starts: plangit's to record
+	stops  int // Stop calls, which plangit-hook receives too
 }
 
 // loopAgent is one agent session and its host's ways.
@@ -94,13 +95,16 @@ func (a *loopAgent) hook(payload map[string]any) string {
 	}
 	b, _ := json.Marshal(payload)
 	// As hooks install sets them up with plangit-hook installed beside
-	// plangit: PreToolUse, UserPromptSubmit and PostToolUse run
+	// plangit: PreToolUse, UserPromptSubmit, PostToolUse and Stop run
 	// plangit-hook.
 	cmd := exec.Command(filepath.Join(a.h.hooks, "plangit"), "hook", event)
 	switch event {
 	case "PreToolUse", "UserPromptSubmit":
 		cmd = exec.Command(filepath.Join(a.h.hooks, "plangit-hook"), event)
 		a.h.quick++
+	case "Stop":
+		cmd = exec.Command(filepath.Join(a.h.hooks, "plangit-hook"), event)
+		a.h.stops++
 	case "PostToolUse":
 		cmd = exec.Command(filepath.Join(a.h.hooks, "plangit-hook"), event)
 		a.h.posts++
@@ -400,7 +404,7 @@ func TestAgentLoop(t *testing.T) {
 	if out, err := exec.Command("go", "build", "-o", filepath.Join(h.hooks, "plangit-hook"), "./cmd/plangit-hook").CombinedOutput(); err != nil {
 		t.Fatalf("go build plangit-hook: %v\n%s", err, out)
 	}
-	os.WriteFile(filepath.Join(h.hooks, "plangit"), []byte("#!/bin/sh\n[ \"$1\" = hook ] && [ \"$2\" = PreToolUse -o \"$2\" = UserPromptSubmit -o \"$2\" = PostToolUse ] && echo \"$2\" >> "+h.calls+"\nexec "+filepath.Join(bin, "plangit")+" \"$@\"\n"), 0o755)
+	os.WriteFile(filepath.Join(h.hooks, "plangit"), []byte("#!/bin/sh\n[ \"$1\" = hook ] && [ \"$2\" = PreToolUse -o \"$2\" = UserPromptSubmit -o \"$2\" = PostToolUse -o \"$2\" = Stop ] && echo \"$2\" >> "+h.calls+"\nexec "+filepath.Join(bin, "plangit")+" \"$@\"\n"), 0o755)
 	outside := t.TempDir()
 	a := &loopAgent{h: h, id: "6b1d8c2e-0d4f-4f7e-9d1a-2c3b4a5d6e7f", envFile: filepath.Join(t.TempDir(), "env-a.sh"), shellDir: outside}
 	b := &loopAgent{h: h, id: "7c2e9d3f-1e5a-4a8b-8e2b-3d4c5b6e7f80", envFile: filepath.Join(t.TempDir(), "env-b.sh"), hostVar: true, shellDir: h.root}
@@ -627,6 +631,18 @@ func TestAgentLoop(t *testing.T) {
 		h.posts, handedPosts, commits, h.syncs)
 	if handedPosts > commits+h.syncs {
 		t.Errorf("plangit-hook handed %d of %d PostToolUse calls to plangit; %d made a revision, %d were plangit's to record", handedPosts, h.posts, commits, h.syncs)
+	}
+	// And held stops itself but where the stop changed the plan ([Step]
+	// lines, an advance on transition words).
+	handedStops := strings.Count(string(log), "Stop\n")
+	stopCommits := 0
+	for _, dir := range dirs {
+		out, _ := exec.Command("git", "-C", dir, "log", "--format=%(trailers:key=Plangit-Hook,valueonly)").Output()
+		stopCommits += strings.Count(string(out), "Stop\n") - strings.Count(string(out), "SubagentStop\n")
+	}
+	t.Logf("plangit-hook received %d Stop calls and handed %d to plangit: %d made a revision", h.stops, handedStops, stopCommits)
+	if handedStops > stopCommits {
+		t.Errorf("plangit-hook handed %d of %d Stop calls to plangit; %d made a revision", handedStops, h.stops, stopCommits)
 	}
 	checkRepos(t, h.root)
 }

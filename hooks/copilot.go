@@ -176,7 +176,7 @@ func copilotTodos(args json.RawMessage) json.RawMessage {
 	}
 	var items []string
 	for _, line := range strings.Split(text, "\n") {
-		l := strings.TrimSpace(stripMarkers(strings.TrimSpace(line)))
+		l := strings.TrimSpace(hookwire.StripMarkers(strings.TrimSpace(line)))
 		status := ""
 		switch {
 		case strings.HasPrefix(l, "[ ]"):

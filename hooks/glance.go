@@ -29,6 +29,9 @@ func newGlance(st *plan.State, key string, cfg repo.Config) *hookwire.Glance {
 		g.Names = append(g.Names, nextName(next))
 	}
 	g.Step = stepPart(p, hookwire.CLIMark)
+	if p.Status == plan.PlanRunning && !p.Complete() && len(p.Unfinished()) > 0 {
+		g.Left = render.LeftToDo(p, hookwire.CLIMark)
+	}
 	perTool := map[string]int{}
 	for _, e := range st.Errors.Open() {
 		if perTool[e.Tool]++; perTool[e.Tool] > maxToolErrors {
@@ -81,7 +84,8 @@ func stepSig(p *plan.Plan) string {
 func glanceRules(cfg repo.Config) hookwire.Rules {
 	r := hookwire.Rules{CriticalTools: cfg.CriticalTools, WriteTools: cfg.WriteTools, ViewTools: cfg.ViewTools,
 		PlanConfirmation: cfg.PlanConfirmation, StepConfirmation: cfg.StepConfirmation, Budget: cfg.ContextBudget,
-		ActionThreshold: cfg.ActionThreshold, AutoAdvance: cfg.AutoAdvance, AdvanceAfter: cfg.AdvanceAfter, MaxIterations: cfg.MaxIterations}
+		ActionThreshold: cfg.ActionThreshold, AutoAdvance: cfg.AutoAdvance, AdvanceAfter: cfg.AdvanceAfter, MaxIterations: cfg.MaxIterations,
+		StopMode: cfg.StopMode, StopBlockCap: cfg.StopBlockCap, PushOnStop: cfg.PushOn == "stop"}
 	for _, e := range repo.HookEvents {
 		if !cfg.Hooks[e] {
 			r.Off = append(r.Off, e)

@@ -704,11 +704,11 @@ func TestStopGate(t *testing.T) {
 		}
 	})
 	for msg, want := range map[string]bool{"Now let me run the tests": true, "接下来运行测试": true, "I know the answer": false, "nothing": false} {
-		if advance(msg, 2, 10) != want {
-			t.Errorf("advance(%q) = %v", msg, !want)
+		if hookwire.Advance(msg, 2, 10) != want {
+			t.Errorf("Advance(%q) = %v", msg, !want)
 		}
 	}
-	if !advance("no words", 10, 10) {
+	if !hookwire.Advance("no words", 10, 10) {
 		t.Error("the seed's timeout: 10 uses in one step advance")
 	}
 }
@@ -877,11 +877,11 @@ func TestAdvanceWords(t *testing.T) {
 		"Step 5 (using the cache) is next; I stop here.": false,
 		"I know now why the test failed, and then some.": false,
 	} {
-		if got := advance(msg, 3, 10); got != want {
-			t.Errorf("advance(%q) = %v", msg, got)
+		if got := hookwire.Advance(msg, 3, 10); got != want {
+			t.Errorf("Advance(%q) = %v", msg, got)
 		}
 	}
-	if advance("现在", 1, 10) || !advance("nothing", 10, 10) {
+	if hookwire.Advance("现在", 1, 10) || !hookwire.Advance("nothing", 10, 10) {
 		t.Error("the use counts")
 	}
 }

@@ -60,14 +60,14 @@ const hookTimeout = 30
 var toolEvents = []string{PreToolUse, PostToolUse, PostToolUseFailure}
 
 // HookProgram is the name of the hook binary, which answers the events
-// that come with every tool call and every prompt — the read-only ones
-// from the glance, and PostToolUse's count — and hands every other case
-// to plangit.
+// that come with every tool call, every prompt and every stop — the
+// read-only ones from the glance, PostToolUse's count and the Stop gate —
+// and hands every other case to plangit.
 const HookProgram = "plangit-hook"
 
 // HookBinaryEvents are the events of Claude Code's that installed hooks
 // give the hook binary, when it is installed beside plangit.
-var HookBinaryEvents = []string{PreToolUse, UserPromptSubmit, PostToolUse}
+var HookBinaryEvents = []string{PreToolUse, UserPromptSubmit, PostToolUse, Stop}
 
 // Programs are what installed hooks run.
 type Programs struct {

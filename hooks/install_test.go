@@ -225,8 +225,8 @@ func TestSettingsPath(t *testing.T) {
 
 // TestInstallExecForm: Claude Code's entries run plangit without a shell —
 // "command" with "args" (hooks reference, "Command hook fields", since
-// 2.1.139) — and the hook binary answers PreToolUse, UserPromptSubmit and
-// PostToolUse when it is installed beside plangit. A change of programs makes the file
+// 2.1.139) — and the hook binary answers PreToolUse, UserPromptSubmit,
+// PostToolUse and Stop when it is installed beside plangit. A change of programs makes the file
 // outdated, and installing again upgrades it in place.
 func TestInstallExecForm(t *testing.T) {
 	path := filepath.Join(t.TempDir(), ".claude", "settings.json")
@@ -259,7 +259,7 @@ func TestInstallExecForm(t *testing.T) {
 	s.Save()
 	b, _ = os.ReadFile(path)
 	json.Unmarshal(b, &doc)
-	for event, want := range map[string][]any{PreToolUse: {"plangit-hook", "PreToolUse"}, UserPromptSubmit: {"plangit-hook", "UserPromptSubmit"}, PostToolUse: {"plangit-hook", "PostToolUse"}, PostToolUseFailure: {"plangit", "hook", "PostToolUseFailure"}} {
+	for event, want := range map[string][]any{PreToolUse: {"plangit-hook", "PreToolUse"}, UserPromptSubmit: {"plangit-hook", "UserPromptSubmit"}, PostToolUse: {"plangit-hook", "PostToolUse"}, Stop: {"plangit-hook", "Stop"}, PostToolUseFailure: {"plangit", "hook", "PostToolUseFailure"}, SubagentStop: {"plangit", "hook", "SubagentStop"}} {
 		h := doc.Hooks[event][0].Hooks
 		if len(h) != 1 || !reflect.DeepEqual(append([]any{h[0]["command"]}, h[0]["args"].([]any)...), want) {
 			t.Errorf("%s: %v", event, h)

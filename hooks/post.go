@@ -357,7 +357,7 @@ func (e *engine) stop() (*Output, error) {
 		}
 		var ask string
 		if cur := p.Current(); cur != nil && e.cfg.AutoAdvance && e.in.AgentID == "" && p.Status == plan.PlanRunning &&
-			hs.Step == cur.ID && advance(e.in.LastAssistantMessage, hs.StepUses, e.cfg.AdvanceAfter) {
+			hs.Step == cur.ID && hookwire.Advance(e.in.LastAssistantMessage, hs.StepUses, e.cfg.AdvanceAfter) {
 			if e.cfg.StepConfirmation {
 				ask = fmt.Sprintf("Step %s looks done: if it is, record it (%s step done %s --result \"...\"); starting the next asks the person first.", cur.ID, cli, cur.ID)
 			} else {
@@ -393,19 +393,13 @@ func (e *engine) stop() (*Output, error) {
 	return out, nil
 }
 
-// stopGate decides what a stop hears, by stop_mode, once the plan is as
-// this Stop leaves it. Never for a plan that is not running or has
-// nothing left; a subagent, only on the steps it started.
-//
-//   - gate: block at most once a turn, and only in a turn that worked on
-//     the plan — a step was in progress when it began, or a step changed
-//     during it (a subagent's own steps are its work);
-//   - always: block while steps are left, unless the agent is already
-//     continuing because of a stop hook, up to stop_block_cap in a turn;
-//   - advise: say what is left, without blocking; off: nothing.
+// stopGate decides what a stop hears, once the plan is as this Stop leaves
+// it (hookwire.StopGate, by stop_mode). Never for a plan that is not
+// running or has nothing left; a subagent, only on the steps it started.
+// A turn worked on the plan when a step was in progress as it began, or a
+// step changed during it (a subagent's own steps are its work).
 func (e *engine) stopGate(p *plan.Plan, t *hookwire.Turn, hs *state, out *Output, cli, ask string) {
-	mode := e.cfg.StopMode
-	if mode == "off" || p.Status != plan.PlanRunning || p.Complete() {
+	if e.cfg.StopMode == "off" || p.Status != plan.PlanRunning || p.Complete() {
 		return
 	}
 	var reason []string
@@ -430,22 +424,14 @@ func (e *engine) stopGate(p *plan.Plan, t *hookwire.Turn, hs *state, out *Output
 	if ask != "" {
 		reason = append([]string{reason[0], ask}, reason[1:]...)
 	}
-	blocks := t.Blocks[hookwire.Undash(e.in.AgentID)]
-	switch mode {
-	case "advise":
-		out.Context = hookwire.Fit(reason, e.cfg.ContextBudget)
-		return
-	case "always":
-		if e.in.StopHookActive || blocks >= e.cfg.StopBlockCap {
-			return
-		}
-	default: // gate
-		worked := e.in.AgentID != "" || t.Step != "" || t.Sig != stepSig(p)
-		if e.in.StopHookActive || blocks > 0 || !worked {
-			return
-		}
+	worked := e.in.AgentID != "" || t.Step != "" || t.Sig != stepSig(p)
+	block, text := hookwire.StopGate(e.cfg.StopMode, reason, t.Blocks[hookwire.Undash(e.in.AgentID)], e.cfg.StopBlockCap,
+		e.in.StopHookActive, worked, e.cfg.ContextBudget)
+	if block {
+		out.Block, out.Reason = true, text
+	} else {
+		out.Context = text
 	}
-	out.Block, out.Reason = true, hookwire.Fit(reason, e.cfg.ContextBudget)
 }
 
 // startFromSteps starts the session's plan from the [Step] lines of the
@@ -470,153 +456,28 @@ func (e *engine) startFromSteps(decl []string) error {
 }
 
 // stepDeclarations returns the text of the "[Step] ..." lines of a
-// message: a line that begins with [Step] (any case), after a list marker
-// ("-", "*", "+", "1.", "1)") or a quote's ">", and inside bold ("**[Step]**
-// text", "**[Step] text**"); never a line inside a fenced code block.
+// message (hookwire.StepDeclarations), each cut to a step's length.
 func stepDeclarations(msg string) []string {
-	var out []string
-	for _, line := range proseLines(msg) {
-		l := strings.TrimSpace(line)
-		l = stripMarkers(l)
-		mark := ""
-		for _, m := range []string{"**", "__"} {
-			if strings.HasPrefix(l, m) {
-				mark, l = m, l[len(m):]
-				break
-			}
-		}
-		if len(l) < len("[Step]") || !strings.EqualFold(l[:len("[Step]")], "[Step]") {
-			continue
-		}
-		rest := strings.TrimSpace(l[len("[Step]"):])
-		if mark != "" {
-			rest = strings.TrimSpace(strings.TrimSuffix(strings.TrimPrefix(rest, mark), mark))
-		}
-		rest = strings.TrimSpace(strings.TrimLeft(rest, ":：-–— "))
-		if rest != "" && !slices.Contains(out, rest) {
-			out = append(out, plan.TruncateText(rest, plan.MaxLine))
-		}
+	decl := hookwire.StepDeclarations(msg)
+	for i, d := range decl {
+		decl[i] = plan.TruncateText(d, plan.MaxLine)
 	}
-	return out
-}
-
-// fenceOf is the fence a line opens ("```" or "~~~", as long as written),
-// or "".
-// proseLines are the lines of a markdown message outside its fenced code
-// blocks, as written.
-func proseLines(msg string) []string {
-	var out []string
-	fence := ""
-	for _, line := range strings.Split(msg, "\n") {
-		l := strings.TrimSpace(line)
-		switch {
-		case fence != "":
-			if strings.HasPrefix(l, fence) && strings.Trim(l, fence[:1]) == "" {
-				fence = ""
-			}
-		case fenceOf(l) != "":
-			fence = fenceOf(l)
-		default:
-			out = append(out, line)
-		}
-	}
-	return out
-}
-
-func fenceOf(l string) string {
-	for _, c := range []string{"`", "~"} {
-		n := len(l) - len(strings.TrimLeft(l, c))
-		if n >= 3 {
-			return strings.Repeat(c, n)
-		}
-	}
-	return ""
-}
-
-// stripMarkers takes list markers and quote marks off the start of a line.
-func stripMarkers(l string) string {
-	for {
-		switch {
-		case strings.HasPrefix(l, "- "), strings.HasPrefix(l, "* "), strings.HasPrefix(l, "+ "), strings.HasPrefix(l, "> "):
-			l = strings.TrimSpace(l[2:])
-			continue
-		case l == ">" || strings.HasPrefix(l, ">"):
-			l = strings.TrimSpace(l[1:])
-			continue
-		}
-		i := 0
-		for i < len(l) && i < 9 && l[i] >= '0' && l[i] <= '9' {
-			i++
-		}
-		if i > 0 && i+1 < len(l) && (l[i] == '.' || l[i] == ')') && l[i+1] == ' ' {
-			l = strings.TrimSpace(l[i+2:])
-			continue
-		}
-		return l
-	}
+	return decl
 }
 
 // resultLine is a one-line result taken from the agent's last message: its
 // first line of prose, outside code and [Step] lines, without markdown
 // marks, clipped.
 func resultLine(msg string) string {
-	for _, line := range proseLines(msg) {
+	for _, line := range hookwire.ProseLines(msg) {
 		l := strings.TrimSpace(line)
-		l = strings.TrimSpace(strings.Trim(strings.TrimLeft(stripMarkers(l), "# "), "*_"))
-		if l == "" || len(stepDeclarations(line)) > 0 {
+		l = strings.TrimSpace(strings.Trim(strings.TrimLeft(hookwire.StripMarkers(l), "# "), "*_"))
+		if l == "" || len(hookwire.StepDeclarations(line)) > 0 {
 			continue
 		}
 		return plan.TruncateText(l, 200)
 	}
 	return ""
-}
-
-// transitionWords say an agent moves on: the seed's list, and English
-// phrases that say the same. Not the bare English "now", "next" or
-// "then": "step 5 is next" or "I know now why" do not finish a step.
-var transitionWords = []string{"现在", "接下来", "然后", "继续", "开始", "现在让我",
-	"moving on", "now let me", "let me now", "next, let me", "next i will", "next, i will", "next i'll", "next, i'll", "now i will", "now i'll", "proceeding to", "on to the next step"}
-
-// advance decides auto-advance at a stop: transition words after at least
-// two tool uses in the step, or the step's limit of tool uses.
-func advance(msg string, uses, limit int) bool {
-	if uses >= limit {
-		return true
-	}
-	if uses < 2 {
-		return false
-	}
-	lower := strings.ToLower(msg)
-	for _, w := range transitionWords {
-		if containsWord(lower, w) {
-			return true
-		}
-	}
-	return false
-}
-
-// containsWord finds w in s; an ASCII word must stand alone ("now", not
-// "know").
-func containsWord(s, w string) bool {
-	for i := 0; ; {
-		j := strings.Index(s[i:], w)
-		if j < 0 {
-			return false
-		}
-		start, end := i+j, i+j+len(w)
-		if w[0] >= 0x80 || (!isLetter(s, start-1) && !isLetter(s, end)) {
-			return true
-		}
-		i = start + 1
-	}
-}
-
-func isLetter(s string, i int) bool {
-	if i < 0 || i >= len(s) {
-		return false
-	}
-	c := s[i]
-	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 }
 
 // preCompact commits a checkpoint before the host compacts the agent's

@@ -1,7 +1,8 @@
 // Command plangit-hook answers the hook events of Claude Code that come
-// with every tool call and every prompt — PreToolUse and UserPromptSubmit,
-// which only read the plan, and PostToolUse, which counts a tool use —
-// from the session's glance, which every change of the plan writes. It
+// with every tool call, every prompt and every stop — PreToolUse and
+// UserPromptSubmit, which only read the plan, PostToolUse, which counts a
+// tool use, and Stop, which holds a stop with steps left — from the
+// session's glance, which every change of the plan writes. It
 // links the standard library and package hookwire alone, so it starts in
 // the time of an empty Go program. Every other case — another event or
 // host, a stale or missing glance, a paused plan, a change waiting to
@@ -20,6 +21,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/plangit/plangit/hooks/hookwire"
 )
@@ -71,7 +73,7 @@ func answer(event string, payload []byte, getenv func(string) string) (out []byt
 		event = p.HookEventName
 	}
 	switch event {
-	case "PreToolUse", "UserPromptSubmit", "PostToolUse":
+	case "PreToolUse", "UserPromptSubmit", "PostToolUse", "Stop":
 	default:
 		return nil, false
 	}
@@ -86,11 +88,15 @@ func answer(event string, payload []byte, getenv func(string) string) (out []byt
 	if _, err := os.Lstat(c.dir); err != nil {
 		// No plan: nothing to say before a tool or to count after one;
 		// a prompt or a todo list may start one, which is plangit's.
-		none := event == "PreToolUse" || event == "PostToolUse" && !hookwire.PlanningTool(p.ToolName)
+		none := event == "PreToolUse" || event == "PostToolUse" && !hookwire.PlanningTool(p.ToolName) ||
+			event == "Stop" && len(hookwire.StepDeclarations(p.LastAssistantMessage)) == 0
 		return nil, os.IsNotExist(err) && none
 	}
-	if event == "PostToolUse" {
+	switch event {
+	case "PostToolUse":
 		return c.postToolUse()
+	case "Stop":
+		return c.stop()
 	}
 	if !c.settled() {
 		return nil, false
@@ -184,6 +190,77 @@ func (c *call) postToolUse() ([]byte, bool) {
 	text, remember := hookwire.Say(t, parts, g.Rules.Budget, cli)
 	c.remember(remember)
 	return hookwire.EncodeClaude(c.event, &hookwire.Output{Context: text}), true
+}
+
+// stop applies the Stop gate, as plangit does, to a main agent's stop
+// that changes nothing in the plan: no [Step] lines in its last message,
+// no step it advances — those are plangit's, as is a push on stop (the
+// config's push_on) and a session another process holds.
+func (c *call) stop() ([]byte, bool) {
+	p := c.p
+	if p.AgentID != "" || len(hookwire.StepDeclarations(p.LastAssistantMessage)) > 0 {
+		return nil, false
+	}
+	private := filepath.Join(c.dir, ".git", hookwire.PrivateDir)
+	lock := hookwire.TryLockSession(private)
+	if lock == nil {
+		return nil, false
+	}
+	defer lock.Close()
+	if !c.settled() {
+		return nil, false
+	}
+	g, good := c.glance()
+	if !good || g.Landed != hookwire.FilesKey(c.dir, g.Files) || g.Rules.PushOnStop {
+		return nil, false
+	}
+	if slices.Contains(g.Rules.Off, c.event) {
+		return nil, true
+	}
+	tallyPath := filepath.Join(private, hookwire.TallyFile)
+	b, err := hookwire.ReadFile(tallyPath)
+	var tally hookwire.Tally
+	rest := map[string][]byte{}
+	switch {
+	case err == nil:
+		if tally, rest, good = hookwire.DecodeTally(b); !good {
+			return nil, false
+		}
+	case !os.IsNotExist(err):
+		return nil, false
+	}
+	r := g.Rules
+	if g.Cur != "" && r.AutoAdvance && g.Status == "running" && tally.Step == g.Cur && hookwire.Advance(p.LastAssistantMessage, tally.StepUses, r.AdvanceAfter) {
+		return nil, false // the step advances: a change
+	}
+	if err != nil {
+		// plangit writes the counters at every stop: the first makes them.
+		if hookwire.PutFile(private, tallyPath, tally.Encode(rest), 0o644) != nil {
+			return nil, false
+		}
+	}
+	t, good := c.turn()
+	if !good {
+		return nil, false
+	}
+	lock.Close()
+	var out hookwire.Output
+	if len(g.Left) > 0 && r.StopMode != "off" {
+		cli := hookwire.CLI(p.SessionID, c.shell || t.Shell)
+		reason := make([]string, len(g.Left))
+		for i, l := range g.Left {
+			reason[i] = strings.ReplaceAll(l, hookwire.CLIMark, cli)
+		}
+		worked := t.Step != "" || t.Sig != g.Sig
+		var text string
+		if out.Block, text = hookwire.StopGate(r.StopMode, reason, t.Blocks["-"], r.StopBlockCap, p.StopHookActive, worked, r.Budget); out.Block {
+			out.Reason = text
+			c.remember("B -\n")
+		} else {
+			out.Context = text
+		}
+	}
+	return hookwire.EncodeClaude(c.event, &out), true
 }
 
 // settled reports whether no change waits to land and no hook event waits

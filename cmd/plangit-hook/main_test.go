@@ -95,14 +95,14 @@ var plan = [][]string{
 }
 
 // TestParity: for every fixture of an event the hook binary answers for
-// Claude Code — the read-only PreToolUse and UserPromptSubmit, and
-// PostToolUse, which counts — Claude Code's, and the other hosts', which
+// Claude Code — the read-only PreToolUse and UserPromptSubmit, PostToolUse,
+// which counts, and Stop — Claude Code's, and the other hosts', which
 // the hook binary hands to plangit: its stdout, exit code, turn memory,
 // hook counters and revisions equal plangit hook's, twice in a turn,
 // whatever state the session is in.
 func TestParity(t *testing.T) {
 	// Each scenario is for the events it says: the read-only ones (r),
-	// PostToolUse (p), or both; the other hosts' fixtures, which the hook
+	// PostToolUse (p), Stop (s); the other hosts' fixtures, which the hook
 	// binary hands to plangit at once, run the first three alone.
 	scenarios := []struct {
 		name   string
@@ -110,15 +110,22 @@ func TestParity(t *testing.T) {
 		setup  [][]string
 		env    []string
 	}{
-		{"fresh glance", "rp", plan, nil},
-		{"stale glance", "rp", append(plan[:len(plan):len(plan)], []string{"edit", ".code-agent/plans/" + session + "/task_plan.md", "Build the cache layer", "Write the cache layer"}), nil},
-		{"missing session", "rp", nil, nil},
-		{"shell session", "rp", plan, []string{"CLAUDE_CODE_SESSION_ID=" + session}},
-		{"paused plan", "rp", append(plan[:len(plan):len(plan)], []string{"pause"}), nil},
-		{"completed plan", "rp", append(plan[:len(plan):len(plan)], []string{"step", "done", "1"}, []string{"step", "done", "2"}), nil},
-		{"broken config", "rp", append(plan[:len(plan):len(plan)], []string{"write", ".code-agent/config.json", "{broken"}), nil},
+		{"fresh glance", "rps", plan, nil},
+		{"stale glance", "rps", append(plan[:len(plan):len(plan)], []string{"edit", ".code-agent/plans/" + session + "/task_plan.md", "Build the cache layer", "Write the cache layer"}), nil},
+		{"missing session", "rps", nil, nil},
+		{"shell session", "rps", plan, []string{"CLAUDE_CODE_SESSION_ID=" + session}},
+		{"paused plan", "rps", append(plan[:len(plan):len(plan)], []string{"pause"}), nil},
+		{"completed plan", "rps", append(plan[:len(plan):len(plan)], []string{"step", "done", "1"}, []string{"step", "done", "2"}), nil},
+		{"broken config", "rps", append(plan[:len(plan):len(plan)], []string{"write", ".code-agent/config.json", "{broken"}), nil},
 		{"plan confirmation", "r", append([][]string{{"config", "set", "plan_confirmation", "true"}}, plan[:3]...), nil},
 		{"pre-tool hook off", "r", append([][]string{{"config", "set", "hooks.PreToolUse", "false"}}, plan...), nil},
+		// The Stop gate in each mode; the hook off (a push on stop:
+		// TestHandsOn).
+		{"stop advise", "s", append([][]string{{"config", "set", "stop_mode", "advise"}}, plan...), nil},
+		{"stop always", "s", append([][]string{{"config", "set", "stop_mode", "always"}, {"config", "set", "stop_block_cap", "1"}}, plan...), nil},
+		{"stop off", "s", append([][]string{{"config", "set", "stop_mode", "off"}}, plan...), nil},
+		{"stop hook off", "s", append([][]string{{"config", "set", "hooks.Stop", "false"}}, plan...), nil},
+		{"no step in progress at a stop", "s", plan[:3], nil},
 		{"post-tool hook off", "p", append([][]string{{"config", "set", "hooks.PostToolUse", "false"}}, plan...), nil},
 		// PostToolUse's counting: a look-up reminder at once, a step that
 		// advances on the second tool use (or asks), a plan that pauses
@@ -141,9 +148,9 @@ func TestParity(t *testing.T) {
 		if !ok {
 			continue
 		}
-		kind := "r"
-		if claude == "PostToolUse" {
-			kind = "p"
+		kind := map[string]string{"PostToolUse": "p", "Stop": "s"}[claude]
+		if kind == "" {
+			kind = "r"
 		}
 		// A host's own hook names the host; Claude Code's settings' hook,
 		// which Cursor and Copilot CLI also run, names Claude Code's event
@@ -221,6 +228,7 @@ func binaryEvent(path string, payload []byte) (event, claude string, ok bool) {
 		{"PreToolUse", "PreToolUse"}, {"UserPromptSubmit", "UserPromptSubmit"}, {"PostToolUse", "PostToolUse"},
 		{"preToolUse", "PreToolUse"}, {"beforeSubmitPrompt", "UserPromptSubmit"}, {"userPromptSubmitted", "UserPromptSubmit"}, {"postToolUse", "PostToolUse"},
 		{"BeforeTool", "PreToolUse"}, {"BeforeAgent", "UserPromptSubmit"}, {"AfterTool", "PostToolUse"},
+		{"Stop", "Stop"}, {"stop", "Stop"}, {"AfterAgent", "Stop"}, {"agentStop", "Stop"},
 	} {
 		if bytes.Contains(payload, []byte(`"hook_event_name": "`+e.host+`"`)) || bytes.Contains(payload, []byte(`"hook_event_name":"`+e.host+`"`)) {
 			return e.host, e.claude, true
@@ -234,15 +242,17 @@ func binaryEvent(path string, payload []byte) (event, claude string, ok bool) {
 			return "userPromptSubmitted", "UserPromptSubmit", true
 		case strings.HasPrefix(base, "post_tool_use") && !strings.HasPrefix(base, "post_tool_use_failure"):
 			return "postToolUse", "PostToolUse", true
+		case strings.HasPrefix(base, "agent_stop"):
+			return "agentStop", "Stop", true
 		}
 	}
 	return "", "", false
 }
 
 // TestAnswersWithoutPlangit: with a fresh glance, the hook binary answers
-// PreToolUse and UserPromptSubmit itself, and counts PostToolUse itself;
-// only a change — an error the call resolves, a step's advance — or a
-// stale glance sends it to plangit.
+// PreToolUse and UserPromptSubmit itself, counts PostToolUse itself, and
+// holds a stop once a turn itself; only a change — an error the call
+// resolves, a step's advance — or a stale glance sends it to plangit.
 func TestAnswersWithoutPlangit(t *testing.T) {
 	root := project(t, append([][]string{{"config", "set", "advance_after", "12"}}, plan...))
 	log := filepath.Join(t.TempDir(), "calls")
@@ -265,11 +275,15 @@ func TestAnswersWithoutPlangit(t *testing.T) {
 			out, _ := hookRun(t, root, hookBin, []string{"PostToolUse"}, fixture(post), "PLANGIT_SPY_LOG="+log)
 			said += out
 		}
+		for k := 0; k < 2; k++ {
+			out, _ := hookRun(t, root, hookBin, []string{"Stop"}, fixture("stop"), "PLANGIT_SPY_LOG="+log)
+			said += out
+		}
 	}
 	if b, err := os.ReadFile(log); err == nil {
 		t.Errorf("plangit was run with a fresh glance:\n%s", b)
 	}
-	for _, want := range []string{"2 look-ups since your last finding", "You changed files during step 1 (Design the cache)"} {
+	for _, want := range []string{"2 look-ups since your last finding", "You changed files during step 1 (Design the cache)", `"decision":"block"`} {
 		if strings.Count(said, want) != 3 {
 			t.Errorf("said %d times, not once a turn: %q\n%s", strings.Count(said, want), want, said)
 		}
@@ -299,5 +313,33 @@ func TestAnswersWithoutPlangit(t *testing.T) {
 	hookRun(t, root, hookBin, []string{"UserPromptSubmit"}, prompt, "PLANGIT_SPY_LOG="+log)
 	if b, _ := os.ReadFile(log); strings.Count(string(b), "hook UserPromptSubmit") != 1 {
 		t.Errorf("a stale glance: plangit runs once, then the glance is fresh again:\n%s", b)
+	}
+}
+
+// TestHandsOn: what the hook binary must not answer itself, even with a
+// fresh glance, it hands to plangit — here a plangit that only notes the
+// call: a stop that pushes the session (push_on stop), a subagent's stop,
+// a stop that declares steps, and a tool use that may resolve an open
+// error or is a todo list.
+func TestHandsOn(t *testing.T) {
+	root := project(t, append([][]string{{"config", "set", "push_on", "stop"}}, plan...))
+	dir := t.TempDir()
+	log := filepath.Join(dir, "calls")
+	hook, _ := os.ReadFile(filepath.Join(bin, "plangit-hook"))
+	os.WriteFile(filepath.Join(dir, "plangit-hook"), hook, 0o755)
+	os.WriteFile(filepath.Join(dir, "plangit"), []byte("#!/bin/sh\ncat > /dev/null\necho \"$@\" >> "+log+"\n"), 0o755)
+	for _, c := range []struct{ event, fixture string }{
+		{"Stop", "stop"}, {"SubagentStop", "subagent_stop"}, {"Stop", "stop_steps"},
+		{"PostToolUse", "post_tool_use_todowrite"}, {"PostToolUse", "post_tool_use_edit_plan"},
+	} {
+		b, err := os.ReadFile("../../testdata/hooks/" + c.fixture + ".json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.Remove(log)
+		hookRun(t, root, filepath.Join(dir, "plangit-hook"), []string{c.event}, b)
+		if got, _ := os.ReadFile(log); string(got) != "hook "+c.event+"\n" {
+			t.Errorf("%s: plangit was run as %q", c.fixture, got)
+		}
 	}
 }

@@ -31,7 +31,7 @@ const GlanceFile = "glance"
 
 // GlanceVersion changes whenever what a glance holds, or how it is drawn,
 // changes, so an old glance is never read as a new one.
-const GlanceVersion = "plangit glance 5"
+const GlanceVersion = "plangit glance 6"
 
 // CLIMark stands for the command that runs plangit in text kept for later:
 // a control character, which no plan text can hold.
@@ -54,6 +54,7 @@ type Glance struct {
 	Findings   int      // how many findings the session has
 	Errors     []GlanceError
 	OpenErrors []ToolCount // how many errors each tool has open; Errors holds at most five of a tool's
+	Left       []string    // what a stop is told is left (a running plan with steps left), most important first
 	Rules      Rules
 }
 
@@ -83,7 +84,10 @@ type Rules struct {
 	ActionThreshold  int      // look-ups between findings reminders
 	AutoAdvance      bool     // a step that took AdvanceAfter tool uses advances
 	AdvanceAfter     int
-	MaxIterations    int // tool uses before the plan pauses; 0: no limit
+	MaxIterations    int    // tool uses before the plan pauses; 0: no limit
+	StopMode         string // gate, always, advise or off
+	StopBlockCap     int    // stop_mode always: blocks in a row
+	PushOnStop       bool   // push_on stop: the Stop hook pushes the session
 }
 
 // GlanceKey names the working files and the project's config as they
@@ -188,7 +192,7 @@ func utf8Start(s string, n int) int {
 // read without reflection (see json.go for why that matters here), and
 // ends in a checksum of all that comes before it:
 //
-//	plangit glance 5
+//	plangit glance 6
 //	key "config:-;task_plan.md:812:…"
 //	file "task_plan.md"
 //	landed "task_plan.md:812:…"
@@ -201,6 +205,7 @@ func utf8Start(s string, n int) int {
 //	step "KEY" "[plangit] Current step: …"
 //	error "Bash" "1" "2" "go test ./..." "Exit code 1: …"
 //	open "Bash" "1"
+//	left "[plangit] 3 of 5 steps are not done. …"
 //	off "PreCompact"
 //	critical "Write"
 //	write "Write"
@@ -208,6 +213,7 @@ func utf8Start(s string, n int) int {
 //	confirm "plan" "-"
 //	budget "2000"
 //	count "2" "auto" "10" "0"
+//	stop "gate" "3" "-"
 //	end 3c6f2a9b0d1e4f57
 //
 // plangit writes it in place, not by rename (a rename over a file costs a
@@ -243,6 +249,9 @@ func (g *Glance) Encode() []byte {
 	for _, o := range g.OpenErrors {
 		line("open", o.Tool, strconv.Itoa(o.N))
 	}
+	for _, l := range g.Left {
+		line("left", l)
+	}
 	r := g.Rules
 	for _, e := range r.Off {
 		line("off", e)
@@ -259,6 +268,7 @@ func (g *Glance) Encode() []byte {
 	line("confirm", flag(r.PlanConfirmation, "plan"), flag(r.StepConfirmation, "step"))
 	line("budget", strconv.Itoa(r.Budget))
 	line("count", strconv.Itoa(r.ActionThreshold), flag(r.AutoAdvance, "auto"), strconv.Itoa(r.AdvanceAfter), strconv.Itoa(r.MaxIterations))
+	line("stop", r.StopMode, strconv.Itoa(r.StopBlockCap), flag(r.PushOnStop, "push"))
 	return append(b, "end "+checksum(b)+"\n"...)
 }
 
@@ -343,6 +353,8 @@ func DecodeGlance(b []byte) (g *Glance, ok bool) {
 			var n int
 			n, good = number(v[1])
 			g.OpenErrors = append(g.OpenErrors, ToolCount{Tool: v[0], N: n})
+		case "left":
+			g.Left = append(g.Left, v[0])
 		case "off":
 			g.Rules.Off = append(g.Rules.Off, v[0])
 		case "critical":
@@ -363,6 +375,9 @@ func DecodeGlance(b []byte) (g *Glance, ok bool) {
 			r.AdvanceAfter, b = number(v[2])
 			r.MaxIterations, c = number(v[3])
 			good = a && b && c
+		case "stop":
+			g.Rules.StopMode, g.Rules.PushOnStop = v[0], v[2] == "push"
+			g.Rules.StopBlockCap, good = number(v[1])
 		}
 		if !good {
 			return nil, false
@@ -385,10 +400,12 @@ func bytesCutLast(b []byte) (body []byte, last string, ok bool) {
 // 0 for a name a glance has no line of.
 func glanceValues(name string) int {
 	switch name {
-	case "key", "file", "landed", "sig", "findings", "name", "off", "critical", "write", "view", "budget":
+	case "key", "file", "landed", "sig", "findings", "name", "left", "off", "critical", "write", "view", "budget":
 		return 1
 	case "status", "cur", "line", "step", "open", "confirm":
 		return 2
+	case "stop":
+		return 3
 	case "count":
 		return 4
 	case "error":
