@@ -321,13 +321,17 @@ func TestBench(t *testing.T) {
 	}
 	pre := payload("PreToolUse", `,"tool_name":"Bash","tool_input":{"command":"go test ./...","description":"Run the tests"},"tool_use_id":"toolu_01"`)
 	prompt := payload("UserPromptSubmit", `,"prompt":"add a test for cache expiry"`)
+	// plangit hook itself answers these where plangit-hook is not installed
+	// beside it (hooks install then writes plangit hook): reported, with
+	// no budget of its own — the design's is for the hooks as installed
+	// with plangit-hook, the rows below — and failing only at 3×.
 	for _, c := range []struct {
 		name, event string
 		in          []byte
-	}{{"hook pre-tool-use (exec form)", "pre-tool-use", pre}, {"hook user-prompt-submit (exec form)", "user-prompt-submit", prompt}} {
+	}{{"plangit hook pre-tool-use, without the hook binary (exec form)", "pre-tool-use", pre}, {"plangit hook user-prompt-submit, without the hook binary (exec form)", "user-prompt-submit", prompt}} {
 		ta, tb := b.pair(runs, pg(small, c.in, "hook", c.event), shellHook)
 		b.peak(ta, pg(small, c.in, "hook", c.event))
-		b.record(row{name: c.name, a: "plangit hook " + c.event, b: `sh -c 'cat task_plan.md \| head -30'`, ta: ta, tb: tb, budget: 1.0, hasRSS: true})
+		b.record(row{name: c.name, a: "plangit hook " + c.event, b: `sh -c 'cat task_plan.md \| head -30'`, ta: ta, tb: tb, hasRSS: true, grossAt: 3.0})
 	}
 	// The hook binary, as hooks install sets it up for Claude Code (exec
 	// form: no shell), and through sh -c as a host without exec form runs
@@ -470,7 +474,7 @@ func TestBench(t *testing.T) {
 // a glob, edits, a write, three Bash calls of which one fails) and a stop
 // held once — with plangit's hooks exactly as hooks install writes them
 // for Claude Code (exec form; plangit-hook beside plangit answers
-// PreToolUse, UserPromptSubmit and PostToolUse), against
+// PreToolUse, UserPromptSubmit, PostToolUse and Stop), against
 // planning-with-files' hooks on the same turn, each hook launched as Claude
 // Code launches its entry (sh -c for a command line). A turn's time is the
 // sum of its hook processes.
@@ -633,7 +637,7 @@ func (b *bench) turn(runs int, work, small string) {
 	}
 	lowCalls := 0
 	ta, tb := b.pair(runs, plangitTurn, peerTurn(emulated, b.env, &lowCalls))
-	for _, e := range []string{"PreToolUse", "UserPromptSubmit", "PostToolUse"} {
+	for _, e := range []string{"PreToolUse", "UserPromptSubmit", "PostToolUse", "Stop"} {
 		if !binaryUses[e] {
 			t.Errorf("the installed hooks do not run plangit-hook beside plangit for %s", e)
 		}
