@@ -414,18 +414,32 @@ func glanceValues(name string) int {
 	return 0
 }
 
-// unquotePrefix reads the quoted string at the start of s. A value with
-// no escape in it is its text between the quotes (what strconv.Quote
-// writes so holds no quote, and is valid UTF-8: a glance passed its
-// checksum).
+// unquotePrefix reads the quoted string at the start of s. What
+// strconv.AppendQuote writes — the glance's own values — is read here,
+// escape by escape; anything else goes to strconv.
 func unquotePrefix(s string) (value, rest string, err error) {
 	if len(s) > 1 && s[0] == '"' {
+		var b []byte
+		start := 1
 		for i := 1; i < len(s); i++ {
-			if s[i] == '\\' {
-				break
-			}
-			if s[i] == '"' {
-				return s[1:i], s[i+1:], nil
+			switch s[i] {
+			case '"':
+				if b == nil {
+					return s[1:i], s[i+1:], nil
+				}
+				return string(append(b, s[start:i]...)), s[i+1:], nil
+			case '\\':
+				if i+1 >= len(s) {
+					break
+				}
+				c, n := quoteEscape(s[i+1:])
+				if n == 0 {
+					i = len(s) // not one of ours: strconv reads it
+					break
+				}
+				b = append(append(b, s[start:i]...), c...)
+				i += n
+				start = i + 1
 			}
 		}
 	}
@@ -435,4 +449,33 @@ func unquotePrefix(s string) (value, rest string, err error) {
 	}
 	value, err = strconv.Unquote(q)
 	return value, s[len(q):], err
+}
+
+// quoteEscape reads an escape strconv.AppendQuote writes, s being what
+// follows its backslash: the bytes it stands for and its length; 0 for
+// another.
+func quoteEscape(s string) (string, int) {
+	switch s[0] {
+	case '\\', '"':
+		return s[:1], 1
+	case 'a':
+		return "\a", 1
+	case 'b':
+		return "\b", 1
+	case 'f':
+		return "\f", 1
+	case 'n':
+		return "\n", 1
+	case 'r':
+		return "\r", 1
+	case 't':
+		return "\t", 1
+	case 'v':
+		return "\v", 1
+	case 'x':
+		if v, err := strconv.ParseUint(s[1:min(3, len(s))], 16, 8); err == nil && len(s) >= 3 {
+			return string([]byte{byte(v)}), 3
+		}
+	}
+	return "", 0
 }

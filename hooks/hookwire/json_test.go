@@ -3,6 +3,7 @@ package hookwire
 import (
 	"encoding/json"
 	"math/rand/v2"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -59,5 +60,29 @@ func checkValid(t *testing.T, b []byte) {
 	got, ok := String(b)
 	if ok != (werr == nil) || ok && got != want {
 		t.Fatalf("String(%q) = %q, %v; json.Unmarshal: %q, %v", b, got, ok, want, werr)
+	}
+}
+
+// TestUnquotePrefix: the glance's values read back as strconv reads them,
+// whatever they hold, and what follows them is left.
+func TestUnquotePrefix(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	pieces := []string{"a", " ", `"`, `\`, "\n", "\t", "\x00", "\x1a", "\x7f", "\xff", "é", "日本", "😀", "\u2028", "\u00ad", "plan", "\a\b\f\v\r"}
+	for i := 0; i < 20000; i++ {
+		var b strings.Builder
+		for n := r.IntN(8); n > 0; n-- {
+			b.WriteString(pieces[r.IntN(len(pieces))])
+		}
+		v := b.String()
+		q := strconv.AppendQuote(nil, v)
+		got, rest, err := unquotePrefix(string(q) + ` "next"`)
+		if err != nil || got != v || rest != ` "next"` {
+			t.Fatalf("%q quoted as %s read back as %q, %q, %v", v, q, got, rest, err)
+		}
+	}
+	for _, bad := range []string{`"unterminated`, `"bad \q escape"`, `x"`, `"\x1"`} {
+		if _, _, err := unquotePrefix(bad); err == nil {
+			t.Errorf("%s read as a value", bad)
+		}
 	}
 }
