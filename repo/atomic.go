@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/plangit/plangit/plan"
 )
@@ -84,6 +85,16 @@ func tempWith(dir, pattern string, data []byte, perm os.FileMode, durable bool) 
 // directory git never looks at, which the next change clears.
 const tmpPrefix = "tmp-"
 
+// unlockedPrefix starts the name of a temporary file a process writes
+// without the session lock (the turn memory starting over): a change's
+// sweep leaves it until it is older than staleTemp, since its writer may
+// be about to rename it.
+const unlockedPrefix = tmpPrefix + "free-"
+
+// staleTemp is the age at which a temporary file written without the
+// lock is debris.
+const staleTemp = 10 * time.Minute
+
 // writeFile replaces path, a working file or a file under .git, with data:
 // under the session lock through the spare (spare_linux.go), else through
 // a temporary file in .git/plangit/ put in its place (replace).
@@ -100,7 +111,11 @@ func (s *Session) writeFile(path string, data []byte, perm os.FileMode) error {
 // tempFile replaces path with data through a temporary file in
 // .git/plangit/.
 func (s *Session) tempFile(path string, data []byte, perm os.FileMode) error {
-	tmp, err := tempWith(filepath.Join(s.gitDir, privateDir), tmpPrefix+"*", data, perm, false)
+	prefix := tmpPrefix
+	if !s.locked {
+		prefix = unlockedPrefix // a change's sweep must not take it from under us
+	}
+	tmp, err := tempWith(filepath.Join(s.gitDir, privateDir), prefix+"*", data, perm, false)
 	if err == nil {
 		if err = replace(tmp, path); err != nil {
 			os.Remove(tmp)
@@ -162,16 +177,22 @@ func overwrite(path string, data []byte) error {
 
 // sweepTemps removes what killed processes left: temporary files in
 // .git/plangit/ and a ref lock. It runs under the session lock, where no
-// other plangit process is writing; a reader refreshing a cache in the
-// same moment only loses that refresh.
+// other plangit process is writing under it; what a process writes
+// without it (unlockedPrefix) is left until it is stale.
 func (s *Session) sweepTemps() {
 	dir := filepath.Join(s.gitDir, privateDir)
 	if d, err := os.Open(dir); err == nil {
 		names, _ := d.Readdirnames(-1)
 		d.Close()
 		for _, name := range names {
-			if strings.HasPrefix(name, tmpPrefix) {
-				os.Remove(filepath.Join(dir, name))
+			path := filepath.Join(dir, name)
+			switch {
+			case strings.HasPrefix(name, unlockedPrefix):
+				if fi, err := os.Lstat(path); err == nil && time.Since(fi.ModTime()) > staleTemp {
+					os.Remove(path)
+				}
+			case strings.HasPrefix(name, tmpPrefix):
+				os.Remove(path)
 			}
 		}
 	}

@@ -386,3 +386,33 @@ func TestHookwireLayout(t *testing.T) {
 		t.Error("hookwire's paths differ from repo's")
 	}
 }
+
+// TestSweepSparesUnlockedTemps: a change's sweep removes what killed
+// processes left under the lock at once, and a temporary file written
+// without the lock (the turn memory starting over) only once it is stale:
+// its writer may be about to rename it.
+func TestSweepSparesUnlockedTemps(t *testing.T) {
+	s := newTestSession(t)
+	dir := filepath.Join(s.gitDir, privateDir)
+	locked, fresh, stale := filepath.Join(dir, tmpPrefix+"1"), filepath.Join(dir, unlockedPrefix+"2"), filepath.Join(dir, unlockedPrefix+"3")
+	for _, p := range []string{locked, fresh, stale} {
+		os.WriteFile(p, []byte("x"), 0o644)
+	}
+	old := time.Now().Add(-staleTemp - time.Minute)
+	os.Chtimes(stale, old, old)
+	if _, err := s.Update(Options{}, step("1", plan.ActStart)); err != nil {
+		t.Fatal(err)
+	}
+	for p, want := range map[string]bool{locked: false, fresh: true, stale: false} {
+		if _, err := os.Lstat(p); (err == nil) != want {
+			t.Errorf("%s: left %v, want %v", filepath.Base(p), err == nil, want)
+		}
+	}
+	// Written without the lock, the turn memory's file goes by that name.
+	if err := s.WritePrivate("turn", []byte("T - - -\n")); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(s.PrivatePath("turn")); string(b) != "T - - -\n" {
+		t.Fatalf("turn holds %q", b)
+	}
+}

@@ -20,9 +20,10 @@ func replace(tmp, path string) error {
 	err := hookwire.Renameat2(tmp, path, hookwire.RenameExchange)
 	switch {
 	case err == nil:
-		if rerr := syscall.Unlink(tmp); rerr != nil {
+		if rerr := syscall.Unlink(tmp); rerr != nil && !errors.Is(rerr, syscall.ENOENT) {
 			// A directory was at path (unlink removes no directory):
-			// put it back, and fail as a rename would.
+			// put it back, and fail as a rename would. (ENOENT: what was
+			// displaced is gone already; the file is in place.)
 			if err := hookwire.Renameat2(tmp, path, hookwire.RenameExchange); err != nil {
 				return err
 			}
