@@ -80,12 +80,12 @@ func answer(event string, payload []byte, getenv func(string) string) (out []byt
 	if !filepath.IsAbs(p.Cwd) || !hookwire.PlainSessionID(p.SessionID) {
 		return nil, false
 	}
-	if fi, err := os.Stat(p.Cwd); err != nil || !fi.IsDir() {
+	if fi, err := hookwire.Stat(p.Cwd); err != nil || !fi.Dir {
 		return nil, false
 	}
 	c := &call{event: event, p: p, dir: hookwire.SessionDir(hookwire.FindRoot(p.Cwd), p.SessionID),
 		shell: getenv("CLAUDE_CODE_SESSION_ID") == p.SessionID}
-	if _, err := os.Lstat(c.dir); err != nil {
+	if _, err := hookwire.Lstat(c.dir); err != nil {
 		// No plan: nothing to say before a tool or to count after one;
 		// a prompt or a todo list may start one, which is plangit's.
 		none := event == "PreToolUse" || event == "PostToolUse" && !hookwire.PlanningTool(p.ToolName) ||
@@ -269,8 +269,8 @@ func (c *call) settled() bool {
 	if hookwire.IntentPending(hookwire.PrivatePath(c.dir, hookwire.IntentFile)) {
 		return false
 	}
-	fi, err := os.Lstat(hookwire.PrivatePath(c.dir, hookwire.QueueFile))
-	return err != nil && os.IsNotExist(err) || err == nil && fi.Size() == 0
+	fi, err := hookwire.Lstat(hookwire.PrivatePath(c.dir, hookwire.QueueFile))
+	return err != nil && os.IsNotExist(err) || err == nil && fi.Size == 0
 }
 
 // glance reads the session's glance; good is false when there is none or
@@ -292,7 +292,7 @@ func (c *call) glance() (*hookwire.Glance, bool) {
 // file is in its place.
 func (c *call) turn() (*hookwire.Turn, bool) {
 	path := hookwire.PrivatePath(c.dir, hookwire.TurnFile)
-	if fi, err := os.Lstat(path); err == nil && !fi.Mode().IsRegular() {
+	if fi, err := hookwire.Lstat(path); err == nil && !fi.Regular {
 		return nil, false
 	}
 	return hookwire.ReadTurn(path), true

@@ -3,7 +3,6 @@ package hookwire
 import (
 	"bytes"
 	"hash/fnv"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -99,26 +98,20 @@ func GlanceKey(configPath, dir string, files []string) string {
 // FilesKey names the working files in dir as they stand: each one's name
 // and FileKey.
 func FilesKey(dir string, files []string) string {
-	var b strings.Builder
+	b := make([]byte, 0, 64*len(files))
 	for _, name := range files {
-		b.WriteString(name + ":" + FileKey(filepath.Join(dir, name)) + ";")
+		b = appendFileKey(append(append(b, name...), ':'), filepath.Join(dir, name))
+		b = append(b, ';')
 	}
-	return b.String()
+	return string(b)
 }
 
 // FileKey identifies a file's version without reading it: its size,
 // modification time and (where the system has them) inode, device and
-// change time; "-" when it does not exist. plangit replaces files by
-// rename, so every change it makes gives a new inode; an editor's change
-// moves the times.
-func FileKey(path string) string {
-	fi, err := os.Lstat(path)
-	if err != nil {
-		return "-"
-	}
-	// strconv, not fmt: hooks compute this on every call.
-	return strconv.FormatInt(fi.Size(), 10) + ":" + strconv.FormatInt(fi.ModTime().UnixNano(), 10) + ":" + statID(fi)
-}
+// change time; "-" when it does not exist. Every change plangit makes
+// writes a file anew, so its times move, as an editor's change moves
+// them.
+func FileKey(path string) string { return string(appendFileKey(nil, path)) }
 
 // NormKey is plan.NormalizeKey, for the hook's hot path: white space
 // collapsed and trimmed, at most 1,000 bytes.

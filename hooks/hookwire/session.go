@@ -32,18 +32,25 @@ func PrivatePath(sessionDir, name string) string {
 // change lands, so a file with anything in it is pending — as is anything
 // at its place that is no regular file, which plangit must look at.
 func IntentPending(path string) bool {
-	fi, err := os.Lstat(path)
+	fi, err := Lstat(path)
 	if err != nil {
 		return !errors.Is(err, fs.ErrNotExist) // cannot tell: look
 	}
-	return fi.Size() > 0 || !fi.Mode().IsRegular()
+	return fi.Size > 0 || !fi.Regular
+}
+
+// Info is what Lstat and Stat tell of a file.
+type Info struct {
+	Size    int64
+	Regular bool // a regular file
+	Dir     bool // a directory
 }
 
 // FindRoot is the project a directory belongs to: the nearest directory
 // from dir up that holds ProjectDir, else dir itself. dir is absolute.
 func FindRoot(dir string) string {
 	for d := dir; ; {
-		if fi, err := os.Stat(filepath.Join(d, ProjectDir)); err == nil && fi.IsDir() {
+		if fi, err := Stat(filepath.Join(d, ProjectDir)); err == nil && fi.Dir {
 			return d
 		}
 		parent := filepath.Dir(d)

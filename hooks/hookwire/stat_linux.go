@@ -6,12 +6,47 @@ import (
 	"syscall"
 )
 
-// statID is what identifies a file's version beyond its size and
-// modification time: its inode, device and change time.
-func statID(fi os.FileInfo) string {
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !ok {
-		return ""
+// appendFileKey appends path's FileKey: size, modification time, inode,
+// device and change time, from one lstat into the stack (the hot path
+// makes five of these a call).
+func appendFileKey(b []byte, path string) []byte {
+	var st syscall.Stat_t
+	if err := syscall.Lstat(path, &st); err != nil {
+		return append(b, '-')
 	}
-	return strconv.FormatUint(st.Ino, 10) + ":" + strconv.FormatUint(uint64(st.Dev), 10) + ":" + strconv.FormatInt(st.Ctim.Nano(), 10)
+	b = strconv.AppendInt(b, st.Size, 10)
+	b = strconv.AppendInt(append(b, ':'), st.Mtim.Nano(), 10)
+	b = strconv.AppendUint(append(b, ':'), st.Ino, 10)
+	b = strconv.AppendUint(append(b, ':'), uint64(st.Dev), 10)
+	return strconv.AppendInt(append(b, ':'), st.Ctim.Nano(), 10)
+}
+
+// Lstat is what the hot path asks of a file: whether it is there, what
+// kind it is and its size — from one lstat into the stack (os.Lstat
+// allocates a FileInfo each time); Stat follows a symbolic link.
+func Lstat(path string) (Info, error) { return stat(path, syscall.Lstat) }
+
+// Stat is Lstat following a symbolic link.
+func Stat(path string) (Info, error) { return stat(path, syscall.Stat) }
+
+func stat(path string, call func(string, *syscall.Stat_t) error) (Info, error) {
+	var st syscall.Stat_t
+	for {
+		err := call(path, &st)
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return Info{}, &os.PathError{Op: "stat", Path: path, Err: err}
+		}
+		break
+	}
+	i := Info{Size: st.Size}
+	switch st.Mode & syscall.S_IFMT {
+	case syscall.S_IFREG:
+		i.Regular = true
+	case syscall.S_IFDIR:
+		i.Dir = true
+	}
+	return i, nil
 }
