@@ -86,13 +86,14 @@ func tempWith(dir, pattern string, data []byte, perm os.FileMode, durable bool) 
 const tmpPrefix = "tmp-"
 
 // unlockedPrefix starts the name of a temporary file a process writes
-// without the session lock (the turn memory starting over): a change's
-// sweep leaves it until it is older than staleTemp, since its writer may
-// be about to rename it.
+// without the session lock (a new session's HEAD, the turn memory starting
+// over), followed by the writer's process id: a change's sweep leaves it
+// while that process runs, which may be about to rename it, and for
+// staleTemp at most.
 const unlockedPrefix = tmpPrefix + "free-"
 
 // staleTemp is the age at which a temporary file written without the
-// lock is debris.
+// lock is debris, whoever wrote it.
 const staleTemp = 10 * time.Minute
 
 // writeFile replaces path, a working file or a file under .git, with data:
@@ -113,7 +114,9 @@ func (s *Session) writeFile(path string, data []byte, perm os.FileMode) error {
 func (s *Session) tempFile(path string, data []byte, perm os.FileMode) error {
 	prefix := tmpPrefix
 	if !s.locked {
-		prefix = unlockedPrefix // a change's sweep must not take it from under us
+		// A change's sweep must not take it from under us: it names its
+		// writer, whom the sweep asks whether it still runs.
+		prefix = unlockedPrefix + strconv.Itoa(os.Getpid()) + "-"
 	}
 	tmp, err := tempWith(filepath.Join(s.gitDir, privateDir), prefix+"*", data, perm, false)
 	if err == nil {
@@ -178,7 +181,7 @@ func overwrite(path string, data []byte) error {
 // sweepTemps removes what killed processes left: temporary files in
 // .git/plangit/ and a ref lock. It runs under the session lock, where no
 // other plangit process is writing under it; what a process writes
-// without it (unlockedPrefix) is left until it is stale.
+// without it (unlockedPrefix) is left while that process runs.
 func (s *Session) sweepTemps() {
 	dir := filepath.Join(s.gitDir, privateDir)
 	if d, err := os.Open(dir); err == nil {
@@ -188,7 +191,11 @@ func (s *Session) sweepTemps() {
 			path := filepath.Join(dir, name)
 			switch {
 			case strings.HasPrefix(name, unlockedPrefix):
-				if fi, err := os.Lstat(path); err == nil && time.Since(fi.ModTime()) > staleTemp {
+				pid, _, _ := strings.Cut(strings.TrimPrefix(name, unlockedPrefix), "-")
+				n, err := strconv.Atoi(pid)
+				if err != nil || !running(n) {
+					os.Remove(path)
+				} else if fi, err := os.Lstat(path); err == nil && time.Since(fi.ModTime()) > staleTemp {
 					os.Remove(path)
 				}
 			case strings.HasPrefix(name, tmpPrefix):

@@ -3,7 +3,9 @@ package repo
 import (
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -389,13 +391,22 @@ func TestHookwireLayout(t *testing.T) {
 
 // TestSweepSparesUnlockedTemps: a change's sweep removes what killed
 // processes left under the lock at once, and a temporary file written
-// without the lock (the turn memory starting over) only once it is stale:
-// its writer may be about to rename it.
+// without the lock (the turn memory starting over) once its writer no
+// longer runs, or it is stale: a writer that runs may be about to rename
+// it.
 func TestSweepSparesUnlockedTemps(t *testing.T) {
 	s := newTestSession(t)
 	dir := filepath.Join(s.gitDir, privateDir)
-	locked, fresh, stale := filepath.Join(dir, tmpPrefix+"1"), filepath.Join(dir, unlockedPrefix+"2"), filepath.Join(dir, unlockedPrefix+"3")
-	for _, p := range []string{locked, fresh, stale} {
+	me := strconv.Itoa(os.Getpid())
+	gone := exec.Command(os.Args[0], "-test.run=^$")
+	if err := gone.Run(); err != nil {
+		t.Fatal(err)
+	}
+	locked := filepath.Join(dir, tmpPrefix+"1")
+	fresh := filepath.Join(dir, unlockedPrefix+me+"-2")
+	stale := filepath.Join(dir, unlockedPrefix+me+"-3")
+	killed := filepath.Join(dir, unlockedPrefix+strconv.Itoa(gone.Process.Pid)+"-4")
+	for _, p := range []string{locked, fresh, stale, killed} {
 		os.WriteFile(p, []byte("x"), 0o644)
 	}
 	old := time.Now().Add(-staleTemp - time.Minute)
@@ -403,7 +414,7 @@ func TestSweepSparesUnlockedTemps(t *testing.T) {
 	if _, err := s.Update(Options{}, step("1", plan.ActStart)); err != nil {
 		t.Fatal(err)
 	}
-	for p, want := range map[string]bool{locked: false, fresh: true, stale: false} {
+	for p, want := range map[string]bool{locked: false, fresh: true, stale: false, killed: running(gone.Process.Pid)} {
 		if _, err := os.Lstat(p); (err == nil) != want {
 			t.Errorf("%s: left %v, want %v", filepath.Base(p), err == nil, want)
 		}
