@@ -6,7 +6,6 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"syscall"
 
 	"github.com/plangit/plangit/hooks/hookwire"
 )
@@ -43,19 +42,12 @@ func (s *Session) lockRef(lock string, data []byte) (held bool, err error) {
 }
 
 // setRef puts the branch lock in the ref's place; the ref's old file
-// becomes the spare.
+// becomes the spare (nothing is at the spare's name: lockRef took it, so
+// the rename is cheap).
 func (s *Session) setRef(lock, path string) error {
-	err := hookwire.Renameat2(lock, path, hookwire.RenameExchange)
-	switch {
-	case err == nil:
-		// The old value becomes the spare; nothing is at the spare's name
-		// (lockRef took it), so the rename is cheap.
-		if os.Rename(lock, s.PrivatePath(hookwire.SpareFile)) != nil {
-			os.Remove(lock)
-		}
-		return nil
-	case errors.Is(err, syscall.ENOENT), errors.Is(err, syscall.EINVAL), errors.Is(err, syscall.ENOSYS):
-		return renameOver(lock, path)
+	displaced, err := hookwire.Swap(lock, path)
+	if displaced && os.Rename(lock, s.PrivatePath(hookwire.SpareFile)) != nil {
+		os.Remove(lock)
 	}
 	return err
 }

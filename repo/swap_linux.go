@@ -4,34 +4,24 @@ package repo
 
 import (
 	"errors"
+	"os"
 	"syscall"
 
 	"github.com/plangit/plangit/hooks/hookwire"
 )
 
 // replace puts the file at tmp in place of the one at path, as a rename
-// does, by exchanging the two and removing the one displaced. On ext4 a
+// does, by exchanging the two (hookwire.Swap) and removing the one
+// displaced. On ext4 a
 // rename over an existing file first writes the new file's data to disk
 // (auto_da_alloc), which made each replacement a tenth of a millisecond:
 // most of a commit's file work. plangit's session files are written for a
 // killed process, which the page cache outlives (README, "Crash safety");
 // files a person owns go through WriteFileAtomic's rename and fsync.
 func replace(tmp, path string) error {
-	err := hookwire.Renameat2(tmp, path, hookwire.RenameExchange)
-	switch {
-	case err == nil:
-		if rerr := syscall.Unlink(tmp); rerr != nil && !errors.Is(rerr, syscall.ENOENT) {
-			// A directory was at path (unlink removes no directory):
-			// put it back, and fail as a rename would. (ENOENT: what was
-			// displaced is gone already; the file is in place.)
-			if err := hookwire.Renameat2(tmp, path, hookwire.RenameExchange); err != nil {
-				return err
-			}
-			return renameOver(tmp, path)
-		}
-		return nil
-	case errors.Is(err, syscall.ENOENT), errors.Is(err, syscall.EINVAL), errors.Is(err, syscall.ENOSYS):
-		return renameOver(tmp, path) // nothing at path, or a file system without exchange
+	displaced, err := hookwire.Swap(tmp, path)
+	if displaced {
+		os.Remove(tmp) // gone already, if a sweep took it: the file is in place
 	}
 	return err
 }

@@ -123,18 +123,28 @@ func PutFile(privateDir, path string, data []byte, perm os.FileMode) error {
 	if err != nil {
 		return err
 	}
-	err = Renameat2(spare, path, RenameExchange)
+	_, err = Swap(spare, path)
+	return err // nothing at path: the spare is made anew next time
+}
+
+// Swap puts the file at src in place of the one at path, as a rename
+// does, by exchanging the two: displaced says src now holds what was at
+// path, for the caller to keep or remove. A directory at path is put back
+// and the swap fails as a rename would; with nothing at path, or on a file
+// system without exchange, it is a rename.
+func Swap(src, path string) (displaced bool, err error) {
+	err = Renameat2(src, path, RenameExchange)
 	switch {
 	case err == nil:
-		if fi, err := os.Lstat(spare); err == nil && fi.IsDir() {
-			if err := Renameat2(spare, path, RenameExchange); err != nil {
-				return err
+		if fi, err := Lstat(src); err == nil && fi.Dir {
+			if err := Renameat2(src, path, RenameExchange); err != nil {
+				return false, err
 			}
-			return os.Rename(spare, path)
+			return false, os.Rename(src, path)
 		}
-		return nil
+		return true, nil
 	case errors.Is(err, syscall.ENOENT), errors.Is(err, syscall.EINVAL), errors.Is(err, syscall.ENOSYS):
-		return os.Rename(spare, path) // nothing at path (the spare is made anew next time), or no exchange here
+		return false, os.Rename(src, path)
 	}
-	return err
+	return false, err
 }
