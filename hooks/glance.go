@@ -21,8 +21,9 @@ func newGlance(st *plan.State, key string, cfg repo.Config) *hookwire.Glance {
 		Findings: len(st.Findings), Rules: glanceRules(cfg)}
 	g.Line = hookwire.Part{Text: render.StatusLine(st, hookwire.CLIMark)}
 	g.Line.Key = g.Line.Text
+	pp := postPlan(p, len(st.Findings))
+	g.Cur, g.CurText = pp.Cur, pp.CurText
 	if cur := p.Current(); cur != nil {
-		g.Cur, g.CurText = cur.ID, clip(cur.Text)
 		g.Names = append(g.Names, curName(cur))
 	}
 	if next := render.NextStep(p); next != nil {

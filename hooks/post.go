@@ -71,11 +71,7 @@ func (e *engine) postToolUse() (*Output, error) {
 			}
 		}
 		cur := p.Current()
-		pp := hookwire.PostPlan{Running: p.Status == plan.PlanRunning, Findings: len(st.Findings)}
-		if cur != nil {
-			pp.Cur, pp.CurText = cur.ID, clip(cur.Text)
-		}
-		counted, due := hs.Count(pp, glanceRules(e.cfg), hookwire.Use{Tool: tool, OwnFile: e.ownFile(), Subagent: e.in.AgentID != "",
+		counted, due := hs.Count(postPlan(p, len(st.Findings)), glanceRules(e.cfg), hookwire.Use{Tool: tool, OwnFile: e.ownFile(), Subagent: e.in.AgentID != "",
 			Changed: change.Op != "", CLI: cli})
 		parts = append(parts, counted...)
 		if e.in.AgentID != "" {
@@ -133,6 +129,16 @@ func (e *engine) postToolUse() (*Output, error) {
 		out.Context = e.say(s, t, append(notes, parts...))
 	}
 	return out, nil
+}
+
+// postPlan is what the counting of a tool use and the advance at a stop
+// read of the plan (the glance holds the same for the hook binary).
+func postPlan(p *plan.Plan, findings int) hookwire.PostPlan {
+	pp := hookwire.PostPlan{Running: p.Status == plan.PlanRunning, Findings: findings}
+	if cur := p.Current(); cur != nil {
+		pp.Cur, pp.CurText = cur.ID, clip(cur.Text)
+	}
+	return pp
 }
 
 // resolvedChange is the change that resolved errors.
@@ -356,8 +362,7 @@ func (e *engine) stop() (*Output, error) {
 			}
 		}
 		var ask string
-		if cur := p.Current(); cur != nil && e.cfg.AutoAdvance && e.in.AgentID == "" && p.Status == plan.PlanRunning &&
-			hs.Step == cur.ID && hookwire.Advance(e.in.LastAssistantMessage, hs.StepUses, e.cfg.AdvanceAfter) {
+		if cur := p.Current(); hs.AdvancesAtStop(postPlan(p, len(st.Findings)), glanceRules(e.cfg), e.in.LastAssistantMessage, e.in.AgentID != "") {
 			if e.cfg.StepConfirmation {
 				ask = fmt.Sprintf("Step %s looks done: if it is, record it (%s step done %s --result \"...\"); starting the next asks the person first.", cur.ID, cli, cur.ID)
 			} else {

@@ -145,33 +145,13 @@ func (c *call) postToolUse() ([]byte, bool) {
 	if p.AgentID != "" && hookwire.StartsStep(command) {
 		return nil, false // a subagent starting a step: plangit notes it
 	}
-	private := filepath.Join(c.dir, ".git", hookwire.PrivateDir)
-	lock := hookwire.TryLockSession(private)
-	if lock == nil {
-		return nil, false // busy: plangit waits, or queues the event
+	h, ok := c.hold()
+	if h == nil {
+		return nil, ok
 	}
-	defer lock.Close()
-	if !c.settled() {
-		return nil, false
-	}
-	g, good := c.glance()
-	if !good || g.Landed != hookwire.FilesKey(c.dir, g.Files) {
-		return nil, false // the files may not be the branch's: plangit adopts an edit
-	}
-	if slices.Contains(g.Rules.Off, c.event) {
-		return nil, true
-	}
+	defer h.lock.Close()
+	g := h.g
 	if g.Resolves(p.ToolName, key) {
-		return nil, false
-	}
-	tallyPath := filepath.Join(private, hookwire.TallyFile)
-	var tally hookwire.Tally
-	rest := map[string][]byte{}
-	if b, err := hookwire.ReadFile(tallyPath); err == nil {
-		if tally, rest, good = hookwire.DecodeTally(b); !good {
-			return nil, false
-		}
-	} else if !os.IsNotExist(err) {
 		return nil, false
 	}
 	t, good := c.turn()
@@ -179,14 +159,14 @@ func (c *call) postToolUse() ([]byte, bool) {
 		return nil, false
 	}
 	cli := hookwire.CLI(p.SessionID, c.shell || t.Shell)
-	parts, due := tally.Count(g.PostPlan(), g.Rules, hookwire.Use{Tool: p.ToolName, Subagent: p.AgentID != "", CLI: cli})
+	parts, due := h.tally.Count(g.PostPlan(), g.Rules, hookwire.Use{Tool: p.ToolName, Subagent: p.AgentID != "", CLI: cli})
 	if due != hookwire.DueNothing {
 		return nil, false // the step advances, or the plan pauses: a change
 	}
-	if err := hookwire.PutFile(private, tallyPath, tally.Encode(rest), 0o644); err != nil {
+	if err := h.save(); err != nil {
 		return nil, false
 	}
-	lock.Close()
+	h.lock.Close()
 	text, remember := hookwire.Say(t, parts, g.Rules.Budget, cli)
 	c.remember(remember)
 	return hookwire.EncodeClaude(c.event, &hookwire.Output{Context: text}), true
@@ -201,41 +181,18 @@ func (c *call) stop() ([]byte, bool) {
 	if p.AgentID != "" || len(hookwire.StepDeclarations(p.LastAssistantMessage)) > 0 {
 		return nil, false
 	}
-	private := filepath.Join(c.dir, ".git", hookwire.PrivateDir)
-	lock := hookwire.TryLockSession(private)
-	if lock == nil {
-		return nil, false
+	h, ok := c.hold()
+	if h == nil {
+		return nil, ok
 	}
-	defer lock.Close()
-	if !c.settled() {
-		return nil, false
+	defer h.lock.Close()
+	g, r := h.g, h.g.Rules
+	if r.PushOnStop || h.tally.AdvancesAtStop(g.PostPlan(), r, p.LastAssistantMessage, false) {
+		return nil, false // a push, or the step advances: a change
 	}
-	g, good := c.glance()
-	if !good || g.Landed != hookwire.FilesKey(c.dir, g.Files) || g.Rules.PushOnStop {
-		return nil, false
-	}
-	if slices.Contains(g.Rules.Off, c.event) {
-		return nil, true
-	}
-	tallyPath := filepath.Join(private, hookwire.TallyFile)
-	b, err := hookwire.ReadFile(tallyPath)
-	var tally hookwire.Tally
-	rest := map[string][]byte{}
-	switch {
-	case err == nil:
-		if tally, rest, good = hookwire.DecodeTally(b); !good {
-			return nil, false
-		}
-	case !os.IsNotExist(err):
-		return nil, false
-	}
-	r := g.Rules
-	if g.Cur != "" && r.AutoAdvance && g.Status == "running" && tally.Step == g.Cur && hookwire.Advance(p.LastAssistantMessage, tally.StepUses, r.AdvanceAfter) {
-		return nil, false // the step advances: a change
-	}
-	if err != nil {
+	if !h.had {
 		// plangit writes the counters at every stop: the first makes them.
-		if hookwire.PutFile(private, tallyPath, tally.Encode(rest), 0o644) != nil {
+		if h.save() != nil {
 			return nil, false
 		}
 	}
@@ -243,9 +200,9 @@ func (c *call) stop() ([]byte, bool) {
 	if !good {
 		return nil, false
 	}
-	lock.Close()
+	h.lock.Close()
 	var out hookwire.Output
-	if len(g.Left) > 0 && r.StopMode != "off" {
+	if len(g.Left) > 0 {
 		cli := hookwire.CLI(p.SessionID, c.shell || t.Shell)
 		reason := make([]string, len(g.Left))
 		for i, l := range g.Left {
@@ -261,6 +218,55 @@ func (c *call) stop() ([]byte, bool) {
 		}
 	}
 	return hookwire.EncodeClaude(c.event, &out), true
+}
+
+// held is a session held for an event that counts: its lock, a glance
+// whose files are the branch's, and the hook counters.
+type held struct {
+	lock    *os.File // closing it lets the lock go
+	private string   // the session's .git/plangit
+	g       *hookwire.Glance
+	tally   hookwire.Tally
+	rest    map[string][]byte // the counters' other members, as read
+	had     bool              // hooks.json was there
+}
+
+// hold takes the session lock and reads what an event that counts needs.
+// It returns nil, with ok false when plangit must take the event (the
+// session busy, a change or queued events waiting, the files not known to
+// be the branch's, counters it cannot read) and ok true when the event's
+// hook is turned off.
+func (c *call) hold() (h *held, ok bool) {
+	private := filepath.Join(c.dir, ".git", hookwire.PrivateDir)
+	lock := hookwire.TryLockSession(private)
+	if lock == nil {
+		return nil, false // busy: plangit waits, or queues the event
+	}
+	g, good := c.glance()
+	switch {
+	case !c.settled() || !good || g.Landed != hookwire.FilesKey(c.dir, g.Files):
+		lock.Close()
+		return nil, false
+	case slices.Contains(g.Rules.Off, c.event):
+		lock.Close()
+		return nil, true
+	}
+	h = &held{lock: lock, private: private, g: g, rest: map[string][]byte{}}
+	b, err := hookwire.ReadFile(filepath.Join(private, hookwire.TallyFile))
+	if err == nil {
+		h.tally, h.rest, good = hookwire.DecodeTally(b)
+		h.had = true
+	}
+	if err == nil && !good || err != nil && !os.IsNotExist(err) {
+		lock.Close()
+		return nil, false
+	}
+	return h, false
+}
+
+// save writes the counters, under the lock.
+func (h *held) save() error {
+	return hookwire.PutFile(h.private, filepath.Join(h.private, hookwire.TallyFile), h.tally.Encode(h.rest), 0o644)
 }
 
 // settled reports whether no change waits to land and no hook event waits

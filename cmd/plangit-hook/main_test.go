@@ -319,8 +319,8 @@ func TestAnswersWithoutPlangit(t *testing.T) {
 // TestHandsOn: what the hook binary must not answer itself, even with a
 // fresh glance, it hands to plangit — here a plangit that only notes the
 // call: a stop that pushes the session (push_on stop), a subagent's stop,
-// a stop that declares steps, and a tool use that may resolve an open
-// error or is a todo list.
+// a stop that declares steps or advances a step, and a tool use that is a
+// todo list or an edit of the plan.
 func TestHandsOn(t *testing.T) {
 	root := project(t, append([][]string{{"config", "set", "push_on", "stop"}}, plan...))
 	dir := t.TempDir()
@@ -340,6 +340,30 @@ func TestHandsOn(t *testing.T) {
 		hookRun(t, root, filepath.Join(dir, "plangit-hook"), []string{c.event}, b)
 		if got, _ := os.ReadFile(log); string(got) != "hook "+c.event+"\n" {
 			t.Errorf("%s: plangit was run as %q", c.fixture, got)
+		}
+	}
+
+	// A stop that advances the step in progress: it took advance_after
+	// tool uses, or it took two and the agent says it moves on. With one
+	// use and no such words, the hook binary holds the stop itself.
+	root = project(t, append([][]string{{"config", "set", "advance_after", "3"}}, plan...))
+	tally := filepath.Join(root, ".code-agent", "plans", session, ".git", "plangit", "hooks.json")
+	stop, _ := os.ReadFile("../../testdata/hooks/stop.json")
+	for _, c := range []struct {
+		uses    string
+		message string
+		handed  bool
+	}{{"3", "", true}, {"2", "Moving on to the build.", true}, {"1", "Moving on to the build.", false}} {
+		os.WriteFile(tally, []byte(`{"iterations":5,"limit_base":0,"view_actions":0,"findings":0,"step":"1","step_uses":`+c.uses+`}`), 0o644)
+		b := stop
+		if c.message != "" {
+			b = bytes.Replace(stop, []byte("I wrote the cache layer and its tests pass."), []byte(c.message), 1)
+		}
+		os.Remove(log)
+		out, _ := hookRun(t, root, filepath.Join(dir, "plangit-hook"), []string{"Stop"}, b)
+		got, _ := os.ReadFile(log)
+		if handed := string(got) == "hook Stop\n"; handed != c.handed || !handed && !strings.Contains(out, `"decision":"block"`) {
+			t.Errorf("%s uses, %q: handed to plangit %v (%q), answered %s", c.uses, c.message, handed, got, out)
 		}
 	}
 }

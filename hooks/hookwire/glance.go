@@ -14,8 +14,8 @@ import (
 // PreToolUse and UserPromptSubmit run on every tool call and every prompt;
 // with a good glance they answer without parsing the plan, and the hook
 // binary answers them without plangit at all — and counts PostToolUse's
-// tool uses with what the glance says of the plan, when it says that its
-// files are the branch's (Landed). Every change writes the glance in the
+// tool uses and holds a stop with what the glance says of the plan, when
+// it says that its files are the branch's (Landed). Every change writes the glance in the
 // same locked step as its commit; a hook that finds none, or a stale one,
 // parses the plan and writes it.
 //
@@ -36,8 +36,8 @@ const GlanceVersion = "plangit glance 6"
 // a control character, which no plan text can hold.
 const CLIMark = "\x1a"
 
-// Glance is what the read-only hooks, and PostToolUse's counting, need of
-// a session.
+// Glance is what the read-only hooks, PostToolUse's counting and the Stop
+// gate need of a session.
 type Glance struct {
 	Key        string
 	Files      []string // the working files Key was computed from
@@ -48,7 +48,7 @@ type Glance struct {
 	Names      []string // the things the prompt line says, by key: the current and next step
 	Step       Part     // the step before a critical tool: the current one, else the next
 	Cur        string   // the step in progress, "" for none
-	CurText    string   // its text, one line, clipped (ClipText)
+	CurText    string   // its text, one line, at most 80 characters
 	Sig        string   // the plan's step signature
 	Findings   int      // how many findings the session has
 	Errors     []GlanceError

@@ -98,25 +98,14 @@ func (t Tally) Encode(rest map[string][]byte) []byte {
 // appendHTMLSafe appends s as encoding/json writes a string by default:
 // with <, > and & escaped too.
 func appendHTMLSafe(dst []byte, s string) []byte {
-	start := len(dst)
-	dst = AppendString(dst, s)
-	var out []byte
-	for i, c := range dst[start:] {
+	for _, c := range AppendString(nil, s) {
 		if c == '<' || c == '>' || c == '&' {
-			if out == nil {
-				out = append([]byte(nil), dst[start:start+i]...)
-			}
-			out = append(out, '\\', 'u', '0', '0', "0123456789abcdef"[c>>4], "0123456789abcdef"[c&0xf])
-			continue
-		}
-		if out != nil {
-			out = append(out, c)
+			dst = append(dst, '\\', 'u', '0', '0', "0123456789abcdef"[c>>4], "0123456789abcdef"[c&0xf])
+		} else {
+			dst = append(dst, c)
 		}
 	}
-	if out == nil {
-		return dst
-	}
-	return append(dst[:start], out...)
+	return dst
 }
 
 // PostPlan is what PostToolUse's counting reads of the plan: from the
@@ -124,7 +113,7 @@ func appendHTMLSafe(dst []byte, s string) []byte {
 type PostPlan struct {
 	Running  bool   // the plan is running
 	Cur      string // the step in progress, "" for none
-	CurText  string // its text, one line, clipped (ClipText)
+	CurText  string // its text, one line, at most 80 characters
 	Findings int    // how many findings the session has
 }
 
@@ -151,7 +140,7 @@ type Use struct {
 // part once a turn: the findings reminder every ActionThreshold look-ups,
 // "update the step" after a write, and, with step confirmation, that the
 // step took its tool uses. It returns what is due of the plan: an advance
-// or a pause, which the caller makes (and then Uses is the step's count).
+// or a pause, which the caller makes (StepUses is then the step's count).
 func (t *Tally) Count(p PostPlan, r Rules, u Use) (parts []Part, due Due) {
 	t.Iterations++
 	// The 2-action rule: a finding recorded since resets the count.
@@ -194,6 +183,14 @@ func (t *Tally) Count(p PostPlan, r Rules, u Use) (parts []Part, due Due) {
 		return parts, DuePause
 	}
 	return parts, DueNothing
+}
+
+// AdvancesAtStop reports whether a stop advances the current step
+// (auto_advance): the step the counters count for is the one in progress,
+// and the agent's last message says it moves on, or the step took its
+// tool uses (Advance). Never a subagent's stop.
+func (t Tally) AdvancesAtStop(p PostPlan, r Rules, msg string, subagent bool) bool {
+	return p.Cur != "" && r.AutoAdvance && !subagent && p.Running && t.Step == p.Cur && Advance(msg, t.StepUses, r.AdvanceAfter)
 }
 
 // PostPlan is what the glance tells PostToolUse's counting of the plan.
