@@ -230,7 +230,7 @@ func (e *engine) unreadable(cause error) *Output {
 	}
 	t := e.turn(s)
 	if e.in.Event == UserPromptSubmit || e.in.Event == SessionStart {
-		begun := &hookwire.Turn{Shell: t.Shell || e.in.ShellSession || e.envSet, Said: map[string]bool{}}
+		begun := &hookwire.Turn{Shell: t.Shell || e.in.ShellSession || e.envSet}
 		e.beginTurn(s, t, hookwire.BeginLine("", "", begun.Shell))
 		t = begun
 	}
@@ -282,7 +282,7 @@ func (e *engine) sessionStart() (*Output, error) {
 		p := st.Plan
 		p.Rules = e.cfg.Rules()
 		old := e.turn(s)
-		t := &hookwire.Turn{Shell: e.envSet || e.in.ShellSession, Said: map[string]bool{}}
+		t := &hookwire.Turn{Shell: e.envSet || e.in.ShellSession}
 		lines := hookwire.BeginLine(curID(p), stepSig(p), t.Shell)
 		if !p.Status.Unfinished() {
 			e.beginTurn(s, old, lines)
@@ -435,7 +435,7 @@ func (e *engine) userPromptSubmit() (*Output, error) {
 		return nil, nil
 	}
 	old := e.turn(s)
-	t := &hookwire.Turn{Shell: old.Shell || e.in.ShellSession, Said: map[string]bool{}}
+	t := &hookwire.Turn{Shell: old.Shell || e.in.ShellSession}
 	switch {
 	case g.Status == string(plan.PlanPaused) && isContinue(e.in.Prompt):
 		var used int

@@ -2,7 +2,6 @@ package hooks
 
 import (
 	"hash/fnv"
-	"os"
 	"strconv"
 	"strings"
 
@@ -109,13 +108,11 @@ func glanceKey(s *repo.Session) string {
 func readGlance(s *repo.Session, cfg repo.Config) (*hookwire.Glance, error) {
 	key := glanceKey(s)
 	var old *hookwire.Glance
-	if b, err := os.ReadFile(s.PrivatePath(hookwire.GlanceFile)); err == nil {
-		if g, ok := hookwire.DecodeGlance(b); ok {
-			if g.Key == key {
-				return g, nil
-			}
-			old = g
+	if g, ok := hookwire.ReadGlance(s.PrivatePath(hookwire.GlanceFile)); ok {
+		if g.Key == key {
+			return g, nil
 		}
+		old = g
 	}
 	st, err := s.State()
 	if err != nil {

@@ -222,6 +222,7 @@ func TestEncodeMatchesEncodingJSON(t *testing.T) {
 // holds, and no part of one is read as a glance.
 func TestGlanceEncoding(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
+	var prev []byte
 	for i := 0; i < 500; i++ {
 		g := &hookwire.Glance{Key: trickyString(r), Status: "running", Sig: trickyString(r), Cur: trickyString(r),
 			Line: hookwire.Part{Key: trickyString(r), Text: trickyString(r)}, Step: hookwire.Part{Key: trickyString(r), Text: trickyString(r)},
@@ -246,6 +247,26 @@ func TestGlanceEncoding(t *testing.T) {
 				t.Fatalf("the first %d bytes read as a glance:\n%s", cut, b[:cut])
 			}
 		}
+		// The checksum tells any one byte changed (each of its steps is a
+		// bijection of the sum), and a glance written over another and
+		// torn part way.
+		end := bytes.LastIndex(b, []byte("\nend ")) + 1
+		for at := 0; i < 20 && at < end; at++ {
+			changed := bytes.Clone(b)
+			changed[at] ^= byte(1 + r.IntN(255))
+			if _, ok := hookwire.DecodeGlance(changed); ok {
+				t.Fatalf("byte %d changed still reads:\n%s", at, changed)
+			}
+		}
+		if prev != nil {
+			for at := 1; at < min(len(b), len(prev)); at++ {
+				torn := append(bytes.Clone(b[:at]), prev[at:]...)
+				if _, ok := hookwire.DecodeGlance(torn); ok && !bytes.Equal(torn, b) && !bytes.Equal(torn, prev) {
+					t.Fatalf("a glance torn at %d reads:\n%s", at, torn)
+				}
+			}
+		}
+		prev = b
 	}
 	for _, bad := range []string{"", "{}", hookwire.GlanceVersion + "\nend\n" + "x", "plangit glance 1\nend\n", hookwire.GlanceVersion + "\nkey 1\nend\n", hookwire.GlanceVersion + "\nodd \"x\"\nend\n"} {
 		if _, ok := hookwire.DecodeGlance([]byte(bad)); ok {

@@ -149,19 +149,19 @@ func TestEnvFile(t *testing.T) {
 func TestTurnMemory(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "turn")
-	if tm := hookwire.ReadTurn(path); tm.Begun || len(tm.Said) != 0 {
+	if tm := hookwire.ReadTurn(path); tm.Begun || tm.SaidCount() != 0 {
 		t.Errorf("a missing file: %+v", tm)
 	}
 	k1, k2 := hookwire.SayKey("one"), hookwire.SayKey("two")
 	os.WriteFile(path, []byte("T 2 abc shell\nS "+hookwire.SayKey("old")+"\nB -\nT 3 def -\nS "+k1+"\nA 3 4\nB a1\nS "+k2), 0o644)
 	tm := hookwire.ReadTurn(path)
-	if !tm.Begun || tm.Step != "3" || tm.Sig != "def" || tm.Shell || !tm.Said[k1] || tm.Said[k2] || tm.Said[hookwire.SayKey("old")] ||
+	if !tm.Begun || tm.Step != "3" || tm.Sig != "def" || tm.Shell || !tm.Said(k1) || tm.Said(k2) || tm.Said(hookwire.SayKey("old")) ||
 		tm.Blocks["-"] != 0 || tm.Blocks["a1"] != 1 || len(tm.Advanced) != 1 || tm.Advanced[0] != [2]string{"3", "4"} {
 		t.Errorf("%+v", tm)
 	}
 	// A memory that no turn began (a plan started mid-turn) counts whole.
 	os.WriteFile(path, []byte("B -\nS "+k1+"\n"), 0o644)
-	if tm := hookwire.ReadTurn(path); tm.Begun || tm.Blocks["-"] != 1 || !tm.Said[k1] {
+	if tm := hookwire.ReadTurn(path); tm.Begun || tm.Blocks["-"] != 1 || !tm.Said(k1) {
 		t.Errorf("%+v", tm)
 	}
 	texts, lines := tm.Say([]hookwire.Part{{Key: "x", Text: "said as x"}, {Text: "one"}, {Text: ""}, {Key: "x", Text: "x again"}})
@@ -170,6 +170,19 @@ func TestTurnMemory(t *testing.T) {
 	}
 	if len(hookwire.SayKey("")) != 16 || len(hookwire.SayKey("a long key")) != 16 {
 		t.Error("keys are 16 hex digits")
+	}
+	// Lines are words apart, as strings.Fields splits them; a line of the
+	// wrong length says nothing; a turn begun at the very start counts
+	// from there; a last line cut short is no line.
+	odd := "T  5\tsig  shell \nS " + k1 + " extra\n\n  S\t" + k2 + "\r\nB\nA 5\nS " + hookwire.SayKey("cut")
+	os.WriteFile(path, []byte(odd), 0o644)
+	if tm := hookwire.ReadTurn(path); !tm.Begun || tm.Step != "5" || tm.Sig != "sig" || !tm.Shell || tm.Said(k1) || !tm.Said(k2) ||
+		tm.SaidCount() != 1 || tm.Blocks != nil || tm.Advanced != nil || tm.Said(hookwire.SayKey("cut")) || tm.Size != len(odd) {
+		t.Errorf("%+v", tm)
+	}
+	os.WriteFile(path, []byte("T - - -\nS "+k1+"\n"), 0o644)
+	if tm := hookwire.ReadTurn(path); !tm.Begun || tm.Step != "" || tm.Shell || !tm.Said(k1) {
+		t.Errorf("%+v", tm)
 	}
 }
 

@@ -1,11 +1,9 @@
 package hookwire
 
 import (
-	"bytes"
-	"hash/fnv"
-	"path/filepath"
 	"strconv"
 	"strings"
+	"unsafe"
 )
 
 // The glance: what the read-only hooks say, precomputed from the plan and
@@ -30,7 +28,7 @@ const GlanceFile = "glance"
 
 // GlanceVersion changes whenever what a glance holds, or how it is drawn,
 // changes, so an old glance is never read as a new one.
-const GlanceVersion = "plangit glance 6"
+const GlanceVersion = "plangit glance 7"
 
 // CLIMark stands for the command that runs plangit in text kept for later:
 // a control character, which no plan text can hold.
@@ -92,18 +90,23 @@ type Rules struct {
 // GlanceKey names the working files and the project's config as they
 // stand: configPath's key, then each file's in dir (FilesKey).
 func GlanceKey(configPath, dir string, files []string) string {
-	return "config:" + FileKey(configPath) + ";" + FilesKey(dir, files)
+	b := make([]byte, 0, 64*(len(files)+1))
+	b = append(appendFileKey(append(b, "config:"...), configPath), ';')
+	return string(appendFilesKey(b, dir, files))
 }
 
-// FilesKey names the working files in dir as they stand: each one's name
-// and FileKey.
+// FilesKey names the working files in the clean directory dir as they
+// stand: each one's name and FileKey.
 func FilesKey(dir string, files []string) string {
-	b := make([]byte, 0, 64*len(files))
+	return string(appendFilesKey(make([]byte, 0, 64*len(files)), dir, files))
+}
+
+func appendFilesKey(b []byte, dir string, files []string) []byte {
 	for _, name := range files {
-		b = appendFileKey(append(append(b, name...), ':'), filepath.Join(dir, name))
+		b = appendFileKey(append(append(b, name...), ':'), under(dir, name))
 		b = append(b, ';')
 	}
-	return string(b)
+	return b
 }
 
 // FileKey identifies a file's version without reading it: its size,
@@ -262,7 +265,7 @@ func (g *Glance) Encode() []byte {
 	line("budget", strconv.Itoa(r.Budget))
 	line("count", strconv.Itoa(r.ActionThreshold), flag(r.AutoAdvance, "auto"), strconv.Itoa(r.AdvanceAfter), strconv.Itoa(r.MaxIterations))
 	line("stop", r.StopMode, strconv.Itoa(r.StopBlockCap), flag(r.PushOnStop, "push"))
-	return append(b, "end "+checksum(b)+"\n"...)
+	return append(b, "end "+checksum(string(b))+"\n"...)
 }
 
 func flag(on bool, name string) string {
@@ -272,23 +275,76 @@ func flag(on bool, name string) string {
 	return "-"
 }
 
-// checksum is FNV-1a 64 of b, in 16 hex digits.
-func checksum(b []byte) string {
-	h := fnv.New64a()
-	h.Write(b)
-	sum := strconv.FormatUint(h.Sum64(), 16)
-	return strings.Repeat("0", 16-len(sum)) + sum
+// checksum is sum64 of s, in 16 hex digits.
+func checksum(s string) string {
+	var b [16]byte
+	return string(appendHex16(b[:0], sum64(s)))
+}
+
+// sum64 is FNV-1a 64 taken eight bytes at a time (the bytes after the
+// last eight one at a time): each step is a bijection of the sum, so a
+// glance torn by a write in progress sums differently, in an eighth of
+// FNV-1a's steps — every hook call sums its glance.
+func sum64(s string) uint64 {
+	const prime = 1099511628211
+	h := uint64(14695981039346656037)
+	for ; len(s) >= 8; s = s[8:] {
+		h ^= uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+			uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+		h *= prime
+	}
+	for i := 0; i < len(s); i++ {
+		h ^= uint64(s[i])
+		h *= prime
+	}
+	return h
+}
+
+// fnv64a is FNV-1a 64 of s (hash/fnv's New64a, without its interface).
+func fnv64a(s string) uint64 {
+	h := uint64(14695981039346656037)
+	for i := 0; i < len(s); i++ {
+		h ^= uint64(s[i])
+		h *= 1099511628211
+	}
+	return h
+}
+
+// appendHex16 appends v in 16 hex digits.
+func appendHex16(b []byte, v uint64) []byte {
+	const digits = "0123456789abcdef"
+	for shift := 60; shift >= 0; shift -= 4 {
+		b = append(b, digits[v>>shift&15])
+	}
+	return b
 }
 
 // DecodeGlance reads what Encode wrote; ok is false for anything else.
-func DecodeGlance(b []byte) (g *Glance, ok bool) {
-	body, end, found := bytesCutLast(b)
-	if !found || end != "end "+checksum(body) {
+func DecodeGlance(b []byte) (g *Glance, ok bool) { return decodeGlance(string(b)) }
+
+// ReadGlance reads the glance file at path; ok is false when there is
+// none or it is not one Encode wrote.
+func ReadGlance(path string) (g *Glance, ok bool) {
+	s, err := ReadFileString(path)
+	if err != nil {
 		return nil, false
 	}
-	lines := strings.Split(string(body), "\n")
-	n := len(lines)
-	if n < 2 || lines[0] != GlanceVersion || lines[n-1] != "" {
+	return decodeGlance(s)
+}
+
+// decodeGlance reads a glance; its values are parts of s.
+func decodeGlance(s string) (g *Glance, ok bool) {
+	if s == "" || s[len(s)-1] != '\n' {
+		return nil, false
+	}
+	i := strings.LastIndexByte(s[:len(s)-1], '\n') + 1
+	body, end := s[:i], s[i:len(s)-1]
+	var sum [16]byte
+	if !strings.HasPrefix(end, "end ") || end[4:] != string(appendHex16(sum[:0], sum64(body))) {
+		return nil, false
+	}
+	first, body, _ := strings.Cut(body, "\n")
+	if first != GlanceVersion {
 		return nil, false
 	}
 	g = &Glance{}
@@ -296,14 +352,16 @@ func DecodeGlance(b []byte) (g *Glance, ok bool) {
 		n, err := strconv.Atoi(s)
 		return n, err == nil
 	}
-	for _, l := range lines[1 : n-1] {
+	var v [5]string
+	for body != "" {
+		l := body[:strings.IndexByte(body, '\n')]
+		body = body[len(l)+1:]
 		name, rest, _ := strings.Cut(l, " ")
 		count := glanceValues(name)
 		if count == 0 {
 			return nil, false
 		}
-		v := make([]string, count)
-		for i := range v {
+		for i := range count {
 			var err error
 			if i > 0 {
 				if !strings.HasPrefix(rest, " ") {
@@ -379,16 +437,6 @@ func DecodeGlance(b []byte) (g *Glance, ok bool) {
 	return g, true
 }
 
-// bytesCutLast splits b before its last line, which must end in a
-// newline: what comes before, and the last line without its newline.
-func bytesCutLast(b []byte) (body []byte, last string, ok bool) {
-	if len(b) == 0 || b[len(b)-1] != '\n' {
-		return nil, "", false
-	}
-	i := bytes.LastIndexByte(b[:len(b)-1], '\n') + 1
-	return b[:i], string(b[i : len(b)-1]), true
-}
-
 // glanceValues is how many values a line of the glance has, by its name;
 // 0 for a name a glance has no line of.
 func glanceValues(name string) int {
@@ -414,26 +462,31 @@ func unquotePrefix(s string) (value, rest string, err error) {
 	if len(s) > 1 && s[0] == '"' {
 		var b []byte
 		start := 1
-		for i := 1; i < len(s); i++ {
-			switch s[i] {
-			case '"':
-				if b == nil {
-					return s[1:i], s[i+1:], nil
-				}
-				return string(append(b, s[start:i]...)), s[i+1:], nil
-			case '\\':
-				if i+1 >= len(s) {
-					break
-				}
-				c, n := quoteEscape(s[i+1:])
-				if n == 0 {
-					i = len(s) // not one of ours: strconv reads it
-					break
-				}
-				b = append(append(b, s[start:i]...), c...)
-				i += n
-				start = i + 1
+		for i := 1; ; {
+			q := strings.IndexByte(s[i:], '"')
+			if q < 0 {
+				break
 			}
+			q += i
+			e := strings.IndexByte(s[i:q], '\\')
+			if e < 0 {
+				if b == nil {
+					return s[1:q], s[q+1:], nil
+				}
+				b = append(b, s[start:q]...)
+				return unsafe.String(unsafe.SliceData(b), len(b)), s[q+1:], nil // b is the value's alone
+			}
+			e += i
+			c, n := quoteEscape(s[e+1:])
+			if n == 0 {
+				break // not one of ours: strconv reads it
+			}
+			if b == nil {
+				b = make([]byte, 0, len(s)) // the value is shorter than its quoting
+			}
+			b = append(append(b, s[start:e]...), c...)
+			i = e + 1 + n
+			start = i
 		}
 	}
 	q, err := strconv.QuotedPrefix(s)

@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // Where a project keeps a session, as package repo lays it out (its tests
@@ -22,9 +23,23 @@ func SessionDir(root, session string) string {
 	return filepath.Join(root, ProjectDir, PlansDir, session)
 }
 
-// PrivatePath is a file of plangit's own in a session's .git.
+// PrivatePath is a file of plangit's own in a session's .git; sessionDir
+// is clean (SessionDir's), and name a plain file name.
 func PrivatePath(sessionDir, name string) string {
-	return filepath.Join(sessionDir, ".git", PrivateDir, name)
+	return under(sessionDir, ".git"+sep+PrivateDir+sep+name)
+}
+
+// sep is the path separator, as a string.
+const sep = string(filepath.Separator)
+
+// under is the file name in the clean directory dir, without cleaning
+// the path anew as filepath.Join does: the hooks build a dozen paths a
+// call.
+func under(dir, name string) string {
+	if strings.HasSuffix(dir, sep) {
+		return dir + name // a root
+	}
+	return dir + sep + name
 }
 
 // IntentPending reports whether the intent record at path is pending: a
@@ -49,8 +64,8 @@ type Info struct {
 // FindRoot is the project a directory belongs to: the nearest directory
 // from dir up that holds ProjectDir, else dir itself. dir is absolute.
 func FindRoot(dir string) string {
-	for d := dir; ; {
-		if fi, err := Stat(filepath.Join(d, ProjectDir)); err == nil && fi.Dir {
+	for d := filepath.Clean(dir); ; {
+		if fi, err := Stat(under(d, ProjectDir)); err == nil && fi.Dir {
 			return d
 		}
 		parent := filepath.Dir(d)

@@ -24,15 +24,22 @@ func appendFileKey(b []byte, path string) []byte {
 // Lstat is what the hot path asks of a file: whether it is there, what
 // kind it is and its size — from one lstat into the stack (os.Lstat
 // allocates a FileInfo each time); Stat follows a symbolic link.
-func Lstat(path string) (Info, error) { return stat(path, syscall.Lstat) }
+func Lstat(path string) (Info, error) { return stat(path, false) }
 
 // Stat is Lstat following a symbolic link.
-func Stat(path string) (Info, error) { return stat(path, syscall.Stat) }
+func Stat(path string) (Info, error) { return stat(path, true) }
 
-func stat(path string, call func(string, *syscall.Stat_t) error) (Info, error) {
+// stat calls stat or lstat itself, not through a function value, which
+// would put st on the heap.
+func stat(path string, follow bool) (Info, error) {
 	var st syscall.Stat_t
 	for {
-		err := call(path, &st)
+		var err error
+		if follow {
+			err = syscall.Stat(path, &st)
+		} else {
+			err = syscall.Lstat(path, &st)
+		}
 		if err == syscall.EINTR {
 			continue
 		}

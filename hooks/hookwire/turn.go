@@ -1,7 +1,6 @@
 package hookwire
 
 import (
-	"hash/fnv"
 	"strconv"
 	"strings"
 )
@@ -39,52 +38,92 @@ const (
 
 // Turn is the memory of the current turn.
 type Turn struct {
-	Begun    bool   // a T line was read
-	Step     string // the step in progress when the turn began
-	Sig      string // the plan's step signature when the turn began
-	Shell    bool   // the agent's shell reaches the session without --session
-	Said     map[string]bool
-	Blocks   map[string]int // Stop blocks in this turn, by agent ("-": the main agent)
+	Begun    bool           // a T line was read
+	Step     string         // the step in progress when the turn began
+	Sig      string         // the plan's step signature when the turn began
+	Shell    bool           // the agent's shell reaches the session without --session
+	Blocks   map[string]int // Stop blocks in this turn, by agent ("-": the main agent); nil when none
 	Advanced [][2]string    // auto-advances in this turn: step, next
 	Size     int            // the file's size
+	said     []string       // the keys said in this turn
 }
 
 // ReadTurn reads the turn memory at path; a missing or unreadable file is
-// a turn of which nothing is known.
+// a turn of which nothing is known. It reads the file with one string and
+// a slice of it, whatever its length: the hooks read it on every call.
 func ReadTurn(path string) *Turn {
-	t := &Turn{Said: map[string]bool{}, Blocks: map[string]int{}}
-	b, err := ReadFile(path)
+	t := &Turn{}
+	text, err := ReadFileString(path)
 	if err != nil {
 		return t
 	}
-	t.Size = len(b)
-	text := string(b)
-	if i := strings.LastIndexByte(text, '\n'); i >= 0 {
-		text = text[:i] // a last line without its newline is no line
-	} else {
+	t.Size = len(text)
+	i := strings.LastIndexByte(text, '\n')
+	if i < 0 {
 		return t
 	}
-	if i := strings.LastIndex("\n"+text, "\nT "); i >= 0 {
-		text = text[i:] // what came before is an earlier turn's
+	text = text[:i+1] // a last line without its newline is no line
+	if i = strings.LastIndex(text, "\nT "); i >= 0 {
+		text = text[i+1:] // what came before is an earlier turn's
 	}
-	for _, line := range strings.Split(text, "\n") {
-		f := strings.Fields(line)
-		if len(f) == 0 {
-			continue
-		}
+	t.said = make([]string, 0, strings.Count(text, "\nS "))
+	var f [5]string
+	for text != "" {
+		i := strings.IndexByte(text, '\n')
+		n := fields(text[:i], &f)
+		text = text[i+1:]
 		switch {
-		case f[0] == "T" && len(f) == 4:
+		case n == 0:
+		case f[0] == "T" && n == 4:
 			t.Begun, t.Step, t.Sig, t.Shell = true, Dash(f[1]), Dash(f[2]), f[3] == "shell"
-		case f[0] == "S" && len(f) == 2:
-			t.Said[f[1]] = true
-		case f[0] == "B" && len(f) == 2:
+		case f[0] == "S" && n == 2:
+			t.said = append(t.said, f[1])
+		case f[0] == "B" && n == 2:
+			if t.Blocks == nil {
+				t.Blocks = map[string]int{}
+			}
 			t.Blocks[f[1]]++
-		case f[0] == "A" && len(f) == 3:
+		case f[0] == "A" && n == 3:
 			t.Advanced = append(t.Advanced, [2]string{f[1], Dash(f[2])})
 		}
 	}
 	return t
 }
+
+// fields splits a line of the memory at runs of white space, as
+// strings.Fields does, into f; it returns how many fields the line has,
+// len(f) at most.
+func fields(line string, f *[5]string) int {
+	const space = " \t\r\v\f"
+	n := 0
+	for line != "" && n < len(f) {
+		line = strings.TrimLeft(line, space)
+		if line == "" {
+			break
+		}
+		end := strings.IndexAny(line, space)
+		if end < 0 {
+			end = len(line)
+		}
+		f[n], line = line[:end], line[end:]
+		n++
+	}
+	return n
+}
+
+// Said reports whether the thing whose memory name (SayKey) is key was
+// said in this turn.
+func (t *Turn) Said(key string) bool {
+	for _, k := range t.said {
+		if k == key {
+			return true
+		}
+	}
+	return false
+}
+
+// SaidCount is how many things were said in this turn.
+func (t *Turn) SaidCount() int { return len(t.said) }
 
 func Dash(s string) string {
 	if s == "-" {
@@ -102,9 +141,7 @@ func Undash(s string) string {
 
 // SayKey is the memory's name for a thing said: 16 hex digits of FNV-1a 64.
 func SayKey(key string) string {
-	h := fnv.New64a()
-	h.Write([]byte(key))
-	return strconv.FormatUint(h.Sum64()|1<<63, 16)
+	return strconv.FormatUint(fnv64a(key)|1<<63, 16)
 }
 
 // Part is one thing a hook may say: its text, and the key under which it
@@ -129,10 +166,10 @@ func (t *Turn) Say(parts []Part) (texts []string, lines string) {
 			key = p.Text
 		}
 		k := SayKey(key)
-		if t.Said[k] {
+		if t.Said(k) {
 			continue
 		}
-		t.Said[k] = true
+		t.said = append(t.said, k)
 		texts = append(texts, p.Text)
 		b.WriteString("S " + k + "\n")
 	}
