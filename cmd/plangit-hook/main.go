@@ -30,7 +30,27 @@ import (
 const maxPayload = 16 << 20
 
 func main() {
+	growStack(len(os.Args))
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv))
+}
+
+// growStack grows the goroutine's stack, once, to the size the hook's
+// calls need. A goroutine starts small and doubles its stack as calls go
+// deeper; the hook's go deep enough to double it twice, and in a process
+// that lives a millisecond each doubling costs (the runtime carves a pool
+// of stacks of the new size, touching every page of it, and copies the
+// stack over). A frame this large makes the runtime grow the stack to fit
+// it in one step, before any call is deep, and the pages the frame
+// reserves are never touched: n is the argument count, never this large.
+//
+//go:noinline
+func growStack(n int) byte {
+	if n > 1<<20 {
+		var frame [24 << 10]byte
+		frame[n%len(frame)] = 1
+		return frame[n/2%len(frame)]
+	}
+	return 0
 }
 
 func run(args []string, stdin io.Reader, stdout, stderr *os.File, getenv func(string) string) int {
@@ -282,11 +302,7 @@ func (c *call) settled() bool {
 // glance reads the session's glance; good is false when there is none or
 // it does not name the files and the config as they stand.
 func (c *call) glance() (*hookwire.Glance, bool) {
-	b, err := hookwire.ReadFile(hookwire.PrivatePath(c.dir, hookwire.GlanceFile))
-	if err != nil {
-		return nil, false
-	}
-	g, good := hookwire.DecodeGlance(b)
+	g, good := hookwire.ReadGlance(hookwire.PrivatePath(c.dir, hookwire.GlanceFile))
 	configPath := filepath.Join(filepath.Dir(filepath.Dir(c.dir)), "config.json")
 	if !good || g.Key != hookwire.GlanceKey(configPath, c.dir, g.Files) {
 		return nil, false

@@ -42,7 +42,7 @@ func TestMain(m *testing.M) {
 const session = "6b1d8c2e-0d4f-4f7e-9d1a-2c3b4a5d6e7f"
 
 // project makes a project in which setup has run through plangit.
-func project(t *testing.T, setup [][]string) string {
+func project(t testing.TB, setup [][]string) string {
 	t.Helper()
 	root := t.TempDir()
 	os.MkdirAll(filepath.Join(root, ".code-agent"), 0o755)
@@ -72,7 +72,7 @@ func hookRun(t *testing.T, root, prog string, args []string, fixture []byte, env
 	t.Helper()
 	c := exec.Command(prog, args...)
 	c.Dir = root
-	c.Stdin = bytes.NewReader(bytes.ReplaceAll(bytes.ReplaceAll(fixture, []byte("{{SESSION}}"), []byte(session)), []byte("{{CWD}}"), []byte(root)))
+	c.Stdin = bytes.NewReader(payloadIn(root, fixture))
 	c.Env = append(os.Environ(), append([]string{"PLANGIT_NOW=", "PLANGIT_ROOT=", "PLANGIT_LOCK_WAIT=", "CLAUDE_CODE_SESSION_ID="}, env...)...)
 	var out bytes.Buffer
 	c.Stdout, c.Stderr = &out, os.Stderr
@@ -84,6 +84,30 @@ func hookRun(t *testing.T, root, prog string, args []string, fixture []byte, env
 		t.Fatal(err)
 	}
 	return out.String(), code
+}
+
+// payloadIn is a fixture's payload for the session in root.
+func payloadIn(root string, fixture []byte) []byte {
+	return bytes.ReplaceAll(bytes.ReplaceAll(fixture, []byte("{{SESSION}}"), []byte(session)), []byte("{{CWD}}"), []byte(root))
+}
+
+// BenchmarkAnswer: a read-only call answered in process from a fresh
+// glance — the hook binary's own work, beyond starting a process (the
+// whole-process benchmark, bench_test.go, times that).
+func BenchmarkAnswer(b *testing.B) {
+	root := project(b, plan)
+	fixture, err := os.ReadFile("../../testdata/hooks/pre_tool_use_bash.json")
+	if err != nil {
+		b.Fatal(err)
+	}
+	payload := payloadIn(root, fixture)
+	getenv := func(string) string { return "" }
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, ok := answer("PreToolUse", payload, getenv); !ok {
+			b.Fatal("handed to plangit")
+		}
+	}
 }
 
 var plan = [][]string{
