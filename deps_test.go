@@ -91,15 +91,26 @@ func TestMCPServerApart(t *testing.T) {
 }
 
 // TestHookBinaryLinksTheStandardLibraryAlone: the hook binary, which runs
-// on every tool call and every prompt, links the standard library and
-// hookwire, nothing else of plangit or of anyone — however plangit grows.
-// So does hookwire itself.
+// on every tool call and every prompt, links the standard library,
+// hookwire and its own bigstack, nothing else of plangit or of anyone —
+// however plangit grows. So does hookwire itself; bigstack imports
+// nothing at all, as its place in the order of initialisation needs.
 func TestHookBinaryLinksTheStandardLibraryAlone(t *testing.T) {
-	for _, pkg := range []string{"github.com/plangit/plangit/cmd/plangit-hook", "github.com/plangit/plangit/hooks/hookwire"} {
+	const (
+		hookBinary = "github.com/plangit/plangit/cmd/plangit-hook"
+		hookwire   = "github.com/plangit/plangit/hooks/hookwire"
+		bigstack   = hookBinary + "/internal/bigstack"
+	)
+	for _, pkg := range []string{hookBinary, hookwire} {
 		for p, std := range goList(t, pkg) {
-			if !std && p != pkg && p != "github.com/plangit/plangit/hooks/hookwire" {
+			if !std && p != pkg && p != hookwire && p != bigstack {
 				t.Errorf("%s links %s", pkg, p)
 			}
+		}
+	}
+	for p := range goList(t, bigstack) {
+		if p != bigstack {
+			t.Errorf("bigstack imports %s", p)
 		}
 	}
 }

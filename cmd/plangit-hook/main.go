@@ -23,6 +23,7 @@ import (
 	"slices"
 	"strings"
 
+	_ "github.com/plangit/plangit/cmd/plangit-hook/internal/bigstack"
 	"github.com/plangit/plangit/hooks/hookwire"
 )
 
@@ -30,27 +31,7 @@ import (
 const maxPayload = 16 << 20
 
 func main() {
-	growStack(len(os.Args))
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv))
-}
-
-// growStack grows the goroutine's stack, once, to the size the hook's
-// calls need. A goroutine starts small and doubles its stack as calls go
-// deeper; the hook's go deep enough to double it twice, and in a process
-// that lives a millisecond each doubling costs (the runtime carves a pool
-// of stacks of the new size, touching every page of it, and copies the
-// stack over). A frame this large makes the runtime grow the stack to fit
-// it in one step, before any call is deep, and the pages the frame
-// reserves are never touched: n is the argument count, never this large.
-//
-//go:noinline
-func growStack(n int) byte {
-	if n > 1<<20 {
-		var frame [24 << 10]byte
-		frame[n%len(frame)] = 1
-		return frame[n/2%len(frame)]
-	}
-	return 0
 }
 
 func run(args []string, stdin io.Reader, stdout, stderr *os.File, getenv func(string) string) int {
