@@ -72,6 +72,7 @@ var decodeCases = []string{
 	`{"tool_input":{"command":"echo \"}\"","n":[1e3,-0.5,true,null]},"tool_name":"Bash"}`,
 	`{"unknown":{"deep":[[[{}]]]},"prompt":"p"}`, `{"hook_event_name":"pre-tool-use"}`, `{"hook_event_name":"Nope"}`,
 	"{\"session_id\":\"\xff\xfe invalid UTF-8\"}", `{"session_id":"a","session_id":"b"}`, "{\"cwd\":\"tab\\tand\\u0000nul\"}",
+	`{"\u0073ession_id":"a name escaped","cw\u0064":"/p","TOOL_\u004eAME":"Bash"}`, "{\"session_id\xff\":\"a name of invalid UTF-8\"}",
 }
 
 func TestDecodeMatchesEncodingJSON(t *testing.T) {

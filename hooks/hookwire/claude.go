@@ -34,9 +34,10 @@ func DecodeClaude(payload []byte) (*Payload, error) {
 		{"tool_response", &p.ToolResponse}, {"error", &p.Error}, {"is_interrupt", &p.IsInterrupt},
 		{"stop_hook_active", &p.StopHookActive}, {"last_assistant_message", &p.LastAssistantMessage},
 		{"trigger", &p.Trigger}, {"agent_id", &p.AgentID}}
-	err := Members(payload, func(key string, value []byte) error {
+	err := members(payload, func(key, value []byte) error {
+		name := string(memberName(key)) // no copy: name stays here
 		for _, f := range fields {
-			if strings.EqualFold(key, f.key) {
+			if strings.EqualFold(name, f.key) {
 				if !DecodeInto(f.dst, value) {
 					return errors.New(f.key + " holds a value of the wrong type")
 				}

@@ -352,6 +352,27 @@ func decodeGlance(s string) (g *Glance, ok bool) {
 		n, err := strconv.Atoi(s)
 		return n, err == nil
 	}
+	// The lists of strings share one array, as many as the lines, and
+	// the lists of errors are made to measure: a list grown line by line
+	// is an allocation each time it doubles. A list's lines are
+	// consecutive (Encode writes them so); a glance whose are not is
+	// refused.
+	pool := make([]string, 0, strings.Count(body, "\n"))
+	list := func(l *[]string, v string) bool {
+		n := len(*l)
+		if n > 0 && &(*l)[n-1] != &pool[len(pool)-1] {
+			return false
+		}
+		pool = append(pool, v)
+		*l = pool[len(pool)-n-1 : len(pool) : len(pool)]
+		return true
+	}
+	if n := strings.Count(body, "\nerror "); n > 0 {
+		g.Errors = make([]GlanceError, 0, n)
+	}
+	if n := strings.Count(body, "\nopen "); n > 0 {
+		g.OpenErrors = make([]ToolCount, 0, n)
+	}
 	var v [5]string
 	for body != "" {
 		l := body[:strings.IndexByte(body, '\n')]
@@ -381,7 +402,7 @@ func decodeGlance(s string) (g *Glance, ok bool) {
 		case "key":
 			g.Key = v[0]
 		case "file":
-			g.Files = append(g.Files, v[0])
+			good = list(&g.Files, v[0])
 		case "landed":
 			g.Landed = v[0]
 		case "status":
@@ -395,7 +416,7 @@ func decodeGlance(s string) (g *Glance, ok bool) {
 		case "line":
 			g.Line = Part{Key: v[0], Text: v[1]}
 		case "name":
-			g.Names = append(g.Names, v[0])
+			good = list(&g.Names, v[0])
 		case "step":
 			g.Step = Part{Key: v[0], Text: v[1]}
 		case "error":
@@ -405,15 +426,15 @@ func decodeGlance(s string) (g *Glance, ok bool) {
 			n, good = number(v[1])
 			g.OpenErrors = append(g.OpenErrors, ToolCount{Tool: v[0], N: n})
 		case "left":
-			g.Left = append(g.Left, v[0])
+			good = list(&g.Left, v[0])
 		case "off":
-			g.Rules.Off = append(g.Rules.Off, v[0])
+			good = list(&g.Rules.Off, v[0])
 		case "critical":
-			g.Rules.CriticalTools = append(g.Rules.CriticalTools, v[0])
+			good = list(&g.Rules.CriticalTools, v[0])
 		case "write":
-			g.Rules.WriteTools = append(g.Rules.WriteTools, v[0])
+			good = list(&g.Rules.WriteTools, v[0])
 		case "view":
-			g.Rules.ViewTools = append(g.Rules.ViewTools, v[0])
+			good = list(&g.Rules.ViewTools, v[0])
 		case "confirm":
 			g.Rules.PlanConfirmation, g.Rules.StepConfirmation = v[0] == "plan", v[1] == "step"
 		case "budget":

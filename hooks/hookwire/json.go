@@ -23,6 +23,15 @@ import (
 // member's name and its value as raw JSON. null is an object without
 // members; invalid JSON and any other value are errors.
 func Members(b []byte, fn func(key string, value []byte) error) error {
+	return members(b, func(key, value []byte) error {
+		name, _ := String(key)
+		return fn(name, value)
+	})
+}
+
+// members is Members with each member's name as it is written, a raw
+// JSON string, for a caller that only compares it (memberName).
+func members(b []byte, fn func(key, value []byte) error) error {
 	if err := check(b); err != nil {
 		return err
 	}
@@ -37,7 +46,7 @@ func Members(b []byte, fn func(key string, value []byte) error) error {
 	i = skipSpace(b, i+1)
 	for b[i] != '}' {
 		end := skipValue(b, i)
-		key, _ := String(b[i:end])
+		key := b[i:end]
 		i = skipSpace(b, skipSpace(b, end)+1) // past the colon
 		end = skipValue(b, i)
 		if err := fn(key, b[i:end]); err != nil {
@@ -48,6 +57,17 @@ func Members(b []byte, fn func(key string, value []byte) error) error {
 		}
 	}
 	return nil
+}
+
+// memberName is a member's name, the raw JSON string key decoded, as
+// bytes: string(memberName(key)) in a comparison or a switch copies
+// nothing, where a string for every member would be an allocation each.
+func memberName(key []byte) []byte {
+	if inner := key[1 : len(key)-1]; plain(inner) {
+		return inner
+	}
+	s, _ := String(key)
+	return []byte(s)
 }
 
 // String decodes a raw JSON string; null is "". ok is false for any

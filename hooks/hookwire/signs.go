@@ -50,8 +50,8 @@ type signs struct {
 // signsOf reads a payload's signs; an unreadable payload shows none.
 func signsOf(payload []byte) signs {
 	var s signs
-	Members(StripBOM(payload), func(key string, value []byte) error {
-		switch key {
+	members(StripBOM(payload), func(key, value []byte) error {
+		switch string(memberName(key)) {
 		case "cursor_version":
 			s.cursorVersion = true
 		case "conversation_id":

@@ -12,8 +12,8 @@ import (
 // whole file.
 func ToolKey(input []byte) (key, command string) {
 	var file string
-	Members(input, func(name string, value []byte) error {
-		switch name {
+	members(input, func(key, value []byte) error {
+		switch string(memberName(key)) {
 		case "command":
 			command, _ = String(value)
 		case "file_path":
@@ -39,8 +39,8 @@ func PlanningTool(tool string) bool {
 // path is taken from cwd.
 func WritesIn(input []byte, cwd, dir string) bool {
 	var path string
-	Members(input, func(name string, value []byte) error {
-		if strings.EqualFold(name, "file_path") {
+	members(input, func(key, value []byte) error {
+		if strings.EqualFold(string(memberName(key)), "file_path") {
 			path, _ = String(value)
 		}
 		return nil
