@@ -45,19 +45,25 @@ func NewCmdHook(f *Factory) *cobra.Command {
 	events := strings.Join(repo.HookEvents, ", ")
 	var host string
 	c := &cobra.Command{
-		Use:   "hook EVENT",
+		Use:   "hook [EVENT]",
 		Short: "Answer an agent host's hook event (JSON on stdin); plangit hooks install sets these up",
 		Long: `hook reads a hook event's JSON from standard input, as the agent host sends it, and answers
 in that host's protocol on standard output. --host names the host (hooks install writes it into
 every host's entries but Claude Code's); without it the host is recognised from the payload, and
 Claude Code is the default. EVENT is the event as the host spells it, or plangit's own: ` + events + `
-(also written in kebab case: pre-tool-use). A hook never breaks the agent: on any failure it
+(also written in kebab case: pre-tool-use); the payload's hook_event_name, where it has one, names
+the event, and without EVENT only it does (a host that runs a hook's command without its
+arguments still reaches the right event). A hook never breaks the agent: on any failure it
 answers nothing, exits 0 and appends the failure to .code-agent/plangit.log.`,
 		Example: `  echo '{"session_id":"s1","cwd":".","hook_event_name":"SessionStart","source":"startup"}' | plangit hook SessionStart
   echo '{"conversation_id":"c1","hook_event_name":"preToolUse","workspace_roots":["/work/app"],"tool_name":"Shell","tool_input":{"command":"go test ./..."}}' | plangit hook preToolUse --host cursor`,
-		Args: exactArgs(1, "an EVENT"),
+		Args: rangeArgs(0, 1, "an EVENT at most"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if code := runHook(f, args[0], host); code != 0 {
+			event := ""
+			if len(args) == 1 {
+				event = args[0]
+			}
+			if code := runHook(f, event, host); code != 0 {
 				return &hookExit{code}
 			}
 			return nil
@@ -488,10 +494,13 @@ exact command, e.g. plangit adopt 20261120-103000-7f3a9c --session <the new sess
 	}
 }
 
-// hookCall reports whether args run a hook — `hook EVENT`, `hook EVENT
-// --host NAME` or `hook EVENT --host=NAME` — and which, so Main can answer
-// it without building the command tree.
+// hookCall reports whether args run a hook — `hook`, `hook EVENT`, `hook
+// EVENT --host NAME` or `hook EVENT --host=NAME` — and which, so Main can
+// answer it without building the command tree.
 func hookCall(args []string) (event, host string, ok bool) {
+	if len(args) == 1 && args[0] == "hook" {
+		return "", "", true // the payload names the event
+	}
 	if len(args) < 2 || args[0] != "hook" || strings.HasPrefix(args[1], "-") {
 		return "", "", false
 	}

@@ -3,14 +3,18 @@
 // UserPromptSubmit, which only read the plan, PostToolUse, which counts a
 // tool use, and Stop, which holds a stop with steps left — from the
 // session's glance, which every change of the plan writes. It
-// links the standard library and package hookwire alone, so it starts in
-// the time of an empty Go program. Every other case — another event or
+// links the standard library, package hookwire and its own bigstack
+// alone, so it starts in about the time of an empty Go program. Every other case — another event or
 // host, a stale or missing glance, a paused plan, a change waiting to
 // land, a busy session, anything that changes the plan — it hands to
 // `plangit hook` with the same standard input, so its answers are always
 // plangit's.
 //
-//	plangit-hook EVENT
+//	plangit-hook [EVENT]
+//
+// The payload's hook_event_name, which Claude Code always sends, names
+// the event, as it does for plangit hook; EVENT is for a payload without
+// one.
 //
 // plangit hooks install runs it for those events when it is installed
 // beside plangit (go install ./... from a clone installs both).
@@ -36,8 +40,12 @@ func main() {
 
 func run(args []string, stdin io.Reader, stdout, stderr *os.File, getenv func(string) string) int {
 	payload, err := io.ReadAll(io.LimitReader(stdin, maxPayload+1))
-	if err == nil && len(args) == 1 && len(payload) <= maxPayload {
-		if out, ok := answer(args[0], payload, getenv); ok {
+	if err == nil && len(args) <= 1 && len(payload) <= maxPayload {
+		event := "" // the payload names it: a host may run the command without its arguments
+		if len(args) == 1 {
+			event = args[0]
+		}
+		if out, ok := answer(event, payload, getenv); ok {
 			stdout.Write(out)
 			return 0
 		}

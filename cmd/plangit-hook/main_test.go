@@ -423,3 +423,37 @@ func TestBigstackInitialisesFirst(t *testing.T) {
 		t.Errorf("bigstack is initialised at %d, internal/godebug at %d, in %q", first, godebug, order)
 	}
 }
+
+// TestEventFromPayload: a host that runs a hook's command without its
+// arguments — the form Claude Code runs a command with "args" in before it
+// knew the field — still reaches the right event: plangit-hook without
+// EVENT answers as with it, from the payload's hook_event_name, itself or
+// through plangit hook, which takes no EVENT either; a payload that names
+// no event is answered with nothing, and exit 0.
+func TestEventFromPayload(t *testing.T) {
+	with, without := project(t, plan), project(t, plan)
+	log, other := filepath.Join(t.TempDir(), "calls"), "PLANGIT_SPY_LOG="+filepath.Join(t.TempDir(), "other")
+	hookBin := filepath.Join(spy, "plangit-hook")
+	for _, c := range []struct{ fixture, event string }{
+		{"user_prompt_submit_other", "UserPromptSubmit"}, {"pre_tool_use_bash", "PreToolUse"},
+		{"post_tool_use_read", "PostToolUse"}, {"stop", "Stop"}, {"session_start_startup", "SessionStart"},
+	} {
+		fixture, err := os.ReadFile("../../testdata/hooks/" + c.fixture + ".json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, wantCode := hookRun(t, with, hookBin, []string{c.event}, fixture, other)
+		got, code := hookRun(t, without, hookBin, nil, fixture, "PLANGIT_SPY_LOG="+log)
+		if strings.ReplaceAll(got, without, with) != want || code != wantCode {
+			t.Errorf("%s without EVENT: %d %q\nwith it: %d %q", c.fixture, code, got, wantCode, want)
+		}
+		calls, _ := os.ReadFile(log)
+		if handed := strings.Contains(string(calls), "hook"); handed != (c.event == "SessionStart") {
+			t.Errorf("%s: plangit ran %v: %q", c.fixture, handed, calls)
+		}
+		os.Remove(log)
+	}
+	if got, code := hookRun(t, without, hookBin, nil, []byte(`{"session_id":"`+session+`","cwd":"{{CWD}}"}`), other); got != "" || code != 0 {
+		t.Errorf("a payload without an event: %d %q", code, got)
+	}
+}
