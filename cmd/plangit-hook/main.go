@@ -2,13 +2,13 @@
 // with every tool call, every prompt and every stop — PreToolUse and
 // UserPromptSubmit, which only read the plan, PostToolUse, which counts a
 // tool use, and Stop, which holds a stop with steps left — from the
-// session's glance, which every change of the plan writes. It
-// links the standard library, package hookwire and its own bigstack
-// alone, so it starts in about the time of an empty Go program. Every other case — another event or
-// host, a stale or missing glance, a paused plan, a change waiting to
-// land, a busy session, anything that changes the plan — it hands to
-// `plangit hook` with the same standard input, so its answers are always
-// plangit's.
+// session's glance, which every change of the plan writes. It links the
+// standard library, package hookwire and its own bigstack alone, so it
+// starts in about the time of an empty Go program. Every other case —
+// another event or host, a stale or missing glance, a paused plan, a
+// change waiting to land, a busy session, anything that changes the plan
+// — it hands to `plangit hook` with the same standard input, so its
+// answers are always plangit's.
 //
 //	plangit-hook [EVENT]
 //
