@@ -65,16 +65,12 @@ func (Codex) Decode(event string, payload []byte) (*Input, error) {
 	if in.Event == "" {
 		return nil, fmt.Errorf("unknown hook event %q", event)
 	}
-	switch in.ToolName {
-	case "apply_patch":
-		in.ToolName, in.ToolInput = codexPatch(in.ToolInput)
-	case "update_plan":
+	if in.ToolName == "update_plan" {
 		if todos := codexPlan(in.ToolInput); todos != nil {
 			in.ToolName, in.ToolInput = "TodoWrite", todos
 		}
-	}
-	if in.ToolName == "Bash" {
-		in.ToolName = codexLookup(in.ToolInput)
+	} else {
+		in.ToolName, in.ToolInput = hookwire.CodexTool(in.ToolName, in.ToolInput)
 	}
 	if in.Event == PostToolUse && in.ToolName == "Bash" {
 		if msg := codexShellFailure(in.ToolResponse); msg != "" {
@@ -91,44 +87,6 @@ func (Codex) ReadEnv(in *Input, getenv func(string) string) {
 	if id := getenv("CODEX_THREAD_ID"); id != "" && id == in.SessionID {
 		in.ShellSession = true
 	}
-}
-
-// codexLookups are the programs Codex's agent reads files and searches
-// with through its shell, which has no Read or Grep tool of its own: a
-// command that runs only one of them is a look-up, for the 2-action rule,
-// as the engine's Read, Grep and LS are.
-var codexLookups = map[string]string{"cat": "Read", "head": "Read", "tail": "Read", "nl": "Read", "sed": "Read", "wc": "Read",
-	"rg": "Grep", "grep": "Grep", "find": "Glob", "ls": "LS", "tree": "LS"}
-
-// codexLookup is the engine's look-up tool a Bash command is, or "Bash":
-// one program of codexLookups (sed only with -n), with no redirection,
-// command list or pipe into anything but head or tail.
-func codexLookup(input json.RawMessage) string {
-	var command string
-	hookwire.Members(input, func(key string, value []byte) error {
-		if key == "command" {
-			command, _ = hookwire.String(value)
-		}
-		return nil
-	})
-	if command == "" || strings.ContainsAny(command, ";&>`$\n") {
-		return "Bash"
-	}
-	stages := strings.Split(command, "|")
-	for _, stage := range stages[1:] {
-		if f := strings.Fields(stage); len(f) == 0 || f[0] != "head" && f[0] != "tail" {
-			return "Bash"
-		}
-	}
-	f := strings.Fields(stages[0])
-	if len(f) == 0 {
-		return "Bash"
-	}
-	tool, ok := codexLookups[f[0]]
-	if !ok || f[0] == "sed" && (len(f) < 2 || f[1] != "-n") {
-		return "Bash"
-	}
-	return tool
 }
 
 // codexExit is how Codex's shell result reports the process's end.
@@ -161,30 +119,6 @@ func codexShellFailure(response json.RawMessage) string {
 	return exitFailure(code, output)
 }
 
-// codexPatch reads apply_patch's input — the patch text in command — as
-// the engine's Edit of the first file the patch names ({"file_path": …}),
-// or Write when the patch adds it. A patch that names no file stays an
-// Edit with its input as it was.
-func codexPatch(input json.RawMessage) (string, json.RawMessage) {
-	var patch string
-	hookwire.Members(input, func(key string, value []byte) error {
-		if key == "command" || key == "patch" || key == "input" {
-			if s, ok := hookwire.String(value); ok && patch == "" {
-				patch = s
-			}
-		}
-		return nil
-	})
-	for _, line := range strings.Split(patch, "\n") {
-		for prefix, tool := range map[string]string{"*** Add File: ": "Write", "*** Update File: ": "Edit", "*** Delete File: ": "Edit"} {
-			if path, ok := strings.CutPrefix(strings.TrimRight(line, "\r"), prefix); ok && strings.TrimSpace(path) != "" {
-				return tool, hookwire.Object(nil).Str("file_path", strings.TrimSpace(path)).Close()
-			}
-		}
-	}
-	return "Edit", input
-}
-
 // codexPlan reads update_plan's {"plan":[{"step","status"}]} as
 // TodoWrite's {"todos":[{"content","status","activeForm"}]}; nil when it
 // is not that shape.
@@ -208,55 +142,8 @@ func codexPlan(input json.RawMessage) json.RawMessage {
 	return json.RawMessage(`{"todos":[` + strings.Join(items, ",") + `]}`)
 }
 
-// Encode writes Codex's answer; nothing at all when there is nothing to
-// say. The exit code is always 0.
+// Encode writes Codex's answer (hookwire.EncodeCodex); the exit code is
+// always 0.
 func (Codex) Encode(in *Input, out *Output) ([]byte, int) {
-	if out.Empty() {
-		return nil, 0
-	}
-	context := strings.ReplaceAll(out.Context, "TodoWrite", "update_plan")
-	if out.Block && (in.Event == PostToolUse || in.Event == PostToolUseFailure) {
-		// A block would replace the tool's result: say it beside it.
-		context = strings.TrimSpace(context + "\n" + out.Reason)
-	}
-	if out.Stop {
-		// No hook stops Codex's agent on a tool event: it is told to stop.
-		context = strings.TrimSpace(context + "\n[plangit] Stop now: " + out.StopReason)
-	}
-	event := in.Event
-	if event == PostToolUseFailure {
-		event = PostToolUse // Codex's event: the failure is plangit's reading of it
-	}
-	switch in.Event {
-	case SessionStart, UserPromptSubmit, PostToolUse, PostToolUseFailure:
-		return codexContext(event, context, "", ""), 0
-	case PreToolUse:
-		if out.Permission == "ask" || out.Permission == "deny" {
-			reason := strings.TrimSpace(out.PermissionReason)
-			if out.Permission == "ask" {
-				reason = strings.TrimSpace(reason + " Codex cannot ask here, so the call is denied: the person confirms by running it, or what the reason names, themselves.")
-			}
-			return codexContext(event, context, "deny", reason), 0
-		}
-		return codexContext(event, context, "", ""), 0
-	case Stop, SubagentStop:
-		if out.Block && strings.TrimSpace(out.Reason) != "" {
-			return append(hookwire.Object(nil).Str("decision", "block").Str("reason", out.Reason).Close(), '\n'), 0
-		}
-	}
-	return nil, 0 // PreCompact, and a stop plangit does not hold
-}
-
-// codexContext is {"hookSpecificOutput":{"hookEventName","additionalContext"
-// [,"permissionDecision","permissionDecisionReason"]}}, or nothing when
-// there is neither context nor a decision.
-func codexContext(event, context, decision, reason string) []byte {
-	if context == "" && decision == "" {
-		return nil
-	}
-	specific := hookwire.Object(nil).Str("hookEventName", event).Str("additionalContext", context)
-	if decision != "" {
-		specific = specific.Str("permissionDecision", decision).Str("permissionDecisionReason", reason)
-	}
-	return append(hookwire.Object(nil).Raw("hookSpecificOutput", string(specific.Close())).Close(), '\n')
+	return hookwire.EncodeCodex(in.Event, out), 0
 }

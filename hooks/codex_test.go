@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/plangit/plangit/hooks/hookwire"
 	"github.com/plangit/plangit/plan"
 )
 
@@ -306,7 +307,7 @@ func TestCodexAnswers(t *testing.T) {
 			"rg GetUser | head -20": "Grep", "sed -i s/a/b/ x.go": "Bash", "cat a > b": "Bash", "ls && go test ./...": "Bash",
 			"grep x y | sort": "Bash", "go test ./...": "Bash", "cat $(ls)": "Bash",
 		} {
-			if got := codexLookup(json.RawMessage(`{"command":` + string(mustJSON(t, cmd)) + `}`)); got != want {
+			if got := hookwire.CodexLookup(json.RawMessage(`{"command":` + string(mustJSON(t, cmd)) + `}`)); got != want {
 				t.Errorf("%q: %s, want %s", cmd, got, want)
 			}
 		}
