@@ -11,7 +11,7 @@ import (
 // Hosts plangit answers, by the name --host takes.
 const (
 	HostClaude  = hookwire.HostClaude
-	HostCodex   = "codex"
+	HostCodex   = hookwire.HostCodex
 	HostCursor  = hookwire.HostCursor
 	HostGemini  = hookwire.HostGemini
 	HostCopilot = hookwire.HostCopilot

@@ -1,20 +1,20 @@
-// Command plangit-hook answers the hook events of Claude Code that come
-// with every tool call, every prompt and every stop — PreToolUse and
+// Command plangit-hook answers the hook events that come with every tool
+// call, every prompt and every stop from the session's glance, which
+// every change of the plan writes: Claude Code's PreToolUse and
 // UserPromptSubmit, which only read the plan, PostToolUse, which counts a
-// tool use, and Stop, which holds a stop with steps left — from the
-// session's glance, which every change of the plan writes. It links the
-// standard library, package hookwire and its own bigstack alone, so it
-// starts in about the time of an empty Go program. Every other case —
-// another event or host, a stale or missing glance, a paused plan, a
-// change waiting to land, a busy session, anything that changes the plan
-// — it hands to `plangit hook` with the same standard input, so its
-// answers are always plangit's.
+// tool use, and Stop, which holds a stop with steps left; and Codex CLI's
+// PreToolUse and UserPromptSubmit. It links the standard library, package
+// hookwire and its own bigstack alone, so it starts in about the time of
+// an empty Go program. Every other case — another event or host, a stale
+// or missing glance, a paused plan, a change waiting to land, a busy
+// session, anything that changes the plan — it hands to `plangit hook`
+// with the same arguments and standard input, so its answers are always
+// plangit's.
 //
-//	plangit-hook [EVENT]
+//	plangit-hook [EVENT] [--host codex]
 //
-// The payload's hook_event_name, which Claude Code always sends, names
-// the event, as it does for plangit hook; EVENT is for a payload without
-// one.
+// The payload's hook_event_name, which both hosts always send, names the
+// event, as it does for plangit hook; EVENT is for a payload without one.
 //
 // plangit hooks install runs it for those events when it is installed
 // beside plangit (go install ./... from a clone installs both).
@@ -40,35 +40,59 @@ func main() {
 
 func run(args []string, stdin io.Reader, stdout, stderr *os.File, getenv func(string) string) int {
 	payload, err := io.ReadAll(io.LimitReader(stdin, maxPayload+1))
-	if err == nil && len(args) <= 1 && len(payload) <= maxPayload {
-		event := "" // the payload names it: a host may run the command without its arguments
-		if len(args) == 1 {
-			event = args[0]
-		}
-		if out, ok := answer(event, payload, getenv); ok {
-			stdout.Write(out)
-			return 0
+	if err == nil && len(payload) <= maxPayload {
+		if event, host, ok := parseArgs(args); ok {
+			if out, ok := answer(event, host, payload, getenv); ok {
+				stdout.Write(out)
+				return 0
+			}
 		}
 	}
 	return fallback(args, payload, stdout, stderr)
 }
 
+// parseArgs reads the command line as hooks install writes it — [EVENT]
+// [--host NAME] — for the hosts the hook binary answers: Claude Code (no
+// --host) and Codex CLI. ok is false for anything else, which plangit
+// reads.
+func parseArgs(args []string) (event, host string, ok bool) {
+	host = hookwire.HostClaude
+	for i := 0; i < len(args); i++ {
+		switch a := args[i]; {
+		case a == "--host" && i+1 < len(args):
+			i++
+			host = args[i]
+		case strings.HasPrefix(a, "--host="):
+			host = a[len("--host="):]
+		case strings.HasPrefix(a, "-") || event != "":
+			return "", "", false
+		default:
+			event = a // the payload names it: a host may run the command without its arguments
+		}
+	}
+	return event, host, host == hookwire.HostClaude || host == hookwire.HostCodex
+}
+
 // call is an event the hook binary answers, as the payload gives it.
 type call struct {
 	event string
+	host  string // hookwire.HostClaude or hookwire.HostCodex
 	p     *hookwire.Payload
 	dir   string // the session's directory
-	shell bool   // the agent's shell reaches the session (CLAUDE_CODE_SESSION_ID)
+	shell bool   // the agent's shell reaches the session (CLAUDE_CODE_SESSION_ID, CODEX_THREAD_ID)
 }
 
 // answer answers the event; ok is false when plangit must.
-func answer(event string, payload []byte, getenv func(string) string) (out []byte, ok bool) {
+func answer(event, host string, payload []byte, getenv func(string) string) (out []byte, ok bool) {
 	for _, v := range []string{"PLANGIT_ROOT", "PLANGIT_NOW", "PLANGIT_LOCK_WAIT"} {
 		if getenv(v) != "" {
 			return nil, false // plangit reads these, and checks them
 		}
 	}
-	if hookwire.Recognise(payload) != hookwire.HostClaude {
+	codex := host == hookwire.HostCodex
+	if codex {
+		payload = hookwire.StripBOM(payload)
+	} else if hookwire.Recognise(payload) != hookwire.HostClaude {
 		// Another host running the hooks of Claude Code's settings
 		// (Cursor, Copilot CLI): plangit answers as that host, or not
 		// at all where that host runs plangit's own hooks too.
@@ -81,10 +105,19 @@ func answer(event string, payload []byte, getenv func(string) string) (out []byt
 	if p.HookEventName != "" {
 		event = p.HookEventName
 	}
-	switch event {
-	case "PreToolUse", "UserPromptSubmit", "PostToolUse", "Stop":
+	switch {
+	case event == "PreToolUse" || event == "UserPromptSubmit":
+	case (event == "PostToolUse" || event == "Stop") && !codex:
 	default:
-		return nil, false
+		return nil, false // Codex's PostToolUse reads failures, and its Stop is installed as plangit's
+	}
+	shellVar := "CLAUDE_CODE_SESSION_ID"
+	if codex {
+		if p.ToolName == "update_plan" {
+			return nil, false // a todo list: plangit reads it
+		}
+		p.ToolName, p.ToolInput = hookwire.CodexTool(p.ToolName, p.ToolInput)
+		shellVar = "CODEX_THREAD_ID"
 	}
 	if !filepath.IsAbs(p.Cwd) || !hookwire.PlainSessionID(p.SessionID) {
 		return nil, false
@@ -92,8 +125,8 @@ func answer(event string, payload []byte, getenv func(string) string) (out []byt
 	if fi, err := hookwire.Stat(p.Cwd); err != nil || !fi.Dir {
 		return nil, false
 	}
-	c := &call{event: event, p: p, dir: hookwire.SessionDir(hookwire.FindRoot(p.Cwd), p.SessionID),
-		shell: getenv("CLAUDE_CODE_SESSION_ID") == p.SessionID}
+	c := &call{event: event, host: host, p: p, dir: hookwire.SessionDir(hookwire.FindRoot(p.Cwd), p.SessionID),
+		shell: getenv(shellVar) == p.SessionID}
 	if _, err := hookwire.Lstat(c.dir); err != nil {
 		// No plan: nothing to say before a tool or to count after one;
 		// a prompt or a todo list may start one, which is plangit's.
@@ -137,7 +170,15 @@ func answer(event string, payload []byte, getenv func(string) string) (out []byt
 		a = g.Prompt(shell, hookwire.CLI(p.SessionID, shell))
 	}
 	c.remember(a.Remember)
-	return hookwire.EncodeClaude(event, &hookwire.Output{Context: a.Context, Permission: a.Permission, PermissionReason: a.PermissionReason}), true
+	return c.encode(&hookwire.Output{Context: a.Context, Permission: a.Permission, PermissionReason: a.PermissionReason}), true
+}
+
+// encode writes the answer in the host's protocol.
+func (c *call) encode(out *hookwire.Output) []byte {
+	if c.host == hookwire.HostCodex {
+		return hookwire.EncodeCodex(c.event, out)
+	}
+	return hookwire.EncodeClaude(c.event, out)
 }
 
 // postToolUse counts a tool use under the session lock, as plangit does,
@@ -178,7 +219,7 @@ func (c *call) postToolUse() ([]byte, bool) {
 	h.lock.Close()
 	text, remember := hookwire.Say(t, parts, g.Rules.Budget, cli)
 	c.remember(remember)
-	return hookwire.EncodeClaude(c.event, &hookwire.Output{Context: text}), true
+	return c.encode(&hookwire.Output{Context: text}), true
 }
 
 // stop applies the Stop gate, as plangit does, to a main agent's stop
@@ -226,7 +267,7 @@ func (c *call) stop() ([]byte, bool) {
 			out.Context = text
 		}
 	}
-	return hookwire.EncodeClaude(c.event, &out), true
+	return c.encode(&out), true
 }
 
 // held is a session held for an event that counts: its lock, a glance

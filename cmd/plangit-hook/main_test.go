@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/plangit/plangit/hooks/hookwire"
 )
 
 // bin holds plangit and plangit-hook, built once for the tests, and
@@ -75,7 +77,7 @@ func hookRun(t *testing.T, root, prog string, args []string, fixture []byte, env
 	c := exec.Command(prog, args...)
 	c.Dir = root
 	c.Stdin = bytes.NewReader(payloadIn(root, fixture))
-	c.Env = append(os.Environ(), append([]string{"PLANGIT_NOW=", "PLANGIT_ROOT=", "PLANGIT_LOCK_WAIT=", "CLAUDE_CODE_SESSION_ID="}, env...)...)
+	c.Env = append(os.Environ(), append([]string{"PLANGIT_NOW=", "PLANGIT_ROOT=", "PLANGIT_LOCK_WAIT=", "CLAUDE_CODE_SESSION_ID=", "CODEX_THREAD_ID="}, env...)...)
 	var out bytes.Buffer
 	c.Stdout, c.Stderr = &out, os.Stderr
 	err := c.Run()
@@ -106,7 +108,7 @@ func BenchmarkAnswer(b *testing.B) {
 	getenv := func(string) string { return "" }
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, ok := answer("PreToolUse", payload, getenv); !ok {
+		if _, ok := answer("PreToolUse", hookwire.HostClaude, payload, getenv); !ok {
 			b.Fatal("handed to plangit")
 		}
 	}
@@ -122,14 +124,15 @@ var plan = [][]string{
 
 // TestParity: for every fixture of an event the hook binary answers for
 // Claude Code — the read-only PreToolUse and UserPromptSubmit, PostToolUse,
-// which counts, and Stop — Claude Code's, and the other hosts', which
-// the hook binary hands to plangit: its stdout, exit code, turn memory,
-// hook counters and revisions equal plangit hook's, twice in a turn,
-// whatever state the session is in.
+// which counts, and Stop — and for Codex CLI — the read-only ones — and
+// the other hosts', which the hook binary hands to plangit: its stdout,
+// exit code, turn memory, hook counters and revisions equal plangit
+// hook's, twice in a turn, whatever state the session is in.
 func TestParity(t *testing.T) {
 	// Each scenario is for the events it says: the read-only ones (r),
-	// PostToolUse (p), Stop (s); the other hosts' fixtures, which the hook
-	// binary hands to plangit at once, run the first three alone.
+	// PostToolUse (p), Stop (s); the fixtures the hook binary hands to
+	// plangit at once (the other hosts', Codex's PostToolUse and Stop)
+	// run the first three alone.
 	scenarios := []struct {
 		name   string
 		events string
@@ -140,6 +143,7 @@ func TestParity(t *testing.T) {
 		{"stale glance", "rps", append(plan[:len(plan):len(plan)], []string{"edit", ".code-agent/plans/" + session + "/task_plan.md", "Build the cache layer", "Write the cache layer"}), nil},
 		{"missing session", "rps", nil, nil},
 		{"shell session", "rps", plan, []string{"CLAUDE_CODE_SESSION_ID=" + session}},
+		{"codex shell session", "r", plan, []string{"CODEX_THREAD_ID=" + session}},
 		{"paused plan", "rps", append(plan[:len(plan):len(plan)], []string{"pause"}), nil},
 		{"completed plan", "rps", append(plan[:len(plan):len(plan)], []string{"step", "done", "1"}, []string{"step", "done", "2"}), nil},
 		{"broken config", "rps", append(plan[:len(plan):len(plan)], []string{"write", ".code-agent/config.json", "{broken"}), nil},
@@ -186,7 +190,8 @@ func TestParity(t *testing.T) {
 			calls = [][]string{{event, "--host", host}, {claude}}
 		}
 		for i, sc := range scenarios {
-			if !strings.Contains(sc.events, kind) || host != "hooks" && i >= 3 {
+			answered := host == "hooks" || host == hookwire.HostCodex && kind == "r"
+			if !strings.Contains(sc.events, kind) || !answered && i >= 3 {
 				continue
 			}
 			for _, args := range calls {
@@ -339,6 +344,59 @@ func TestAnswersWithoutPlangit(t *testing.T) {
 	hookRun(t, root, hookBin, []string{"UserPromptSubmit"}, prompt, "PLANGIT_SPY_LOG="+log)
 	if b, _ := os.ReadFile(log); strings.Count(string(b), "hook UserPromptSubmit") != 1 {
 		t.Errorf("a stale glance: plangit runs once, then the glance is fresh again:\n%s", b)
+	}
+}
+
+// TestCodexWithoutPlangit: Codex CLI's hooks, as hooks install writes
+// them (EVENT --host codex, through a shell), answer a prompt and the
+// tool calls before them from a fresh glance without plangit, in Codex's
+// protocol (hooks.Codex): the shell command and the patch get the step
+// and the error history; a look-up through the shell gets nothing. Its
+// update_plan, PostToolUse and Stop are plangit's.
+func TestCodexWithoutPlangit(t *testing.T) {
+	root := project(t, plan)
+	log := filepath.Join(t.TempDir(), "calls")
+	fixture := func(name string) []byte {
+		b, err := os.ReadFile("../../testdata/hooks/codex/" + name + ".json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	hookBin := filepath.Join(spy, "plangit-hook")
+	codex := func(event, name string, env ...string) string {
+		out, code := hookRun(t, root, "sh", []string{"-c", "exec " + hookBin + " " + event + " --host codex"}, fixture(name), append(env, "PLANGIT_SPY_LOG="+log)...)
+		if code != 0 {
+			t.Fatalf("%s: exit %d", name, code)
+		}
+		return out
+	}
+	if out := codex("UserPromptSubmit", "user_prompt_submit"); !strings.HasPrefix(out, `{"hookSpecificOutput":{"hookEventName":"UserPromptSubmit","additionalContext":"[plangit] Add caching — 0/2 done; now: 1 Design the cache`) ||
+		!strings.Contains(out, "(plangit --session "+session+" errors --open)") {
+		t.Errorf("prompt: %s", out)
+	}
+	if out := codex("PreToolUse", "pre_tool_use_bash"); !strings.HasPrefix(out, `{"hookSpecificOutput":{"hookEventName":"PreToolUse","additionalContext":"[plangit] `+"`go test ./...`"+` failed before (error #1`) {
+		t.Errorf("shell command: %s", out)
+	}
+	lookup := bytes.Replace(fixture("pre_tool_use_bash"), []byte(`"go test ./..."`), []byte(`"sed -n 1,40p internal/user/cache.go"`), 1)
+	if out, _ := hookRun(t, root, hookBin, []string{"PreToolUse", "--host=codex"}, lookup, "PLANGIT_SPY_LOG="+log); out != "" {
+		t.Errorf("a look-up got %s", out)
+	}
+	// A new turn, in which the agent's shell reaches the session.
+	if out := codex("UserPromptSubmit", "user_prompt_submit", "CODEX_THREAD_ID="+session); !strings.Contains(out, "(plangit errors --open)") {
+		t.Errorf("prompt, the shell reaching the session: %s", out)
+	}
+	os.Remove(filepath.Join(root, ".code-agent", "plans", session, ".git", "plangit", "turn"))
+	if out := codex("PreToolUse", "pre_tool_use_apply_patch"); out != `{"hookSpecificOutput":{"hookEventName":"PreToolUse","additionalContext":"[plangit] Current step: ◐ 1  Design the cache"}}`+"\n" {
+		t.Errorf("patch: %s", out)
+	}
+	if b, err := os.ReadFile(log); err == nil {
+		t.Errorf("plangit was run with a fresh glance:\n%s", b)
+	}
+	codex("PostToolUse", "post_tool_use_update_plan")
+	codex("Stop", "stop")
+	if b, _ := os.ReadFile(log); string(b) != "hook PostToolUse --host codex\nhook Stop --host codex\n" {
+		t.Errorf("plangit ran for\n%s", b)
 	}
 }
 

@@ -5,10 +5,12 @@ import (
 	"slices"
 )
 
-// Hosts recognised from their payloads, by the names the hosts table and
-// --host use.
+// Hosts, by the names the hosts table and --host use. Each but Codex is
+// recognised from its payloads (Codex's are Claude Code's shape: its hooks
+// name it).
 const (
 	HostClaude  = "claude"
+	HostCodex   = "codex"
 	HostCursor  = "cursor"
 	HostCopilot = "copilot"
 	HostGemini  = "gemini"
