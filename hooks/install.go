@@ -65,9 +65,15 @@ var toolEvents = []string{PreToolUse, PostToolUse, PostToolUseFailure}
 // and hands every other case to plangit.
 const HookProgram = "plangit-hook"
 
-// HookBinaryEvents are the events of Claude Code's that installed hooks
-// give the hook binary, when it is installed beside plangit.
-var HookBinaryEvents = []string{PreToolUse, UserPromptSubmit, PostToolUse, Stop}
+// HookBinaryEvents are, for each host, the events that installed hooks
+// give the hook binary when it is installed beside plangit: the ones it
+// answers itself (when the glance is fresh and the event changes
+// nothing). Every other host's events run plangit at once — through the
+// hook binary they would start two programs.
+var HookBinaryEvents = map[string][]string{
+	HostClaude: {PreToolUse, UserPromptSubmit, PostToolUse, Stop},
+	HostCodex:  {PreToolUse, UserPromptSubmit},
+}
 
 // Programs are what installed hooks run.
 type Programs struct {
@@ -292,8 +298,8 @@ func (f *hookFile) want(ev HostEvent, prog Programs) hookEntry {
 		// them too, and plangit tells their payloads apart.
 		argv = append(argv, "--host", f.host)
 	}
-	if prog.Hook != "" && f.host == HostClaude && slices.Contains(HookBinaryEvents, ev.Event) {
-		argv = []string{prog.Hook, ev.Name}
+	if prog.Hook != "" && slices.Contains(HookBinaryEvents[f.host], ev.Event) {
+		argv = append([]string{prog.Hook}, argv[2:]...) // EVENT [--host NAME]
 	}
 	switch f.host {
 	case HostClaude:

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -251,5 +252,59 @@ func TestInstallGeminiComments(t *testing.T) {
 	os.WriteFile(claude, []byte("{\n  // no\n  \"model\": \"opus\"\n}\n"), 0o644)
 	if _, err := LoadHookFile(HostClaude, claude); err == nil {
 		t.Error("Claude Code's settings with a comment accepted")
+	}
+}
+
+// TestInstallHookBinaryPerHost: with the hook binary beside plangit,
+// install gives it the events it answers for each host — Codex CLI's
+// PreToolUse and UserPromptSubmit, as shell command lines naming the host
+// — and plangit every other event and host; an install from before the
+// hook binary is outdated in exactly those events, and upgraded in place.
+func TestInstallHookBinaryPerHost(t *testing.T) {
+	plain, withHook := Programs{Plangit: "plangit"}, Programs{Plangit: "plangit", Hook: "plangit-hook"}
+	for _, host := range HostNames() {
+		if host == HostClaude {
+			continue // TestInstallUpgrades
+		}
+		t.Run(host, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "hooks.json")
+			f := loadHost(t, host, path)
+			f.Install(plain)
+			saveHost(t, f)
+			_, differ := loadHost(t, host, path).State(withHook)
+			want := map[string][]string{HostCodex: {UserPromptSubmit, PreToolUse}}[host] // in the host's order of events
+			if !reflect.DeepEqual(differ, want) {
+				t.Errorf("outdated events %v, want %v", differ, want)
+			}
+			f = loadHost(t, host, path)
+			f.Install(withHook)
+			saveHost(t, f)
+			events, _ := HostEvents(host)
+			installed := loadHost(t, host, path).Installed()
+			for _, ev := range events {
+				cmd := "plangit hook " + ev.Name + " --host " + host
+				if slices.Contains(want, ev.Event) {
+					cmd = "plangit-hook " + ev.Name + " --host " + host
+				}
+				if installed[ev.Name] != cmd {
+					t.Errorf("%s: %q, want %q", ev.Name, installed[ev.Name], cmd)
+				}
+			}
+			if host == HostCodex {
+				b, _ := os.ReadFile(path)
+				if !strings.Contains(string(b), `"command": "plangit-hook PreToolUse --host codex"`) {
+					t.Errorf("not a shell command line:\n%s", b)
+				}
+			}
+			if st, differ := loadHost(t, host, path).State(withHook); st != StateInstalled {
+				t.Errorf("after the upgrade: %s %v", st, differ)
+			}
+			f = loadHost(t, host, path)
+			f.Uninstall()
+			saveHost(t, f)
+			if _, err := os.Stat(path); err == nil {
+				t.Error("uninstall left the file install created")
+			}
+		})
 	}
 }
