@@ -333,20 +333,33 @@ func TestBench(t *testing.T) {
 		b.peak(ta, pg(small, c.in, "hook", c.event))
 		b.record(row{name: c.name, a: "plangit hook " + c.event, b: `sh -c 'cat task_plan.md \| head -30'`, ta: ta, tb: tb, hasRSS: true, grossAt: 3.0})
 	}
-	// The hook binary, as hooks install sets it up for Claude Code (exec
-	// form: no shell), and through sh -c as a host without exec form runs
-	// it; the peer through sh -c, as planning-with-files' users run it.
+	// The hook binary as hooks install sets it up: for Claude Code in exec
+	// form (no shell), for Codex CLI, a shell-form host, as a command line
+	// the host runs through a shell (sh -c here); the peer through sh -c,
+	// as planning-with-files' users run it.
+	codex := b.installed("codex")
+	codexPayload := func(event, extra string) []byte {
+		return []byte(fmt.Sprintf(`{"session_id":"s","transcript_path":"/home/dev/.codex/sessions/2026/11/24/rollout-2026-11-24T09-00-00-s.jsonl","cwd":%q,"hook_event_name":%q,"model":"gpt-5.5-codex","turn_id":"turn-7","permission_mode":"default"%s}`, small, event, extra))
+	}
 	for _, c := range []struct {
 		name, event string
-		in          []byte
-	}{{"hook binary pre-tool-use", "PreToolUse", pre}, {"hook binary user-prompt-submit", "UserPromptSubmit", prompt}} {
+		in, codexIn []byte
+	}{
+		{"hook binary pre-tool-use", "PreToolUse", pre, codexPayload("PreToolUse", `,"tool_name":"Bash","tool_use_id":"call_1","tool_input":{"command":"go test ./..."}`)},
+		{"hook binary user-prompt-submit", "UserPromptSubmit", prompt, codexPayload("UserPromptSubmit", `,"prompt":"add a test for cache expiry"`)},
+	} {
 		exec := func(int) (time.Duration, int64) { return b.run(small, c.in, hookBin, c.event) }
 		ta, tb := b.pair(runs, exec, shellHook)
 		b.peak(ta, exec)
-		b.record(row{name: c.name + " (exec form)", a: "plangit-hook " + c.event, b: `sh -c 'cat task_plan.md \| head -30'`, ta: ta, tb: tb, budget: 0.9, hasRSS: true})
-		shell := func(int) (time.Duration, int64) { return b.run(small, c.in, "sh", "-c", hookBin+" "+c.event) }
+		b.record(row{name: c.name + " (exec form, Claude Code)", a: "plangit-hook " + c.event, b: `sh -c 'cat task_plan.md \| head -30'`, ta: ta, tb: tb, budget: 0.9, hasRSS: true})
+		groups := codex.Hooks[c.event]
+		if len(groups) != 1 || len(groups[0].Hooks) != 1 || !strings.HasPrefix(groups[0].Hooks[0].Command, hookBin+" ") {
+			t.Fatalf("Codex's %s hook, as installed, is not plangit-hook: %+v", c.event, groups)
+		}
+		command := groups[0].Hooks[0].Command
+		shell := func(int) (time.Duration, int64) { return b.run(small, c.codexIn, "sh", "-c", command) }
 		ta, tb = b.pair(runs, shell, shellHook)
-		b.record(row{name: c.name + " (shell form)", a: "sh -c 'plangit-hook " + c.event + "'", b: `sh -c 'cat task_plan.md \| head -30'`, ta: ta, tb: tb, budget: 1.2})
+		b.record(row{name: c.name + " (shell form, Codex CLI)", a: "sh -c '" + strings.Replace(command, hookBin, "plangit-hook", 1) + "'", b: `sh -c 'cat task_plan.md \| head -30'`, ta: ta, tb: tb, budget: 1.2})
 	}
 	if revs := revCount(t, smallDir); revs != 10 {
 		t.Fatalf("read-only hooks committed: %d revisions, want 10", revs)
@@ -500,24 +513,7 @@ func TestBench(t *testing.T) {
 // the same work each time.
 func (b *bench) turn(runs int, work, small string) {
 	t := b.t
-	out, err := exec.Command(b.bin, "hooks", "install", "--host", "claude", "--print", "--command", b.bin).Output()
-	if err != nil {
-		t.Fatalf("hooks install --print: %v", err)
-	}
-	type entry struct {
-		Command string   `json:"command"`
-		Args    []string `json:"args"`
-	}
-	var settings struct {
-		Hooks map[string][]struct {
-			Matcher string  `json:"matcher"`
-			Hooks   []entry `json:"hooks"`
-		} `json:"hooks"`
-	}
-	start := bytes.IndexByte(out, '{')
-	if start < 0 || json.Unmarshal(out[start:], &settings) != nil {
-		t.Fatalf("hooks install --print printed no settings:\n%s", out)
-	}
+	settings := b.installed("claude")
 	binaryUses := map[string]bool{}
 	lines, err := os.ReadFile(filepath.Join("testdata", "agentloop", "turn.jsonl"))
 	if err != nil {
@@ -646,6 +642,32 @@ func (b *bench) turn(runs int, work, small string) {
 	// doubles from where it stands (README, Performance).
 	b.record(row{name: fmt.Sprintf("hook time per turn against a lower bound: the peer's file reads alone, through sh -c (%d calls / %d calls)", calls, lowCalls),
 		a: "plangit's hooks", b: "cat, head, tail, grep, echo", ta: ta, tb: tb, grossAt: 4.0})
+}
+
+// hookSettings are a host's hooks as hooks install writes them.
+type hookSettings struct {
+	Hooks map[string][]struct {
+		Matcher string `json:"matcher"`
+		Hooks   []struct {
+			Command string   `json:"command"`
+			Args    []string `json:"args"`
+		} `json:"hooks"`
+	} `json:"hooks"`
+}
+
+// installed is what hooks install writes for host, with the plangit under
+// test (and plangit-hook beside it).
+func (b *bench) installed(host string) hookSettings {
+	out, err := exec.Command(b.bin, "hooks", "install", "--host", host, "--print", "--command", b.bin).Output()
+	if err != nil {
+		b.t.Fatalf("hooks install --host %s --print: %v", host, err)
+	}
+	var settings hookSettings
+	start := bytes.IndexByte(out, '{')
+	if start < 0 || json.Unmarshal(out[start:], &settings) != nil {
+		b.t.Fatalf("hooks install --host %s --print printed no settings:\n%s", host, out)
+	}
+	return settings
 }
 
 // pwfHook is one of planning-with-files' hook commands: its matcher and
