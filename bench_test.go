@@ -360,6 +360,15 @@ func TestBench(t *testing.T) {
 		shell := func(int) (time.Duration, int64) { return b.run(small, c.codexIn, "sh", "-c", command) }
 		ta, tb = b.pair(runs, shell, shellHook)
 		b.record(row{name: c.name + " (shell form, Codex CLI)", a: "sh -c '" + strings.Replace(command, hookBin, "plangit-hook", 1) + "'", b: `sh -c 'cat task_plan.md \| head -30'`, ta: ta, tb: tb, budget: 1.2})
+		if c.event == "PreToolUse" {
+			// What Codex's entry ran before it ran the hook binary:
+			// reported, failing only at 3×.
+			before := func(int) (time.Duration, int64) {
+				return b.run(small, c.codexIn, "sh", "-c", b.bin+" hook PreToolUse --host codex")
+			}
+			ta, tb = b.pair(runs, before, shellHook)
+			b.record(row{name: "plangit hook pre-tool-use, without the hook binary (shell form, Codex CLI)", a: "sh -c 'plangit hook PreToolUse --host codex'", b: `sh -c 'cat task_plan.md \| head -30'`, ta: ta, tb: tb, grossAt: 3.0})
+		}
 	}
 	if revs := revCount(t, smallDir); revs != 10 {
 		t.Fatalf("read-only hooks committed: %d revisions, want 10", revs)

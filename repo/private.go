@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/plangit/plangit/plan"
 )
@@ -65,10 +66,29 @@ func AppendFile(path string, data []byte, create bool) error {
 	return nil
 }
 
+// maxLogLine bounds one line of the log: what a payload names (a session
+// id, a tool's error) cannot grow it by megabytes a call.
+const maxLogLine = 2000
+
+// logLine is line as the log keeps it: one line, its whitespace runs one
+// space, its control characters and invalid UTF-8 U+FFFD (a payload's
+// escape sequences reach no terminal that shows the log), at most
+// maxLogLine bytes.
+func logLine(line string) string {
+	line = strings.Join(strings.Fields(line), " ")
+	line = strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f || r >= 0x80 && r < 0xa0 {
+			return utf8.RuneError
+		}
+		return r
+	}, strings.ToValidUTF8(line, string(utf8.RuneError)))
+	return plan.TruncateText(line, maxLogLine)
+}
+
 // AppendLog adds a line to .code-agent/plangit.log, where hooks record the
-// failures they swallow so as never to break the agent. It does nothing
-// when the project has no .code-agent directory, and never appends through
-// a symbolic link.
+// failures they swallow so as never to break the agent (logLine). It does
+// nothing when the project has no .code-agent directory, and never appends
+// through a symbolic link.
 func (p Project) AppendLog(now time.Time, line string) error {
 	if fi, err := os.Stat(p.Dir()); err != nil || !fi.IsDir() {
 		return nil
@@ -77,8 +97,7 @@ func (p Project) AppendLog(now time.Time, line string) error {
 	if err != nil {
 		return err
 	}
-	line = strings.Join(strings.Fields(line), " ")
-	_, err = fmt.Fprintf(f, "%s %s\n", now.UTC().Format(time.RFC3339), line)
+	_, err = fmt.Fprintf(f, "%s %s\n", now.UTC().Format(time.RFC3339), logLine(line))
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}

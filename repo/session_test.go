@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/plangit/plangit/hooks/hookwire"
 	"github.com/plangit/plangit/plan"
@@ -425,5 +427,36 @@ func TestSweepSparesUnlockedTemps(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(s.PrivatePath("turn")); string(b) != "T - - -\n" {
 		t.Fatalf("turn holds %q", b)
+	}
+}
+
+// TestAppendLogLine: a line of the log is one line of printable text of
+// bounded length, whatever a payload put in it — escape sequences, NULs,
+// invalid UTF-8, megabytes.
+func TestAppendLogLine(t *testing.T) {
+	s := newTestSession(t)
+	path := filepath.Join(s.Project.Dir(), LogFile)
+	os.Remove(path)
+	hostile := "hook PreToolUse session=y\x1b[31mRED\x00\xff\xfe x\u0085y " + strings.Repeat("a", 10<<20)
+	if err := s.Project.AppendLog(t0, hostile); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Project.AppendLog(t0, "second\nline"); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(path)
+	lines := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+	if len(lines) != 2 || !strings.HasSuffix(lines[1], " second line") {
+		t.Fatalf("%d lines:\n%.300q", len(lines), b)
+	}
+	first := lines[0]
+	if len(first) > maxLogLine+len("2026-01-01T00:00:00Z ") || !strings.HasSuffix(first, "aaa…") {
+		t.Errorf("a line of %d bytes: %.100q…", len(first), first)
+	}
+	if !utf8.ValidString(first) || strings.ContainsFunc(first, unicode.IsControl) {
+		t.Errorf("control characters or invalid UTF-8 kept: %.120q", first)
+	}
+	if !strings.Contains(first, "session=y\uFFFD[31mRED\uFFFD\uFFFD x y a") {
+		t.Errorf("%.120q", first)
 	}
 }
