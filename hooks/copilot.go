@@ -81,8 +81,8 @@ func (Copilot) Decode(event string, payload []byte) (*Input, error) {
 		}
 	}
 	in.ToolName = renameTool(copilotTools, in.ToolName)
-	if fileTool(in.ToolName) {
-		in.ToolInput = withFilePath(in.ToolInput)
+	if hookwire.FileTool(in.ToolName) {
+		in.ToolInput = hookwire.WithFilePath(in.ToolInput)
 	}
 	in.Error = copilotError(errRaw)
 	if in.Event == PostToolUse {

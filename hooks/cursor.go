@@ -86,8 +86,8 @@ func (Cursor) Decode(event string, payload []byte) (*Input, error) {
 	}
 	in.ToolName = renameTool(cursorTools, in.ToolName)
 	in.ToolInput = objectOrString(in.ToolInput) // MCP tools' input is a JSON string
-	if fileTool(in.ToolName) {
-		in.ToolInput = withFilePath(in.ToolInput)
+	if hookwire.FileTool(in.ToolName) {
+		in.ToolInput = hookwire.WithFilePath(in.ToolInput)
 	}
 	switch in.Event {
 	case PostToolUse:

@@ -43,44 +43,31 @@ import (
 // suggested commands name --session; no subagent events.
 type Gemini struct{}
 
-// geminiTools maps Gemini CLI's tool names onto the engine's.
-var geminiTools = map[string]string{
-	"run_shell_command": "Bash", "write_file": "Write", "replace": "Edit", "read_file": "Read", "read_many_files": "Read",
-	"glob": "Glob", "grep_search": "Grep", "search_file_content": "Grep", "grep": "Grep", "list_directory": "LS",
-	"web_fetch": "WebFetch", "google_web_search": "WebSearch", "write_todos": "TodoWrite",
-}
-
 // Decode reads Gemini's JSON. The payload's hook_event_name names the
 // event.
 func (Gemini) Decode(event string, payload []byte) (*Input, error) {
-	in := &Input{}
-	var name string
-	err := decodeFields(payload, []field{{"session_id", &in.SessionID}, {"cwd", &in.Cwd}, {"hook_event_name", &name},
-		{"source", &in.Source}, {"prompt", &in.Prompt}, {"tool_name", &in.ToolName}, {"tool_input", &in.ToolInput},
-		{"tool_response", &in.ToolResponse}, {"stop_hook_active", &in.StopHookActive},
-		{"prompt_response", &in.LastAssistantMessage}, {"trigger", &in.Trigger}})
+	p, err := hookwire.DecodeGemini(payload)
 	if err != nil {
 		return nil, err
 	}
-	if name != "" {
-		event = name
+	if p.HookEventName != "" {
+		event = p.HookEventName
 	}
-	if in.Event = hostEvent(HostGemini, event); in.Event == "" {
+	in := &Input{Event: hostEvent(HostGemini, event), SessionID: p.SessionID, Cwd: p.Cwd, Source: p.Source, Prompt: p.Prompt,
+		ToolResponse: p.ToolResponse, StopHookActive: p.StopHookActive, LastAssistantMessage: p.LastAssistantMessage, Trigger: p.Trigger}
+	if in.Event == "" {
 		return nil, fmt.Errorf("unknown hook event %q", event)
 	}
 	if in.Event != Stop {
 		in.LastAssistantMessage = ""
 	}
-	in.ToolName = renameTool(geminiTools, in.ToolName)
-	switch {
-	case in.ToolName == "TodoWrite":
+	in.ToolName, in.ToolInput = hookwire.GeminiTool(p.ToolName, p.ToolInput)
+	if in.ToolName == "TodoWrite" {
 		if todos := geminiTodos(in.ToolInput); todos != nil {
 			in.ToolInput = todos
 		} else {
 			in.ToolName = "write_todos" // not a list the engine can read
 		}
-	case fileTool(in.ToolName):
-		in.ToolInput = withFilePath(geminiPath(in.ToolInput))
 	}
 	if in.Event == PostToolUse {
 		if msg := geminiFailure(in.ToolName, in.ToolResponse); msg != "" {
@@ -88,30 +75,6 @@ func (Gemini) Decode(event string, payload []byte) (*Input, error) {
 		}
 	}
 	return in, nil
-}
-
-// geminiPath gives a file tool's input a path member withFilePath reads
-// when Gemini names the file absolute_path (read_file in earlier
-// releases) or lists it first in paths (read_many_files).
-func geminiPath(input json.RawMessage) json.RawMessage {
-	var path string
-	hookwire.Members(input, func(key string, value []byte) error {
-		switch key {
-		case "absolute_path":
-			path, _ = hookwire.String(value)
-		case "paths":
-			hookwire.Elements(value, func(v []byte) {
-				if path == "" {
-					path, _ = hookwire.String(v)
-				}
-			})
-		}
-		return nil
-	})
-	if path == "" {
-		return input
-	}
-	return hookwire.Object(nil).Str("path", path).Close()
 }
 
 // geminiExit is how run_shell_command's result reports a non-zero exit.
@@ -181,50 +144,11 @@ func geminiTodos(input json.RawMessage) json.RawMessage {
 	return json.RawMessage(`{"todos":[` + strings.Join(items, ",") + `]}`)
 }
 
-// Nothing is Gemini's empty answer: an empty object, since Gemini reads
-// stderr when stdout is empty.
-func (Gemini) Nothing() []byte { return []byte("{}\n") }
+// Nothing is Gemini's empty answer (hookwire.GeminiNothing).
+func (Gemini) Nothing() []byte { return []byte(hookwire.GeminiNothing) }
 
-// Encode writes Gemini's answer. The exit code is always 0: exit 2 is a
-// block, other codes warnings.
-func (g Gemini) Encode(in *Input, out *Output) ([]byte, int) {
-	if out.Empty() {
-		return g.Nothing(), 0
-	}
-	context := strings.ReplaceAll(out.Context, "TodoWrite", "write_todos")
-	if out.Stop {
-		// No hook stops Gemini's agent from a tool event: it is told to.
-		context = strings.TrimSpace(context + "\n[plangit] Stop now: " + out.StopReason)
-	}
-	if out.Block && (in.Event == PostToolUse || in.Event == PostToolUseFailure) {
-		// A deny would replace the tool's result: say it beside it.
-		context = strings.TrimSpace(context + "\n" + out.Reason)
-	}
-	var o hookwire.Object
-	switch in.Event {
-	case SessionStart, UserPromptSubmit, PostToolUse, PostToolUseFailure:
-		event := map[string]string{SessionStart: "SessionStart", UserPromptSubmit: "BeforeAgent"}[in.Event]
-		if event == "" {
-			event = "AfterTool"
-		}
-		if context != "" {
-			o = o.Raw("hookSpecificOutput", string(hookwire.Object(nil).Str("hookEventName", event).Str("additionalContext", context).Close()))
-		}
-	case PreToolUse:
-		if out.Permission == "ask" || out.Permission == "deny" {
-			reason := strings.TrimSpace(out.PermissionReason)
-			if out.Permission == "ask" {
-				reason = strings.TrimSpace(reason + " Gemini CLI cannot ask here, so the call is denied: the person confirms by running it, or what the reason names, themselves.")
-			}
-			o = o.Str("decision", "deny").Str("reason", reason)
-		}
-	case Stop:
-		if out.Block && strings.TrimSpace(out.Reason) != "" {
-			o = o.Str("decision", "deny").Str("reason", out.Reason)
-		}
-	}
-	if len(o) == 0 {
-		return g.Nothing(), 0
-	}
-	return append(o.Close(), '\n'), 0
+// Encode writes Gemini's answer (hookwire.EncodeGemini). The exit code is
+// always 0: exit 2 is a block, other codes warnings.
+func (Gemini) Encode(in *Input, out *Output) ([]byte, int) {
+	return hookwire.EncodeGemini(in.Event, out), 0
 }

@@ -2,7 +2,6 @@ package hooks
 
 import (
 	"encoding/json"
-	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -32,50 +31,6 @@ func hostEvent(host, name string) string {
 		return e
 	}
 	return ""
-}
-
-// fileTools are the engine's tools that act on one file, named by
-// tool_input.file_path.
-func fileTool(tool string) bool {
-	switch tool {
-	case "Write", "Edit", "MultiEdit", "Read", "NotebookEdit":
-		return true
-	}
-	return false
-}
-
-// pathKeys are the names hosts give a file tool's path, tried in order
-// when tool_input has no file_path.
-var pathKeys = []string{"path", "target_file", "filePath", "file"}
-
-// withFilePath returns a file tool's input with a file_path member, taken
-// from the first of pathKeys it has, so the engine knows the file
-// (errors are keyed by it, edits of the session's own files adopted by
-// it). An input that has file_path, or none of them, is returned as it
-// is.
-func withFilePath(input json.RawMessage) json.RawMessage {
-	var o hookwire.Object
-	var path string
-	found := map[string]string{}
-	err := hookwire.Members(input, func(key string, value []byte) error {
-		if key == "file_path" {
-			path = "\x00" // has one: leave the input alone
-		}
-		if s, ok := hookwire.String(value); ok && s != "" {
-			found[key] = s
-		}
-		o = o.Raw(key, string(value))
-		return nil
-	})
-	if err != nil || path != "" {
-		return input
-	}
-	for _, k := range pathKeys {
-		if v := found[k]; v != "" {
-			return json.RawMessage(o.Str("file_path", v).Close())
-		}
-	}
-	return input
 }
 
 // objectOrString reads a value a host sends either as a JSON object or as
@@ -146,29 +101,16 @@ func hostText(in *Input, text, todo string) string {
 }
 
 // field is a payload member an adapter reads, by its exact name, into a
-// *string, *bool or *json.RawMessage (see decodeInto).
+// *string, *bool or *json.RawMessage (hookwire.DecodeFields).
 type field struct {
 	key string
 	dst any
 }
 
-// decodeFields reads a payload's members into fields (a leading BOM
-// skipped), as encoding/json would: the last of a repeated name, a value
-// of the wrong type an error.
 func decodeFields(payload []byte, fields []field) error {
-	err := hookwire.Members(hookwire.StripBOM(payload), func(key string, value []byte) error {
-		for _, f := range fields {
-			if key == f.key {
-				if !hookwire.DecodeInto(f.dst, value) {
-					return fmt.Errorf("%s holds a value of the wrong type", f.key)
-				}
-				return nil
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return fmt.Errorf("malformed hook payload: %w", err)
+	fs := make([]hookwire.Field, len(fields))
+	for i, f := range fields {
+		fs[i] = hookwire.Field{Key: f.key, Dst: f.dst}
 	}
-	return nil
+	return hookwire.DecodeFields(payload, fs)
 }
