@@ -2,8 +2,9 @@
 // call, every prompt and every stop from the session's glance, which
 // every change of the plan writes: Claude Code's PreToolUse and
 // UserPromptSubmit, which only read the plan, PostToolUse, which counts a
-// tool use, and Stop, which holds a stop with steps left; and Codex CLI's
-// PreToolUse and UserPromptSubmit. It links the standard library, package
+// tool use, and Stop, which holds a stop with steps left; and the
+// read-only ones of Codex CLI (PreToolUse, UserPromptSubmit) and Gemini
+// CLI (BeforeTool, BeforeAgent). It links the standard library, package
 // hookwire and its own bigstack alone, so it starts in about the time of
 // an empty Go program. Every other case — another event or host, a stale
 // or missing glance, a paused plan, a change waiting to land, a busy
@@ -11,9 +12,9 @@
 // with the same arguments and standard input, so its answers are always
 // plangit's.
 //
-//	plangit-hook [EVENT] [--host codex]
+//	plangit-hook [EVENT] [--host codex|gemini]
 //
-// The payload's hook_event_name, which both hosts always send, names the
+// The payload's hook_event_name, which these hosts always send, names the
 // event, as it does for plangit hook; EVENT is for a payload without one.
 //
 // plangit hooks install runs it for those events when it is installed
@@ -43,6 +44,9 @@ func run(args []string, stdin io.Reader, stdout, stderr *os.File, getenv func(st
 	if err == nil && len(payload) <= maxPayload {
 		if event, host, ok := parseArgs(args); ok {
 			if out, ok := answer(event, host, payload, getenv); ok {
+				if out == nil && host == hookwire.HostGemini {
+					out = []byte(hookwire.GeminiNothing)
+				}
 				stdout.Write(out)
 				return 0
 			}
@@ -53,8 +57,8 @@ func run(args []string, stdin io.Reader, stdout, stderr *os.File, getenv func(st
 
 // parseArgs reads the command line as hooks install writes it — [EVENT]
 // [--host NAME] — for the hosts the hook binary answers: Claude Code (no
-// --host) and Codex CLI. ok is false for anything else, which plangit
-// reads.
+// --host), Codex CLI and Gemini CLI. ok is false for anything else, which
+// plangit reads.
 func parseArgs(args []string) (event, host string, ok bool) {
 	host = hookwire.HostClaude
 	for i := 0; i < len(args); i++ {
@@ -70,54 +74,84 @@ func parseArgs(args []string) (event, host string, ok bool) {
 			event = a // the payload names it: a host may run the command without its arguments
 		}
 	}
-	return event, host, host == hookwire.HostClaude || host == hookwire.HostCodex
+	return event, host, host == hookwire.HostClaude || host == hookwire.HostCodex || host == hookwire.HostGemini
+}
+
+// answersEvent is the event the hook binary answers, by plangit's (Claude
+// Code's) name, that a host's name for an event is; "" for one it hands
+// to plangit: Claude Code's PreToolUse, UserPromptSubmit, PostToolUse and
+// Stop, and the read-only ones of Codex CLI (PreToolUse, UserPromptSubmit)
+// and Gemini CLI (BeforeTool, BeforeAgent). Codex's PostToolUse reads
+// failures from the tool's result, and its Stop and Gemini's other events
+// are installed as plangit's.
+func answersEvent(host, name string) string {
+	switch {
+	case host == hookwire.HostGemini && name == "BeforeTool":
+		return "PreToolUse"
+	case host == hookwire.HostGemini && name == "BeforeAgent":
+		return "UserPromptSubmit"
+	case host != hookwire.HostGemini && (name == "PreToolUse" || name == "UserPromptSubmit"),
+		host == hookwire.HostClaude && (name == "PostToolUse" || name == "Stop"):
+		return name
+	}
+	return ""
 }
 
 // call is an event the hook binary answers, as the payload gives it.
 type call struct {
-	event string
-	host  string // hookwire.HostClaude or hookwire.HostCodex
+	event string // plangit's name
+	host  string // hookwire.HostClaude, HostCodex or HostGemini
 	p     *hookwire.Payload
 	dir   string // the session's directory
 	shell bool   // the agent's shell reaches the session (CLAUDE_CODE_SESSION_ID, CODEX_THREAD_ID)
 }
 
-// answer answers the event; ok is false when plangit must.
+// answer answers the event; ok is false when plangit must. Nothing to say
+// is nil, which Gemini CLI's answer spells {}.
 func answer(event, host string, payload []byte, getenv func(string) string) (out []byte, ok bool) {
 	for _, v := range []string{"PLANGIT_ROOT", "PLANGIT_NOW", "PLANGIT_LOCK_WAIT"} {
 		if getenv(v) != "" {
 			return nil, false // plangit reads these, and checks them
 		}
 	}
-	codex := host == hookwire.HostCodex
-	if codex {
-		payload = hookwire.StripBOM(payload)
-	} else if hookwire.Recognise(payload) != hookwire.HostClaude {
-		// Another host running the hooks of Claude Code's settings
-		// (Cursor, Copilot CLI): plangit answers as that host, or not
-		// at all where that host runs plangit's own hooks too.
-		return nil, false
+	var p *hookwire.Payload
+	var err error
+	switch host {
+	case hookwire.HostCodex:
+		p, err = hookwire.DecodeClaude(hookwire.StripBOM(payload))
+	case hookwire.HostGemini:
+		p, err = hookwire.DecodeGemini(payload)
+	default:
+		if hookwire.Recognise(payload) != hookwire.HostClaude {
+			// Another host running the hooks of Claude Code's settings
+			// (Cursor, Copilot CLI): plangit answers as that host, or not
+			// at all where that host runs plangit's own hooks too.
+			return nil, false
+		}
+		p, err = hookwire.DecodeClaude(payload)
 	}
-	p, err := hookwire.DecodeClaude(payload)
 	if err != nil {
 		return nil, false
 	}
 	if p.HookEventName != "" {
 		event = p.HookEventName
 	}
-	switch {
-	case event == "PreToolUse" || event == "UserPromptSubmit":
-	case (event == "PostToolUse" || event == "Stop") && !codex:
-	default:
-		return nil, false // Codex's PostToolUse reads failures, and its Stop is installed as plangit's
+	if event = answersEvent(host, event); event == "" {
+		return nil, false
 	}
 	shellVar := "CLAUDE_CODE_SESSION_ID"
-	if codex {
+	switch host {
+	case hookwire.HostCodex:
 		if p.ToolName == "update_plan" {
 			return nil, false // a todo list: plangit reads it
 		}
 		p.ToolName, p.ToolInput = hookwire.CodexTool(p.ToolName, p.ToolInput)
 		shellVar = "CODEX_THREAD_ID"
+	case hookwire.HostGemini:
+		if p.ToolName, p.ToolInput = hookwire.GeminiTool(p.ToolName, p.ToolInput); p.ToolName == "TodoWrite" {
+			return nil, false // a todo list: plangit reads it
+		}
+		shellVar = "" // no variable reaches Gemini's agent's shell
 	}
 	if !filepath.IsAbs(p.Cwd) || !hookwire.PlainSessionID(p.SessionID) {
 		return nil, false
@@ -126,7 +160,7 @@ func answer(event, host string, payload []byte, getenv func(string) string) (out
 		return nil, false
 	}
 	c := &call{event: event, host: host, p: p, dir: hookwire.SessionDir(hookwire.FindRoot(p.Cwd), p.SessionID),
-		shell: getenv(shellVar) == p.SessionID}
+		shell: shellVar != "" && getenv(shellVar) == p.SessionID}
 	if _, err := hookwire.Lstat(c.dir); err != nil {
 		// No plan: nothing to say before a tool or to count after one;
 		// a prompt or a todo list may start one, which is plangit's.
@@ -175,8 +209,11 @@ func answer(event, host string, payload []byte, getenv func(string) string) (out
 
 // encode writes the answer in the host's protocol.
 func (c *call) encode(out *hookwire.Output) []byte {
-	if c.host == hookwire.HostCodex {
+	switch c.host {
+	case hookwire.HostCodex:
 		return hookwire.EncodeCodex(c.event, out)
+	case hookwire.HostGemini:
+		return hookwire.EncodeGemini(c.event, out)
 	}
 	return hookwire.EncodeClaude(c.event, out)
 }

@@ -124,14 +124,15 @@ var plan = [][]string{
 
 // TestParity: for every fixture of an event the hook binary answers for
 // Claude Code — the read-only PreToolUse and UserPromptSubmit, PostToolUse,
-// which counts, and Stop — and for Codex CLI — the read-only ones — and
+// which counts, and Stop — and for Codex CLI and Gemini CLI — the
+// read-only ones — and
 // the other hosts', which the hook binary hands to plangit: its stdout,
 // exit code, turn memory, hook counters and revisions equal plangit
 // hook's, twice in a turn, whatever state the session is in.
 func TestParity(t *testing.T) {
 	// Each scenario is for the events it says: the read-only ones (r),
 	// PostToolUse (p), Stop (s); the fixtures the hook binary hands to
-	// plangit at once (the other hosts', Codex's PostToolUse and Stop)
+	// plangit at once (the other hosts', Codex's and Gemini's other events)
 	// run the first three alone.
 	scenarios := []struct {
 		name   string
@@ -190,7 +191,7 @@ func TestParity(t *testing.T) {
 			calls = [][]string{{event, "--host", host}, {claude}}
 		}
 		for i, sc := range scenarios {
-			answered := host == "hooks" || host == hookwire.HostCodex && kind == "r"
+			answered := host == "hooks" || (host == hookwire.HostCodex || host == hookwire.HostGemini) && kind == "r"
 			if !strings.Contains(sc.events, kind) || !answered && i >= 3 {
 				continue
 			}
@@ -396,6 +397,55 @@ func TestCodexWithoutPlangit(t *testing.T) {
 	codex("PostToolUse", "post_tool_use_update_plan")
 	codex("Stop", "stop")
 	if b, _ := os.ReadFile(log); string(b) != "hook PostToolUse --host codex\nhook Stop --host codex\n" {
+		t.Errorf("plangit ran for\n%s", b)
+	}
+}
+
+// TestGeminiWithoutPlangit: Gemini CLI's BeforeAgent and BeforeTool
+// hooks, as hooks install writes them (EVENT --host gemini, through a
+// shell), answer from a fresh glance without plangit, in Gemini's
+// protocol (hooks.Gemini): the prompt line as BeforeAgent's context,
+// {} before a tool — Gemini reads no context there — while the turn
+// memory records what was said, as plangit does; a denial while the plan
+// awaits approval. Its AfterTool and AfterAgent are plangit's.
+func TestGeminiWithoutPlangit(t *testing.T) {
+	log := filepath.Join(t.TempDir(), "calls")
+	fixture := func(name string) []byte {
+		b, err := os.ReadFile("../../testdata/hooks/gemini/" + name + ".json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	hookBin := filepath.Join(spy, "plangit-hook")
+	gemini := func(root, event, name string) string {
+		out, code := hookRun(t, root, "bash", []string{"-c", hookBin + " " + event + " --host gemini"}, fixture(name), "PLANGIT_SPY_LOG="+log)
+		if code != 0 {
+			t.Fatalf("%s: exit %d", name, code)
+		}
+		return out
+	}
+	root := project(t, plan)
+	if out := gemini(root, "BeforeAgent", "before_agent"); !strings.HasPrefix(out, `{"hookSpecificOutput":{"hookEventName":"BeforeAgent","additionalContext":"[plangit] Add caching — 0/2 done; now: 1 Design the cache`) {
+		t.Errorf("prompt: %s", out)
+	}
+	os.Remove(filepath.Join(root, ".code-agent", "plans", session, ".git", "plangit", "turn"))
+	if out := gemini(root, "BeforeTool", "before_tool_shell"); out != "{}\n" {
+		t.Errorf("before a shell command: %q", out)
+	}
+	if turn, _ := os.ReadFile(filepath.Join(root, ".code-agent", "plans", session, ".git", "plangit", "turn")); !strings.HasPrefix(string(turn), "S ") {
+		t.Errorf("the step said is not remembered:\n%s", turn)
+	}
+	pending := project(t, append([][]string{{"config", "set", "plan_confirmation", "true"}}, plan[:3]...))
+	if out := gemini(pending, "BeforeTool", "before_tool_write"); !strings.HasPrefix(out, `{"decision":"deny","reason":"plangit: the plan awaits approval.`) || !strings.Contains(out, "Gemini CLI cannot ask here") {
+		t.Errorf("a write while the plan awaits approval: %s", out)
+	}
+	if b, err := os.ReadFile(log); err == nil {
+		t.Errorf("plangit was run with a fresh glance:\n%s", b)
+	}
+	gemini(root, "AfterTool", "after_tool_read")
+	gemini(root, "AfterAgent", "after_agent")
+	if b, _ := os.ReadFile(log); string(b) != "hook AfterTool --host gemini\nhook AfterAgent --host gemini\n" {
 		t.Errorf("plangit ran for\n%s", b)
 	}
 }
