@@ -73,6 +73,7 @@ const HookProgram = "plangit-hook"
 var HookBinaryEvents = map[string][]string{
 	HostClaude: {PreToolUse, UserPromptSubmit, PostToolUse, Stop},
 	HostCodex:  {PreToolUse, UserPromptSubmit},
+	HostGemini: {PreToolUse, UserPromptSubmit},
 }
 
 // Programs are what installed hooks run.
