@@ -45,49 +45,32 @@ import (
 // shell, so suggested commands name --session.
 type Copilot struct{}
 
-// copilotTools maps Copilot's runtime tool names onto the engine's, by the
-// reference's table of "Claude tool name"s. update_todo becomes TodoWrite
-// only when its arguments can be read as a todo list (see copilotTodos).
-var copilotTools = map[string]string{
-	"bash": "Bash", "powershell": "Bash", "create": "Write", "edit": "Edit", "str_replace_editor": "Edit", "apply_patch": "Edit",
-	"view": "Read", "glob": "Glob", "grep": "Grep", "rg": "Grep", "web_fetch": "WebFetch", "web_search": "WebSearch",
-	"task": "Task", "ask_user": "AskUserQuestion",
-}
-
 // Decode reads either of Copilot's formats. The PascalCase format's
 // hook_event_name names the event; else the command line does.
 func (Copilot) Decode(event string, payload []byte) (*Input, error) {
-	in := &Input{}
-	var name string
-	var args, result, errRaw json.RawMessage
-	err := decodeFields(payload, []field{{"sessionId", &in.SessionID}, {"session_id", &in.SessionID}, {"hook_event_name", &name}, {"cwd", &in.Cwd},
-		{"source", &in.Source}, {"prompt", &in.Prompt}, {"toolName", &in.ToolName}, {"tool_name", &in.ToolName},
-		{"toolArgs", &args}, {"tool_input", &args}, {"toolResult", &result}, {"tool_result", &result}, {"error", &errRaw},
-		{"stop_hook_active", &in.StopHookActive}, {"agentId", &in.AgentID}, {"agent_id", &in.AgentID},
-		{"response", &in.LastAssistantMessage}, {"last_assistant_message", &in.LastAssistantMessage}, {"trigger", &in.Trigger}})
+	p, err := hookwire.DecodeCopilot(payload)
 	if err != nil {
 		return nil, err
 	}
-	if name != "" {
-		event = name
+	if p.HookEventName != "" {
+		event = p.HookEventName
 	}
+	in := &Input{SessionID: p.SessionID, Cwd: p.Cwd, Source: p.Source, Prompt: p.Prompt, ToolName: p.ToolName,
+		StopHookActive: p.StopHookActive, AgentID: p.AgentID, LastAssistantMessage: p.LastAssistantMessage, Trigger: p.Trigger}
 	if in.Event = hostEvent(HostCopilot, event); in.Event == "" {
 		return nil, fmt.Errorf("unknown hook event %q", event)
 	}
-	in.ToolInput = objectOrString(args)
+	in.ToolInput = hookwire.ObjectOrString(p.Args)
 	if in.ToolName == "update_todo" {
 		if todos := copilotTodos(in.ToolInput); todos != nil {
 			in.ToolName, in.ToolInput = "TodoWrite", todos
 		}
 	}
-	in.ToolName = renameTool(copilotTools, in.ToolName)
-	if hookwire.FileTool(in.ToolName) {
-		in.ToolInput = hookwire.WithFilePath(in.ToolInput)
-	}
-	in.Error = copilotError(errRaw)
+	in.ToolName, in.ToolInput = hookwire.CopilotTool(in.ToolName, in.ToolInput)
+	in.Error = copilotError(p.Err)
 	if in.Event == PostToolUse {
-		text := copilotResultText(result)
-		in.ToolResponse = objectOrString(result)
+		text := copilotResultText(p.Result)
+		in.ToolResponse = hookwire.ObjectOrString(p.Result)
 		if in.ToolName == "Bash" {
 			if msg := copilotShellFailure(text); msg != "" {
 				in.Event, in.Error, in.ToolResponse = PostToolUseFailure, msg, nil
@@ -196,33 +179,8 @@ func copilotTodos(args json.RawMessage) json.RawMessage {
 	return json.RawMessage(`{"todos":[` + strings.Join(items, ",") + `]}`)
 }
 
-// Encode writes Copilot's answer; nothing at all when there is nothing to
-// say. The exit code is always 0.
+// Encode writes Copilot's answer (hookwire.EncodeCopilot). The exit code
+// is always 0: a preToolUse hook that exits non-zero denies the tool.
 func (Copilot) Encode(in *Input, out *Output) ([]byte, int) {
-	if out.Empty() {
-		return nil, 0
-	}
-	context := hostText(in, out.Context, "update_todo")
-	if out.Stop {
-		// No hook stops Copilot's agent: the agent is told to stop.
-		context = strings.TrimSpace(context + "\n[plangit] Stop now: " + out.StopReason)
-	}
-	switch in.Event {
-	case SessionStart, PostToolUse, PostToolUseFailure:
-		return contextOutput("additionalContext", context), 0
-	case PreToolUse:
-		if out.Permission == "" {
-			return nil, 0
-		}
-		reason := out.PermissionReason
-		if reason == "" && out.Permission != "allow" {
-			reason = "plangit " + out.Permission // required on deny
-		}
-		return append(hookwire.Object(nil).Str("permissionDecision", out.Permission).Str("permissionDecisionReason", reason).Close(), '\n'), 0
-	case Stop, SubagentStop:
-		if out.Block {
-			return append(hookwire.Object(nil).Str("decision", "block").Str("reason", out.Reason).Close(), '\n'), 0
-		}
-	}
-	return nil, 0 // userPromptSubmitted (dropped by Copilot), preCompact, sessionEnd
+	return hookwire.EncodeCopilot(in.Event, in.SessionID, out), 0
 }

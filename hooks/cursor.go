@@ -85,7 +85,7 @@ func (Cursor) Decode(event string, payload []byte) (*Input, error) {
 		in.Cwd = cwd
 	}
 	in.ToolName = renameTool(cursorTools, in.ToolName)
-	in.ToolInput = objectOrString(in.ToolInput) // MCP tools' input is a JSON string
+	in.ToolInput = hookwire.ObjectOrString(in.ToolInput) // MCP tools' input is a JSON string
 	if hookwire.FileTool(in.ToolName) {
 		in.ToolInput = hookwire.WithFilePath(in.ToolInput)
 	}
@@ -93,7 +93,7 @@ func (Cursor) Decode(event string, payload []byte) (*Input, error) {
 	case PostToolUse:
 		// tool_output is "JSON-stringified result payload from the tool";
 		// a Shell command's holds its exitCode.
-		in.ToolResponse = objectOrString(output)
+		in.ToolResponse = hookwire.ObjectOrString(output)
 		if in.ToolName == "Bash" {
 			if msg := cursorShellFailure(in.ToolResponse); msg != "" {
 				in.Event, in.Error, in.ToolResponse = PostToolUseFailure, msg, nil
@@ -160,14 +160,14 @@ func (Cursor) Encode(in *Input, out *Output) ([]byte, int) {
 	if out.Empty() {
 		return nil, 0
 	}
-	context := hostText(in, out.Context, "")
+	context := hookwire.HostText(in.SessionID, out.Context, "")
 	if out.Stop {
 		// No hook stops Cursor's agent: the agent is told to stop.
 		context = strings.TrimSpace(context + "\n[plangit] Stop now: " + out.StopReason)
 	}
 	switch in.Event {
 	case SessionStart, UserPromptSubmit, PostToolUse, PostToolUseFailure:
-		return contextOutput("additional_context", context), 0
+		return hookwire.ContextOutput("additional_context", context), 0
 	case PreToolUse:
 		var o hookwire.Object
 		if out.Permission != "" {
@@ -190,7 +190,7 @@ func (Cursor) Encode(in *Input, out *Output) ([]byte, int) {
 		return append(o.Close(), '\n'), 0
 	case Stop, SubagentStop:
 		if out.Block {
-			return contextOutput("followup_message", out.Reason), 0
+			return hookwire.ContextOutput("followup_message", out.Reason), 0
 		}
 	}
 	return nil, 0 // preCompact, sessionEnd, and a stop plangit does not hold

@@ -1,13 +1,11 @@
 package hooks
 
 import (
-	"encoding/json"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/plangit/plangit/hooks/hookwire"
-	"github.com/plangit/plangit/render"
 	"github.com/plangit/plangit/repo"
 )
 
@@ -33,26 +31,6 @@ func hostEvent(host, name string) string {
 	return ""
 }
 
-// objectOrString reads a value a host sends either as a JSON object or as
-// a string holding one: the object's JSON. A string that holds no JSON
-// value is returned as the JSON string it was; null and absence are nil.
-func objectOrString(raw json.RawMessage) json.RawMessage {
-	if len(raw) == 0 || string(raw) == "null" {
-		return nil
-	}
-	if raw[0] != '"' {
-		return raw
-	}
-	s, ok := hookwire.String(raw)
-	if !ok {
-		return raw
-	}
-	if t := strings.TrimSpace(s); t != "" && json.Valid([]byte(t)) {
-		return json.RawMessage(t)
-	}
-	return raw
-}
-
 // exitFailure is the error of a shell tool whose result says its command
 // exited non-zero: "Exit code N" and the output, as Claude Code words a
 // failed Bash call; "" when the code is 0 or unknown.
@@ -75,29 +53,6 @@ func renameTool(table map[string]string, name string) string {
 		return n
 	}
 	return name
-}
-
-// contextOutput is an answer of one top-level string member, or nothing.
-func contextOutput(key, text string) []byte {
-	if text == "" {
-		return nil
-	}
-	return append(hookwire.Object(nil).Str(key, text).Close(), '\n')
-}
-
-// hostText fits what the engine says to a host whose stop payload carries
-// no agent message, so [Step] lines in replies are never read: the agent
-// is taught `plangit step add` instead, and the host's todo tool (todo)
-// in place of TodoWrite, or none when todo is "".
-func hostText(in *Input, text, todo string) string {
-	if text == "" {
-		return text
-	}
-	text = strings.ReplaceAll(text, render.StepSyntax, "Add a step with "+hookwire.CLI(in.SessionID, false)+" step add \"what to do\".")
-	if todo == "" {
-		return strings.ReplaceAll(text, " Or plan with TodoWrite.", "")
-	}
-	return strings.ReplaceAll(text, " Or plan with TodoWrite.", " Or plan with "+todo+".")
 }
 
 // field is a payload member an adapter reads, by its exact name, into a

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/plangit/plangit/hooks/hookwire"
 	"github.com/plangit/plangit/plan"
 )
 
@@ -32,7 +33,7 @@ func StepHint(p *plan.Plan, cli string) string {
 }
 
 // StepSyntax teaches the agent to declare steps in its replies.
-const StepSyntax = "Add a step by writing a line \"[Step] what to do\" in a reply."
+const StepSyntax = hookwire.StepSyntax
 
 // Reminder is what an agent reads at the start of a session (or after a
 // compaction) when its plan is unfinished: the plan and its session (which

@@ -1,6 +1,9 @@
 package hookwire
 
-import "errors"
+import (
+	"errors"
+	"strings"
+)
 
 // What the readers of the hosts other than Claude Code share, here for
 // the hook binary too: their payloads read by exact member names, and
@@ -80,4 +83,50 @@ func WithFilePath(input []byte) []byte {
 		}
 	}
 	return input
+}
+
+// ObjectOrString reads a value a host sends either as a JSON object or as
+// a string holding one: the object's JSON. A string that holds no JSON
+// value is returned as the JSON string it was; null and absence are nil.
+func ObjectOrString(raw []byte) []byte {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil
+	}
+	if raw[0] != '"' {
+		return raw
+	}
+	s, ok := String(raw)
+	if !ok {
+		return raw
+	}
+	if t := strings.TrimSpace(s); t != "" && Valid([]byte(t)) {
+		return []byte(t)
+	}
+	return raw
+}
+
+// ContextOutput is an answer of one top-level string member, or nothing.
+func ContextOutput(key, text string) []byte {
+	if text == "" {
+		return nil
+	}
+	return append(Object(nil).Str(key, text).Close(), '\n')
+}
+
+// StepSyntax teaches the agent to declare steps in its replies.
+const StepSyntax = "Add a step by writing a line \"[Step] what to do\" in a reply."
+
+// HostText fits what the engine says to a host whose stop payload carries
+// no agent message, so [Step] lines in replies are never read: the agent
+// is taught `plangit step add` instead, and the host's todo tool (todo)
+// in place of TodoWrite, or none when todo is "".
+func HostText(sessionID, text, todo string) string {
+	if text == "" {
+		return text
+	}
+	text = strings.ReplaceAll(text, StepSyntax, "Add a step with "+CLI(sessionID, false)+" step add \"what to do\".")
+	if todo == "" {
+		return strings.ReplaceAll(text, " Or plan with TodoWrite.", "")
+	}
+	return strings.ReplaceAll(text, " Or plan with TodoWrite.", " Or plan with "+todo+".")
 }
