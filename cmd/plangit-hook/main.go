@@ -3,8 +3,9 @@
 // every change of the plan writes: Claude Code's PreToolUse and
 // UserPromptSubmit, which only read the plan, PostToolUse, which counts a
 // tool use, and Stop, which holds a stop with steps left; and the
-// read-only ones of Codex CLI (PreToolUse, UserPromptSubmit) and Gemini
-// CLI (BeforeTool, BeforeAgent). It links the standard library, package
+// read-only ones of Codex CLI (PreToolUse, UserPromptSubmit), Gemini CLI
+// (BeforeTool, BeforeAgent) and Copilot CLI (preToolUse,
+// userPromptSubmitted). It links the standard library, package
 // hookwire and its own bigstack alone, so it starts in about the time of
 // an empty Go program. Every other case — another event or host, a stale
 // or missing glance, a paused plan, a change waiting to land, a busy
@@ -12,10 +13,11 @@
 // with the same arguments and standard input, so its answers are always
 // plangit's.
 //
-//	plangit-hook [EVENT] [--host codex|gemini]
+//	plangit-hook [EVENT] [--host codex|gemini|copilot]
 //
-// The payload's hook_event_name, which these hosts always send, names the
-// event, as it does for plangit hook; EVENT is for a payload without one.
+// The payload's hook_event_name, where the host sends one, names the
+// event, as it does for plangit hook; EVENT is for a payload without one
+// (Copilot CLI's own hooks get none).
 //
 // plangit hooks install runs it for those events when it is installed
 // beside plangit (go install ./... from a clone installs both).
@@ -57,8 +59,8 @@ func run(args []string, stdin io.Reader, stdout, stderr *os.File, getenv func(st
 
 // parseArgs reads the command line as hooks install writes it — [EVENT]
 // [--host NAME] — for the hosts the hook binary answers: Claude Code (no
-// --host), Codex CLI and Gemini CLI. ok is false for anything else, which
-// plangit reads.
+// --host), Codex CLI, Gemini CLI and Copilot CLI. ok is false for
+// anything else, which plangit reads.
 func parseArgs(args []string) (event, host string, ok bool) {
 	host = hookwire.HostClaude
 	for i := 0; i < len(args); i++ {
@@ -74,23 +76,32 @@ func parseArgs(args []string) (event, host string, ok bool) {
 			event = a // the payload names it: a host may run the command without its arguments
 		}
 	}
-	return event, host, host == hookwire.HostClaude || host == hookwire.HostCodex || host == hookwire.HostGemini
+	switch host {
+	case hookwire.HostClaude, hookwire.HostCodex, hookwire.HostGemini, hookwire.HostCopilot:
+		return event, host, true
+	}
+	return "", "", false
 }
 
 // answersEvent is the event the hook binary answers, by plangit's (Claude
 // Code's) name, that a host's name for an event is; "" for one it hands
 // to plangit: Claude Code's PreToolUse, UserPromptSubmit, PostToolUse and
-// Stop, and the read-only ones of Codex CLI (PreToolUse, UserPromptSubmit)
-// and Gemini CLI (BeforeTool, BeforeAgent). Codex's PostToolUse reads
-// failures from the tool's result, and its Stop and Gemini's other events
-// are installed as plangit's.
+// Stop, and the read-only ones of Codex CLI (PreToolUse, UserPromptSubmit),
+// Gemini CLI (BeforeTool, BeforeAgent) and Copilot CLI (preToolUse,
+// userPromptSubmitted, in the format its own hooks get). The other hosts'
+// PostToolUse reads failures from the tool's result, and their other
+// events are installed as plangit's.
 func answersEvent(host, name string) string {
 	switch {
+	case host == hookwire.HostCopilot && name == "preToolUse":
+		return "PreToolUse"
+	case host == hookwire.HostCopilot && name == "userPromptSubmitted":
+		return "UserPromptSubmit"
 	case host == hookwire.HostGemini && name == "BeforeTool":
 		return "PreToolUse"
 	case host == hookwire.HostGemini && name == "BeforeAgent":
 		return "UserPromptSubmit"
-	case host != hookwire.HostGemini && (name == "PreToolUse" || name == "UserPromptSubmit"),
+	case (host == hookwire.HostClaude || host == hookwire.HostCodex) && (name == "PreToolUse" || name == "UserPromptSubmit"),
 		host == hookwire.HostClaude && (name == "PostToolUse" || name == "Stop"):
 		return name
 	}
@@ -100,7 +111,7 @@ func answersEvent(host, name string) string {
 // call is an event the hook binary answers, as the payload gives it.
 type call struct {
 	event string // plangit's name
-	host  string // hookwire.HostClaude, HostCodex or HostGemini
+	host  string // hookwire.HostClaude, HostCodex, HostGemini or HostCopilot
 	p     *hookwire.Payload
 	dir   string // the session's directory
 	shell bool   // the agent's shell reaches the session (CLAUDE_CODE_SESSION_ID, CODEX_THREAD_ID)
@@ -121,6 +132,12 @@ func answer(event, host string, payload []byte, getenv func(string) string) (out
 		p, err = hookwire.DecodeClaude(hookwire.StripBOM(payload))
 	case hookwire.HostGemini:
 		p, err = hookwire.DecodeGemini(payload)
+	case hookwire.HostCopilot:
+		var cp *hookwire.CopilotPayload
+		if cp, err = hookwire.DecodeCopilot(payload); err == nil {
+			p = &cp.Payload
+			p.ToolInput = hookwire.ObjectOrString(cp.Args)
+		}
 	default:
 		if hookwire.Recognise(payload) != hookwire.HostClaude {
 			// Another host running the hooks of Claude Code's settings
@@ -152,6 +169,12 @@ func answer(event, host string, payload []byte, getenv func(string) string) (out
 			return nil, false // a todo list: plangit reads it
 		}
 		shellVar = "" // no variable reaches Gemini's agent's shell
+	case hookwire.HostCopilot:
+		if p.ToolName == "update_todo" {
+			return nil, false // perhaps a todo list: plangit reads it
+		}
+		p.ToolName, p.ToolInput = hookwire.CopilotTool(p.ToolName, p.ToolInput)
+		shellVar = "" // no variable reaches Copilot's agent's shell
 	}
 	if !filepath.IsAbs(p.Cwd) || !hookwire.PlainSessionID(p.SessionID) {
 		return nil, false
@@ -214,6 +237,8 @@ func (c *call) encode(out *hookwire.Output) []byte {
 		return hookwire.EncodeCodex(c.event, out)
 	case hookwire.HostGemini:
 		return hookwire.EncodeGemini(c.event, out)
+	case hookwire.HostCopilot:
+		return hookwire.EncodeCopilot(c.event, c.p.SessionID, out)
 	}
 	return hookwire.EncodeClaude(c.event, out)
 }

@@ -124,7 +124,7 @@ var plan = [][]string{
 
 // TestParity: for every fixture of an event the hook binary answers for
 // Claude Code — the read-only PreToolUse and UserPromptSubmit, PostToolUse,
-// which counts, and Stop — and for Codex CLI and Gemini CLI — the
+// which counts, and Stop — and for Codex, Gemini and Copilot CLI — the
 // read-only ones — and
 // the other hosts', which the hook binary hands to plangit: its stdout,
 // exit code, turn memory, hook counters and revisions equal plangit
@@ -132,7 +132,7 @@ var plan = [][]string{
 func TestParity(t *testing.T) {
 	// Each scenario is for the events it says: the read-only ones (r),
 	// PostToolUse (p), Stop (s); the fixtures the hook binary hands to
-	// plangit at once (the other hosts', Codex's and Gemini's other events)
+	// plangit at once (Cursor's, the other hosts' other events)
 	// run the first three alone.
 	scenarios := []struct {
 		name   string
@@ -191,7 +191,7 @@ func TestParity(t *testing.T) {
 			calls = [][]string{{event, "--host", host}, {claude}}
 		}
 		for i, sc := range scenarios {
-			answered := host == "hooks" || (host == hookwire.HostCodex || host == hookwire.HostGemini) && kind == "r"
+			answered := host == "hooks" || host != hookwire.HostCursor && kind == "r"
 			if !strings.Contains(sc.events, kind) || !answered && i >= 3 {
 				continue
 			}
@@ -446,6 +446,59 @@ func TestGeminiWithoutPlangit(t *testing.T) {
 	gemini(root, "AfterTool", "after_tool_read")
 	gemini(root, "AfterAgent", "after_agent")
 	if b, _ := os.ReadFile(log); string(b) != "hook AfterTool --host gemini\nhook AfterAgent --host gemini\n" {
+		t.Errorf("plangit ran for\n%s", b)
+	}
+}
+
+// TestCopilotWithoutPlangit: Copilot CLI's preToolUse and
+// userPromptSubmitted hooks, as hooks install writes them (exec form:
+// EVENT --host copilot; the payload names no event), answer from a fresh
+// glance without plangit, in Copilot's protocol (hooks.Copilot): nothing
+// to a prompt — Copilot drops that output — and before a tool — it takes
+// no context there — while the turn memory records the turn and what was
+// said, as plangit does; a question while the plan awaits approval. Its
+// postToolUse is plangit's.
+func TestCopilotWithoutPlangit(t *testing.T) {
+	log := filepath.Join(t.TempDir(), "calls")
+	fixture := func(name string) []byte {
+		b, err := os.ReadFile("../../testdata/hooks/copilot/" + name + ".json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	hookBin := filepath.Join(spy, "plangit-hook")
+	copilot := func(root, event, name string) string {
+		out, code := hookRun(t, root, hookBin, []string{event, "--host", "copilot"}, fixture(name), "PLANGIT_SPY_LOG="+log)
+		if code != 0 {
+			t.Fatalf("%s: exit %d", name, code)
+		}
+		return out
+	}
+	root := project(t, plan)
+	turn := filepath.Join(root, ".code-agent", "plans", session, ".git", "plangit", "turn")
+	os.Remove(turn)
+	if out := copilot(root, "userPromptSubmitted", "user_prompt_submitted"); out != "" {
+		t.Errorf("prompt: %q", out)
+	}
+	if b, _ := os.ReadFile(turn); !strings.HasPrefix(string(b), "T ") {
+		t.Errorf("the turn did not begin:\n%s", b)
+	}
+	if out := copilot(root, "preToolUse", "pre_tool_use_bash_string"); out != "" {
+		t.Errorf("before a shell command: %q", out)
+	}
+	if b, _ := os.ReadFile(turn); !strings.Contains(string(b), "\nS ") {
+		t.Errorf("what was said is not remembered:\n%s", b)
+	}
+	pending := project(t, append([][]string{{"config", "set", "plan_confirmation", "true"}}, plan[:3]...))
+	if out := copilot(pending, "preToolUse", "pre_tool_use_create"); !strings.HasPrefix(out, `{"permissionDecision":"ask","permissionDecisionReason":"plangit: the plan awaits approval.`) {
+		t.Errorf("a new file while the plan awaits approval: %s", out)
+	}
+	if b, err := os.ReadFile(log); err == nil {
+		t.Errorf("plangit was run with a fresh glance:\n%s", b)
+	}
+	copilot(root, "postToolUse", "post_tool_use_view")
+	if b, _ := os.ReadFile(log); string(b) != "hook postToolUse --host copilot\n" {
 		t.Errorf("plangit ran for\n%s", b)
 	}
 }
