@@ -71,9 +71,10 @@ const HookProgram = "plangit-hook"
 // nothing). Every other host's events run plangit at once — through the
 // hook binary they would start two programs.
 var HookBinaryEvents = map[string][]string{
-	HostClaude: {PreToolUse, UserPromptSubmit, PostToolUse, Stop},
-	HostCodex:  {PreToolUse, UserPromptSubmit},
-	HostGemini: {PreToolUse, UserPromptSubmit},
+	HostClaude:  {PreToolUse, UserPromptSubmit, PostToolUse, Stop},
+	HostCodex:   {PreToolUse, UserPromptSubmit},
+	HostGemini:  {PreToolUse, UserPromptSubmit},
+	HostCopilot: {PreToolUse, UserPromptSubmit},
 }
 
 // Programs are what installed hooks run.
