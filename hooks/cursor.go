@@ -45,55 +45,28 @@ import (
 // the agent's shell, so suggested commands name --session.
 type Cursor struct{}
 
-// cursorTools maps Cursor's tool names onto the engine's. Hook matchers
-// and cursor-agent's --allowed-tools name Shell, Read, Write, Edit,
-// StrReplace, MultiEdit, ApplyPatch, Delete, Grep, Glob, Ls, SemSearch,
-// WebSearch, WebFetch, Task and MCP:<name>. Delete changes files, so it
-// counts as an edit; SemSearch is a look-up, as Grep is. Cursor's todo
-// tool is left alone: neither its name in hook payloads nor its input's
-// shape is documented.
-var cursorTools = map[string]string{
-	"Shell": "Bash", "Edit": "Edit", "StrReplace": "Edit", "MultiEdit": "Edit", "ApplyPatch": "Edit", "Delete": "Edit",
-	"Ls": "LS", "SemSearch": "Grep",
-}
-
 // Decode reads Cursor's JSON. The payload's hook_event_name names the
 // event; the command line's event (Cursor's name, or Claude Code's when
 // the hook comes from Claude Code's settings) is read when it has none.
 func (Cursor) Decode(event string, payload []byte) (*Input, error) {
-	in := &Input{}
-	var name, conv, cwd, failure, status, subagent string
-	var roots, output, loops json.RawMessage
-	err := decodeFields(payload, []field{{"conversation_id", &conv}, {"session_id", &in.SessionID}, {"hook_event_name", &name}, {"workspace_roots", &roots},
-		{"cwd", &cwd}, {"prompt", &in.Prompt}, {"tool_name", &in.ToolName}, {"tool_input", &in.ToolInput},
-		{"tool_output", &output}, {"error_message", &in.Error}, {"failure_type", &failure}, {"is_interrupt", &in.IsInterrupt},
-		{"status", &status}, {"loop_count", &loops}, {"summary", &in.LastAssistantMessage}, {"subagent_type", &subagent},
-		{"trigger", &in.Trigger}})
+	p, err := hookwire.DecodeCursor(payload)
 	if err != nil {
 		return nil, err
 	}
-	if name != "" {
-		event = name
+	if p.HookEventName != "" {
+		event = p.HookEventName
 	}
+	in := &Input{SessionID: p.SessionID, Cwd: p.Cwd, Prompt: p.Prompt, Error: p.Error, IsInterrupt: p.IsInterrupt,
+		LastAssistantMessage: p.LastAssistantMessage, Trigger: p.Trigger}
 	if in.Event = hostEvent(HostCursor, event); in.Event == "" {
 		return nil, fmt.Errorf("unknown hook event %q", event)
 	}
-	if conv != "" {
-		in.SessionID = conv // sessionStart's session_id is the same id
-	}
-	if in.Cwd = firstString(roots); in.Cwd == "" {
-		in.Cwd = cwd
-	}
-	in.ToolName = renameTool(cursorTools, in.ToolName)
-	in.ToolInput = hookwire.ObjectOrString(in.ToolInput) // MCP tools' input is a JSON string
-	if hookwire.FileTool(in.ToolName) {
-		in.ToolInput = hookwire.WithFilePath(in.ToolInput)
-	}
+	in.ToolName, in.ToolInput = hookwire.CursorTool(p.ToolName, p.ToolInput)
 	switch in.Event {
 	case PostToolUse:
 		// tool_output is "JSON-stringified result payload from the tool";
 		// a Shell command's holds its exitCode.
-		in.ToolResponse = hookwire.ObjectOrString(output)
+		in.ToolResponse = hookwire.ObjectOrString(p.Output)
 		if in.ToolName == "Bash" {
 			if msg := cursorShellFailure(in.ToolResponse); msg != "" {
 				in.Event, in.Error, in.ToolResponse = PostToolUseFailure, msg, nil
@@ -101,19 +74,19 @@ func (Cursor) Decode(event string, payload []byte) (*Input, error) {
 		}
 	case PostToolUseFailure:
 		// A call the person or a hook denied did not fail: no error to log.
-		in.IsInterrupt = in.IsInterrupt || failure == "permission_denied"
+		in.IsInterrupt = in.IsInterrupt || p.Failure == "permission_denied"
 	case Stop, SubagentStop:
 		// loop_count is how many follow-ups this hook already sent: the
 		// agent is continuing because of one. A stop that was aborted or
 		// errored is not held either (Cursor consumes a subagent's
 		// follow-up only when it completed).
-		n, _ := strconv.Atoi(string(loops))
-		in.StopHookActive = n > 0 || status != "" && status != "completed"
+		n, _ := strconv.Atoi(string(p.Loops))
+		in.StopHookActive = n > 0 || p.Status != "" && p.Status != "completed"
 	}
 	if in.Event == SubagentStop {
 		// Cursor's tool events do not say which subagent made them, so no
 		// step is known as a subagent's own: its stop is never held.
-		in.AgentID = "cursor-" + strings.Join(strings.Fields(subagent), "-")
+		in.AgentID = "cursor-" + strings.Join(strings.Fields(p.Subagent), "-")
 	} else {
 		in.LastAssistantMessage = ""
 	}
@@ -139,66 +112,8 @@ func cursorShellFailure(result json.RawMessage) string {
 	return exitFailure(code, strings.TrimSpace(stderr+"\n"+stdout))
 }
 
-// firstString is the first element of a JSON array of strings, or "".
-func firstString(raw json.RawMessage) string {
-	if len(raw) == 0 || raw[0] != '[' || !json.Valid(raw) {
-		return ""
-	}
-	first, seen := "", false
-	hookwire.Elements(raw, func(v []byte) {
-		if !seen {
-			first, _ = hookwire.String(v)
-			seen = true
-		}
-	})
-	return first
-}
-
-// Encode writes Cursor's answer; nothing at all when there is nothing to
-// say. The exit code is always 0: Cursor reads exit 2 as a denial.
+// Encode writes Cursor's answer (hookwire.EncodeCursor). The exit code is
+// always 0: Cursor reads exit 2 as a denial.
 func (Cursor) Encode(in *Input, out *Output) ([]byte, int) {
-	if out.Empty() {
-		return nil, 0
-	}
-	context := hookwire.HostText(in.SessionID, out.Context, "")
-	if out.Stop {
-		// No hook stops Cursor's agent: the agent is told to stop.
-		context = strings.TrimSpace(context + "\n[plangit] Stop now: " + out.StopReason)
-	}
-	switch in.Event {
-	case SessionStart, UserPromptSubmit, PostToolUse, PostToolUseFailure:
-		return hookwire.ContextOutput("additional_context", context), 0
-	case PreToolUse:
-		var o hookwire.Object
-		if out.Permission != "" {
-			// "ask" is accepted by Cursor's preToolUse but not enforced:
-			// the tool would run unasked. plangit denies, and says why.
-			o = o.Str("permission", cursorPermission(out.Permission))
-			if out.Permission != "allow" {
-				reason := out.PermissionReason
-				if out.Permission == "ask" {
-					reason += " Cursor cannot ask here, so the call is denied: the person confirms by running it, or what the reason names, themselves."
-				}
-				o = o.Str("user_message", reason).Str("agent_message", strings.TrimSpace(reason+"\n"+context))
-				context = "" // said in agent_message
-			}
-		}
-		o = o.Str("additional_context", context)
-		if len(o) == 0 {
-			return nil, 0
-		}
-		return append(o.Close(), '\n'), 0
-	case Stop, SubagentStop:
-		if out.Block {
-			return hookwire.ContextOutput("followup_message", out.Reason), 0
-		}
-	}
-	return nil, 0 // preCompact, sessionEnd, and a stop plangit does not hold
-}
-
-func cursorPermission(p string) string {
-	if p == "allow" {
-		return p
-	}
-	return "deny"
+	return hookwire.EncodeCursor(in.Event, in.SessionID, out), 0
 }

@@ -5,13 +5,13 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/plangit/plangit/hooks/hookwire"
 	"github.com/plangit/plangit/repo"
 )
 
-// Helpers the Cursor and Copilot CLI adapters share: both hosts name
-// their tools and spell their tools' parameters their own way, and both
-// also run the hooks of Claude Code's settings files (see native.go).
+// Helpers the other hosts' adapters share (their payload readers, tool
+// names and answers are in package hookwire, which the hook binary
+// shares). Cursor and Copilot CLI also run the hooks of Claude Code's
+// settings files (see native.go).
 
 // hostEvent reads a host's event name as plangit's: the host's own
 // spelling from the hosts table, or Claude Code's names (the command
@@ -44,28 +44,4 @@ func exitFailure(code, output string) string {
 		msg += "\n" + out
 	}
 	return msg
-}
-
-// renameTool maps a host's tool name to the engine's through table; a name
-// not in it is kept.
-func renameTool(table map[string]string, name string) string {
-	if n, ok := table[name]; ok {
-		return n
-	}
-	return name
-}
-
-// field is a payload member an adapter reads, by its exact name, into a
-// *string, *bool or *json.RawMessage (hookwire.DecodeFields).
-type field struct {
-	key string
-	dst any
-}
-
-func decodeFields(payload []byte, fields []field) error {
-	fs := make([]hookwire.Field, len(fields))
-	for i, f := range fields {
-		fs[i] = hookwire.Field{Key: f.key, Dst: f.dst}
-	}
-	return hookwire.DecodeFields(payload, fs)
 }
