@@ -3,9 +3,8 @@
 // every change of the plan writes: Claude Code's PreToolUse and
 // UserPromptSubmit, which only read the plan, PostToolUse, which counts a
 // tool use, and Stop, which holds a stop with steps left; and the
-// read-only ones of Codex CLI (PreToolUse, UserPromptSubmit), Gemini CLI
-// (BeforeTool, BeforeAgent) and Copilot CLI (preToolUse,
-// userPromptSubmitted). It links the standard library, package
+// read-only ones — before a tool, at a prompt — of the other hosts: Codex
+// CLI, Cursor, Gemini CLI and Copilot CLI. It links the standard library, package
 // hookwire and its own bigstack alone, so it starts in about the time of
 // an empty Go program. Every other case — another event or host, a stale
 // or missing glance, a paused plan, a change waiting to land, a busy
@@ -13,7 +12,7 @@
 // with the same arguments and standard input, so its answers are always
 // plangit's.
 //
-//	plangit-hook [EVENT] [--host codex|gemini|copilot]
+//	plangit-hook [EVENT] [--host codex|cursor|gemini|copilot]
 //
 // The payload's hook_event_name, where the host sends one, names the
 // event, as it does for plangit hook; EVENT is for a payload without one
@@ -59,7 +58,7 @@ func run(args []string, stdin io.Reader, stdout, stderr *os.File, getenv func(st
 
 // parseArgs reads the command line as hooks install writes it — [EVENT]
 // [--host NAME] — for the hosts the hook binary answers: Claude Code (no
-// --host), Codex CLI, Gemini CLI and Copilot CLI. ok is false for
+// --host), Codex CLI, Cursor, Gemini CLI and Copilot CLI. ok is false for
 // anything else, which plangit reads.
 func parseArgs(args []string) (event, host string, ok bool) {
 	host = hookwire.HostClaude
@@ -77,7 +76,7 @@ func parseArgs(args []string) (event, host string, ok bool) {
 		}
 	}
 	switch host {
-	case hookwire.HostClaude, hookwire.HostCodex, hookwire.HostGemini, hookwire.HostCopilot:
+	case hookwire.HostClaude, hookwire.HostCodex, hookwire.HostCursor, hookwire.HostGemini, hookwire.HostCopilot:
 		return event, host, true
 	}
 	return "", "", false
@@ -87,12 +86,17 @@ func parseArgs(args []string) (event, host string, ok bool) {
 // Code's) name, that a host's name for an event is; "" for one it hands
 // to plangit: Claude Code's PreToolUse, UserPromptSubmit, PostToolUse and
 // Stop, and the read-only ones of Codex CLI (PreToolUse, UserPromptSubmit),
-// Gemini CLI (BeforeTool, BeforeAgent) and Copilot CLI (preToolUse,
-// userPromptSubmitted, in the format its own hooks get). The other hosts'
-// PostToolUse reads failures from the tool's result, and their other
-// events are installed as plangit's.
+// Cursor (preToolUse, beforeSubmitPrompt), Gemini CLI (BeforeTool,
+// BeforeAgent) and Copilot CLI (preToolUse, userPromptSubmitted, in the
+// format its own hooks get). The other hosts' events after a tool read
+// failures from its result, and their other events are installed as
+// plangit's.
 func answersEvent(host, name string) string {
 	switch {
+	case host == hookwire.HostCursor && name == "preToolUse":
+		return "PreToolUse"
+	case host == hookwire.HostCursor && name == "beforeSubmitPrompt":
+		return "UserPromptSubmit"
 	case host == hookwire.HostCopilot && name == "preToolUse":
 		return "PreToolUse"
 	case host == hookwire.HostCopilot && name == "userPromptSubmitted":
@@ -111,7 +115,7 @@ func answersEvent(host, name string) string {
 // call is an event the hook binary answers, as the payload gives it.
 type call struct {
 	event string // plangit's name
-	host  string // hookwire.HostClaude, HostCodex, HostGemini or HostCopilot
+	host  string // hookwire.HostClaude, HostCodex, HostCursor, HostGemini or HostCopilot
 	p     *hookwire.Payload
 	dir   string // the session's directory
 	shell bool   // the agent's shell reaches the session (CLAUDE_CODE_SESSION_ID, CODEX_THREAD_ID)
@@ -132,6 +136,11 @@ func answer(event, host string, payload []byte, getenv func(string) string) (out
 		p, err = hookwire.DecodeClaude(hookwire.StripBOM(payload))
 	case hookwire.HostGemini:
 		p, err = hookwire.DecodeGemini(payload)
+	case hookwire.HostCursor:
+		var cp *hookwire.CursorPayload
+		if cp, err = hookwire.DecodeCursor(payload); err == nil {
+			p = &cp.Payload
+		}
 	case hookwire.HostCopilot:
 		var cp *hookwire.CopilotPayload
 		if cp, err = hookwire.DecodeCopilot(payload); err == nil {
@@ -169,6 +178,9 @@ func answer(event, host string, payload []byte, getenv func(string) string) (out
 			return nil, false // a todo list: plangit reads it
 		}
 		shellVar = "" // no variable reaches Gemini's agent's shell
+	case hookwire.HostCursor:
+		p.ToolName, p.ToolInput = hookwire.CursorTool(p.ToolName, p.ToolInput)
+		shellVar = "" // no variable reaches Cursor's agent's shell
 	case hookwire.HostCopilot:
 		if p.ToolName == "update_todo" {
 			return nil, false // perhaps a todo list: plangit reads it
@@ -237,6 +249,8 @@ func (c *call) encode(out *hookwire.Output) []byte {
 		return hookwire.EncodeCodex(c.event, out)
 	case hookwire.HostGemini:
 		return hookwire.EncodeGemini(c.event, out)
+	case hookwire.HostCursor:
+		return hookwire.EncodeCursor(c.event, c.p.SessionID, out)
 	case hookwire.HostCopilot:
 		return hookwire.EncodeCopilot(c.event, c.p.SessionID, out)
 	}

@@ -122,17 +122,16 @@ var plan = [][]string{
 	{"error", "add", "--tool", "Bash", "--key", "go test ./...", "exit status 1: TestCacheExpiry"},
 }
 
-// TestParity: for every fixture of an event the hook binary answers for
-// Claude Code — the read-only PreToolUse and UserPromptSubmit, PostToolUse,
-// which counts, and Stop — and for Codex, Gemini and Copilot CLI — the
-// read-only ones — and
-// the other hosts', which the hook binary hands to plangit: its stdout,
-// exit code, turn memory, hook counters and revisions equal plangit
-// hook's, twice in a turn, whatever state the session is in.
+// TestParity: for every fixture of an event the hook binary answers — for
+// Claude Code the read-only PreToolUse and UserPromptSubmit, PostToolUse,
+// which counts, and Stop; for every other host the read-only ones — and
+// of the other hosts' other events, which it hands to plangit: its
+// stdout, exit code, turn memory, hook counters and revisions equal
+// plangit hook's, twice in a turn, whatever state the session is in.
 func TestParity(t *testing.T) {
 	// Each scenario is for the events it says: the read-only ones (r),
 	// PostToolUse (p), Stop (s); the fixtures the hook binary hands to
-	// plangit at once (Cursor's, the other hosts' other events)
+	// plangit at once (the other hosts' other events)
 	// run the first three alone.
 	scenarios := []struct {
 		name   string
@@ -191,7 +190,7 @@ func TestParity(t *testing.T) {
 			calls = [][]string{{event, "--host", host}, {claude}}
 		}
 		for i, sc := range scenarios {
-			answered := host == "hooks" || host != hookwire.HostCursor && kind == "r"
+			answered := host == "hooks" || kind == "r"
 			if !strings.Contains(sc.events, kind) || !answered && i >= 3 {
 				continue
 			}
@@ -499,6 +498,45 @@ func TestCopilotWithoutPlangit(t *testing.T) {
 	}
 	copilot(root, "postToolUse", "post_tool_use_view")
 	if b, _ := os.ReadFile(log); string(b) != "hook postToolUse --host copilot\n" {
+		t.Errorf("plangit ran for\n%s", b)
+	}
+}
+
+// TestCursorWithoutPlangit: Cursor's beforeSubmitPrompt and preToolUse
+// hooks, as hooks install writes them (EVENT --host cursor, through a
+// shell), answer from a fresh glance without plangit, in Cursor's
+// protocol (hooks.Cursor): additional_context at the top level, the
+// session being conversation_id and the project the first workspace
+// root. Its postToolUse is plangit's.
+func TestCursorWithoutPlangit(t *testing.T) {
+	log := filepath.Join(t.TempDir(), "calls")
+	fixture := func(name string) []byte {
+		b, err := os.ReadFile("../../testdata/hooks/cursor/" + name + ".json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	hookBin := filepath.Join(spy, "plangit-hook")
+	root := project(t, plan)
+	cursor := func(event, name string) string {
+		out, code := hookRun(t, root, "sh", []string{"-c", hookBin + " " + event + " --host cursor"}, fixture(name), "PLANGIT_SPY_LOG="+log)
+		if code != 0 {
+			t.Fatalf("%s: exit %d", name, code)
+		}
+		return out
+	}
+	if out := cursor("beforeSubmitPrompt", "before_submit_prompt"); !strings.HasPrefix(out, `{"additional_context":"[plangit] Add caching — 0/2 done; now: 1 Design the cache`) {
+		t.Errorf("prompt: %s", out)
+	}
+	if out := cursor("preToolUse", "pre_tool_use_shell"); !strings.HasPrefix(out, `{"additional_context":"[plangit] `+"`go test ./...`"+` failed before (error #1`) {
+		t.Errorf("before a shell command: %s", out)
+	}
+	if b, err := os.ReadFile(log); err == nil {
+		t.Errorf("plangit was run with a fresh glance:\n%s", b)
+	}
+	cursor("postToolUse", "post_tool_use_read")
+	if b, _ := os.ReadFile(log); string(b) != "hook postToolUse --host cursor\n" {
 		t.Errorf("plangit ran for\n%s", b)
 	}
 }
