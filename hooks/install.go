@@ -67,12 +67,14 @@ const HookProgram = "plangit-hook"
 
 // HookBinaryEvents are, for each host, the events that installed hooks
 // give the hook binary when it is installed beside plangit: the ones it
-// answers itself (when the glance is fresh and the event changes
-// nothing). Every other host's events run plangit at once — through the
-// hook binary they would start two programs.
+// answers itself when the glance is fresh and the event changes nothing —
+// Claude Code's four that come with every tool call, prompt and stop, the
+// read-only ones of the others. The other events run plangit at once:
+// through the hook binary they would start two programs.
 var HookBinaryEvents = map[string][]string{
 	HostClaude:  {PreToolUse, UserPromptSubmit, PostToolUse, Stop},
 	HostCodex:   {PreToolUse, UserPromptSubmit},
+	HostCursor:  {PreToolUse, UserPromptSubmit},
 	HostGemini:  {PreToolUse, UserPromptSubmit},
 	HostCopilot: {PreToolUse, UserPromptSubmit},
 }

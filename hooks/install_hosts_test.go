@@ -258,9 +258,9 @@ func TestInstallGeminiComments(t *testing.T) {
 // TestInstallHookBinaryPerHost: with the hook binary beside plangit,
 // install gives it the events it answers for each host — Codex CLI's
 // PreToolUse and UserPromptSubmit, Gemini CLI's BeforeAgent and
-// BeforeTool, as shell command lines naming the host, Copilot CLI's
-// userPromptSubmitted and preToolUse in exec form — and plangit every
-// other event and host (Cursor's); an install from before the
+// BeforeTool, Cursor's beforeSubmitPrompt and preToolUse, as shell
+// command lines naming the host, Copilot CLI's userPromptSubmitted and
+// preToolUse in exec form — and plangit every other event; an install from before the
 // hook binary is outdated in exactly those events, and upgraded in place.
 func TestInstallHookBinaryPerHost(t *testing.T) {
 	plain, withHook := Programs{Plangit: "plangit"}, Programs{Plangit: "plangit", Hook: "plangit-hook"}
@@ -274,7 +274,7 @@ func TestInstallHookBinaryPerHost(t *testing.T) {
 			f.Install(plain)
 			saveHost(t, f)
 			_, differ := loadHost(t, host, path).State(withHook)
-			want := map[string][]string{HostCodex: {UserPromptSubmit, PreToolUse}, HostGemini: {"BeforeAgent", "BeforeTool"}, HostCopilot: {"userPromptSubmitted", "preToolUse"}}[host] // in the host's order of events
+			want := map[string][]string{HostCodex: {UserPromptSubmit, PreToolUse}, HostGemini: {"BeforeAgent", "BeforeTool"}, HostCopilot: {"userPromptSubmitted", "preToolUse"}, HostCursor: {"beforeSubmitPrompt", "preToolUse"}}[host] // in the host's order of events
 			if !reflect.DeepEqual(differ, want) {
 				t.Errorf("outdated events %v, want %v", differ, want)
 			}
