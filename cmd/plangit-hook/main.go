@@ -44,7 +44,7 @@ func run(args []string, stdin io.Reader, stdout, stderr *os.File, getenv func(st
 	payload, err := io.ReadAll(io.LimitReader(stdin, maxPayload+1))
 	if err == nil && len(payload) <= maxPayload {
 		if event, host, ok := parseArgs(args); ok {
-			if out, ok := answer(event, host, payload, getenv); ok {
+			if out, ok := answerOrNot(event, host, payload, getenv); ok {
 				if out == nil && host == hookwire.HostGemini {
 					out = []byte(hookwire.GeminiNothing)
 				}
@@ -119,6 +119,18 @@ type call struct {
 	p     *hookwire.Payload
 	dir   string // the session's directory
 	shell bool   // the agent's shell reaches the session (CLAUDE_CODE_SESSION_ID, CODEX_THREAD_ID)
+}
+
+// answerOrNot is answer, with a crash handed to plangit: a hook that
+// exits 2 blocks, and one that exits otherwise may deny the tool
+// (Copilot CLI).
+func answerOrNot(event, host string, payload []byte, getenv func(string) string) (out []byte, ok bool) {
+	defer func() {
+		if recover() != nil {
+			out, ok = nil, false
+		}
+	}()
+	return answer(event, host, payload, getenv)
 }
 
 // answer answers the event; ok is false when plangit must. Nothing to say

@@ -114,6 +114,38 @@ func BenchmarkAnswer(b *testing.B) {
 	}
 }
 
+// FuzzAnswer: whatever bytes a host sends, for any host and event, the
+// hook binary answers without a crash — or hands the call to plangit —
+// and an answer is one JSON object on one line, or nothing (Gemini
+// CLI's: {}). Seeds: every fixture.
+func FuzzAnswer(f *testing.F) {
+	root := project(f, plan)
+	fixtures, _ := filepath.Glob("../../testdata/hooks/*/*.json")
+	more, _ := filepath.Glob("../../testdata/hooks/*.json")
+	for _, fx := range append(fixtures, more...) {
+		b, _ := os.ReadFile(fx)
+		event, _, ok := binaryEvent(fx, b)
+		if !ok {
+			continue
+		}
+		host := filepath.Base(filepath.Dir(fx))
+		if host == "hooks" {
+			host = hookwire.HostClaude
+		}
+		f.Add(host, event, payloadIn(root, b))
+	}
+	getenv := func(string) string { return "" }
+	f.Fuzz(func(t *testing.T, host, event string, payload []byte) {
+		out, ok := answer(event, host, payload, getenv)
+		if !ok {
+			return
+		}
+		if len(out) > 0 && (!hookwire.Valid(bytes.TrimSuffix(out, []byte("\n"))) || out[0] != '{' || bytes.Count(out, []byte("\n")) != 1) {
+			t.Errorf("%s %s answered %q", host, event, out)
+		}
+	})
+}
+
 var plan = [][]string{
 	{"init", "Add caching", "--goal", "cache lookups", "--phase", "Design", "--phase", "Build"},
 	{"step", "add", "Design the cache", "--phase", "Design"},
