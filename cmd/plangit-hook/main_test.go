@@ -90,6 +90,17 @@ func hookRun(t *testing.T, root, prog string, args []string, fixture []byte, env
 	return out.String(), code
 }
 
+// readFixture reads a hook fixture of testdata/hooks: Claude Code's when
+// dir is "", else the host's of that directory.
+func readFixture(t *testing.T, dir, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "..", "testdata", "hooks", dir, name+".json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
 // payloadIn is a fixture's payload for the session in root.
 func payloadIn(root string, fixture []byte) []byte {
 	return bytes.ReplaceAll(bytes.ReplaceAll(fixture, []byte("{{SESSION}}"), []byte(session)), []byte("{{CWD}}"), []byte(root))
@@ -319,13 +330,7 @@ func binaryEvent(path string, payload []byte) (event, claude string, ok bool) {
 func TestAnswersWithoutPlangit(t *testing.T) {
 	root := project(t, append([][]string{{"config", "set", "advance_after", "12"}}, plan...))
 	log := filepath.Join(t.TempDir(), "calls")
-	fixture := func(name string) []byte {
-		b, err := os.ReadFile("../../testdata/hooks/" + name + ".json")
-		if err != nil {
-			t.Fatal(err)
-		}
-		return b
-	}
+	fixture := func(name string) []byte { return readFixture(t, "", name) }
 	pre, prompt := fixture("pre_tool_use_bash"), fixture("user_prompt_submit_other")
 	hookBin := filepath.Join(spy, "plangit-hook")
 	said := ""
@@ -388,13 +393,7 @@ func TestAnswersWithoutPlangit(t *testing.T) {
 func TestCodexWithoutPlangit(t *testing.T) {
 	root := project(t, plan)
 	log := filepath.Join(t.TempDir(), "calls")
-	fixture := func(name string) []byte {
-		b, err := os.ReadFile("../../testdata/hooks/codex/" + name + ".json")
-		if err != nil {
-			t.Fatal(err)
-		}
-		return b
-	}
+	fixture := func(name string) []byte { return readFixture(t, "codex", name) }
 	hookBin := filepath.Join(spy, "plangit-hook")
 	codex := func(event, name string, env ...string) string {
 		out, code := hookRun(t, root, "sh", []string{"-c", "exec " + hookBin + " " + event + " --host codex"}, fixture(name), append(env, "PLANGIT_SPY_LOG="+log)...)
@@ -441,13 +440,7 @@ func TestCodexWithoutPlangit(t *testing.T) {
 // awaits approval. Its AfterTool and AfterAgent are plangit's.
 func TestGeminiWithoutPlangit(t *testing.T) {
 	log := filepath.Join(t.TempDir(), "calls")
-	fixture := func(name string) []byte {
-		b, err := os.ReadFile("../../testdata/hooks/gemini/" + name + ".json")
-		if err != nil {
-			t.Fatal(err)
-		}
-		return b
-	}
+	fixture := func(name string) []byte { return readFixture(t, "gemini", name) }
 	hookBin := filepath.Join(spy, "plangit-hook")
 	gemini := func(root, event, name string) string {
 		out, code := hookRun(t, root, "bash", []string{"-c", hookBin + " " + event + " --host gemini"}, fixture(name), "PLANGIT_SPY_LOG="+log)
@@ -491,13 +484,7 @@ func TestGeminiWithoutPlangit(t *testing.T) {
 // postToolUse is plangit's.
 func TestCopilotWithoutPlangit(t *testing.T) {
 	log := filepath.Join(t.TempDir(), "calls")
-	fixture := func(name string) []byte {
-		b, err := os.ReadFile("../../testdata/hooks/copilot/" + name + ".json")
-		if err != nil {
-			t.Fatal(err)
-		}
-		return b
-	}
+	fixture := func(name string) []byte { return readFixture(t, "copilot", name) }
 	hookBin := filepath.Join(spy, "plangit-hook")
 	copilot := func(root, event, name string) string {
 		out, code := hookRun(t, root, hookBin, []string{event, "--host", "copilot"}, fixture(name), "PLANGIT_SPY_LOG="+log)
@@ -542,13 +529,7 @@ func TestCopilotWithoutPlangit(t *testing.T) {
 // root. Its postToolUse is plangit's.
 func TestCursorWithoutPlangit(t *testing.T) {
 	log := filepath.Join(t.TempDir(), "calls")
-	fixture := func(name string) []byte {
-		b, err := os.ReadFile("../../testdata/hooks/cursor/" + name + ".json")
-		if err != nil {
-			t.Fatal(err)
-		}
-		return b
-	}
+	fixture := func(name string) []byte { return readFixture(t, "cursor", name) }
 	hookBin := filepath.Join(spy, "plangit-hook")
 	root := project(t, plan)
 	cursor := func(event, name string) string {

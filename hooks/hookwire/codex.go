@@ -114,9 +114,7 @@ func EncodeCodex(event string, out *Output) []byte {
 	if out.Block && (event == "PostToolUse" || event == "PostToolUseFailure") {
 		context = strings.TrimSpace(context + "\n" + out.Reason)
 	}
-	if out.Stop {
-		context = strings.TrimSpace(context + "\n[plangit] Stop now: " + out.StopReason)
-	}
+	context = toldToStop(context, out)
 	switch event {
 	case "SessionStart", "UserPromptSubmit", "PostToolUse":
 		return codexContext(event, context, "", "")

@@ -1,7 +1,5 @@
 package hookwire
 
-import "strings"
-
 // GitHub Copilot CLI's hook protocol, for what the engine and the hook
 // binary share: its payload in either format, its tools read as the
 // engine's, and its answers (hooks.Copilot tells the whole protocol, and
@@ -92,9 +90,7 @@ func EncodeCopilot(event, sessionID string, out *Output) []byte {
 		return nil
 	}
 	context := HostText(sessionID, out.Context, "update_todo")
-	if out.Stop {
-		context = strings.TrimSpace(context + "\n[plangit] Stop now: " + out.StopReason)
-	}
+	context = toldToStop(context, out)
 	switch event {
 	case "SessionStart", "PostToolUse", "PostToolUseFailure":
 		return ContextOutput("additionalContext", context)

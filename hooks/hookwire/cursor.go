@@ -99,9 +99,7 @@ func EncodeCursor(event, sessionID string, out *Output) []byte {
 		return nil
 	}
 	context := HostText(sessionID, out.Context, "")
-	if out.Stop {
-		context = strings.TrimSpace(context + "\n[plangit] Stop now: " + out.StopReason)
-	}
+	context = toldToStop(context, out)
 	switch event {
 	case "SessionStart", "UserPromptSubmit", "PostToolUse", "PostToolUseFailure":
 		return ContextOutput("additional_context", context)

@@ -108,9 +108,7 @@ func EncodeGemini(event string, out *Output) []byte {
 		return []byte(GeminiNothing)
 	}
 	context := strings.ReplaceAll(out.Context, "TodoWrite", "write_todos")
-	if out.Stop {
-		context = strings.TrimSpace(context + "\n[plangit] Stop now: " + out.StopReason)
-	}
+	context = toldToStop(context, out)
 	if out.Block && (event == "PostToolUse" || event == "PostToolUseFailure") {
 		context = strings.TrimSpace(context + "\n" + out.Reason)
 	}

@@ -130,3 +130,12 @@ func HostText(sessionID, text, todo string) string {
 	}
 	return strings.ReplaceAll(text, " Or plan with TodoWrite.", " Or plan with "+todo+".")
 }
+
+// toldToStop is what a host whose hooks cannot stop its agent says to it
+// when the answer would stop it: the context, then why it must stop.
+func toldToStop(context string, out *Output) string {
+	if !out.Stop {
+		return context
+	}
+	return strings.TrimSpace(context + "\n[plangit] Stop now: " + out.StopReason)
+}
