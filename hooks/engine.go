@@ -569,7 +569,7 @@ func (e *engine) preToolUse() (*Output, error) {
 	if !e.replaying() {
 		t = e.turn(s)
 	}
-	a := g.PreToolUse(c, t, e.cli(t))
+	a := g.PreToolUse(c, t, e.cli(t), e.in.SessionID)
 	e.remember(s, a.Remember)
 	return &Output{Context: a.Context, Permission: a.Permission, PermissionReason: a.PermissionReason}, nil
 }

@@ -243,7 +243,7 @@ func answer(event, host string, payload []byte, getenv func(string) string) (out
 		if !gated {
 			return nil, true
 		}
-		a = g.PreToolUse(tc, t, hookwire.CLI(p.SessionID, shell))
+		a = g.PreToolUse(tc, t, hookwire.CLI(p.SessionID, shell), p.SessionID)
 	case "UserPromptSubmit":
 		if g.Status == "paused" || len(t.Advanced) > 0 || t.Size >= hookwire.TurnMaxSize {
 			return nil, false // a resume, an advance taken back, or a memory to start over: plangit's

@@ -71,9 +71,10 @@ func Say(t *Turn, parts []Part, budget int, cli string) (text, remember string) 
 // PreToolUse answers before a tool call: the current step and the tool's
 // open errors — the one this very call met before first — each once a
 // turn; and, while the plan awaits approval or steps need confirmation, a
-// question. A nil t (an event replayed from the queue, whose answer goes
-// nowhere) hears nothing.
-func (g *Glance) PreToolUse(c ToolCall, t *Turn, cli string) Answer {
+// question, for the person, whose shell does not reach the session by
+// itself: the commands it names carry --session. A nil t (an event
+// replayed from the queue, whose answer goes nowhere) hears nothing.
+func (g *Glance) PreToolUse(c ToolCall, t *Turn, cli, sessionID string) Answer {
 	var a Answer
 	if c.Critical && g.Unfinished && t != nil {
 		a.Context, a.Remember = Say(t, g.ToolParts(c.Tool, c.Key), g.Rules.Budget, cli)
@@ -81,7 +82,8 @@ func (g *Glance) PreToolUse(c ToolCall, t *Turn, cli string) Answer {
 	switch {
 	case c.GatePlan && g.Status == "pending":
 		a.Permission = "ask"
-		a.PermissionReason = "plangit: the plan awaits approval. Review it (plangit show) and approve it (plangit approve) before the agent changes anything."
+		person := CLI(sessionID, false)
+		a.PermissionReason = "plangit: the plan awaits approval. Review it (" + person + " show) and approve it (" + person + " approve) before the agent changes anything."
 	case c.GateStep:
 		a.Permission = "ask"
 		a.PermissionReason = "plangit: step confirmation is on; confirm before the agent starts a step."
