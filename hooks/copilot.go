@@ -55,12 +55,11 @@ func (Copilot) Decode(event string, payload []byte) (*Input, error) {
 	if p.HookEventName != "" {
 		event = p.HookEventName
 	}
-	in := &Input{SessionID: p.SessionID, Cwd: p.Cwd, Source: p.Source, Prompt: p.Prompt, ToolName: p.ToolName,
+	in := &Input{SessionID: p.SessionID, Cwd: p.Cwd, Source: p.Source, Prompt: p.Prompt, ToolName: p.ToolName, ToolInput: p.ToolInput,
 		StopHookActive: p.StopHookActive, AgentID: p.AgentID, LastAssistantMessage: p.LastAssistantMessage, Trigger: p.Trigger}
 	if in.Event = hostEvent(HostCopilot, event); in.Event == "" {
 		return nil, fmt.Errorf("unknown hook event %q", event)
 	}
-	in.ToolInput = hookwire.ObjectOrString(p.Args)
 	if in.ToolName == "update_todo" {
 		if todos := copilotTodos(in.ToolInput); todos != nil {
 			in.ToolName, in.ToolInput = "TodoWrite", todos

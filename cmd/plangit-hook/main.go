@@ -23,6 +23,7 @@
 package main
 
 import (
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -43,10 +44,10 @@ func main() {
 func run(args []string, stdin io.Reader, stdout, stderr *os.File, getenv func(string) string) int {
 	payload, err := io.ReadAll(io.LimitReader(stdin, maxPayload+1))
 	if err == nil && len(payload) <= maxPayload {
-		if event, host, ok := parseArgs(args); ok {
-			if out, ok := answerOrNot(event, host, payload, getenv); ok {
-				if out == nil && host == hookwire.HostGemini {
-					out = []byte(hookwire.GeminiNothing)
+		if event, h, ok := parseArgs(args); ok {
+			if out, ok := answerOrNot(event, h, payload, getenv); ok {
+				if out == nil {
+					out = []byte(h.nothing)
 				}
 				stdout.Write(out)
 				return 0
@@ -56,66 +57,115 @@ func run(args []string, stdin io.Reader, stdout, stderr *os.File, getenv func(st
 	return fallback(args, payload, stdout, stderr)
 }
 
+// host is how the hook binary reads a host's events and writes its
+// answers, with package hookwire's readers and writers, which plangit's
+// adapters call too.
+type host struct {
+	// events are the host's names of the events the hook binary answers,
+	// with plangit's (Claude Code's) name of each: its prompt and the
+	// moment before a tool; Claude Code's PostToolUse and Stop too. Other
+	// hosts' events after a tool read failures from its result, and their
+	// other events are installed as plangit's.
+	events [][2]string
+	decode func(payload []byte) (*hookwire.Payload, error)
+	// tool is the engine's tool a call is, and the input it reads.
+	tool func(name string, input []byte) (string, []byte)
+	// todo is the host's todo tool: plangit reads it, as it does
+	// anything that reads as TodoWrite on a host that is not Claude Code.
+	todo     string
+	shellVar string // where the agent's shell has the session id; "" for none
+	encode   func(event, sessionID string, out *hookwire.Output) []byte
+	nothing  string // the answer that says nothing
+}
+
+var (
+	claude = host{events: [][2]string{{"PreToolUse", "PreToolUse"}, {"UserPromptSubmit", "UserPromptSubmit"}, {"PostToolUse", "PostToolUse"}, {"Stop", "Stop"}},
+		decode: decodeClaude, shellVar: "CLAUDE_CODE_SESSION_ID", encode: encodeClaude}
+	codex = host{events: [][2]string{{"PreToolUse", "PreToolUse"}, {"UserPromptSubmit", "UserPromptSubmit"}}, decode: decodeCodex, tool: hookwire.CodexTool, todo: "update_plan", shellVar: "CODEX_THREAD_ID",
+		encode: func(event, _ string, out *hookwire.Output) []byte { return hookwire.EncodeCodex(event, out) }}
+	cursor = host{events: [][2]string{{"preToolUse", "PreToolUse"}, {"beforeSubmitPrompt", "UserPromptSubmit"}},
+		decode: decodeCursor, tool: hookwire.CursorTool, encode: hookwire.EncodeCursor}
+	gemini = host{events: [][2]string{{"BeforeTool", "PreToolUse"}, {"BeforeAgent", "UserPromptSubmit"}},
+		decode: hookwire.DecodeGemini, tool: hookwire.GeminiTool, todo: "write_todos",
+		encode: func(event, _ string, out *hookwire.Output) []byte { return hookwire.EncodeGemini(event, out) }, nothing: hookwire.GeminiNothing}
+	copilot = host{events: [][2]string{{"preToolUse", "PreToolUse"}, {"userPromptSubmitted", "UserPromptSubmit"}},
+		decode: decodeCopilot, tool: hookwire.CopilotTool, todo: "update_todo", encode: hookwire.EncodeCopilot}
+)
+
+// decodeClaude reads Claude Code's payload: only Claude Code's, since
+// other hosts run the hooks of its settings too (Cursor, Copilot CLI),
+// and plangit answers them as those hosts, or not at all where the host
+// runs plangit's own hooks as well.
+func decodeClaude(payload []byte) (*hookwire.Payload, error) {
+	if hookwire.Recognise(payload) != hookwire.HostClaude {
+		return nil, errors.New("another host's payload")
+	}
+	return hookwire.DecodeClaude(payload)
+}
+
+func encodeClaude(event, _ string, out *hookwire.Output) []byte {
+	return hookwire.EncodeClaude(event, out)
+}
+
+// decodeCodex reads Codex CLI's payload, Claude Code's shape.
+func decodeCodex(payload []byte) (*hookwire.Payload, error) {
+	return hookwire.DecodeClaude(hookwire.StripBOM(payload))
+}
+
+func decodeCursor(payload []byte) (*hookwire.Payload, error) {
+	p, err := hookwire.DecodeCursor(payload)
+	if err != nil {
+		return nil, err
+	}
+	return &p.Payload, nil
+}
+
+func decodeCopilot(payload []byte) (*hookwire.Payload, error) {
+	p, err := hookwire.DecodeCopilot(payload)
+	if err != nil {
+		return nil, err
+	}
+	return &p.Payload, nil
+}
+
 // parseArgs reads the command line as hooks install writes it — [EVENT]
 // [--host NAME] — for the hosts the hook binary answers: Claude Code (no
 // --host), Codex CLI, Cursor, Gemini CLI and Copilot CLI. ok is false for
 // anything else, which plangit reads.
-func parseArgs(args []string) (event, host string, ok bool) {
-	host = hookwire.HostClaude
+func parseArgs(args []string) (event string, h *host, ok bool) {
+	name := hookwire.HostClaude
 	for i := 0; i < len(args); i++ {
 		switch a := args[i]; {
 		case a == "--host" && i+1 < len(args):
 			i++
-			host = args[i]
+			name = args[i]
 		case strings.HasPrefix(a, "--host="):
-			host = a[len("--host="):]
+			name = a[len("--host="):]
 		case strings.HasPrefix(a, "-") || event != "":
-			return "", "", false
+			return "", nil, false
 		default:
 			event = a // the payload names it: a host may run the command without its arguments
 		}
 	}
-	switch host {
-	case hookwire.HostClaude, hookwire.HostCodex, hookwire.HostCursor, hookwire.HostGemini, hookwire.HostCopilot:
-		return event, host, true
+	switch name {
+	case hookwire.HostClaude:
+		return event, &claude, true
+	case hookwire.HostCodex:
+		return event, &codex, true
+	case hookwire.HostCursor:
+		return event, &cursor, true
+	case hookwire.HostGemini:
+		return event, &gemini, true
+	case hookwire.HostCopilot:
+		return event, &copilot, true
 	}
-	return "", "", false
-}
-
-// answersEvent is the event the hook binary answers, by plangit's (Claude
-// Code's) name, that a host's name for an event is; "" for one it hands
-// to plangit: Claude Code's PreToolUse, UserPromptSubmit, PostToolUse and
-// Stop, and the read-only ones of Codex CLI (PreToolUse, UserPromptSubmit),
-// Cursor (preToolUse, beforeSubmitPrompt), Gemini CLI (BeforeTool,
-// BeforeAgent) and Copilot CLI (preToolUse, userPromptSubmitted, in the
-// format its own hooks get). The other hosts' events after a tool read
-// failures from its result, and their other events are installed as
-// plangit's.
-func answersEvent(host, name string) string {
-	switch {
-	case host == hookwire.HostCursor && name == "preToolUse":
-		return "PreToolUse"
-	case host == hookwire.HostCursor && name == "beforeSubmitPrompt":
-		return "UserPromptSubmit"
-	case host == hookwire.HostCopilot && name == "preToolUse":
-		return "PreToolUse"
-	case host == hookwire.HostCopilot && name == "userPromptSubmitted":
-		return "UserPromptSubmit"
-	case host == hookwire.HostGemini && name == "BeforeTool":
-		return "PreToolUse"
-	case host == hookwire.HostGemini && name == "BeforeAgent":
-		return "UserPromptSubmit"
-	case (host == hookwire.HostClaude || host == hookwire.HostCodex) && (name == "PreToolUse" || name == "UserPromptSubmit"),
-		host == hookwire.HostClaude && (name == "PostToolUse" || name == "Stop"):
-		return name
-	}
-	return ""
+	return "", nil, false
 }
 
 // call is an event the hook binary answers, as the payload gives it.
 type call struct {
 	event string // plangit's name
-	host  string // hookwire.HostClaude, HostCodex, HostCursor, HostGemini or HostCopilot
+	host  *host
 	p     *hookwire.Payload
 	dir   string // the session's directory
 	shell bool   // the agent's shell reaches the session (CLAUDE_CODE_SESSION_ID, CODEX_THREAD_ID)
@@ -124,81 +174,40 @@ type call struct {
 // answerOrNot is answer, with a crash handed to plangit: a hook that
 // exits 2 blocks, and one that exits otherwise may deny the tool
 // (Copilot CLI).
-func answerOrNot(event, host string, payload []byte, getenv func(string) string) (out []byte, ok bool) {
+func answerOrNot(event string, h *host, payload []byte, getenv func(string) string) (out []byte, ok bool) {
 	defer func() {
 		if recover() != nil {
 			out, ok = nil, false
 		}
 	}()
-	return answer(event, host, payload, getenv)
+	return answer(event, h, payload, getenv)
 }
 
 // answer answers the event; ok is false when plangit must. Nothing to say
-// is nil, which Gemini CLI's answer spells {}.
-func answer(event, host string, payload []byte, getenv func(string) string) (out []byte, ok bool) {
+// is nil (the host's nothing).
+func answer(event string, h *host, payload []byte, getenv func(string) string) (out []byte, ok bool) {
 	for _, v := range []string{"PLANGIT_ROOT", "PLANGIT_NOW", "PLANGIT_LOCK_WAIT"} {
 		if getenv(v) != "" {
 			return nil, false // plangit reads these, and checks them
 		}
 	}
-	var p *hookwire.Payload
-	var err error
-	switch host {
-	case hookwire.HostCodex:
-		p, err = hookwire.DecodeClaude(hookwire.StripBOM(payload))
-	case hookwire.HostGemini:
-		p, err = hookwire.DecodeGemini(payload)
-	case hookwire.HostCursor:
-		var cp *hookwire.CursorPayload
-		if cp, err = hookwire.DecodeCursor(payload); err == nil {
-			p = &cp.Payload
-		}
-	case hookwire.HostCopilot:
-		var cp *hookwire.CopilotPayload
-		if cp, err = hookwire.DecodeCopilot(payload); err == nil {
-			p = &cp.Payload
-			p.ToolInput = hookwire.ObjectOrString(cp.Args)
-		}
-	default:
-		if hookwire.Recognise(payload) != hookwire.HostClaude {
-			// Another host running the hooks of Claude Code's settings
-			// (Cursor, Copilot CLI): plangit answers as that host, or not
-			// at all where that host runs plangit's own hooks too.
-			return nil, false
-		}
-		p, err = hookwire.DecodeClaude(payload)
-	}
+	p, err := h.decode(payload)
 	if err != nil {
 		return nil, false
 	}
 	if p.HookEventName != "" {
 		event = p.HookEventName
 	}
-	if event = answersEvent(host, event); event == "" {
+	if event = h.event(event); event == "" {
 		return nil, false
 	}
-	shellVar := "CLAUDE_CODE_SESSION_ID"
-	switch host {
-	case hookwire.HostCodex:
-		if p.ToolName == "update_plan" {
+	if h.tool != nil {
+		if h.todo != "" && p.ToolName == h.todo {
 			return nil, false // a todo list: plangit reads it
 		}
-		p.ToolName, p.ToolInput = hookwire.CodexTool(p.ToolName, p.ToolInput)
-		shellVar = "CODEX_THREAD_ID"
-	case hookwire.HostGemini:
-		if p.ToolName, p.ToolInput = hookwire.GeminiTool(p.ToolName, p.ToolInput); p.ToolName == "TodoWrite" {
-			return nil, false // a todo list: plangit reads it
+		if p.ToolName, p.ToolInput = h.tool(p.ToolName, p.ToolInput); p.ToolName == "TodoWrite" {
+			return nil, false
 		}
-		shellVar = "" // no variable reaches Gemini's agent's shell
-	case hookwire.HostCursor:
-		p.ToolName, p.ToolInput = hookwire.CursorTool(p.ToolName, p.ToolInput)
-		shellVar = "" // no variable reaches Cursor's agent's shell
-	case hookwire.HostCopilot:
-		if p.ToolName == "update_todo" {
-			return nil, false // perhaps a todo list: plangit reads it
-		}
-		p.ToolName, p.ToolInput = hookwire.CopilotTool(p.ToolName, p.ToolInput)
-		shellVar = "" // no variable reaches Copilot's agent's shell
 	}
 	if !filepath.IsAbs(p.Cwd) || !hookwire.PlainSessionID(p.SessionID) {
 		return nil, false
@@ -206,8 +215,8 @@ func answer(event, host string, payload []byte, getenv func(string) string) (out
 	if fi, err := hookwire.Stat(p.Cwd); err != nil || !fi.Dir {
 		return nil, false
 	}
-	c := &call{event: event, host: host, p: p, dir: hookwire.SessionDir(hookwire.FindRoot(p.Cwd), p.SessionID),
-		shell: shellVar != "" && getenv(shellVar) == p.SessionID}
+	c := &call{event: event, host: h, p: p, dir: hookwire.SessionDir(hookwire.FindRoot(p.Cwd), p.SessionID),
+		shell: h.shellVar != "" && getenv(h.shellVar) == p.SessionID}
 	if _, err := hookwire.Lstat(c.dir); err != nil {
 		// No plan: nothing to say before a tool or to count after one;
 		// a prompt or a todo list may start one, which is plangit's.
@@ -254,19 +263,20 @@ func answer(event, host string, payload []byte, getenv func(string) string) (out
 	return c.encode(&hookwire.Output{Context: a.Context, Permission: a.Permission, PermissionReason: a.PermissionReason}), true
 }
 
+// event is plangit's name of the host's event, when the hook binary
+// answers it; "" otherwise.
+func (h *host) event(name string) string {
+	for _, e := range h.events {
+		if e[0] == name {
+			return e[1]
+		}
+	}
+	return ""
+}
+
 // encode writes the answer in the host's protocol.
 func (c *call) encode(out *hookwire.Output) []byte {
-	switch c.host {
-	case hookwire.HostCodex:
-		return hookwire.EncodeCodex(c.event, out)
-	case hookwire.HostGemini:
-		return hookwire.EncodeGemini(c.event, out)
-	case hookwire.HostCursor:
-		return hookwire.EncodeCursor(c.event, c.p.SessionID, out)
-	case hookwire.HostCopilot:
-		return hookwire.EncodeCopilot(c.event, c.p.SessionID, out)
-	}
-	return hookwire.EncodeClaude(c.event, out)
+	return c.host.encode(c.event, c.p.SessionID, out)
 }
 
 // postToolUse counts a tool use under the session lock, as plangit does,

@@ -119,7 +119,7 @@ func BenchmarkAnswer(b *testing.B) {
 	getenv := func(string) string { return "" }
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, ok := answer("PreToolUse", hookwire.HostClaude, payload, getenv); !ok {
+		if _, ok := answer("PreToolUse", &claude, payload, getenv); !ok {
 			b.Fatal("handed to plangit")
 		}
 	}
@@ -147,7 +147,11 @@ func FuzzAnswer(f *testing.F) {
 	}
 	getenv := func(string) string { return "" }
 	f.Fuzz(func(t *testing.T, host, event string, payload []byte) {
-		out, ok := answer(event, host, payload, getenv)
+		_, h, ok := parseArgs([]string{"--host", host})
+		if !ok {
+			return
+		}
+		out, ok := answer(event, h, payload, getenv)
 		if !ok {
 			return
 		}

@@ -9,7 +9,6 @@ package hookwire
 // camelCase format or its PascalCase ("VS Code compatible") one.
 type CopilotPayload struct {
 	Payload
-	Args   []byte // toolArgs, tool_input: an object, or a string holding one
 	Result []byte // toolResult, tool_result
 	Err    []byte // error: a string, or an object with a message
 }
@@ -18,17 +17,19 @@ type CopilotPayload struct {
 // names: sessionId/session_id, hook_event_name, cwd, source, prompt,
 // toolName/tool_name, toolArgs/tool_input, toolResult/tool_result, error,
 // stop_hook_active, agentId/agent_id, response/last_assistant_message and
-// trigger.
+// trigger. The tool's input is an object (toolArgs may be a string
+// holding one).
 func DecodeCopilot(payload []byte) (*CopilotPayload, error) {
 	p := &CopilotPayload{}
 	err := DecodeFields(payload, []Field{{"sessionId", &p.SessionID}, {"session_id", &p.SessionID}, {"hook_event_name", &p.HookEventName}, {"cwd", &p.Cwd},
 		{"source", &p.Source}, {"prompt", &p.Prompt}, {"toolName", &p.ToolName}, {"tool_name", &p.ToolName},
-		{"toolArgs", &p.Args}, {"tool_input", &p.Args}, {"toolResult", &p.Result}, {"tool_result", &p.Result}, {"error", &p.Err},
+		{"toolArgs", &p.ToolInput}, {"tool_input", &p.ToolInput}, {"toolResult", &p.Result}, {"tool_result", &p.Result}, {"error", &p.Err},
 		{"stop_hook_active", &p.StopHookActive}, {"agentId", &p.AgentID}, {"agent_id", &p.AgentID},
 		{"response", &p.LastAssistantMessage}, {"last_assistant_message", &p.LastAssistantMessage}, {"trigger", &p.Trigger}})
 	if err != nil {
 		return nil, err
 	}
+	p.ToolInput = ObjectOrString(p.ToolInput)
 	return p, nil
 }
 
