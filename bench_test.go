@@ -338,6 +338,8 @@ func TestBench(t *testing.T) {
 	// the host runs through a shell (sh -c here); the peer through sh -c,
 	// as planning-with-files' users run it.
 	codex := b.installed("codex")
+	userShell := codexShell()
+	t.Logf("Codex CLI would run its hooks through %s -c", userShell)
 	codexPayload := func(event, extra string) []byte {
 		return []byte(fmt.Sprintf(`{"session_id":"s","transcript_path":"/home/dev/.codex/sessions/2026/11/24/rollout-2026-11-24T09-00-00-s.jsonl","cwd":%q,"hook_event_name":%q,"model":"gpt-5.5-codex","turn_id":"turn-7","permission_mode":"default"%s}`, small, event, extra))
 	}
@@ -357,9 +359,21 @@ func TestBench(t *testing.T) {
 			t.Fatalf("Codex's %s hook, as installed, is not plangit-hook: %+v", c.event, groups)
 		}
 		command := groups[0].Hooks[0].Command
+		shown := strings.Replace(command, hookBin, "plangit-hook", 1)
 		shell := func(int) (time.Duration, int64) { return b.run(small, c.codexIn, "sh", "-c", command) }
 		ta, tb = b.pair(runs, shell, shellHook)
-		b.record(row{name: c.name + " (shell form, Codex CLI)", a: "sh -c '" + strings.Replace(command, hookBin, "plangit-hook", 1) + "'", b: `sh -c 'cat task_plan.md \| head -30'`, ta: ta, tb: tb, budget: 1.2})
+		b.record(row{name: c.name + " (shell form, Codex CLI's command line, both through sh -c)", a: "sh -c '" + shown + "'", b: `sh -c 'cat task_plan.md \| head -30'`, ta: ta, tb: tb, budget: 1.2})
+		if name := filepath.Base(userShell); name != "sh" {
+			// Codex CLI itself runs the command line through the user's
+			// shell; the peer through the same one.
+			viaUser := func(int) (time.Duration, int64) { return b.run(small, c.codexIn, userShell, "-c", command) }
+			peerViaUser := func(int) (time.Duration, int64) {
+				return b.run(smallDir, nil, userShell, "-c", "cat task_plan.md 2>/dev/null | head -30")
+			}
+			ta, tb = b.pair(runs, viaUser, peerViaUser)
+			b.record(row{name: c.name + " (shell form, Codex CLI as it runs hooks: both through the user's shell, " + name + " -c)",
+				a: name + " -c '" + shown + "'", b: name + ` -c 'cat task_plan.md \| head -30'`, ta: ta, tb: tb, budget: 1.2})
+		}
 		if c.event == "PreToolUse" {
 			// What Codex's entry ran before it ran the hook binary:
 			// reported, failing only at 3×.
@@ -677,6 +691,45 @@ func (b *bench) installed(host string) hookSettings {
 		b.t.Fatalf("hooks install --host %s --print printed no settings:\n%s", host, out)
 	}
 	return settings
+}
+
+// codexShell is the shell Codex CLI runs a hook's command line through on
+// a Unix system, with -c: the user's login shell from the password
+// database when it is zsh, bash or sh, else bash, else zsh, else /bin/sh
+// (openai/codex: codex-rs/core/src/shell.rs, default_user_shell and
+// derive_exec_args; the session builds the hooks' shell from it, not
+// login, in build_hooks_for_config).
+func codexShell() string {
+	login := ""
+	uid := strconv.Itoa(os.Getuid())
+	if out, err := exec.Command("getent", "passwd", uid).Output(); err == nil {
+		login = passwdShell(string(out), uid)
+	} else if data, err := os.ReadFile("/etc/passwd"); err == nil {
+		login = passwdShell(string(data), uid)
+	}
+	name := strings.TrimSuffix(filepath.Base(login), filepath.Ext(login))
+	if login != "" && (name == "zsh" || name == "bash" || name == "sh") {
+		if fi, err := os.Stat(login); err == nil && fi.Mode().IsRegular() {
+			return login
+		}
+	}
+	for _, name := range []string{"bash", "zsh"} {
+		if path, err := exec.LookPath(name); err == nil {
+			return path
+		}
+	}
+	return "/bin/sh"
+}
+
+// passwdShell is the login shell of uid in password database lines.
+func passwdShell(lines, uid string) string {
+	for _, line := range strings.Split(lines, "\n") {
+		f := strings.Split(line, ":")
+		if len(f) == 7 && f[2] == uid {
+			return strings.TrimSpace(f[6])
+		}
+	}
+	return ""
 }
 
 // pwfHook is one of planning-with-files' hook commands: its matcher and
