@@ -31,8 +31,11 @@ import (
 //     without a shell (exec form, Claude Code 2.1.139 and later; hooks
 //     reference, "Command hook fields").
 //   - Codex CLI: .codex/hooks.json, $CODEX_HOME/hooks.json (~/.codex);
-//     matcher groups; seconds; always through $SHELL -lc, so shell form
-//     (developers.openai.com/codex/hooks; codex-rs/hooks command_runner.rs).
+//     matcher groups; seconds; always through the user's shell with -c —
+//     the login shell from the password database when it is zsh, bash or
+//     sh, else bash; PowerShell on Windows — so shell form
+//     (developers.openai.com/codex/hooks; codex-rs: build_hooks_for_config,
+//     shell.rs default_user_shell, hooks command_runner.rs).
 //     The file must hold only "hooks": Codex refuses unknown keys.
 //   - Cursor: .cursor/hooks.json, ~/.cursor/hooks.json; {"version": 1,
 //     "hooks": {event: [entry, …]}}, entries without groups; seconds;
