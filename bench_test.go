@@ -275,7 +275,8 @@ func TestBench(t *testing.T) {
 
 	b.rsswrap = filepath.Join(work, "rsswrap")
 	hookBin := filepath.Join(work, "plangit-hook")
-	for bin, pkg := range map[string]string{b.bin: ".", b.rsswrap: "./testdata/rsswrap", hookBin: "./cmd/plangit-hook"} {
+	emptyHook := filepath.Join(work, "emptyhook")
+	for bin, pkg := range map[string]string{b.bin: ".", b.rsswrap: "./testdata/rsswrap", hookBin: "./cmd/plangit-hook", emptyHook: "./testdata/emptyhook"} {
 		build := exec.Command("go", "build", "-trimpath", "-o", bin, pkg)
 		build.Env = append(os.Environ(), "CGO_ENABLED=0")
 		if out, err := build.CombinedOutput(); err != nil {
@@ -332,6 +333,16 @@ func TestBench(t *testing.T) {
 		ta, tb := b.pair(runs, pg(small, c.in, "hook", c.event), shellHook)
 		b.peak(ta, pg(small, c.in, "hook", c.event))
 		b.record(row{name: c.name, a: "plangit hook " + c.event, b: `sh -c 'cat task_plan.md \| head -30'`, ta: ta, tb: tb, hasRSS: true, grossAt: 3.0})
+	}
+	// The floor for any hook in Go: a program that reads the payload and
+	// answers nothing, started as the hook binary is in each form.
+	{
+		floor := func(int) (time.Duration, int64) { return b.run(small, pre, emptyHook) }
+		ta, tb := b.pair(runs, floor, shellHook)
+		b.record(row{name: "floor: a Go program that reads the payload and exits (exec form)", a: "emptyhook", b: `sh -c 'cat task_plan.md \| head -30'`, ta: ta, tb: tb, grossAt: 3.0})
+		floor = func(int) (time.Duration, int64) { return b.run(small, pre, "sh", "-c", emptyHook) }
+		ta, tb = b.pair(runs, floor, shellHook)
+		b.record(row{name: "floor: a Go program that reads the payload and exits (both through sh -c)", a: "sh -c emptyhook", b: `sh -c 'cat task_plan.md \| head -30'`, ta: ta, tb: tb, grossAt: 3.0})
 	}
 	// The hook binary as hooks install sets it up: for Claude Code in exec
 	// form (no shell), for Codex CLI, a shell-form host, as a command line
