@@ -350,7 +350,7 @@ func TestBench(t *testing.T) {
 	// as planning-with-files' users run it.
 	codex := b.installed("codex")
 	userShell := codexShell()
-	t.Logf("Codex CLI would run its hooks through %s -c", userShell)
+	t.Logf("Codex CLI would run its hooks through %q -c (\"\": PowerShell, not timed)", userShell)
 	codexPayload := func(event, extra string) []byte {
 		return []byte(fmt.Sprintf(`{"session_id":"s","transcript_path":"/home/dev/.codex/sessions/2026/11/24/rollout-2026-11-24T09-00-00-s.jsonl","cwd":%q,"hook_event_name":%q,"model":"gpt-5.5-codex","turn_id":"turn-7","permission_mode":"default"%s}`, small, event, extra))
 	}
@@ -374,7 +374,7 @@ func TestBench(t *testing.T) {
 		shell := func(int) (time.Duration, int64) { return b.run(small, c.codexIn, "sh", "-c", command) }
 		ta, tb = b.pair(runs, shell, shellHook)
 		b.record(row{name: c.name + " (shell form, Codex CLI's command line, both through sh -c)", a: "sh -c '" + shown + "'", b: `sh -c 'cat task_plan.md \| head -30'`, ta: ta, tb: tb, budget: 1.2})
-		if name := filepath.Base(userShell); name != "sh" {
+		if name := shellType(userShell); userShell != "" && name != "sh" {
 			// Codex CLI itself runs the command line through the user's
 			// shell; the peer through the same one.
 			viaUser := func(int) (time.Duration, int64) { return b.run(small, c.codexIn, userShell, "-c", command) }
@@ -392,7 +392,7 @@ func TestBench(t *testing.T) {
 				return b.run(small, c.codexIn, "sh", "-c", b.bin+" hook PreToolUse --host codex")
 			}
 			ta, tb = b.pair(runs, before, shellHook)
-			b.record(row{name: "plangit hook pre-tool-use, without the hook binary (shell form, Codex CLI)", a: "sh -c 'plangit hook PreToolUse --host codex'", b: `sh -c 'cat task_plan.md \| head -30'`, ta: ta, tb: tb, grossAt: 3.0})
+			b.record(row{name: "plangit hook pre-tool-use, without the hook binary (shell form, Codex CLI's command line, both through sh -c)", a: "sh -c 'plangit hook PreToolUse --host codex'", b: `sh -c 'cat task_plan.md \| head -30'`, ta: ta, tb: tb, grossAt: 3.0})
 		}
 	}
 	if revs := revCount(t, smallDir); revs != 10 {
@@ -705,11 +705,14 @@ func (b *bench) installed(host string) hookSettings {
 }
 
 // codexShell is the shell Codex CLI runs a hook's command line through on
-// a Unix system, with -c: the user's login shell from the password
-// database when it is zsh, bash or sh, else bash, else zsh, else /bin/sh
-// (openai/codex: codex-rs/core/src/shell.rs, default_user_shell and
-// derive_exec_args; the session builds the hooks' shell from it, not
-// login, in build_hooks_for_config).
+// Linux and macOS, with -c: the user's login shell from the password
+// database when it is zsh, bash or sh, else bash then zsh (zsh then bash
+// on macOS), else /bin/sh (openai/codex: codex-rs/core/src/shell.rs,
+// default_user_shell and derive_exec_args; the session builds the hooks'
+// shell from it, not a login one, in build_hooks_for_config). "" when the
+// login shell is PowerShell, which Codex runs them through with -Command.
+// Unlike Codex, it checks that the login shell is there: a benchmark
+// cannot time a shell that is not.
 func codexShell() string {
 	login := ""
 	uid := strconv.Itoa(os.Getuid())
@@ -718,18 +721,37 @@ func codexShell() string {
 	} else if data, err := os.ReadFile("/etc/passwd"); err == nil {
 		login = passwdShell(string(data), uid)
 	}
-	name := strings.TrimSuffix(filepath.Base(login), filepath.Ext(login))
-	if login != "" && (name == "zsh" || name == "bash" || name == "sh") {
+	switch shellType(login) {
+	case "zsh", "bash", "sh":
 		if fi, err := os.Stat(login); err == nil && fi.Mode().IsRegular() {
 			return login
 		}
+	case "pwsh", "powershell":
+		return ""
 	}
-	for _, name := range []string{"bash", "zsh"} {
+	order := []string{"bash", "zsh"}
+	if runtime.GOOS == "darwin" {
+		order = []string{"zsh", "bash"}
+	}
+	for _, name := range order {
 		if path, err := exec.LookPath(name); err == nil {
 			return path
 		}
+		if fi, err := os.Stat("/bin/" + name); err == nil && fi.Mode().IsRegular() {
+			return "/bin/" + name
+		}
 	}
 	return "/bin/sh"
+}
+
+// shellType is a shell's name as Codex CLI reads it from its path: the
+// file's name without its extensions.
+func shellType(path string) string {
+	name := filepath.Base(path)
+	if i := strings.IndexByte(name, '.'); i > 0 {
+		name = name[:i]
+	}
+	return name
 }
 
 // passwdShell is the login shell of uid in password database lines.

@@ -31,9 +31,10 @@ import (
 //     without a shell (exec form, Claude Code 2.1.139 and later; hooks
 //     reference, "Command hook fields").
 //   - Codex CLI: .codex/hooks.json, $CODEX_HOME/hooks.json (~/.codex);
-//     matcher groups; seconds; always through the user's shell with -c —
-//     the login shell from the password database when it is zsh, bash or
-//     sh, else bash; PowerShell on Windows — so shell form
+//     matcher groups; seconds; always through a shell, so shell form: the
+//     user's login shell from the password database when it is zsh, bash,
+//     sh or PowerShell, else bash or zsh (zsh first on macOS), with -c
+//     (PowerShell: -NoProfile -Command); PowerShell on Windows
 //     (developers.openai.com/codex/hooks; codex-rs: build_hooks_for_config,
 //     shell.rs default_user_shell, hooks command_runner.rs).
 //     The file must hold only "hooks": Codex refuses unknown keys.
