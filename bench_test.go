@@ -345,9 +345,10 @@ func TestBench(t *testing.T) {
 		b.record(row{name: "floor: a Go program that reads the payload and exits (both through sh -c)", a: "sh -c emptyhook", b: `sh -c 'cat task_plan.md \| head -30'`, ta: ta, tb: tb, grossAt: 3.0})
 	}
 	// The hook binary as hooks install sets it up: for Claude Code in exec
-	// form (no shell), for Codex CLI, a shell-form host, as a command line
-	// the host runs through a shell (sh -c here); the peer through sh -c,
-	// as planning-with-files' users run it.
+	// form (no shell); for Codex CLI, a shell-form host, its command line
+	// through sh -c, as planning-with-files' users run the peer, and
+	// through the shell Codex itself runs it with (codexShell), the peer
+	// through the same one.
 	codex := b.installed("codex")
 	userShell := codexShell()
 	t.Logf("Codex CLI would run its hooks through %q -c (\"\": PowerShell, not timed)", userShell)
