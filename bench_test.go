@@ -312,8 +312,12 @@ func TestBench(t *testing.T) {
 			return b.run(root, stdin, append([]string{b.bin}, args...)...)
 		}
 	}
-	shellHook := func(int) (time.Duration, int64) {
-		return b.run(smallDir, nil, "sh", "-c", "cat task_plan.md 2>/dev/null | head -30")
+	// planning-with-files' hook, given the payload of the call it stands
+	// beside: a host pipes the payload to every hook it runs.
+	shellHook := func(in []byte) func(int) (time.Duration, int64) {
+		return func(int) (time.Duration, int64) {
+			return b.run(smallDir, in, "sh", "-c", "cat task_plan.md 2>/dev/null | head -30")
+		}
 	}
 
 	// Read-only hooks against planning-with-files' shell hook, on the same plan.
@@ -330,7 +334,7 @@ func TestBench(t *testing.T) {
 		name, event string
 		in          []byte
 	}{{"plangit hook pre-tool-use, without the hook binary (exec form)", "pre-tool-use", pre}, {"plangit hook user-prompt-submit, without the hook binary (exec form)", "user-prompt-submit", prompt}} {
-		ta, tb := b.pair(runs, pg(small, c.in, "hook", c.event), shellHook)
+		ta, tb := b.pair(runs, pg(small, c.in, "hook", c.event), shellHook(c.in))
 		b.peak(ta, pg(small, c.in, "hook", c.event))
 		b.record(row{name: c.name, a: "plangit hook " + c.event, b: `sh -c 'cat task_plan.md \| head -30'`, ta: ta, tb: tb, hasRSS: true, grossAt: 3.0})
 	}
@@ -338,10 +342,10 @@ func TestBench(t *testing.T) {
 	// answers nothing, started as the hook binary is in each form.
 	{
 		floor := func(int) (time.Duration, int64) { return b.run(small, pre, emptyHook) }
-		ta, tb := b.pair(runs, floor, shellHook)
+		ta, tb := b.pair(runs, floor, shellHook(pre))
 		b.record(row{name: "floor: a Go program that reads the payload and exits (exec form)", a: "emptyhook", b: `sh -c 'cat task_plan.md \| head -30'`, ta: ta, tb: tb, grossAt: 3.0})
 		floor = func(int) (time.Duration, int64) { return b.run(small, pre, "sh", "-c", emptyHook) }
-		ta, tb = b.pair(runs, floor, shellHook)
+		ta, tb = b.pair(runs, floor, shellHook(pre))
 		b.record(row{name: "floor: a Go program that reads the payload and exits (both through sh -c)", a: "sh -c emptyhook", b: `sh -c 'cat task_plan.md \| head -30'`, ta: ta, tb: tb, grossAt: 3.0})
 	}
 	// The hook binary as hooks install sets it up: for Claude Code in exec
@@ -363,7 +367,7 @@ func TestBench(t *testing.T) {
 		{"hook binary user-prompt-submit", "UserPromptSubmit", prompt, codexPayload("UserPromptSubmit", `,"prompt":"add a test for cache expiry"`)},
 	} {
 		exec := func(int) (time.Duration, int64) { return b.run(small, c.in, hookBin, c.event) }
-		ta, tb := b.pair(runs, exec, shellHook)
+		ta, tb := b.pair(runs, exec, shellHook(c.in))
 		b.peak(ta, exec)
 		b.record(row{name: c.name + " (exec form, Claude Code)", a: "plangit-hook " + c.event, b: `sh -c 'cat task_plan.md \| head -30'`, ta: ta, tb: tb, budget: 0.9, hasRSS: true})
 		groups := codex.Hooks[c.event]
@@ -373,14 +377,14 @@ func TestBench(t *testing.T) {
 		command := groups[0].Hooks[0].Command
 		shown := strings.Replace(command, hookBin, "plangit-hook", 1)
 		shell := func(int) (time.Duration, int64) { return b.run(small, c.codexIn, "sh", "-c", command) }
-		ta, tb = b.pair(runs, shell, shellHook)
+		ta, tb = b.pair(runs, shell, shellHook(c.codexIn))
 		b.record(row{name: c.name + " (shell form, Codex CLI's command line, both through sh -c)", a: "sh -c '" + shown + "'", b: `sh -c 'cat task_plan.md \| head -30'`, ta: ta, tb: tb, budget: 1.2})
 		if name := shellType(userShell); userShell != "" && name != "sh" {
 			// Codex CLI itself runs the command line through the user's
 			// shell; the peer through the same one.
 			viaUser := func(int) (time.Duration, int64) { return b.run(small, c.codexIn, userShell, "-c", command) }
 			peerViaUser := func(int) (time.Duration, int64) {
-				return b.run(smallDir, nil, userShell, "-c", "cat task_plan.md 2>/dev/null | head -30")
+				return b.run(smallDir, c.codexIn, userShell, "-c", "cat task_plan.md 2>/dev/null | head -30")
 			}
 			ta, tb = b.pair(runs, viaUser, peerViaUser)
 			b.record(row{name: c.name + " (shell form, Codex CLI as it runs hooks: both through the user's shell, " + name + " -c)",
@@ -392,7 +396,7 @@ func TestBench(t *testing.T) {
 			before := func(int) (time.Duration, int64) {
 				return b.run(small, c.codexIn, "sh", "-c", b.bin+" hook PreToolUse --host codex")
 			}
-			ta, tb = b.pair(runs, before, shellHook)
+			ta, tb = b.pair(runs, before, shellHook(c.codexIn))
 			b.record(row{name: "plangit hook pre-tool-use, without the hook binary (shell form, Codex CLI's command line, both through sh -c)", a: "sh -c 'plangit hook PreToolUse --host codex'", b: `sh -c 'cat task_plan.md \| head -30'`, ta: ta, tb: tb, grossAt: 3.0})
 		}
 	}
