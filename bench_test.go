@@ -899,7 +899,7 @@ func (b *bench) report(runs int) {
 	case peak >= 30*1024:
 		note = "over budget"
 	}
-	fmt.Printf("| peak memory of any hook or change | %.1f MB | | | < 30 MB | | %s |\n", float64(peak)/1024, note)
+	fmt.Printf("| peak memory of any hook, change or log | %.1f MB | | | < 30 MB | | %s |\n", float64(peak)/1024, note)
 	note = "ok"
 	if gcPeak >= 100*1024 {
 		note = "over budget"
