@@ -373,6 +373,7 @@ func (c *call) stop() ([]byte, bool) {
 type held struct {
 	lock    *os.File // closing it lets the lock go
 	private string   // the session's .git/plangit
+	path    string   // the counters' file in it
 	g       *hookwire.Glance
 	tally   hookwire.Tally
 	rest    map[string][]byte // the counters' other members, as read
@@ -399,8 +400,8 @@ func (c *call) hold() (h *held, ok bool) {
 		lock.Close()
 		return nil, true
 	}
-	h = &held{lock: lock, private: private, g: g, rest: map[string][]byte{}}
-	b, err := hookwire.ReadFile(filepath.Join(private, hookwire.TallyFile))
+	h = &held{lock: lock, private: private, path: hookwire.PrivatePath(c.dir, hookwire.TallyFile), g: g, rest: map[string][]byte{}}
+	b, err := hookwire.ReadFile(h.path)
 	if err == nil {
 		h.tally, h.rest, good = hookwire.DecodeTally(b)
 		h.had = true
@@ -414,7 +415,7 @@ func (c *call) hold() (h *held, ok bool) {
 
 // save writes the counters, under the lock.
 func (h *held) save() error {
-	return hookwire.PutFile(h.private, filepath.Join(h.private, hookwire.TallyFile), h.tally.Encode(h.rest), 0o644)
+	return hookwire.PutFile(h.private, h.path, h.tally.Encode(h.rest), 0o644)
 }
 
 // settled reports whether no change waits to land and no hook event waits
