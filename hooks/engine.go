@@ -15,6 +15,7 @@ import (
 	"github.com/plangit/plangit/hooks/hookwire"
 	"github.com/plangit/plangit/plan"
 	"github.com/plangit/plangit/render"
+	"github.com/plangit/plangit/render/brief"
 	"github.com/plangit/plangit/repo"
 )
 
@@ -247,7 +248,7 @@ func (e *engine) context(parts []string) *Output {
 	if len(parts) == 0 {
 		return nil
 	}
-	return &Output{Context: hookwire.Fit(parts, e.cfg.ContextBudget)}
+	return &Output{Context: brief.Fit(parts, e.cfg.ContextBudget)}
 }
 
 // sessionStart gives the agent's shell the session (the host's env file),

@@ -12,11 +12,11 @@ import (
 
 	"github.com/plangit/plangit/plan"
 	"github.com/plangit/plangit/repo"
-	"github.com/plangit/plangit/repo/jsonedit"
+	"github.com/plangit/plangit/repo/confedit"
 )
 
 // Installing plangit's hooks into agent hosts' hook files. A file is
-// edited as text (package jsonedit), not rewritten from a struct: every
+// edited as text (package confedit), not rewritten from a struct: every
 // byte of every key, hook and line that was there stays, and only
 // plangit's own entries — command hooks running "plangit hook EVENT" (or
 // the hook binary, plangit-hook) — are added, upgraded or removed.
@@ -332,7 +332,7 @@ type HookFile struct {
 	Path    string
 	spec    *hookFile
 	exists  bool
-	doc     *jsonedit.Doc
+	doc     *confedit.Doc
 	changed bool
 }
 
@@ -360,9 +360,9 @@ func LoadHookFile(host, path string) (*HookFile, error) {
 	default:
 		s.exists = true
 	}
-	parse := jsonedit.Parse
+	parse := confedit.Parse
 	if spec.comments {
-		parse = jsonedit.ParseJSONC
+		parse = confedit.ParseJSONC
 	}
 	if s.doc, err = parse(data); err != nil || s.doc.Root().Kind != '{' {
 		why := "not a JSON object"
@@ -445,7 +445,7 @@ func (s *HookFile) ours() []place {
 }
 
 // value is where p's entry sits in the document.
-func (s *HookFile) value(p place) *jsonedit.Value {
+func (s *HookFile) value(p place) *confedit.Value {
 	list := s.doc.Lookup("hooks", p.event)
 	if !s.spec.flat {
 		list = list.Elems[p.group].Get("hooks")
@@ -549,11 +549,11 @@ func (s *HookFile) removeOne(drop func(p place, first bool) bool) bool {
 			continue
 		}
 		hooksObj := s.doc.Lookup("hooks")
-		ei := slices.IndexFunc(hooksObj.Members, func(m jsonedit.Member) bool { return m.Key == p.event })
+		ei := slices.IndexFunc(hooksObj.Members, func(m confedit.Member) bool { return m.Key == p.event })
 		list := hooksObj.Members[ei].Value
 		// The innermost container that would not be left empty loses its
 		// item.
-		var c *jsonedit.Value
+		var c *confedit.Value
 		var i int
 		switch {
 		case !s.spec.flat && list.Elems[p.group].Get("hooks").Len() > 1:
@@ -566,7 +566,7 @@ func (s *HookFile) removeOne(drop func(p place, first bool) bool) bool {
 			c, i = hooksObj, ei
 		default:
 			c = s.doc.Root()
-			i = slices.IndexFunc(c.Members, func(m jsonedit.Member) bool { return m.Value == hooksObj })
+			i = slices.IndexFunc(c.Members, func(m confedit.Member) bool { return m.Value == hooksObj })
 		}
 		s.doc.Remove(c, i)
 		return true

@@ -5,12 +5,12 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/plangit/plangit/hooks/hookwire"
 	"github.com/plangit/plangit/plan"
+	"github.com/plangit/plangit/render/brief"
 )
 
 // Text for agents: reminders that hooks inject into an agent's context.
-// Every piece is built as parts, most important first, and hookwire.Fit
+// Every piece is built as parts, most important first, and brief.Fit
 // cuts the parts to a byte budget so a hook never floods the context.
 
 func progressLine(p *plan.Plan) string {
@@ -33,7 +33,7 @@ func StepHint(p *plan.Plan, cli string) string {
 }
 
 // StepSyntax teaches the agent to declare steps in its replies.
-const StepSyntax = hookwire.StepSyntax
+const StepSyntax = brief.StepSyntax
 
 // Reminder is what an agent reads at the start of a session (or after a
 // compaction) when its plan is unfinished: the plan and its session (which

@@ -1,9 +1,6 @@
 package repo
 
 import (
-	"errors"
-	"io/fs"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -11,6 +8,7 @@ import (
 	"time"
 
 	"github.com/plangit/plangit/plan"
+	"github.com/plangit/plangit/repo/disk"
 )
 
 // WriteFileAtomic writes data to path through a temporary file in the same
@@ -22,60 +20,10 @@ import (
 // It is for files outside sessions; a session's files go through
 // Session.writeFile, whose temporary files stay inside .git/plangit/.
 func WriteFileAtomic(path string, data []byte, perm os.FileMode, durable bool) error {
-	return writeVia(filepath.Dir(path), "."+filepath.Base(path)+".tmp*", path, data, perm, durable)
-}
-
-// writeVia writes data to a new temporary file in dir (created
-// exclusively, so never through a symbolic link) and renames it to path,
-// which replaces a symbolic link at path rather than following it.
-func writeVia(dir, pattern, path string, data []byte, perm os.FileMode, durable bool) error {
-	tmp, err := tempWith(dir, pattern, data, perm, durable)
-	if err == nil {
-		// The mode exactly, whatever the umask: it is a person's file,
-		// whose mode the caller keeps.
-		if err = os.Chmod(tmp, perm); err == nil {
-			err = os.Rename(tmp, path)
-		}
-		if err != nil {
-			os.Remove(tmp)
-		}
-	}
-	if err != nil {
+	if err := disk.WriteAtomic(path, data, perm, durable); err != nil {
 		return plan.WrapError(plan.CodeIOError, err, "cannot write %s", path)
 	}
 	return nil
-}
-
-// renameOver renames tmp to path.
-func renameOver(tmp, path string) error { return os.Rename(tmp, path) }
-
-// tempWith makes a temporary file in dir holding data, with mode perm
-// (less the umask, as git's files have): created with its mode, not
-// changed to it afterwards, which was a system call more per file.
-func tempWith(dir, pattern string, data []byte, perm os.FileMode, durable bool) (string, error) {
-	prefix, suffix, _ := strings.Cut(pattern, "*")
-	for try := 0; ; try++ {
-		tmp := filepath.Join(dir, prefix+strconv.FormatUint(rand.Uint64(), 36)+suffix)
-		f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|oNoFollow, perm)
-		if errors.Is(err, fs.ErrExist) && try < 100 {
-			continue
-		}
-		if err != nil {
-			return "", err
-		}
-		_, err = f.Write(data)
-		if err == nil && durable {
-			err = f.Sync()
-		}
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			os.Remove(tmp)
-			return "", err
-		}
-		return tmp, nil
-	}
 }
 
 // tmpPrefix starts the name of every temporary file plangit makes in a
@@ -118,9 +66,9 @@ func (s *Session) tempFile(path string, data []byte, perm os.FileMode) error {
 		// writer, whom the sweep asks whether it still runs.
 		prefix = unlockedPrefix + strconv.Itoa(os.Getpid()) + "-"
 	}
-	tmp, err := tempWith(filepath.Join(s.gitDir, privateDir), prefix+"*", data, perm, false)
+	tmp, err := disk.TempFile(filepath.Join(s.gitDir, privateDir), prefix+"*", data, perm, false)
 	if err == nil {
-		if err = replace(tmp, path); err != nil {
+		if err = disk.Replace(tmp, path); err != nil {
 			os.Remove(tmp)
 		}
 	}
@@ -133,7 +81,7 @@ func (s *Session) tempFile(path string, data []byte, perm os.FileMode) error {
 // prepareFile makes a temporary file in .git/plangit/ holding data, to be
 // renamed into place.
 func (s *Session) prepareFile(data []byte, perm os.FileMode) (string, error) {
-	tmp, err := tempWith(filepath.Join(s.gitDir, privateDir), tmpPrefix+"*", data, perm, false)
+	tmp, err := disk.TempFile(filepath.Join(s.gitDir, privateDir), tmpPrefix+"*", data, perm, false)
 	if err != nil {
 		return "", plan.WrapError(plan.CodeIOError, err, "cannot write a temporary file")
 	}
@@ -158,21 +106,9 @@ func (s *Session) WriteCache(name string, data []byte) error {
 	return overwrite(s.PrivatePath(name), data)
 }
 
-// overwrite writes data over the file at path from its start and cuts
-// what is left of the old content, never through a symbolic link.
+// overwrite is disk.Overwrite with plangit's error.
 func overwrite(path string, data []byte) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|oNoFollow, 0o644)
-	if err != nil {
-		return plan.WrapError(plan.CodeIOError, err, "cannot write %s", path)
-	}
-	_, err = f.WriteAt(data, 0)
-	if err == nil {
-		err = f.Truncate(int64(len(data)))
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
+	if err := disk.Overwrite(path, data); err != nil {
 		return plan.WrapError(plan.CodeIOError, err, "cannot write %s", path)
 	}
 	return nil

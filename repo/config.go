@@ -15,7 +15,7 @@ import (
 	"strings"
 
 	"github.com/plangit/plangit/plan"
-	"github.com/plangit/plangit/repo/jsonedit"
+	"github.com/plangit/plangit/repo/confedit"
 )
 
 // Config is a project's settings, from .code-agent/config.json. A missing
@@ -349,7 +349,7 @@ func (p Project) SetConfig(key, value string) (Config, error) {
 		path = []string{"hooks", ev}
 	}
 	v, _ := c.Get(key)
-	doc, err := jsonedit.Parse(b)
+	doc, err := confedit.Parse(b)
 	if err != nil {
 		return Config{}, configError("", "%v", err)
 	}

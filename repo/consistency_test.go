@@ -35,7 +35,7 @@ func cutAfterBranch(t *testing.T, s *Session, only ...string) {
 	}
 	newFiles, _ := s.objs.readFilesAt(head)
 	in := &intent{Commit: head, Files: fileChanges(oldFiles, newFiles)}
-	if err := os.WriteFile(s.intentPath(), in.encode(), 0o644); err != nil {
+	if err := os.WriteFile(s.intentPath(), in.Encode(), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	for _, name := range plan.SessionFiles {
@@ -132,7 +132,7 @@ func TestChangeCutBeforeItsBranchMovedLeavesNothing(t *testing.T) {
 	head, _ := s.readRef()
 	// Objects and intent written, branch not moved: the files are untouched.
 	in := &intent{Commit: plumbing.NewHash(strings.Repeat("ab", 20)), Files: []intentFile{{Name: plan.PlanFile, Old: plumbing.ComputeHash(plumbing.BlobObject, []byte(before)), New: plumbing.ComputeHash(plumbing.BlobObject, []byte("x"))}}}
-	os.WriteFile(s.intentPath(), in.encode(), 0o644)
+	os.WriteFile(s.intentPath(), in.Encode(), 0o644)
 	os.WriteFile(filepath.Join(s.gitDir, privateDir, tmpPrefix+"obj-123"), []byte("half"), 0o644)
 	res, err := s.Update(Options{}, func(*plan.State) (plan.Change, error) { return plan.Change{}, nil })
 	if err != nil || res.Adopted != nil {

@@ -36,7 +36,7 @@ func (s *Session) readIndex() (map[string]plumbing.Hash, error) {
 func (s *Session) writeIndex(in *intent, verified map[string]bool) error {
 	idx := &index.Index{Version: 2}
 	for _, f := range in.Files {
-		if f.New.IsZero() {
+		if plumbing.Hash(f.New).IsZero() {
 			continue
 		}
 		e := &index.Entry{Name: f.Name, Hash: f.New, Mode: filemode.Regular}

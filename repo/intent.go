@@ -6,13 +6,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
-	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
 
-	"github.com/plangit/plangit/hooks/hookwire"
 	"github.com/plangit/plangit/plan"
+	"github.com/plangit/plangit/repo/disk"
 )
 
 // The intent record, .git/plangit/intent, is how plangit tells its own
@@ -22,7 +20,7 @@ import (
 // Once the branch has moved, the working files are brought to the new
 // tree and the record is emptied. It is written in place, in the file an
 // earlier change emptied (no file made or removed: see spare_linux.go),
-// and it is pending while it holds anything (hookwire.IntentPending): a
+// and it is pending while it holds anything (disk.IntentPending): a
 // record cut short by a kill never ends in its "end" line, and its change
 // never moved the branch. A process killed in between leaves the record;
 // whoever comes next, reader or writer, finds it with one stat:
@@ -35,70 +33,16 @@ import (
 //
 // A reader that cannot take the lock (a live change holds it) reads each
 // file holding its old blob as its new one, so it never sees a torn set.
-const intentName = "intent"
+const intentName = disk.IntentFile
 
-const intentHeader = "plangit intent 1"
+// intent and intentFile are the record's content (disk.Intent): hashes
+// are plumbing.Hash's bytes.
+type (
+	intent     = disk.Intent
+	intentFile = disk.FileIntent
+)
 
-type intent struct {
-	Commit plumbing.Hash
-	Files  []intentFile
-}
-
-// intentFile is one working file's blobs before and after; the zero hash
-// means the file is absent.
-type intentFile struct {
-	Name     string
-	Old, New plumbing.Hash
-}
-
-func (in *intent) encode() []byte {
-	var b strings.Builder
-	b.WriteString(intentHeader + "\ncommit " + in.Commit.String() + "\n")
-	for _, f := range in.Files {
-		b.WriteString("file " + f.Name + " " + blobName(f.Old) + " " + blobName(f.New) + "\n")
-	}
-	b.WriteString("end\n")
-	return []byte(b.String())
-}
-
-func blobName(h plumbing.Hash) string {
-	if h.IsZero() {
-		return "-"
-	}
-	return h.String()
-}
-
-func parseBlobName(s string) (plumbing.Hash, bool) {
-	if s == "-" {
-		return plumbing.ZeroHash, true
-	}
-	return plumbing.NewHash(s), plumbing.IsHash(s)
-}
-
-func decodeIntent(b []byte) (*intent, bool) {
-	lines := strings.Split(string(b), "\n")
-	if len(lines) < 4 || lines[0] != intentHeader || lines[len(lines)-2] != "end" || lines[len(lines)-1] != "" {
-		return nil, false
-	}
-	c, ok := strings.CutPrefix(lines[1], "commit ")
-	if !ok || !plumbing.IsHash(c) {
-		return nil, false
-	}
-	in := &intent{Commit: plumbing.NewHash(c)}
-	for _, l := range lines[2 : len(lines)-2] {
-		f := strings.Fields(l)
-		if len(f) != 4 || f[0] != "file" || !slices.Contains(plan.SessionFiles, f[1]) {
-			return nil, false
-		}
-		old, ok1 := parseBlobName(f[2])
-		neu, ok2 := parseBlobName(f[3])
-		if !ok1 || !ok2 {
-			return nil, false
-		}
-		in.Files = append(in.Files, intentFile{Name: f[1], Old: old, New: neu})
-	}
-	return in, true
-}
+func decodeIntent(b []byte) (*intent, bool) { return disk.DecodeIntent(b, plan.SessionFiles) }
 
 func (s *Session) intentPath() string { return filepath.Join(s.gitDir, privateDir, intentName) }
 
@@ -116,14 +60,14 @@ func (s *Session) readIntent() *intent {
 }
 
 // intentPending reports whether an intent record is pending.
-func (s *Session) intentPending() bool { return hookwire.IntentPending(s.intentPath()) }
+func (s *Session) intentPending() bool { return disk.IntentPending(s.intentPath()) }
 
 // writeIntent records in, over the emptied record.
 func (s *Session) writeIntent(in *intent) error {
 	if err := s.ensurePrivate(); err != nil {
 		return err
 	}
-	return overwrite(s.intentPath(), in.encode())
+	return overwrite(s.intentPath(), in.Encode())
 }
 
 // clearIntent empties the record: the change it names has landed, or
@@ -131,7 +75,7 @@ func (s *Session) writeIntent(in *intent) error {
 // can be.
 func (s *Session) clearIntent() error {
 	path := s.intentPath()
-	f, err := os.OpenFile(path, os.O_WRONLY|oNoFollow|oNonBlock, 0)
+	f, err := os.OpenFile(path, os.O_WRONLY|disk.NoFollow|disk.NonBlock, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
@@ -226,7 +170,7 @@ func (s *Session) land(in *intent, content map[string][]byte) (*landing, error) 
 func (s *Session) landFile(in *intent, f intentFile, b []byte) (cur []byte, exists, ours bool, err error) {
 	path := filepath.Join(s.Dir, f.Name)
 	tmp := ""
-	if f.Old != f.New && !f.New.IsZero() {
+	if f.Old != f.New && !plumbing.Hash(f.New).IsZero() {
 		if b == nil {
 			if b, err = s.objs.readAs(plumbing.BlobObject, f.New); err != nil {
 				return nil, false, false, plan.WrapError(plan.CodeIOError, err, "cannot read %s of revision %s", f.Name, short(in.Commit))
@@ -256,13 +200,13 @@ func (s *Session) landFile(in *intent, f intentFile, b []byte) (cur []byte, exis
 		return cur, exists, true, nil
 	case curHash != f.Old:
 		return cur, exists, false, nil
-	case f.New.IsZero():
+	case plumbing.Hash(f.New).IsZero():
 		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return nil, false, false, plan.WrapError(plan.CodeIOError, err, "cannot remove %s", f.Name)
 		}
 		return nil, false, true, nil
 	}
-	swapped, err := swapIn(tmp, path, exists)
+	swapped, err := disk.SwapIn(tmp, path, exists)
 	if err != nil {
 		return nil, false, false, plan.WrapError(plan.CodeIOError, err, "cannot write %s", f.Name)
 	}
@@ -273,7 +217,7 @@ func (s *Session) landFile(in *intent, f intentFile, b []byte) (cur []byte, exis
 	// tmp now holds what was replaced: if a person saved the file since
 	// it was checked, their file goes back.
 	if displaced, had, err := readWorkingFile(tmp); err == nil && had && plumbing.ComputeHash(plumbing.BlobObject, displaced) != f.Old {
-		if swapBack(tmp, path) == nil {
+		if disk.SwapBack(tmp, path) == nil {
 			return displaced, true, false, nil
 		}
 	}
@@ -291,12 +235,12 @@ func firstOf(first, err error) error {
 // readWorkingFile reads a working file, never through a symbolic link.
 // have is false when it does not exist.
 func readWorkingFile(path string) (data []byte, have bool, err error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|oNoFollow|oNonBlock, 0)
+	f, err := os.OpenFile(path, os.O_RDONLY|disk.NoFollow|disk.NonBlock, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, false, nil
 	}
 	if err != nil {
-		if isLinkErr(err) {
+		if disk.IsLinkErr(err) {
 			return nil, false, plan.Errorf(plan.CodeIOError, "%s is a symbolic link; plangit never follows one in a session (plangit repair moves it aside)", path)
 		}
 		return nil, false, plan.WrapError(plan.CodeIOError, err, "cannot read %s", filepath.Base(path))
@@ -345,7 +289,7 @@ func (s *Session) asCommitted(files map[string][]byte) {
 		if cur != f.Old || cur == f.New {
 			continue
 		}
-		if f.New.IsZero() {
+		if plumbing.Hash(f.New).IsZero() {
 			delete(files, f.Name)
 		} else if nb, err := s.objs.readAs(plumbing.BlobObject, f.New); err == nil {
 			files[f.Name] = nb

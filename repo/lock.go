@@ -7,8 +7,8 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/plangit/plangit/hooks/hookwire"
 	"github.com/plangit/plangit/plan"
+	"github.com/plangit/plangit/repo/disk"
 )
 
 // The session lock is an flock on the directory .git/plangit/ (on Windows,
@@ -34,15 +34,15 @@ func lockPrivate(dir string, wait time.Duration, giveUp func() bool) (f *os.File
 	deadline := time.Now().Add(wait)
 	delay := time.Millisecond
 	for {
-		f, path, err = openLockTarget(dir)
+		f, path, err = disk.OpenLockTarget(dir)
 		if err != nil {
-			if isLinkErr(err) {
+			if disk.IsLinkErr(err) {
 				return nil, "", false, plan.Errorf(plan.CodeIOError, "%s is a symbolic link; plangit never follows one (remove it)", path)
 			}
 			return nil, "", false, err
 		}
 		for {
-			ok, err := tryLockFile(f, true)
+			ok, err := disk.TryLock(f, true)
 			if err != nil {
 				f.Close()
 				return nil, "", false, err
@@ -65,7 +65,7 @@ func lockPrivate(dir string, wait time.Duration, giveUp func() bool) (f *os.File
 }
 
 // sameFile reports whether f is the file at path now.
-func sameFile(f *os.File, path string) bool { return hookwire.SameFile(f, path) }
+func sameFile(f *os.File, path string) bool { return disk.SameFile(f, path) }
 
 // ensurePrivate makes .git/plangit/ if it is missing, and refuses one that
 // is not a real directory, so that nothing plangit writes there can land

@@ -16,6 +16,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/format/objfile"
 
 	"github.com/plangit/plangit/plan"
+	"github.com/plangit/plangit/repo/disk"
 )
 
 // errObjectMissing is returned when an object is in neither a loose file
@@ -63,7 +64,7 @@ func (o *objects) write(t plumbing.ObjectType, data []byte) (plumbing.Hash, bool
 	if err != nil {
 		return h, false, err
 	}
-	tmp, err := tempWith(o.tmp, tmpPrefix+"obj-*", buf.Bytes(), 0o444, false)
+	tmp, err := disk.TempFile(o.tmp, tmpPrefix+"obj-*", buf.Bytes(), 0o444, false)
 	if err != nil {
 		return h, false, err
 	}

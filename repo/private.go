@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/plangit/plangit/plan"
+	"github.com/plangit/plangit/repo/disk"
 )
 
 // PrivatePath is where plangit keeps a file of its own for the session,
@@ -45,13 +46,13 @@ func (s *Session) AppendPrivate(name string, data []byte) error {
 // 0644) only when create is set. It never appends through a symbolic link:
 // a link at path is an IO_ERROR.
 func AppendFile(path string, data []byte, create bool) error {
-	flags := os.O_WRONLY | os.O_APPEND | oNoFollow
+	flags := os.O_WRONLY | os.O_APPEND | disk.NoFollow
 	if create {
 		flags |= os.O_CREATE
 	}
 	f, err := os.OpenFile(path, flags, 0o644)
 	if err != nil {
-		if isLinkErr(err) {
+		if disk.IsLinkErr(err) {
 			return plan.Errorf(plan.CodeIOError, "%s is a symbolic link; plangit never appends through one", path)
 		}
 		return plan.WrapError(plan.CodeIOError, err, "cannot append to %s", path)
@@ -93,7 +94,7 @@ func (p Project) AppendLog(now time.Time, line string) error {
 	if fi, err := os.Stat(p.Dir()); err != nil || !fi.IsDir() {
 		return nil
 	}
-	f, err := os.OpenFile(filepath.Join(p.Dir(), LogFile), os.O_WRONLY|os.O_APPEND|os.O_CREATE|oNoFollow, 0o644)
+	f, err := os.OpenFile(filepath.Join(p.Dir(), LogFile), os.O_WRONLY|os.O_APPEND|os.O_CREATE|disk.NoFollow, 0o644)
 	if err != nil {
 		return err
 	}

@@ -12,14 +12,14 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/plangit/plangit/hooks/hookwire"
 	"github.com/plangit/plangit/plan"
+	"github.com/plangit/plangit/repo/disk"
 )
 
 // Names inside a project.
 const (
-	DirName      = ".code-agent"
-	plansDir     = "plans"
+	DirName      = disk.ProjectDir
+	plansDir     = disk.PlansDir
 	activeFile   = "active"
 	ConfigFile   = "config.json"
 	LogFile      = "plangit.log"
@@ -46,7 +46,7 @@ func FindRoot(explicit, dir string) (string, error) {
 	if err != nil {
 		return "", plan.WrapError(plan.CodeIOError, err, "cannot resolve the working directory")
 	}
-	return hookwire.FindRoot(abs), nil
+	return disk.FindRoot(abs), nil
 }
 
 // Dir is the project's .code-agent directory.
@@ -70,7 +70,7 @@ func ValidateSessionID(id string) error {
 	case id[0] == '.':
 		return bad("starts with a dot")
 	}
-	if !hookwire.PlainSessionID(id) {
+	if !disk.PlainSessionID(id) {
 		return bad("has a character plangit does not allow")
 	}
 	return nil

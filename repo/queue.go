@@ -12,6 +12,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/plangit/plangit/plan"
+	"github.com/plangit/plangit/repo/disk"
 )
 
 // The hook queue. A hook never waits long for a busy session: an event
@@ -43,7 +44,7 @@ import (
 // may have a time budget (hooks have one, so as never to keep the agent
 // waiting): what it leaves waits for the next.
 const (
-	queueName    = "queue"
+	queueName    = disk.QueueFile
 	oldQueueName = "queue.old"
 	progressName = "queue.progress"
 	// MaxQueueRecord bounds one queued record.
@@ -81,14 +82,14 @@ func (s *Session) Enqueue(record []byte) error {
 	line = append(append(append(line, '\n'), record...), '\n')
 	path := s.PrivatePath(queueName)
 	for {
-		f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|oNoFollow, 0o644)
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|disk.NoFollow, 0o644)
 		if err != nil {
-			if isLinkErr(err) {
+			if disk.IsLinkErr(err) {
 				return plan.Errorf(plan.CodeIOError, "%s is a symbolic link; plangit never follows one", path)
 			}
 			return plan.WrapError(plan.CodeIOError, err, "cannot queue an event for session %s", s.ID)
 		}
-		if err := lockFileWait(f, false); err != nil {
+		if err := disk.LockWait(f, false); err != nil {
 			f.Close()
 			return plan.WrapError(plan.CodeIOError, err, "cannot queue an event for session %s", s.ID)
 		}
@@ -183,12 +184,12 @@ func (s *Session) pending() (records []record, applied int64, ok bool) {
 		os.Remove(s.PrivatePath(progressName))
 		os.Remove(s.PrivatePath(oldQueueName))
 	}
-	f, err := os.OpenFile(s.PrivatePath(queueName), os.O_RDONLY|oNoFollow, 0)
+	f, err := os.OpenFile(s.PrivatePath(queueName), os.O_RDONLY|disk.NoFollow, 0)
 	if err != nil {
 		return nil, 0, false
 	}
 	defer f.Close()
-	if err := lockFileWait(f, true); err != nil {
+	if err := disk.LockWait(f, true); err != nil {
 		return nil, 0, false
 	}
 	fi, err := f.Stat()
@@ -287,12 +288,12 @@ func (s *Session) writeProgress(from, to int64, head plumbing.Hash) error {
 // reports whether it did.
 func (s *Session) emptyQueue(applied int64) bool {
 	path := s.PrivatePath(queueName)
-	f, err := os.OpenFile(path, os.O_RDONLY|oNoFollow, 0)
+	f, err := os.OpenFile(path, os.O_RDONLY|disk.NoFollow, 0)
 	if err != nil {
 		return true
 	}
 	defer f.Close()
-	if err := lockFileWait(f, true); err != nil {
+	if err := disk.LockWait(f, true); err != nil {
 		return false
 	}
 	if fi, err := f.Stat(); err != nil || fi.Size() != applied || !sameFile(f, path) {

@@ -16,6 +16,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/plangit/plangit/plan"
+	"github.com/plangit/plangit/repo/disk"
 )
 
 // The revision log, .git/plangit/revlog, holds one line per revision of the
@@ -108,7 +109,7 @@ func (s *Session) appendRevlog(e revEntry) (int, error) {
 		return len(entries), err
 	}
 	e.N = last.N + 1
-	f, err := os.OpenFile(s.revlogPath(), os.O_WRONLY|os.O_APPEND|os.O_CREATE|oNoFollow, 0o644)
+	f, err := os.OpenFile(s.revlogPath(), os.O_WRONLY|os.O_APPEND|os.O_CREATE|disk.NoFollow, 0o644)
 	if err != nil {
 		return 0, plan.WrapError(plan.CodeIOError, err, "cannot write the revision log")
 	}

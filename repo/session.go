@@ -13,15 +13,15 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 
-	"github.com/plangit/plangit/hooks/hookwire"
 	"github.com/plangit/plangit/plan"
+	"github.com/plangit/plangit/repo/disk"
 )
 
 // Paths inside a session's .git directory. plangit's own files live under
 // .git/plangit/, where git never looks.
 const (
 	branchRef   = "refs/heads/main"
-	privateDir  = "plangit"
+	privateDir  = disk.PrivateDir
 	indexName   = "index"
 	defaultWait = 10 * time.Second
 )
@@ -666,7 +666,7 @@ func fileChanges(old, files map[string][]byte) []intentFile {
 		if b, ok := files[name]; ok {
 			f.New = plumbing.ComputeHash(plumbing.BlobObject, b)
 		}
-		if !f.Old.IsZero() || !f.New.IsZero() {
+		if !plumbing.Hash(f.Old).IsZero() || !plumbing.Hash(f.New).IsZero() {
 			out = append(out, f)
 		}
 	}
@@ -839,9 +839,9 @@ func message(ci commitInfo) string {
 }
 
 // FilesKey identifies the working files as they stand — each one's
-// hookwire.FileKey — so a cache of what was read from them can tell it is
+// disk.FileKey — so a cache of what was read from them can tell it is
 // still good without reading them.
-func (s *Session) FilesKey() string { return hookwire.FilesKey(s.Dir, plan.SessionFiles) }
+func (s *Session) FilesKey() string { return disk.FilesKey(s.Dir, plan.SessionFiles) }
 
 // CommittedKey is FilesKey when the working files are the branch's, as a
 // change leaves them, and "" when they are not (a hand edit not adopted

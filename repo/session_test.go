@@ -13,8 +13,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/plangit/plangit/hooks/hookwire"
 	"github.com/plangit/plangit/plan"
+	"github.com/plangit/plangit/repo/disk"
 	"github.com/plangit/plangit/repo/repotest"
 )
 
@@ -373,21 +373,17 @@ func TestFindRoot(t *testing.T) {
 	}
 }
 
-// TestHookwireLayout: the hook binary finds sessions and their private
-// files by hookwire's names, which must be repo's.
-func TestHookwireLayout(t *testing.T) {
-	if hookwire.ProjectDir != DirName || hookwire.PlansDir != plansDir || hookwire.PrivateDir != privateDir ||
-		hookwire.IntentFile != intentName || hookwire.QueueFile != queueName {
-		t.Error("hookwire's layout differs from repo's")
-	}
+// TestDiskLayout: the hook binary finds sessions and their private files
+// by package disk's paths, which must be the ones repo uses.
+func TestDiskLayout(t *testing.T) {
 	p := Project{Root: t.TempDir()}
 	pl, _ := plan.New("s1", "t", "", nil, t0, false)
 	s, _, err := p.Create("s1", &plan.State{Plan: pl}, plan.Change{Op: "init", Summary: "init"}, Options{Now: t0})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if hookwire.SessionDir(p.Root, "s1") != s.Dir || hookwire.PrivatePath(s.Dir, "x") != s.PrivatePath("x") {
-		t.Error("hookwire's paths differ from repo's")
+	if disk.SessionDir(p.Root, "s1") != s.Dir || disk.PrivatePath(s.Dir, "x") != s.PrivatePath("x") {
+		t.Error("disk's paths differ from repo's")
 	}
 }
 

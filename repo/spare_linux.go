@@ -7,19 +7,19 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/plangit/plangit/hooks/hookwire"
+	"github.com/plangit/plangit/repo/disk"
 )
 
 // On Linux a change puts its files in place through the spare
-// (hookwire.SpareFile), under the session lock: it makes no file but its
+// (disk.SpareFile), under the session lock: it makes no file but its
 // objects and removes none.
 
 func (s *Session) fillSpare(data []byte, perm os.FileMode) (string, error) {
-	return hookwire.FillSpare(filepath.Join(s.gitDir, privateDir), data, perm)
+	return disk.FillSpare(filepath.Join(s.gitDir, privateDir), data, perm)
 }
 
 func (s *Session) putFile(path string, data []byte, perm os.FileMode) error {
-	return hookwire.PutFile(filepath.Join(s.gitDir, privateDir), path, data, perm)
+	return disk.PutFile(filepath.Join(s.gitDir, privateDir), path, data, perm)
 }
 
 // lockRef takes git's lock on the branch, main.lock, holding data: a link
@@ -45,8 +45,8 @@ func (s *Session) lockRef(lock string, data []byte) (held bool, err error) {
 // becomes the spare (nothing is at the spare's name: lockRef took it, so
 // the rename is cheap).
 func (s *Session) setRef(lock, path string) error {
-	displaced, err := hookwire.Swap(lock, path)
-	if displaced && os.Rename(lock, s.PrivatePath(hookwire.SpareFile)) != nil {
+	displaced, err := disk.Swap(lock, path)
+	if displaced && os.Rename(lock, s.PrivatePath(disk.SpareFile)) != nil {
 		os.Remove(lock)
 	}
 	return err

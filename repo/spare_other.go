@@ -6,6 +6,8 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+
+	"github.com/plangit/plangit/repo/disk"
 )
 
 // Without an atomic exchange, a change puts files in place through
@@ -23,7 +25,7 @@ func (s *Session) fillSpare(data []byte, perm os.FileMode) (string, error) {
 // it exists already (err nil) or cannot be made; true with an error when
 // it was made but not written (the caller removes it).
 func (s *Session) lockRef(lock string, data []byte) (held bool, err error) {
-	f, err := os.OpenFile(lock, os.O_WRONLY|os.O_CREATE|os.O_EXCL|oNoFollow, 0o644)
+	f, err := os.OpenFile(lock, os.O_WRONLY|os.O_CREATE|os.O_EXCL|disk.NoFollow, 0o644)
 	if errors.Is(err, fs.ErrExist) {
 		return false, nil
 	}
@@ -37,6 +39,6 @@ func (s *Session) lockRef(lock string, data []byte) (held bool, err error) {
 	return true, err
 }
 
-func (s *Session) setRef(lock, path string) error { return renameOver(lock, path) }
+func (s *Session) setRef(lock, path string) error { return os.Rename(lock, path) }
 
 const spared = false

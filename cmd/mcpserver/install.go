@@ -1,17 +1,18 @@
 package mcpserver
 
 import (
-	"encoding/json"
 	"errors"
 	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/plangit/plangit/plan"
 	"github.com/plangit/plangit/repo"
+	"github.com/plangit/plangit/repo/confedit"
 )
 
 // Installing the server into an agent host's settings: the file each host
@@ -231,20 +232,6 @@ func (e *Edit) conflict(had any) error {
 		e.Path, serverName, had, e.Host).With("path", e.Path)
 }
 
-// jsonEntry is the server's JSON value as install writes it.
-func (h Host) jsonEntry(s Entry) string {
-	q := func(v string) string { b, _ := json.Marshal(v); return string(b) }
-	args := make([]string, len(s.Args))
-	for i, a := range s.Args {
-		args[i] = q(a)
-	}
-	entry := `{"command": ` + q(s.Command) + `, "args": [` + strings.Join(args, ", ") + `]}`
-	if h.StdioType {
-		entry = `{"type": "stdio", ` + entry[1:]
-	}
-	return entry
-}
-
 // runs reports whether a decoded server entry runs s.
 func runs(entry any, s Entry) bool {
 	m, ok := entry.(map[string]any)
@@ -267,98 +254,138 @@ func runs(entry any, s Entry) bool {
 // starts a new one.
 const emptySettings = "{\n}\n"
 
+// jsonEntry is the server's JSON value as install writes it: "type"
+// first where the host's own entries carry it.
+type jsonEntry struct {
+	Type    string   `json:"type,omitempty"`
+	Command string   `json:"command"`
+	Args    []string `json:"args"`
+}
+
+func (h Host) jsonEntry(s Entry) jsonEntry {
+	e := jsonEntry{Command: s.Command, Args: s.Args}
+	if h.StdioType {
+		e.Type = "stdio"
+	}
+	return e
+}
+
 func (e *Edit) jsonInstall(h Host, s Entry) error {
 	data := e.before
 	if len(strings.TrimSpace(string(data))) == 0 {
 		data = []byte(emptySettings)
 	}
-	t, before, top, err := e.readJSON(h, data)
+	doc, before, err := e.readJSON(h, data)
 	if err != nil {
 		return err
 	}
-	unit, entry := indentUnit(data), h.jsonEntry(s)
-	var out []byte
-	if i := top.find("mcpServers"); i < 0 {
-		value := `{"` + serverName + `": ` + entry + `}`
-		if _, multiline := t.memberIndent(top, unit); multiline {
-			value = "{\n" + unit + `"` + serverName + `": ` + entry + "\n}"
-		}
-		out = t.insert(top, "mcpServers", value, unit)
-	} else {
-		servers, err := t.object(top.members[i].valStart)
-		if err != nil {
+	if servers := doc.Lookup("mcpServers"); servers != nil {
+		if servers.Kind != '{' {
 			return e.refused("settings", errors.New("mcpServers is not an object"))
 		}
-		if j := servers.find(serverName); j >= 0 {
+		if servers.Get(serverName) != nil {
 			had := before["mcpServers"].(map[string]any)[serverName]
 			if !runs(had, s) {
 				return e.conflict(had)
 			}
 			return nil
 		}
-		out = t.insert(servers, serverName, entry, unit)
 	}
-	after, err := jsonText{data: out, comments: h.Comments}.decode()
-	return e.verify(out, err == nil && installed(before, after, "mcpServers", s), err)
+	err = doc.Set([]string{"mcpServers", serverName}, h.jsonEntry(s))
+	var after map[string]any
+	if err == nil {
+		err = doc.Decode(doc.Root(), &after)
+	}
+	return e.verify(doc.Bytes(), err == nil && installed(before, after, "mcpServers", s), err)
 }
 
+// jsonUninstall takes the server out: of the files install would have
+// turned into this one — the file without the server, without an
+// mcpServers left empty, or no file at all — the first that install gives
+// back byte for byte, so install then uninstall leaves no trace; a file
+// edited since loses the server alone.
 func (e *Edit) jsonUninstall(h Host) error {
 	if len(strings.TrimSpace(string(e.before))) == 0 {
 		return nil
 	}
-	t, before, top, err := e.readJSON(h, e.before)
+	doc, before, err := e.readJSON(h, e.before)
 	if err != nil {
 		return err
 	}
-	i := top.find("mcpServers")
-	if i < 0 {
-		return nil
+	servers := doc.Lookup("mcpServers")
+	if servers == nil || servers.Kind != '{' {
+		return nil // no server of plangit's in it
 	}
-	servers, err := t.object(top.members[i].valStart)
-	if err != nil {
-		return nil // not an object: no server of plangit's in it
-	}
-	j := servers.find(serverName)
+	j := slices.IndexFunc(servers.Members, func(m confedit.Member) bool { return m.Key == serverName })
 	if j < 0 {
 		return nil
 	}
-	t2 := jsonText{data: t.remove(servers, j), comments: h.Comments}
-	// An mcpServers that install added goes too: it is left as install
-	// would have written an empty one.
-	top2, _ := t2.top()
-	servers2, _ := t2.object(top2.members[i].valStart)
-	if len(servers2.members) == 0 {
-		created := ""
-		if ind, multiline := t2.memberIndent(top2, indentUnit(t2.data)); multiline {
-			created = "\n" + ind
+	var had Entry
+	if doc.Decode(servers.Members[j].Value, &had) != nil {
+		had = Entry{}
+	}
+	// without is the file without the i-th member of the object at path.
+	without := func(i int, path ...string) []byte {
+		d, _, _ := e.readJSON(h, e.before)
+		if d.Remove(d.Lookup(path...), i) != nil {
+			return nil
 		}
-		if string(t2.data[servers2.open+1:servers2.close]) == created {
-			t2.data = t2.remove(top2, i)
+		return d.Bytes()
+	}
+	// The smallest first: a file left with nothing, then the file without
+	// an mcpServers holding only the server, then the file without the
+	// server.
+	var candidates [][]byte
+	if len(servers.Members) == 1 {
+		i := slices.IndexFunc(doc.Root().Members, func(m confedit.Member) bool { return m.Value == servers })
+		if out := without(i); out != nil {
+			if d, err := confedit.Parse(out); err == nil && d.Root().Len() == 0 {
+				candidates = append(candidates, nil) // no file
+			}
+			candidates = append(candidates, out)
 		}
 	}
-	after, err := t2.decode()
-	if err := e.verify(t2.data, err == nil && uninstalled(before, after, "mcpServers"), err); err != nil {
-		return err
+	out := without(j, "mcpServers")
+	candidates = append(candidates, out)
+	for _, c := range candidates {
+		back := &Edit{Path: e.Path, before: c}
+		if back.jsonInstall(h, had) == nil && string(back.after) == string(e.before) {
+			out = c
+			break
+		}
 	}
-	if string(e.after) == emptySettings {
+	if out == nil {
 		e.after, e.Removed = nil, true
+		return nil
 	}
-	return nil
+	var after map[string]any
+	d, err := confedit.ParseJSONC(out)
+	if err == nil {
+		err = d.Decode(d.Root(), &after)
+	}
+	return e.verify(out, err == nil && uninstalled(before, after, "mcpServers"), err)
 }
 
-// readJSON reads data as the host's JSON settings: the text, what it
-// decodes to, and its object. A file that does not parse is refused.
-func (e *Edit) readJSON(h Host, data []byte) (jsonText, map[string]any, *jsonObject, error) {
-	t := jsonText{data: data, comments: h.Comments}
-	doc, err := t.decode()
-	if err != nil {
-		return t, nil, nil, e.refused("JSON", err)
+// readJSON reads data as the host's JSON settings: the document, and what
+// it decodes to. A file that does not parse, or is not an object, is
+// refused.
+func (e *Edit) readJSON(h Host, data []byte) (*confedit.Doc, map[string]any, error) {
+	parse := confedit.Parse
+	if h.Comments {
+		parse = confedit.ParseJSONC
 	}
-	top, err := t.top()
-	if err != nil {
-		return t, nil, nil, e.refused("JSON", err)
+	doc, err := parse(data)
+	if err == nil && doc.Root().Kind != '{' {
+		err = errors.New("not a JSON object")
 	}
-	return t, doc, top, nil
+	var m map[string]any
+	if err == nil {
+		err = doc.Decode(doc.Root(), &m)
+	}
+	if err != nil {
+		return nil, nil, e.refused("JSON", err)
+	}
+	return doc, m, nil
 }
 
 // withoutServer is doc without the server named plangit in its servers
@@ -403,17 +430,24 @@ func (e *Edit) verify(out []byte, ok bool, err error) error {
 	return nil
 }
 
+// tomlServer reads mcp_servers.NAME from decoded TOML.
+func tomlServer(m map[string]any, name string) (map[string]any, bool) {
+	servers, _ := m["mcp_servers"].(map[string]any)
+	s, ok := servers[name].(map[string]any)
+	return s, ok
+}
+
 // tomlBlock is the [mcp_servers.plangit] table install appends.
 func tomlBlock(s Entry) string {
 	args := make([]string, len(s.Args))
 	for i, a := range s.Args {
-		args[i] = tomlString(a)
+		args[i] = confedit.TOMLString(a)
 	}
-	return "[mcp_servers." + serverName + "]\ncommand = " + tomlString(s.Command) + "\nargs = [" + strings.Join(args, ", ") + "]\n"
+	return "[mcp_servers." + serverName + "]\ncommand = " + confedit.TOMLString(s.Command) + "\nargs = [" + strings.Join(args, ", ") + "]\n"
 }
 
 func (e *Edit) tomlInstall(s Entry) error {
-	before, err := tomlDecode(e.before)
+	before, err := confedit.DecodeTOML(e.before)
 	if err != nil {
 		return e.refused("TOML", err)
 	}
@@ -428,24 +462,24 @@ func (e *Edit) tomlInstall(s Entry) error {
 			return e.refused("Codex settings", errors.New("mcp_servers is not a table"))
 		}
 	}
-	out := tomlInstall(e.before, tomlBlock(s))
-	after, err := tomlDecode(out)
+	out := confedit.AppendTOML(e.before, tomlBlock(s))
+	after, err := confedit.DecodeTOML(out)
 	return e.verify(out, err == nil && installed(before, after, "mcp_servers", s), err)
 }
 
 func (e *Edit) tomlUninstall() error {
-	before, err := tomlDecode(e.before)
+	before, err := confedit.DecodeTOML(e.before)
 	if err != nil {
 		return e.refused("TOML", err)
 	}
 	if _, ok := tomlServer(before, serverName); !ok {
 		return nil
 	}
-	out, err := tomlUninstall(e.before, serverName)
+	out, err := confedit.RemoveTOMLTable(e.before, "mcp_servers", serverName)
 	if err != nil {
 		return plan.Errorf(plan.CodeInvalidArgument, "%s: %v; remove it by hand", e.Path, err).With("path", e.Path)
 	}
-	after, err := tomlDecode(out)
+	after, err := confedit.DecodeTOML(out)
 	if err := e.verify(out, err == nil && uninstalled(before, after, "mcp_servers"), err); err != nil {
 		return err
 	}

@@ -32,6 +32,7 @@ import (
 
 	_ "github.com/plangit/plangit/cmd/plangit-hook/internal/bigstack"
 	"github.com/plangit/plangit/hooks/hookwire"
+	"github.com/plangit/plangit/repo/disk"
 )
 
 // maxPayload bounds what is read of the host's payload, as plangit does.
@@ -209,15 +210,15 @@ func answer(event string, h *host, payload []byte, getenv func(string) string) (
 			return nil, false
 		}
 	}
-	if !filepath.IsAbs(p.Cwd) || !hookwire.PlainSessionID(p.SessionID) {
+	if !filepath.IsAbs(p.Cwd) || !disk.PlainSessionID(p.SessionID) {
 		return nil, false
 	}
-	if fi, err := hookwire.Stat(p.Cwd); err != nil || !fi.Dir {
+	if fi, err := disk.Stat(p.Cwd); err != nil || !fi.Dir {
 		return nil, false
 	}
-	c := &call{event: event, host: h, p: p, dir: hookwire.SessionDir(hookwire.FindRoot(p.Cwd), p.SessionID),
+	c := &call{event: event, host: h, p: p, dir: disk.SessionDir(disk.FindRoot(p.Cwd), p.SessionID),
 		shell: h.shellVar != "" && getenv(h.shellVar) == p.SessionID}
-	if _, err := hookwire.Lstat(c.dir); err != nil {
+	if _, err := disk.Lstat(c.dir); err != nil {
 		// No plan: nothing to say before a tool or to count after one;
 		// a prompt or a todo list may start one, which is plangit's.
 		none := event == "PreToolUse" || event == "PostToolUse" && !hookwire.PlanningTool(p.ToolName) ||
@@ -386,22 +387,22 @@ type held struct {
 // be the branch's, counters it cannot read) and ok true when the event's
 // hook is turned off.
 func (c *call) hold() (h *held, ok bool) {
-	private := filepath.Join(c.dir, ".git", hookwire.PrivateDir)
-	lock := hookwire.TryLockSession(private)
+	private := filepath.Join(c.dir, ".git", disk.PrivateDir)
+	lock := disk.TryLockSession(private)
 	if lock == nil {
 		return nil, false // busy: plangit waits, or queues the event
 	}
 	g, good := c.glance()
 	switch {
-	case !c.settled() || !good || g.Landed != hookwire.FilesKey(c.dir, g.Files):
+	case !c.settled() || !good || g.Landed != disk.FilesKey(c.dir, g.Files):
 		lock.Close()
 		return nil, false
 	case slices.Contains(g.Rules.Off, c.event):
 		lock.Close()
 		return nil, true
 	}
-	h = &held{lock: lock, private: private, path: hookwire.PrivatePath(c.dir, hookwire.TallyFile), g: g, rest: map[string][]byte{}}
-	b, err := hookwire.ReadFile(h.path)
+	h = &held{lock: lock, private: private, path: disk.PrivatePath(c.dir, hookwire.TallyFile), g: g, rest: map[string][]byte{}}
+	b, err := disk.ReadFile(h.path)
 	if err == nil {
 		h.tally, h.rest, good = hookwire.DecodeTally(b)
 		h.had = true
@@ -415,23 +416,23 @@ func (c *call) hold() (h *held, ok bool) {
 
 // save writes the counters, under the lock.
 func (h *held) save() error {
-	return hookwire.PutFile(h.private, h.path, h.tally.Encode(h.rest), 0o644)
+	return disk.PutFile(h.private, h.path, h.tally.Encode(h.rest), 0o644)
 }
 
 // settled reports whether no change waits to land and no hook event waits
 // for the lock: either is plangit's to finish first.
 func (c *call) settled() bool {
-	if hookwire.IntentPending(hookwire.PrivatePath(c.dir, hookwire.IntentFile)) {
+	if disk.IntentPending(disk.PrivatePath(c.dir, disk.IntentFile)) {
 		return false
 	}
-	fi, err := hookwire.Lstat(hookwire.PrivatePath(c.dir, hookwire.QueueFile))
+	fi, err := disk.Lstat(disk.PrivatePath(c.dir, disk.QueueFile))
 	return err != nil && os.IsNotExist(err) || err == nil && fi.Size == 0
 }
 
 // glance reads the session's glance; good is false when there is none or
 // it does not name the files and the config as they stand.
 func (c *call) glance() (*hookwire.Glance, bool) {
-	g, good := hookwire.ReadGlance(hookwire.PrivatePath(c.dir, hookwire.GlanceFile))
+	g, good := hookwire.ReadGlance(disk.PrivatePath(c.dir, hookwire.GlanceFile))
 	configPath := filepath.Join(filepath.Dir(filepath.Dir(c.dir)), "config.json")
 	if !good || g.Key != hookwire.GlanceKey(configPath, c.dir, g.Files) {
 		return nil, false
@@ -442,8 +443,8 @@ func (c *call) glance() (*hookwire.Glance, bool) {
 // turn reads the turn memory; good is false when something other than a
 // file is in its place.
 func (c *call) turn() (*hookwire.Turn, bool) {
-	path := hookwire.PrivatePath(c.dir, hookwire.TurnFile)
-	if fi, err := hookwire.Lstat(path); err == nil && !fi.Regular {
+	path := disk.PrivatePath(c.dir, hookwire.TurnFile)
+	if fi, err := disk.Lstat(path); err == nil && !fi.Regular {
 		return nil, false
 	}
 	return hookwire.ReadTurn(path), true
@@ -455,7 +456,7 @@ func (c *call) remember(lines string) {
 	if lines == "" {
 		return
 	}
-	hookwire.AppendFile(hookwire.PrivatePath(c.dir, hookwire.TurnFile), []byte(lines))
+	disk.AppendFile(disk.PrivatePath(c.dir, hookwire.TurnFile), []byte(lines))
 }
 
 // start runs prog with argv on the payload, as a second process, and

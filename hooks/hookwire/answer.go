@@ -3,6 +3,8 @@ package hookwire
 import (
 	"slices"
 	"strings"
+
+	"github.com/plangit/plangit/render/brief"
 )
 
 // The read-only answers — PreToolUse and UserPromptSubmit — from a glance
@@ -65,7 +67,7 @@ func Say(t *Turn, parts []Part, budget int, cli string) (text, remember string) 
 	if len(texts) == 0 {
 		return "", ""
 	}
-	return strings.ReplaceAll(Fit(texts, budget), CLIMark, cli), lines
+	return strings.ReplaceAll(brief.Fit(texts, budget), CLIMark, cli), lines
 }
 
 // PreToolUse answers before a tool call: the current step and the tool's
@@ -100,6 +102,6 @@ func (g *Glance) Prompt(shell bool, cli string) Answer {
 	if !g.Unfinished {
 		return Answer{Remember: lines}
 	}
-	return Answer{Context: Fit([]string{strings.ReplaceAll(g.Line.Text, CLIMark, cli)}, g.Rules.Budget),
+	return Answer{Context: brief.Fit([]string{strings.ReplaceAll(g.Line.Text, CLIMark, cli)}, g.Rules.Budget),
 		Remember: lines + SaidLines(append([]string{g.Line.Key}, g.Names...)...)}
 }

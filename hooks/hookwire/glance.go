@@ -4,6 +4,8 @@ import (
 	"strconv"
 	"strings"
 	"unsafe"
+
+	"github.com/plangit/plangit/repo/disk"
 )
 
 // The glance: what the read-only hooks say, precomputed from the plan and
@@ -91,30 +93,9 @@ type Rules struct {
 // stand: configPath's key, then each file's in dir (FilesKey).
 func GlanceKey(configPath, dir string, files []string) string {
 	b := make([]byte, 0, 64*(len(files)+1))
-	b = append(appendFileKey(append(b, "config:"...), configPath), ';')
-	return string(appendFilesKey(b, dir, files))
+	b = append(disk.AppendFileKey(append(b, "config:"...), configPath), ';')
+	return string(disk.AppendFilesKey(b, dir, files))
 }
-
-// FilesKey names the working files in the clean directory dir as they
-// stand: each one's name and FileKey.
-func FilesKey(dir string, files []string) string {
-	return string(appendFilesKey(make([]byte, 0, 64*len(files)), dir, files))
-}
-
-func appendFilesKey(b []byte, dir string, files []string) []byte {
-	for _, name := range files {
-		b = appendFileKey(append(append(b, name...), ':'), under(dir, name))
-		b = append(b, ';')
-	}
-	return b
-}
-
-// FileKey identifies a file's version without reading it: its size,
-// modification time and (where the system has them) inode, device and
-// change time; "-" when it does not exist. Every change plangit makes
-// writes a file anew, so its times move, as an editor's change moves
-// them.
-func FileKey(path string) string { return string(appendFileKey(nil, path)) }
 
 // NormKey is plan.NormalizeKey, for the hook's hot path: white space
 // collapsed and trimmed, at most 1,000 bytes.
@@ -325,7 +306,7 @@ func DecodeGlance(b []byte) (g *Glance, ok bool) { return decodeGlance(string(b)
 // ReadGlance reads the glance file at path; ok is false when there is
 // none or it is not one Encode wrote.
 func ReadGlance(path string) (g *Glance, ok bool) {
-	s, err := ReadFileString(path)
+	s, err := disk.ReadFileString(path)
 	if err != nil {
 		return nil, false
 	}

@@ -3,6 +3,8 @@ package hookwire
 import (
 	"errors"
 	"strings"
+
+	"github.com/plangit/plangit/render/brief"
 )
 
 // What the readers of the hosts other than Claude Code share, here for
@@ -113,9 +115,6 @@ func ContextOutput(key, text string) []byte {
 	return append(Object(nil).Str(key, text).Close(), '\n')
 }
 
-// StepSyntax teaches the agent to declare steps in its replies.
-const StepSyntax = "Add a step by writing a line \"[Step] what to do\" in a reply."
-
 // HostText fits what the engine says to a host whose stop payload carries
 // no agent message, so [Step] lines in replies are never read: the agent
 // is taught `plangit step add` instead, and the host's todo tool (todo)
@@ -124,7 +123,7 @@ func HostText(sessionID, text, todo string) string {
 	if text == "" {
 		return text
 	}
-	text = strings.ReplaceAll(text, StepSyntax, "Add a step with "+CLI(sessionID, false)+" step add \"what to do\".")
+	text = strings.ReplaceAll(text, brief.StepSyntax, "Add a step with "+CLI(sessionID, false)+" step add \"what to do\".")
 	if todo == "" {
 		return strings.ReplaceAll(text, " Or plan with TodoWrite.", "")
 	}

@@ -3,6 +3,8 @@ package hookwire
 import (
 	"slices"
 	"strings"
+
+	"github.com/plangit/plangit/render/brief"
 )
 
 // The Stop event's rules that read the agent's last message — [Step]
@@ -160,7 +162,7 @@ func StopGate(mode string, reason []string, blocks, blockCap int, active, worked
 	case "off":
 		return false, ""
 	case "advise":
-		return false, Fit(reason, budget)
+		return false, brief.Fit(reason, budget)
 	case "always":
 		if active || blocks >= blockCap {
 			return false, ""
@@ -170,5 +172,5 @@ func StopGate(mode string, reason []string, blocks, blockCap int, active, worked
 			return false, ""
 		}
 	}
-	return true, Fit(reason, budget)
+	return true, brief.Fit(reason, budget)
 }

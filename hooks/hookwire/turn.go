@@ -3,6 +3,8 @@ package hookwire
 import (
 	"strconv"
 	"strings"
+
+	"github.com/plangit/plangit/repo/disk"
 )
 
 // The turn memory: what the hooks said to the agent in its current turn —
@@ -53,7 +55,7 @@ type Turn struct {
 // a slice of it, whatever its length: the hooks read it on every call.
 func ReadTurn(path string) *Turn {
 	t := &Turn{}
-	text, err := ReadFileString(path)
+	text, err := disk.ReadFileString(path)
 	if err != nil {
 		return t
 	}

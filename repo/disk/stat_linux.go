@@ -1,4 +1,4 @@
-package hookwire
+package disk
 
 import (
 	"os"
@@ -6,10 +6,10 @@ import (
 	"syscall"
 )
 
-// appendFileKey appends path's FileKey: size, modification time, inode,
+// AppendFileKey appends path's FileKey: size, modification time, inode,
 // device and change time, from one lstat into the stack (the hot path
 // makes five of these a call).
-func appendFileKey(b []byte, path string) []byte {
+func AppendFileKey(b []byte, path string) []byte {
 	var st syscall.Stat_t
 	if err := syscall.Lstat(path, &st); err != nil {
 		return append(b, '-')

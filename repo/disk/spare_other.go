@@ -1,6 +1,6 @@
 //go:build !linux
 
-package hookwire
+package disk
 
 import (
 	"errors"
@@ -37,3 +37,16 @@ func PutFile(privateDir, path string, data []byte, perm os.FileMode) error {
 		return err
 	}
 }
+
+// Replace puts the file at tmp in place of the one at path.
+func Replace(tmp, path string) error { return os.Rename(tmp, path) }
+
+// SwapIn puts the file at tmp in place of the one at path. Without an
+// atomic exchange, a save landing between the caller's check and this
+// rename is replaced.
+func SwapIn(tmp, path string, exists bool) (bool, error) {
+	return true, os.Rename(tmp, path)
+}
+
+// SwapBack cannot undo SwapIn here.
+func SwapBack(tmp, path string) error { return errors.ErrUnsupported }

@@ -1,12 +1,20 @@
-// Package jsonedit changes a JSON document as text, touching only the bytes
-// of what changes: every other key, value, order, indentation and line
-// break stays as it was. An addition is written in the style of the
-// container it goes into (one line, or one item per line at the
-// container's indentation), and removing what was added gives back the
-// bytes there were before — so a program can add its entries to a file a
-// person wrote, and take them out again, leaving no trace. ParseJSONC
-// reads documents with // and /* */ comments, which stay as they are.
-package jsonedit
+// Package confedit edits other programs' settings files in place — the
+// agent hosts' hook settings and MCP configs, and plangit's own config —
+// as text, touching only the bytes of what changes.
+//
+// A JSON document (Doc) is changed member by member: every other key,
+// value, order, indentation and line break stays as it was. An addition
+// is written in the style of the container it goes into (one line, or one
+// item per line at the container's indentation), and removing what was
+// added gives back the bytes there were before — so a program can add its
+// entries to a file a person wrote, and take them out again, leaving no
+// trace. ParseJSONC reads documents with // and /* */ comments, which stay
+// as they are. A TOML document is changed table by table (toml.go).
+//
+// It sits on the ground floor, beside package disk: repo (config set),
+// hooks (hooks install) and the MCP server's installer all import it, and
+// it imports no package of plangit's.
+package confedit
 
 import (
 	"bytes"
@@ -79,7 +87,7 @@ func ParseJSONC(src []byte) (*Doc, error) { return parseDoc(src, true) }
 func parseDoc(src []byte, comments bool) (*Doc, error) {
 	d := &Doc{src: bytes.Clone(src), comments: comments}
 	if len(bytes.TrimSpace(src)) == 0 {
-		d.src = []byte("{}\n")
+		d.src = []byte("{\n}\n") // a new document is written one item per line
 	}
 	plain := d.src
 	if comments {
@@ -175,7 +183,7 @@ func (d *Doc) Lookup(path ...string) *Value {
 // objects missing on the way are added with it.
 func (d *Doc) Set(path []string, v any) error {
 	if len(path) == 0 {
-		return errors.New("jsonedit: an empty path")
+		return errors.New("confedit: an empty path")
 	}
 	obj := d.root
 	for i, k := range path {
@@ -212,7 +220,7 @@ func (d *Doc) Append(path []string, v any) error {
 // inverse of adding it last. The last one out leaves the container empty.
 func (d *Doc) Remove(c *Value, i int) error {
 	if i < 0 || i >= c.Len() {
-		return fmt.Errorf("jsonedit: no item %d", i)
+		return fmt.Errorf("confedit: no item %d", i)
 	}
 	start, end := c.span(i)
 	switch {
@@ -264,9 +272,11 @@ func (d *Doc) insert(c *Value, key string, v any) error {
 		return append(append(k, colon...), val...), nil
 	}
 	if c.Len() == 0 {
-		// An empty container takes the document's style; an empty
-		// document is written one item per line.
-		multiline := c == d.root || bytes.ContainsRune(d.Text(d.root), '\n')
+		// An empty container takes the document's style: one item per
+		// line when the document spans lines, else one line (so "{}"
+		// stays on its line, and what install added to it is told from
+		// what it added to a file it made).
+		multiline := bytes.ContainsRune(d.Text(d.root), '\n')
 		outer := d.lineIndent(c.Start)
 		text, err := item(outer+d.indent, multiline)
 		if err != nil {
@@ -452,7 +462,7 @@ func (p *parser) space() {
 
 func (p *parser) value() (*Value, error) {
 	if p.pos >= len(p.src) {
-		return nil, errors.New("jsonedit: unexpected end of the document")
+		return nil, errors.New("confedit: unexpected end of the document")
 	}
 	v := &Value{Start: p.pos}
 	switch c := p.src[p.pos]; c {

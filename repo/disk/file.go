@@ -1,4 +1,4 @@
-package hookwire
+package disk
 
 import "unsafe"
 

@@ -1,6 +1,6 @@
 //go:build !unix
 
-package hookwire
+package disk
 
 import "os"
 

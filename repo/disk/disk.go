@@ -1,21 +1,26 @@
-package hookwire
+// Package disk is plangit's ground floor: where a project keeps its
+// sessions and what a session keeps under its .git (the layout, session
+// ids), the session lock, the intent record, and the file operations every
+// writer shares — reads and appends that never follow a symbolic link,
+// files put in place atomically. Package repo, the hooks' wire package and
+// the hook binary all build on it; it imports the standard library only,
+// so the hook binary, started on every tool call, stays small.
+package disk
 
 import (
-	"errors"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 )
 
-// Where a project keeps a session, as package repo lays it out (its tests
-// hold these names to repo's).
+// Where a project keeps a session.
 const (
 	ProjectDir = ".code-agent" // under the project root
 	PlansDir   = "plans"       // under ProjectDir: one directory per session
 	PrivateDir = "plangit"     // under a session's .git: plangit's own files
 	IntentFile = "intent"      // in PrivateDir: a change that may not have landed
 	QueueFile  = "queue"       // in PrivateDir: hook events waiting for the lock
+	SpareFile  = "spare"       // in PrivateDir: the file a change writes next (spare_linux.go)
 )
 
 // SessionDir is a session's directory under a project root.
@@ -42,18 +47,6 @@ func under(dir, name string) string {
 	return dir + sep + name
 }
 
-// IntentPending reports whether the intent record at path is pending: a
-// change that may not have landed. plangit empties the record when its
-// change lands, so a file with anything in it is pending — as is anything
-// at its place that is no regular file, which plangit must look at.
-func IntentPending(path string) bool {
-	fi, err := Lstat(path)
-	if err != nil {
-		return !errors.Is(err, fs.ErrNotExist) // cannot tell: look
-	}
-	return fi.Size > 0 || !fi.Regular
-}
-
 // Info is what Lstat and Stat tell of a file.
 type Info struct {
 	Size    int64
@@ -77,8 +70,9 @@ func FindRoot(dir string) string {
 }
 
 // PlainSessionID reports whether id is a session id plangit accepts:
-// 1–128 characters of A-Z a-z 0-9 . _ - not starting with a dot (package
-// repo says why another is refused).
+// 1–128 characters of A-Z a-z 0-9 . _ - not starting with a dot. An id
+// names a directory: anything else (a separator, "..", a NUL, an absolute
+// path) could name one outside the project.
 func PlainSessionID(id string) bool {
 	if id == "" || len(id) > 128 || id[0] == '.' {
 		return false

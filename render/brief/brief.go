@@ -1,4 +1,7 @@
-package hookwire
+// Package brief holds what the texts an agent is told share between
+// plangit and the hook binary: fitting them to a context budget, and the
+// sentences both write. It imports the standard library only.
+package brief
 
 import (
 	"strings"
@@ -54,3 +57,6 @@ func cutRunes(s string, n int) string {
 	}
 	return s[:n]
 }
+
+// StepSyntax teaches the agent to declare steps in its replies.
+const StepSyntax = "Add a step by writing a line \"[Step] what to do\" in a reply."

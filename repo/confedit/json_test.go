@@ -1,4 +1,4 @@
-package jsonedit
+package confedit
 
 import (
 	"bytes"
@@ -24,7 +24,9 @@ func TestSet(t *testing.T) {
 		want      string
 	}{
 		{"an empty document", "", []string{"stop_mode"}, "advise", "{\n  \"stop_mode\": \"advise\"\n}\n"},
-		{"an empty object", "{}", []string{"a"}, 1, "{\n  \"a\": 1\n}"},
+		{"an empty object on one line stays on one line", "{}", []string{"a"}, 1, "{\"a\":1}"},
+		{"an empty object over lines", "{\n}", []string{"a"}, 1, "{\n  \"a\": 1\n}"},
+		{"a new document, one item per line", "", []string{"a"}, 1, "{\n  \"a\": 1\n}\n"},
 		{"a new key after the last", "{\n    \"a\": 1\n}\n", []string{"b"}, []string{"x", "y"}, "{\n    \"a\": 1,\n    \"b\": [\n        \"x\",\n        \"y\"\n    ]\n}\n"},
 		{"a value replaced, nothing else", "{\n  \"a\": 1,  \"b\": 2 ,\n  \"c\": 3\n}", []string{"b"}, 20, "{\n  \"a\": 1,  \"b\": 20 ,\n  \"c\": 3\n}"},
 		{"a one-line list kept on one line", "{\"tools\": [\"Read\"], \"n\": 1}", []string{"tools"}, []string{"Read", "Grep"}, "{\"tools\": [\"Read\", \"Grep\"], \"n\": 1}"},
@@ -34,7 +36,7 @@ func TestSet(t *testing.T) {
 		{"into a nested object", "{\n\t\"hooks\": {\n\t\t\"Stop\": true\n\t}\n}", []string{"hooks", "PreCompact"}, false, "{\n\t\"hooks\": {\n\t\t\"Stop\": true,\n\t\t\"PreCompact\": false\n\t}\n}"},
 		{"into an empty nested object", "{\n  \"hooks\": {}\n}", []string{"hooks", "Stop"}, false, "{\n  \"hooks\": {\n    \"Stop\": false\n  }\n}"},
 		{"keys with escapes", "{\"a\\\"b\": 1}", []string{"a\"b"}, 2, "{\"a\\\"b\": 2}"},
-		{"no HTML escaping", "{}", []string{"cmd"}, "a && b <c>", "{\n  \"cmd\": \"a && b <c>\"\n}"},
+		{"no HTML escaping", "{\n}", []string{"cmd"}, "a && b <c>", "{\n  \"cmd\": \"a && b <c>\"\n}"},
 		{"CRLF line ends kept", "{\r\n  \"a\": 1\r\n}\r\n", []string{"b"}, []int{1, 2}, "{\r\n  \"a\": 1,\r\n  \"b\": [\r\n    1,\r\n    2\r\n  ]\r\n}\r\n"},
 	} {
 		t.Run(c.name, func(t *testing.T) {

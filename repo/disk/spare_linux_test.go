@@ -1,6 +1,6 @@
 //go:build linux
 
-package hookwire
+package disk
 
 import (
 	"errors"

@@ -1,15 +1,15 @@
 //go:build !linux
 
-package hookwire
+package disk
 
 import (
 	"os"
 	"strconv"
 )
 
-// appendFileKey appends path's FileKey: size and modification time, and
+// AppendFileKey appends path's FileKey: size and modification time, and
 // no inode to give here.
-func appendFileKey(b []byte, path string) []byte {
+func AppendFileKey(b []byte, path string) []byte {
 	fi, err := os.Lstat(path)
 	if err != nil {
 		return append(b, '-')

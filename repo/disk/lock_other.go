@@ -1,0 +1,31 @@
+//go:build !unix
+
+package disk
+
+import (
+	"os"
+	"path/filepath"
+)
+
+// NoFollow and NonBlock are zero here: other systems' opens have no such
+// flags.
+const (
+	NoFollow = 0
+	NonBlock = 0
+)
+
+// IsLinkErr reports whether an open failed because the path is a
+// symbolic link; never here.
+func IsLinkErr(err error) bool { return false }
+
+// OpenLockTarget opens what the session lock is taken on: here, a lock
+// file in privateDir, which path names.
+func OpenLockTarget(privateDir string) (f *os.File, path string, err error) {
+	path = filepath.Join(privateDir, "lock")
+	f, err = os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	return f, path, err
+}
+
+// TryLockSession is for Unix systems alone: elsewhere the hook binary
+// hands every change to plangit, which locks as the system allows.
+func TryLockSession(privateDir string) *os.File { return nil }

@@ -1,0 +1,81 @@
+//go:build unix
+
+package disk
+
+import (
+	"errors"
+	"os"
+	"syscall"
+)
+
+// The session lock is an flock on the session's .git/plangit/ directory
+// itself: a directory cannot be deleted while it holds plangit's files,
+// and deleting a lock file inside it (people do, to "unstick" a tool)
+// changes nothing. These are its parts, shared by plangit and the hook
+// binary, which counts a tool use under it.
+
+// NoFollow makes an open fail on a symbolic link instead of following it.
+const NoFollow = syscall.O_NOFOLLOW
+
+// NonBlock keeps an open of something that is not a regular file (a FIFO
+// put where a working file belongs) from waiting forever.
+const NonBlock = syscall.O_NONBLOCK
+
+// IsLinkErr reports whether an open with NoFollow failed because the path
+// is a symbolic link (ELOOP; EMLINK on FreeBSD and NetBSD).
+func IsLinkErr(err error) bool {
+	return errors.Is(err, syscall.ELOOP) || errors.Is(err, syscall.EMLINK)
+}
+
+// OpenLockTarget opens what the session lock is taken on, the directory
+// privateDir itself, never through a symbolic link; path is what was
+// opened.
+func OpenLockTarget(privateDir string) (f *os.File, path string, err error) {
+	f, err = os.OpenFile(privateDir, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_DIRECTORY, 0)
+	return f, privateDir, err
+}
+
+// TryLock takes an flock on f without waiting: exclusive, or shared. ok
+// is false when another open file holds a conflicting lock.
+func TryLock(f *os.File, exclusive bool) (ok bool, err error) {
+	err = flock(f, how(exclusive)|syscall.LOCK_NB)
+	if errors.Is(err, syscall.EWOULDBLOCK) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// LockWait takes a shared or exclusive flock on f, waiting as long as
+// another open file holds a conflicting one.
+func LockWait(f *os.File, exclusive bool) error { return flock(f, how(exclusive)) }
+
+func how(exclusive bool) int {
+	if exclusive {
+		return syscall.LOCK_EX
+	}
+	return syscall.LOCK_SH
+}
+
+func flock(f *os.File, how int) error {
+	for {
+		err := syscall.Flock(int(f.Fd()), how)
+		if !errors.Is(err, syscall.EINTR) {
+			return err
+		}
+	}
+}
+
+// TryLockSession takes the session lock on privateDir if it is free right
+// now: the open directory, to be closed to release it; nil when another
+// process holds it or it cannot be taken.
+func TryLockSession(privateDir string) *os.File {
+	f, path, err := OpenLockTarget(privateDir)
+	if err != nil {
+		return nil
+	}
+	if ok, err := TryLock(f, true); !ok || err != nil || !SameFile(f, path) {
+		f.Close()
+		return nil
+	}
+	return f
+}
