@@ -19,9 +19,10 @@ package main
 //
 // Half the kills stop the process at a named point of a change (the
 // test-only PLANGIT_CRASH_AT, see repo/crash.go); the other half after a
-// random delay within the time the command takes. A small run is part of
-// go test ./...; PLANGIT_CRASH_KILLS=1000 go test -run TestCrash -v .
-// runs a thousand (PLANGIT_CRASH_SEED repeats one).
+// random delay within the time the command takes. go test ./... runs 20
+// kills, PLANGIT_LONG=1 (.ci/run) 200, and
+// PLANGIT_CRASH_KILLS=1000 go test -run TestCrash -v . a thousand
+// (PLANGIT_CRASH_SEED repeats one).
 
 import (
 	"bytes"
@@ -39,8 +40,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/plangit/plangit/hooks/hookwire"
 	"github.com/plangit/plangit/repo"
+	"github.com/plangit/plangit/repo/disk"
+	"github.com/plangit/plangit/repo/repotest"
 )
 
 // crashPoints are the named points of a change (repo/crash.go).
@@ -211,7 +213,7 @@ func (c *crasher) settled(session string) {
 	if out := c.git(session, "status", "--porcelain"); out != "" {
 		c.t.Fatalf("after %s and the next command: git status --porcelain:\n%s", c.lastKill, out)
 	}
-	if hookwire.IntentPending(filepath.Join(c.dir(session), ".git", "plangit", "intent")) {
+	if disk.IntentPending(filepath.Join(c.dir(session), ".git", "plangit", "intent")) {
 		c.t.Fatalf("after %s and the next command: the intent record is still there", c.lastKill)
 	}
 }
@@ -297,7 +299,10 @@ func TestCrash(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("needs git")
 	}
-	kills := 100
+	kills := 20 // go test ./...: a taste; .ci/run (PLANGIT_LONG) runs 200
+	if repotest.Long() {
+		kills = 200
+	}
 	if n, err := strconv.Atoi(os.Getenv("PLANGIT_CRASH_KILLS")); err == nil && n > 0 {
 		kills = n
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,6 +20,7 @@ import (
 
 	"github.com/plangit/plangit/render"
 	"github.com/plangit/plangit/repo"
+	"github.com/plangit/plangit/repo/repotest"
 )
 
 var updateScripts = flag.Bool("update-scripts", false, "rewrite the expected output in test scripts")
@@ -36,6 +38,14 @@ func TestScripts(t *testing.T) {
 		Dir:                 filepath.Join("testdata", "script"),
 		RequireExplicitExec: true,
 		UpdateScripts:       *updateScripts,
+		// [long]: the long suites run (PLANGIT_LONG=1, as .ci/run sets):
+		// campaigns at full size.
+		Condition: func(cond string) (bool, error) {
+			if cond == "long" {
+				return repotest.Long(), nil
+			}
+			return false, fmt.Errorf("unknown condition %q", cond)
+		},
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("PLANGIT_NOW", "2026-11-20T10:00:00Z")
 			env.Setenv("HOME", env.WorkDir)

@@ -287,7 +287,8 @@ func daemonRemote(t *testing.T, base string) string {
 }
 
 // TestShareRoundTrip plays an agent's machine and a reviewer's against one
-// remote, over each transport: push, list, fetch, changes on both sides, a
+// remote — over file://, and with PLANGIT_LONG=1 over git daemon and
+// git-http-backend too: push, list, fetch, changes on both sides, a
 // divergence kept and reported and then settled, and the same commits on
 // both machines at the end.
 func TestShareRoundTrip(t *testing.T) {
@@ -295,6 +296,9 @@ func TestShareRoundTrip(t *testing.T) {
 		name  string
 		serve func(*testing.T, string) string
 	}{{"file", fileRemote}, {"git-daemon", daemonRemote}, {"http-backend", httpRemote}} {
+		if tc.name != "file" && !repotest.Long() {
+			continue // the network transports: PLANGIT_LONG=1 (.ci/run)
+		}
 		t.Run(tc.name, func(t *testing.T) { roundTrip(t, newWorld(t, tc.serve)) })
 	}
 }
