@@ -267,7 +267,10 @@ func (e *engine) startFromTodos() (*Output, error) {
 
 // postToolUseFailure logs the error — for a shell tool with its command,
 // by which the same command succeeding later resolves it — and says when
-// it keeps coming back: at the strike limit, to change approach.
+// it keeps coming back: at the strike limit, to change approach. A failure
+// that is not the project's (notTheProjects) is counted as a tool use and
+// not logged; plangit's own refusal is answered with what plangit said,
+// once a turn.
 func (e *engine) postToolUseFailure() (*Output, error) {
 	if e.in.IsInterrupt {
 		return nil, nil // the person stopped the tool; it did not fail
@@ -276,12 +279,16 @@ func (e *engine) postToolUseFailure() (*Output, error) {
 	if err != nil || s == nil {
 		return nil, err
 	}
+	why := notTheProjects(e.in.ToolName, e.in.ToolInput, e.in.Error)
 	var rec *plan.ErrorRecord
 	_, err = e.update(s, func(st *plan.State) (plan.Change, error) {
 		hs := e.state(s)
 		hs.Iterations++ // a failed tool use is a tool use
 		if err := hs.save(s); err != nil {
 			return plan.Change{}, err
+		}
+		if why != "" {
+			return plan.Change{}, nil
 		}
 		step := ""
 		if cur := st.Plan.Current(); cur != nil {
@@ -306,6 +313,14 @@ func (e *engine) postToolUseFailure() (*Output, error) {
 	t := e.turn(s)
 	var p hookwire.Part
 	switch {
+	case why == plangitsOwn:
+		said := plangitRefusal(e.in.Error)
+		if said == "" {
+			said = plan.TruncateText(strings.TrimSpace(firstLine(strings.TrimPrefix(e.in.Error, "Exit code "))), 300)
+		}
+		p = hookwire.Part{Key: "refused " + hookwire.NormKey(said), Text: "[plangit] plangit refused that call (not an error of the project; nothing logged): " + said}
+	case why != "":
+		return nil, nil
 	case rec.Count >= e.cfg.StrikeLimit:
 		p = hookwire.Part{Key: fmt.Sprintf("strike %s %d", rec.ID, rec.Count), Text: render.StrikeWarning(rec, e.cfg.StrikeLimit, hookwire.CLIMark)}
 	case rec.Count > 1:

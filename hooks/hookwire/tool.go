@@ -114,3 +114,34 @@ func StepStarts(command string) (ids []string, next bool) {
 	}
 	return ids, next
 }
+
+// RunsPlangit reports whether a shell command runs plangit: one of its
+// simple commands starts with the program plangit (or plangit-hook).
+func RunsPlangit(command string) bool {
+	segs := strings.FieldsFunc(command, func(r rune) bool {
+		return r == ';' || r == '&' || r == '|' || r == '\n' || r == '(' || r == ')' || r == '`'
+	})
+	for _, seg := range segs {
+		f := strings.Fields(seg)
+		for len(f) > 0 && strings.Contains(f[0], "=") {
+			f = f[1:] // VAR=value plangit …
+		}
+		if len(f) > 0 && (filepath.Base(strings.Trim(f[0], `"'`)) == "plangit" || filepath.Base(strings.Trim(f[0], `"'`)) == "plangit-hook") {
+			return true
+		}
+	}
+	return false
+}
+
+// PlangitTool reports whether a tool is one of plangit's own MCP tools, as
+// hosts name a server's tools: mcp__plangit__show (Claude Code, Codex),
+// mcp_plangit_show, plangit__show (Gemini CLI), plangit-show or
+// plangit/show.
+func PlangitTool(tool string) bool {
+	for _, prefix := range []string{"mcp__plangit__", "mcp_plangit_", "plangit__", "plangit-", "plangit/"} {
+		if strings.HasPrefix(tool, prefix) && len(tool) > len(prefix) {
+			return true
+		}
+	}
+	return false
+}

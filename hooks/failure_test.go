@@ -1,0 +1,74 @@
+package hooks
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// TestNotTheProjects: plangit's own refusals and exit statuses that answer
+// a question are not the project's errors; everything else is.
+func TestNotTheProjects(t *testing.T) {
+	bash := func(cmd string) json.RawMessage { b, _ := json.Marshal(map[string]string{"command": cmd}); return b }
+	for _, c := range []struct {
+		tool  string
+		input json.RawMessage
+		msg   string
+		want  string
+	}{
+		{"Bash", bash("plangit next"), "Exit code 2\nplangit: step 3 (Build) is in progress: finish it first [INVALID_STATUS]", plangitsOwn},
+		{"Bash", bash(`plangit init "T" --goal g`), "Exit code 1\nplangit: session s already has a plan [INVALID_ARGUMENT]", plangitsOwn},
+		{"Bash", bash("cd app && plangit step done 9"), "Exit code 1\nplangit: no step 9 [STEP_NOT_FOUND]", plangitsOwn},
+		{"Bash", bash("/usr/local/bin/plangit --session s1 step done 1"), "Exit code 1\nplangit: step 1 is completed [INVALID_STATUS]", plangitsOwn},
+		{"mcp__plangit__step", json.RawMessage(`{"action":"next"}`), "step 3 is in progress [INVALID_STATUS]", plangitsOwn},
+		{"Bash", bash("grep -rn TODO ."), "Exit code 1", anAnswer},
+		{"Bash", bash("cat build.log | grep ERROR"), "Exit code 1\n", anAnswer},
+		{"Bash", bash("cd src && rg -l cache"), "Exit code 1", anAnswer},
+		{"Bash", bash("git grep -n Cache"), "Exit code 1", anAnswer},
+		{"Bash", bash("test -f go.sum"), "Exit code 1", anAnswer},
+		{"Bash", bash("[ -d vendor ]"), "Exit code 1", anAnswer},
+		{"Bash", bash("diff old.txt new.txt"), "Exit code 1\n1c1\n< a\n---\n> b", anAnswer},
+		{"Bash", bash("git diff --exit-code"), "Exit code 1\ndiff --git a/x b/x", anAnswer},
+		// The project's errors.
+		{"Bash", bash("grep -rn TODO missing/"), "Exit code 2\ngrep: missing/: No such file or directory", ""},
+		{"Bash", bash("diff a b"), "Exit code 2\ndiff: a: No such file or directory", ""},
+		{"Bash", bash("go test ./..."), "Exit code 1\n--- FAIL: TestCache", ""},
+		{"Bash", bash("false"), "Exit code 1", ""},
+		{"Bash", bash("plangit show && go test ./..."), "Exit code 1\n--- FAIL: TestCache", ""},
+		{"Edit", json.RawMessage(`{"file_path":"a.go"}`), "old_string not found", ""},
+		{"mcp__github__create_issue", json.RawMessage(`{}`), "401", ""},
+	} {
+		if got := notTheProjects(c.tool, c.input, c.msg); got != c.want {
+			t.Errorf("%s %s (%q): %q, want %q", c.tool, c.input, c.msg, got, c.want)
+		}
+	}
+}
+
+// TestOnlyTheProjectsErrorsAreLogged: a refusal of the agent's plangit
+// command logs nothing and is answered once a turn with what plangit
+// said; a search that found nothing logs nothing and says nothing; a real
+// failure is logged.
+func TestOnlyTheProjectsErrorsAreLogged(t *testing.T) {
+	f := newFixture(t)
+	f.withPlan(sessionID)
+	before := len(f.state(sessionID).Errors)
+	refusal := map[string]any{"tool_name": "Bash", "tool_input": map[string]any{"command": "plangit next"},
+		"error": "Exit code 2\nplangit: step 2 (Design the cache) is in progress: finish it first (plangit step done 2 --result \"...\"), or start the next ready step beside it with plangit next --also (plangit help next) [INVALID_STATUS]"}
+	got := f.send("PostToolUseFailure", refusal)
+	if !strings.Contains(got, "plangit refused that call (not an error of the project; nothing logged)") || !strings.Contains(got, "step 2 (Design the cache) is in progress") {
+		t.Errorf("the refusal was answered with %q", got)
+	}
+	if again := f.send("PostToolUseFailure", refusal); again != "" {
+		t.Errorf("the same refusal was answered twice in a turn: %q", again)
+	}
+	if got := f.send("PostToolUseFailure", map[string]any{"tool_name": "Bash", "tool_input": map[string]any{"command": "grep -rn TODO ."}, "error": "Exit code 1"}); got != "" {
+		t.Errorf("a search that found nothing was answered: %q", got)
+	}
+	if n := len(f.state(sessionID).Errors); n != before {
+		t.Fatalf("errors.md went from %d to %d records: plangit's refusal or an empty search was logged", before, n)
+	}
+	f.send("PostToolUseFailure", map[string]any{"tool_name": "Bash", "tool_input": map[string]any{"command": "ls cachedir"}, "error": "Exit code 2\nls: cannot access 'cachedir': No such file or directory"})
+	if n := len(f.state(sessionID).Errors); n != before+1 {
+		t.Fatalf("a real failure was not logged: %d records, want %d", n, before+1)
+	}
+}
