@@ -26,6 +26,24 @@ func stepOrCurrent(p *plan.Plan, id string) (string, error) {
 	return "", nil
 }
 
+// during says which step a finding or error was attached to: ", during
+// step N", and when several are in progress, that --step picks another.
+func during(p *plan.Plan, id string) string {
+	if id == "" {
+		return ""
+	}
+	n := 0
+	for _, s := range p.Steps() {
+		if s.Status == plan.StepInProgress {
+			n++
+		}
+	}
+	if n > 1 {
+		return fmt.Sprintf(", during step %s (%d steps in progress: --step names another)", id, n)
+	}
+	return ", during step " + id
+}
+
 // NewCmdFinding builds `plangit finding`.
 func NewCmdFinding(f *Factory) *cobra.Command {
 	c := &cobra.Command{Use: "finding", Short: "Record research findings (findings.md)"}
@@ -85,7 +103,7 @@ func findingAddRun(f *Factory, fd plan.Finding) error {
 		if err != nil {
 			return plan.Change{}, err
 		}
-		return plan.Change{Op: "finding.add", Step: added.Step, Summary: fmt.Sprintf("finding %s: %s (%s)", added.ID, clipText(added.Title), added.Category)}, nil
+		return plan.Change{Op: "finding.add", Step: added.Step, Summary: fmt.Sprintf("finding %s: %s (%s)%s", added.ID, clipText(added.Title), added.Category, during(st.Plan, added.Step))}, nil
 	}, nil)
 }
 
@@ -171,7 +189,7 @@ func errorAddRun(f *Factory, rec plan.ErrorRecord) error {
 		if err != nil {
 			return plan.Change{}, err
 		}
-		return plan.Change{Op: "error.add", Step: r.Step, Summary: fmt.Sprintf("error #%s: %s ×%d (%s)", r.ID, r.Tool, r.Count, clipText(firstLine(r.Message)))}, nil
+		return plan.Change{Op: "error.add", Step: r.Step, Summary: fmt.Sprintf("error #%s: %s ×%d (%s)%s", r.ID, r.Tool, r.Count, clipText(firstLine(r.Message)), during(st.Plan, r.Step))}, nil
 	}, nil)
 }
 

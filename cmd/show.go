@@ -258,19 +258,31 @@ func NewCmdReady(f *Factory) *cobra.Command {
 
 // NewCmdNext builds `plangit next`.
 func NewCmdNext(f *Factory) *cobra.Command {
-	return &cobra.Command{
+	var also bool
+	c := &cobra.Command{
 		Use:   "next",
-		Short: "Start the first ready step",
-		Args:  exactArgs(0, "no arguments"),
+		Short: "Start the first ready step (with a step in progress, only with --also)",
+		Long: `Start the first ready step. One step is in progress at a time: with a step in
+progress, next refuses and names it — finish it first (step done), or start
+another beside it on purpose with --also.`,
+		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return nextRun(f)
+			return nextRun(f, also)
 		},
 	}
+	c.Flags().BoolVar(&also, "also", false, "start the next ready step although one is in progress")
+	return c
 }
 
-// nextRun starts the first ready step.
-func nextRun(f *Factory) error {
+// nextRun starts the first ready step; with a step in progress, only when
+// also says to start a second one.
+func nextRun(f *Factory, also bool) error {
 	return f.applyChange(func(st *plan.State) (plan.Change, error) {
+		if cur := st.Plan.Current(); cur != nil && !also {
+			return plan.Change{}, &usageError{err: plan.Errorf(plan.CodeInvalidStatus,
+				"step %s (%s) is in progress: finish it first (plangit step done %s --result \"...\"), or start the next ready step beside it with plangit next --also",
+				cur.ID, clipText(cur.Text), cur.ID).With("step", cur.ID)}
+		}
 		ready := st.Plan.Ready()
 		if len(ready) == 0 {
 			msg := "no step is ready to start"

@@ -77,6 +77,7 @@ type StepInput struct {
 	Reason   string  `json:"reason,omitempty" jsonschema:"fail, skip, block: why"`
 	Retry    *bool   `json:"retry,omitempty" jsonschema:"fail: false fails outright"`
 	Force    bool    `json:"force,omitempty" jsonschema:"ignore open needs; edit a step in progress"`
+	Also     bool    `json:"also,omitempty" jsonschema:"next: start it although a step is in progress"`
 	Progress string  `json:"progress,omitempty" jsonschema:"N/M"`
 	IfRev    string  `json:"if_rev,omitempty"`
 	Session  string  `json:"session,omitempty"`
@@ -96,7 +97,7 @@ var StepActions = []ActionSpec{
 	{"rm", []string{"id"}},
 	{"progress", []string{"id", "progress"}},
 	{"revert", []string{"id"}},
-	{"next", nil},
+	{"next", []string{"also"}},
 }
 
 // ActionSpec is one action of a tool and the inputs it takes.
@@ -265,7 +266,7 @@ func (t *Tools) Step(in StepInput) (*ToolResult, error) {
 	var fn func(f *Factory) error
 	switch a := in.Action; a {
 	case "next":
-		fn = nextRun
+		fn = func(f *Factory) error { return nextRun(f, in.Also) }
 	case "add":
 		if in.Text == nil {
 			return nil, toolArgf("step add needs text")
