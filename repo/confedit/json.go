@@ -217,7 +217,8 @@ func (d *Doc) Append(path []string, v any) error {
 
 // Remove takes the i-th member or element out of container c, with the
 // separator before it (or, for the first of several, after it): the
-// inverse of adding it last. The last one out leaves the container empty.
+// inverse of adding it last. The last one out leaves the container empty,
+// as it was before it was added.
 func (d *Doc) Remove(c *Value, i int) error {
 	if i < 0 || i >= c.Len() {
 		return fmt.Errorf("confedit: no item %d", i)
@@ -225,7 +226,18 @@ func (d *Doc) Remove(c *Value, i int) error {
 	start, end := c.span(i)
 	switch {
 	case c.Len() == 1:
+		// The container is left empty as insert found it: "{}" — or, over
+		// lines, with the space that followed the item, unless that is
+		// just what insert writes into a nested "{}".
+		itemStart, itemEnd := start, end
 		start, end = c.Start+1, c.End-1
+		if bytes.ContainsRune(d.Text(c), '\n') {
+			nl, outer := d.newline(), d.lineIndent(c.Start)
+			written := string(d.src[c.Start+1:itemStart]) == nl+outer+d.indent && string(d.src[itemEnd:c.End-1]) == nl+outer
+			if c == d.root || !written {
+				end = itemEnd
+			}
+		}
 	case i > 0:
 		_, start = c.span(i - 1)
 	default:
@@ -272,20 +284,27 @@ func (d *Doc) insert(c *Value, key string, v any) error {
 		return append(append(k, colon...), val...), nil
 	}
 	if c.Len() == 0 {
-		// An empty container takes the document's style: one item per
-		// line when the document spans lines, else one line (so "{}"
-		// stays on its line, and what install added to it is told from
-		// what it added to a file it made).
+		// An empty container takes the document's style — one item per
+		// line when the document spans lines, else one line, so that a
+		// file that is just "{}" stays on its line — and removing the
+		// item gives back what there was (Remove).
 		multiline := bytes.ContainsRune(d.Text(d.root), '\n')
 		outer := d.lineIndent(c.Start)
 		text, err := item(outer+d.indent, multiline)
 		if err != nil {
 			return err
 		}
-		if multiline {
-			text = []byte(d.newline() + outer + d.indent + string(text) + d.newline() + outer)
+		nl := d.newline()
+		switch {
+		case !multiline:
+			return d.splice(c.Start+1, c.End-1, text)
+		case bytes.ContainsRune(d.Text(c), '\n'):
+			// Over lines already: the item on a line of its own after
+			// the brace, the space before the closing one kept.
+			return d.splice(c.Start+1, c.Start+1, []byte(nl+outer+d.indent+string(text)))
+		default: // "{}" in a document over lines
+			return d.splice(c.Start+1, c.End-1, []byte(nl+outer+d.indent+string(text)+nl+outer))
 		}
-		return d.splice(c.Start+1, c.End-1, text)
 	}
 	lastStart, lastEnd := c.span(c.Len() - 1)
 	multiline := bytes.ContainsRune(d.Text(c), '\n')

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -188,6 +189,53 @@ func TestJSONC(t *testing.T) {
 	for _, bad := range []string{"{ /* open", "{\"a\": 1 // x }", "{\"a\": 1,}"} {
 		if _, err := ParseJSONC([]byte(bad)); err == nil {
 			t.Errorf("%q accepted", bad)
+		}
+	}
+}
+
+// TestAddThenRemoveIsNoChange: an item added to an empty container and
+// taken out again leaves the bytes that were there, however the container
+// was written — but for blanks inside a nested empty container on one
+// line, which come back as "{}".
+func TestAddThenRemoveIsNoChange(t *testing.T) {
+	for _, src := range []string{
+		"{}", "{}\n", "{\n}\n", "{\n\n}\n", "{\r\n}\r\n", "[]", "{\"a\": 1, \"s\": {}}",
+		"{\n  \"a\": 1,\n  \"s\": {}\n}\n", "{\n  \"s\": {},\n  \"b\": [1]\n}\n",
+		"{\n  \"s\": {\n\n  }\n}\n", "{\n    \"s\": {   }\n}", "{\n  \"s\": {} // none yet\n}\n",
+	} {
+		parseAs := Parse
+		if strings.Contains(src, "//") {
+			parseAs = ParseJSONC
+		}
+		d, err := parseAs([]byte(src))
+		if err != nil {
+			t.Fatalf("%q: %v", src, err)
+		}
+		c := d.Root()
+		if s := d.Lookup("s"); s != nil {
+			c = s
+		}
+		if c.Kind == '[' {
+			err = d.Append(nil, map[string]string{"k": "v"})
+		} else if c == d.Root() {
+			err = d.Set([]string{"plangit"}, map[string]string{"k": "v"})
+		} else {
+			err = d.Set([]string{"s", "plangit"}, map[string]string{"k": "v"})
+		}
+		if err != nil {
+			t.Fatalf("%q: %v", src, err)
+		}
+		added := string(d.Bytes())
+		c = d.Root()
+		if s := d.Lookup("s"); s != nil {
+			c = s
+		}
+		if err := d.Remove(c, c.Len()-1); err != nil {
+			t.Fatal(err)
+		}
+		want := strings.Replace(src, "{   }", "{}", 1)
+		if got := string(d.Bytes()); got != want {
+			t.Errorf("add then remove in %q gave %q (added: %q)", src, got, added)
 		}
 	}
 }
