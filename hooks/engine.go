@@ -21,14 +21,16 @@ import (
 
 // engine handles one event.
 type engine struct {
-	env    Env
-	in     *Input
-	proj   repo.Project
-	cfg    repo.Config
-	sess   *repo.Session // the session, when replaying a queued event
-	opened *repo.Session // the session as this event opened it
-	hs     *state        // the hook counters as this event first read them
-	envSet bool          // this event wrote the session to the host's env file
+	env      Env
+	in       *Input
+	proj     repo.Project
+	cfg      repo.Config
+	sess     *repo.Session // the session, when replaying a queued event
+	opened   *repo.Session // the session as this event opened it
+	hs       *state        // the hook counters as this event first read them
+	envSet   bool          // this event wrote the session to the host's env file
+	turnSaid []string      // what the agent said in the turn, once read (said)
+	saidRead bool
 }
 
 func (e *engine) handle() (*Output, error) {
@@ -97,6 +99,23 @@ func (e *engine) dispatch() (*Output, error) {
 		return e.sessionEnd()
 	}
 	return nil, nil
+}
+
+// said is what the agent said in the current turn, oldest first: the
+// messages of the host's transcript since the person's prompt
+// (hookwire.TurnMessages), and the stop payload's last message when the
+// transcript does not end with it.
+func (e *engine) said() []string {
+	if e.saidRead {
+		return e.turnSaid
+	}
+	e.saidRead = true
+	msgs := hookwire.TurnMessages(e.in.TranscriptPath)
+	if last := strings.TrimSpace(e.in.LastAssistantMessage); last != "" && (len(msgs) == 0 || strings.TrimSpace(msgs[len(msgs)-1]) != last) {
+		msgs = append(msgs, e.in.LastAssistantMessage)
+	}
+	e.turnSaid = msgs
+	return msgs
 }
 
 // replaying reports whether the event is a queued one being applied:
@@ -406,6 +425,11 @@ func isContinue(prompt string) bool {
 	return containsAny(p, "继续执行", "continue the plan", "resume the plan")
 }
 
+// plangitsText reports whether a prompt is plangit's own words, which some
+// hosts hand back as the next prompt (Gemini CLI after an AfterAgent deny,
+// Copilot CLI after a stop hook's reason): never read as the person's.
+func plangitsText(prompt string) bool { return strings.Contains(prompt, "[plangit]") }
+
 // isNotDone reports whether a prompt says a step is not done (还没完成).
 func isNotDone(prompt string) bool {
 	return containsAny(strings.ToLower(prompt), "没完成", "未完成", "not done", "isn't done", "is not done", "not finished", "isn't finished")
@@ -437,8 +461,9 @@ func (e *engine) userPromptSubmit() (*Output, error) {
 	}
 	old := e.turn(s)
 	t := &hookwire.Turn{Shell: old.Shell || e.in.ShellSession}
+	person := !plangitsText(e.in.Prompt)
 	switch {
-	case g.Status == string(plan.PlanPaused) && isContinue(e.in.Prompt):
+	case person && g.Status == string(plan.PlanPaused) && isContinue(e.in.Prompt):
 		var used int
 		res, err := e.update(s, func(st *plan.State) (plan.Change, error) {
 			hs := e.state(s)
@@ -457,7 +482,7 @@ func (e *engine) userPromptSubmit() (*Output, error) {
 		p := res.State.Plan
 		e.beginTurn(s, old, hookwire.BeginLine(curID(p), stepSig(p), t.Shell)+hookwire.SaidLines(names(p)...))
 		return e.context(render.ResumeSummary(res.State, used, e.cfg.MaxIterations)), nil
-	case g.Status == string(plan.PlanRunning) && len(old.Advanced) > 0 && isNotDone(e.in.Prompt):
+	case person && g.Status == string(plan.PlanRunning) && len(old.Advanced) > 0 && isNotDone(e.in.Prompt):
 		adv := old.Advanced[len(old.Advanced)-1]
 		res, err := e.update(s, func(st *plan.State) (plan.Change, error) { return undoAdvance(st.Plan, adv, e.env.Now()) })
 		if err != nil {

@@ -54,7 +54,8 @@ func (Gemini) Decode(event string, payload []byte) (*Input, error) {
 		event = p.HookEventName
 	}
 	in := &Input{Event: hostEvent(HostGemini, event), SessionID: p.SessionID, Cwd: p.Cwd, Source: p.Source, Prompt: p.Prompt,
-		ToolResponse: p.ToolResponse, StopHookActive: p.StopHookActive, LastAssistantMessage: p.LastAssistantMessage, Trigger: p.Trigger}
+		ToolResponse: p.ToolResponse, StopHookActive: p.StopHookActive, LastAssistantMessage: p.LastAssistantMessage, Trigger: p.Trigger,
+		TranscriptPath: p.TranscriptPath}
 	if in.Event == "" {
 		return nil, fmt.Errorf("unknown hook event %q", event)
 	}

@@ -54,6 +54,7 @@ type Input struct {
 	StopHookActive       bool            // Stop: the agent is already continuing because of a stop hook
 	LastAssistantMessage string          // Stop: the agent's last message
 	Trigger              string          // PreCompact: manual or auto
+	TranscriptPath       string          // the host's transcript: what the agent said in the turn (hookwire.TurnMessages)
 
 	// AgentID is the subagent the event comes from (Claude Code:
 	// agent_id); "" for the main agent. A subagent's Stop is gated only on

@@ -651,13 +651,14 @@ func TestStopGate(t *testing.T) {
 	t.Run("auto-advance", func(t *testing.T) {
 		f := newFixture(t)
 		f.withPlan(sessionID)
+		f.config(`{"auto_advance": true}`)
 		f.run("post_tool_use_edit.json")
 		f.run("post_tool_use_edit.json")
 		f.run("stop_steps.json") // "Next I will: ..." after two tool uses
 		st := f.state(sessionID)
 		s2, _, _ := st.Plan.Step("2")
 		s3, _, _ := st.Plan.Step("3")
-		if s2.Status != plan.StepCompleted || s3.Status != plan.StepInProgress || s2.Result != "Next I will:" {
+		if s2.Status != plan.StepCompleted || !s2.Auto || s3.Status != plan.StepInProgress || s2.Result != "Next I will:" {
 			t.Fatalf("steps 2 and 3: %+v %s", s2, s3.Status)
 		}
 		revs := f.revisions(sessionID)
@@ -682,7 +683,7 @@ func TestStopGate(t *testing.T) {
 	t.Run("auto-advance mid-turn", func(t *testing.T) {
 		f := newFixture(t)
 		f.withPlan(sessionID)
-		f.config(`{"advance_after": 3}`)
+		f.config(`{"auto_advance": true, "advance_after": 3}`)
 		f.run("post_tool_use_read.json")
 		f.run("post_tool_use_read.json")
 		f.golden("post_tool_use_advance", f.run("post_tool_use_read.json"))
@@ -693,7 +694,7 @@ func TestStopGate(t *testing.T) {
 		// With step confirmation it asks instead, and changes nothing.
 		g := newFixture(t)
 		g.withPlan(sessionID)
-		g.config(`{"advance_after": 3, "step_confirmation": true}`)
+		g.config(`{"auto_advance": true, "advance_after": 3, "step_confirmation": true}`)
 		g.run("post_tool_use_read.json")
 		g.run("post_tool_use_read.json")
 		if out := g.run("post_tool_use_read.json"); !strings.Contains(out, "Step 2 has taken 3 tool uses. If it is done, record it: plangit step done 2") {

@@ -71,8 +71,10 @@ func (e *engine) postToolUse() (*Output, error) {
 			}
 		}
 		cur := p.Current()
-		counted, due := hs.Count(postPlan(p, len(st.Findings)), glanceRules(e.cfg), hookwire.Use{Tool: tool, OwnFile: e.ownFile(), Subagent: e.in.AgentID != "",
-			Changed: change.Op != "", CLI: cli})
+		_, command := hookwire.ToolKey(e.in.ToolInput)
+		own, drives := hookwire.OwnUse(tool, command)
+		counted, due := hs.Count(postPlan(p, len(st.Findings)), glanceRules(e.cfg), hookwire.Use{Tool: tool, Plangit: own, Drives: drives || sync,
+			OwnFile: e.ownFile(), Subagent: e.in.AgentID != "", Changed: change.Op != "", CLI: cli})
 		parts = append(parts, counted...)
 		if e.in.AgentID != "" {
 			started = append(started, startedBy(p, inputString(e.in.ToolInput, "command"))...)
@@ -81,7 +83,7 @@ func (e *engine) postToolUse() (*Output, error) {
 		switch due {
 		case hookwire.DueAdvance:
 			uses := hs.StepUses
-			c, next, err := autoAdvance(p, cur, "", false, now)
+			c, next, err := autoAdvance(p, cur, lastResult(e.said()), false, now)
 			if err != nil {
 				return plan.Change{}, err
 			}
@@ -158,7 +160,7 @@ func resolvedChange(done plan.ErrorLog) plan.Change {
 // there are some — and, unless hold, starts the next ready step. It
 // returns the change and the step it started.
 func autoAdvance(p *plan.Plan, cur *plan.Step, result string, hold bool, now time.Time) (plan.Change, string, error) {
-	if _, err := p.Transition(cur.ID, plan.ActDone, plan.TransitionOpts{Result: result, Force: true}, now); err != nil {
+	if _, err := p.Transition(cur.ID, plan.ActDone, plan.TransitionOpts{Result: result, Force: true, Auto: true}, now); err != nil {
 		return plan.Change{}, "", err
 	}
 	c := plan.Change{Op: "step.done", Step: cur.ID, Summary: "auto-advance: step " + cur.ID + " completed"}
@@ -346,7 +348,7 @@ func (e *engine) stop() (*Output, error) {
 	if err != nil {
 		return nil, err
 	}
-	decl := stepDeclarations(e.in.LastAssistantMessage)
+	decl := turnDeclarations(e.said())
 	if s == nil {
 		if len(decl) > 0 {
 			return nil, e.startFromSteps(decl)
@@ -364,6 +366,17 @@ func (e *engine) stop() (*Output, error) {
 		now := e.env.Now()
 		var did []string
 		var touched string
+		if n := len(t.Advanced); n > 0 && e.in.AgentID == "" && isNotDone(e.in.LastAssistantMessage) {
+			// The agent says a step is not done right after auto-advance
+			// completed one: the guess is taken back.
+			c, err := undoAdvance(p, t.Advanced[n-1], now)
+			if err != nil {
+				return plan.Change{}, err
+			}
+			if c.Op != "" {
+				did, touched = append(did, strings.TrimPrefix(c.Summary, "step "+c.Step+": ")+" for step "+c.Step), c.Step
+			}
+		}
 		if p.Editable() == nil {
 			for _, text := range decl {
 				if slices.ContainsFunc(p.Steps(), func(x *plan.Step) bool { return strings.EqualFold(x.Text, text) }) {
@@ -473,6 +486,32 @@ func (e *engine) startFromSteps(decl []string) error {
 		_, err = e.stop() // another hook started it meanwhile: add to it
 	}
 	return err
+}
+
+// turnDeclarations returns the "[Step] ..." lines of the turn's messages
+// (stepDeclarations), each once, in the order said.
+func turnDeclarations(msgs []string) []string {
+	var out []string
+	for _, m := range msgs {
+		for _, d := range stepDeclarations(m) {
+			if !slices.Contains(out, d) {
+				out = append(out, d)
+			}
+		}
+	}
+	return out
+}
+
+// lastResult is a result in the agent's own words: the result line
+// (resultLine) of the last thing it said in the turn that has one; "" when
+// it said nothing.
+func lastResult(msgs []string) string {
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if r := resultLine(msgs[i]); r != "" {
+			return r
+		}
+	}
+	return ""
 }
 
 // stepDeclarations returns the text of the "[Step] ..." lines of a

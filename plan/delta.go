@@ -121,6 +121,7 @@ func changedFields(a, b *Step) []string {
 	add("started", !a.Started.Equal(b.Started))
 	add("completed", !a.Completed.Equal(b.Completed))
 	add("retries", a.Retries != b.Retries)
+	add("auto", a.Auto != b.Auto)
 	return f
 }
 

@@ -262,7 +262,7 @@ func randomPlan(r *rand.Rand) *Plan {
 			p.SetProgress(s.ID, Progress{r.IntN(3), 3}, tick())
 		default:
 			a := Actions[r.IntN(len(Actions))]
-			p.Transition(s.ID, a, TransitionOpts{Result: randomText(r, 8, true), Reason: randomText(r, 6, true), Retry: r.IntN(2) == 0, Force: true}, tick())
+			p.Transition(s.ID, a, TransitionOpts{Result: randomText(r, 8, true), Reason: randomText(r, 6, true), Retry: r.IntN(2) == 0, Force: true, Auto: r.IntN(3) == 0}, tick())
 		}
 	}
 	p.Iterations = r.IntN(100)

@@ -162,6 +162,10 @@ type Step struct {
 	Started   time.Time  `json:"started,omitzero"`
 	Completed time.Time  `json:"completed,omitzero"`
 	Retries   int        `json:"retries,omitempty"`
+	// Auto says the step was completed by auto-advance — plangit's guess
+	// that it was done, which the agent never said: its own step done
+	// confirms it, its own step start takes it back.
+	Auto bool `json:"auto,omitempty"`
 }
 
 // PhaseStatus is a phase's derived status.

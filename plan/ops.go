@@ -238,6 +238,8 @@ type TransitionOpts struct {
 	Retry   bool
 	NoRetry bool
 	Force   bool // start, done: even though needs or earlier phases are not done
+	// Auto: done, by auto-advance, not by anyone's word (Step.Auto).
+	Auto bool
 }
 
 // retries reports whether failing s puts it back to pending.
@@ -258,9 +260,30 @@ func (p *Plan) Transition(id string, a Action, o TransitionOpts, now time.Time) 
 	if err != nil {
 		return Change{}, err
 	}
+	if a == ActDone && s.Status == StepCompleted && s.Auto && !o.Auto {
+		// The agent says done of a step auto-advance completed: the
+		// completion is now its word, with its result.
+		s.Auto = false
+		if result != "" {
+			s.Result = result
+		}
+		p.touch(Stamp(now))
+		return Change{Op: "step.result", Step: s.ID, Summary: fmt.Sprintf("step %s: completed, as auto-advance had marked it (confirmed)", s.ID)}, nil
+	}
+	if a == ActStart && s.Status == StepCompleted && s.Auto {
+		// The agent starts a step auto-advance completed: the guess was
+		// wrong, and is taken back.
+		now = Stamp(now)
+		s.Status, s.Completed, s.Result, s.Auto = StepInProgress, time.Time{}, "", false
+		if s.Started.IsZero() {
+			s.Started = now
+		}
+		p.touch(now)
+		return Change{Op: "step.start", Step: s.ID, Summary: fmt.Sprintf("step %s: completed → in_progress (auto-advance's completion taken back)", s.ID)}, nil
+	}
 	if a == ActDone && s.Status == StepCompleted && s.Result == "" && result != "" {
-		// A step completed without a result (auto-advance marks steps done
-		// without one) takes the result its doer records afterwards.
+		// A step completed without a result takes the result its doer
+		// records afterwards.
 		s.Result = result
 		p.touch(Stamp(now))
 		return Change{Op: "step.result", Step: s.ID, Summary: fmt.Sprintf("step %s: result recorded (it was already completed)", s.ID)}, nil
@@ -280,6 +303,7 @@ func (p *Plan) Transition(id string, a Action, o TransitionOpts, now time.Time) 
 	now = Stamp(now)
 	from := s.Status
 	retry := a == ActFail && o.retries(s, p.Rules)
+	s.Auto = a == ActDone && o.Auto
 	switch a {
 	case ActStart:
 		s.Status, s.Started, s.Completed, s.Reason = StepInProgress, now, time.Time{}, ""

@@ -28,6 +28,7 @@ const PlanFile = "task_plan.md"
 //	  - result: found 3 hot paths
 //	  - time: 2026-11-20T10:00:00Z → 2026-11-20T10:20:00Z (20m)
 //	- [ ] ◐ Implement the cache `#2 needs:1 progress:2/5`
+//	- [x] ● Use the cache `#3 auto` (auto-advance completed it: no one said so)
 //
 //	<!-- plangit id=s1 created=2026-11-20T09:00:00Z iterations=4 next-step=3 next-phase=2 -->
 //
@@ -115,6 +116,9 @@ func writeStep(b *strings.Builder, s *Step) {
 	}
 	if s.Status == StepBlocked {
 		machine = append(machine, "blocked")
+	}
+	if s.Auto && s.Status == StepCompleted {
+		machine = append(machine, "auto")
 	}
 	fmt.Fprintf(b, "- %s %s %s `%s`\n", box, s.Status.Icon(), s.Text, strings.Join(machine, " "))
 	detail := func(key, value string) {
@@ -422,8 +426,10 @@ func (pp *planParser) step(it ast.Node) error {
 			}
 		case tok == "blocked":
 			blocked = true
+		case tok == "auto":
+			s.Auto = true
 		default:
-			return pp.errAtNode(it, "unknown field %q in the step's code span; known: #ID, needs:1,2, progress:2/5, retries:N, blocked", clip(tok))
+			return pp.errAtNode(it, "unknown field %q in the step's code span; known: #ID, needs:1,2, progress:2/5, retries:N, blocked, auto", clip(tok))
 		}
 		if err != nil {
 			return pp.errAtNode(it, "bad field %q in the step's code span", clip(tok))
@@ -441,6 +447,7 @@ func (pp *planParser) step(it ast.Node) error {
 	}
 	s.Text = t
 	s.Status = statusFrom(checked, icon, blocked)
+	s.Auto = s.Auto && s.Status == StepCompleted // a completion unticked by hand is no one's
 
 	for c := first.NextSibling(); c != nil; c = c.NextSibling() {
 		list, ok := c.(*ast.List)

@@ -511,3 +511,42 @@ func TestDoneRecordsResultOfCompletedStep(t *testing.T) {
 		t.Error("a refused done changed the result")
 	}
 }
+
+// TestAutoCompletion: a completion auto-advance made is marked as such in
+// task_plan.md; the agent's step done confirms it with its result, its
+// step start takes it back; any other transition clears the mark.
+func TestAutoCompletion(t *testing.T) {
+	p, _ := New("s", "T", "", []string{"Build"}, t0, false)
+	p.AddStep(StepSpec{Text: "Write the cache"}, t0)
+	p.Transition("1", ActStart, TransitionOpts{}, t0)
+	if _, err := p.Transition("1", ActDone, TransitionOpts{Result: "wrote cache.go", Force: true, Auto: true}, t0); err != nil {
+		t.Fatal(err)
+	}
+	md := string(WritePlan(p))
+	if !strings.Contains(md, "Write the cache `#1 auto`") {
+		t.Fatalf("the automatic completion is not marked:\n%s", md)
+	}
+	back, err := ParsePlan([]byte(md))
+	if err != nil || !back.Phases[0].Steps[0].Auto {
+		t.Fatalf("the mark did not read back: %v", err)
+	}
+	// Unticked by hand: pending, and no one's completion.
+	unticked, _ := ParsePlan([]byte(strings.Replace(md, "- [x] ●", "- [ ] ○", 1)))
+	if s := unticked.Phases[0].Steps[0]; s.Status != StepPending || s.Auto {
+		t.Fatalf("unticked by hand: %s auto=%v", s.Status, s.Auto)
+	}
+
+	c, err := p.Transition("1", ActStart, TransitionOpts{}, t0)
+	s := p.Phases[0].Steps[0]
+	if err != nil || s.Status != StepInProgress || s.Auto || s.Result != "" || !strings.Contains(c.Summary, "taken back") {
+		t.Fatalf("start of an auto-completed step: %v %+v %q", err, s, c.Summary)
+	}
+	p.Transition("1", ActDone, TransitionOpts{Force: true, Auto: true}, t0)
+	c, err = p.Transition("1", ActDone, TransitionOpts{Result: "cache.go, 3 tests"}, t0)
+	if err != nil || s.Status != StepCompleted || s.Auto || s.Result != "cache.go, 3 tests" || !strings.Contains(c.Summary, "confirmed") {
+		t.Fatalf("done of an auto-completed step: %v %+v %q", err, s, c.Summary)
+	}
+	if _, err := p.Transition("1", ActStart, TransitionOpts{}, t0); err == nil {
+		t.Fatal("a confirmed completion was started again without reopen")
+	}
+}

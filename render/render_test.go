@@ -7,7 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/plangit/plangit/history"
 	"github.com/plangit/plangit/plan"
+	"github.com/plangit/plangit/repo"
 	"github.com/plangit/plangit/repo/repotest"
 )
 
@@ -173,5 +175,28 @@ func TestPercent(t *testing.T) {
 		if got := Percent(c.n, c.total); got != c.want {
 			t.Errorf("%d/%d: %d%%, want %d%%", c.n, c.total, got, c.want)
 		}
+	}
+}
+
+// TestAutoCompletionShown: a step auto-advance completed says so wherever
+// a person reads the plan: the plan, the step's detail, the report.
+func TestAutoCompletionShown(t *testing.T) {
+	p, _ := plan.New("s", "T", "", []string{"Build"}, t0, false)
+	p.AddStep(plan.StepSpec{Text: "Write the cache"}, t0)
+	p.Transition("1", plan.ActDone, plan.TransitionOpts{Force: true, Auto: true}, t0)
+	var b bytes.Buffer
+	Plan(&b, p, PlanOptions{All: true})
+	if !strings.Contains(b.String(), "[auto-advance: unconfirmed]") {
+		t.Errorf("the plan:\n%s", b.String())
+	}
+	b.Reset()
+	StepDetail(&b, p, p.Phases[0].Steps[0], p.Phases[0], nil, Style{})
+	if !strings.Contains(b.String(), "done by: auto-advance, not the agent's word") {
+		t.Errorf("the step's detail:\n%s", b.String())
+	}
+	b.Reset()
+	HTMLReport(&b, &history.Report{Session: "s", Rev: repo.Revision{N: 1, Hash: strings.Repeat("a", 40)}, State: &plan.State{Plan: p}})
+	if !strings.Contains(b.String(), `<span class="tag">auto-advance: unconfirmed</span>`) {
+		t.Error("the report does not say the completion was automatic")
 	}
 }

@@ -176,6 +176,9 @@ func reportPlan(b *strings.Builder, p *plan.Plan) {
 			if s.Retries > 0 {
 				fmt.Fprintf(b, "<span class=\"tag\">%s</span>", retries(s.Retries))
 			}
+			if s.Auto && s.Status == plan.StepCompleted {
+				b.WriteString("<span class=\"tag\">auto-advance: unconfirmed</span>")
+			}
 			for _, d := range [][2]string{{"why", s.Why}, {"result", s.Result}, {"reason", s.Reason}} {
 				if d[1] != "" {
 					fmt.Fprintf(b, "<div class=\"detail\"><b>%s:</b> %s</div>", d[0], h(d[1]))

@@ -60,6 +60,9 @@ func StepLine(p *plan.Plan, s *plan.Step) string {
 			tags = append(tags, "waits for phase "+ph.ID)
 		}
 	}
+	if s.Auto && s.Status == plan.StepCompleted {
+		tags = append(tags, "auto-advance: unconfirmed")
+	}
 	switch {
 	case s.Retries == 1:
 		tags = append(tags, "1 retry")
@@ -169,6 +172,9 @@ func StepDetail(w io.Writer, p *plan.Plan, st *plan.Step, ph *plan.Phase, events
 	field("why", st.Why)
 	field("result", st.Result)
 	field("reason", st.Reason)
+	if st.Auto && st.Status == plan.StepCompleted {
+		field("done by", "auto-advance, not the agent's word: step done confirms it, step start takes it back")
+	}
 	if st.Progress.Total > 0 {
 		field("progress", st.Progress.String())
 	}

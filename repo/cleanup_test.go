@@ -180,8 +180,11 @@ func TestConfig(t *testing.T) {
 		t.Errorf("get view_tools = %s", v)
 	}
 
-	// The hooks' loop settings and their defaults: on, for hooks.
-	if d := DefaultConfig(); !d.AutoAdvance || d.AdvanceAfter != 10 || !d.AutoCreatePlan {
+	// The hooks' loop settings and their defaults: auto-advance off (a
+	// step it completes is a guess nobody made; on the real hosts' turns a
+	// step takes more than 10 tool uses), a plan made from the first turn
+	// that uses a tool.
+	if d := DefaultConfig(); d.AutoAdvance || d.AdvanceAfter != 10 || !d.AutoCreatePlan {
 		t.Errorf("defaults: auto_advance %v, advance_after %d, auto_create_plan %v", d.AutoAdvance, d.AdvanceAfter, d.AutoCreatePlan)
 	}
 	// step_iteration_limit, advance_after's older name, reads and is

@@ -79,7 +79,7 @@ func DefaultConfig() Config {
 		PlanConfirmation: false,
 		StepConfirmation: false,
 		ContextBudget:    2000,
-		AutoAdvance:      true,
+		AutoAdvance:      false,
 		AdvanceAfter:     10,
 		AutoCreatePlan:   true,
 		PushOn:           "off",

@@ -308,7 +308,8 @@ func (c *call) postToolUse() ([]byte, bool) {
 		return nil, false
 	}
 	cli := hookwire.CLI(p.SessionID, c.shell || t.Shell)
-	parts, due := h.tally.Count(g.PostPlan(), g.Rules, hookwire.Use{Tool: p.ToolName, Subagent: p.AgentID != "", CLI: cli})
+	own, drives := hookwire.OwnUse(p.ToolName, command)
+	parts, due := h.tally.Count(g.PostPlan(), g.Rules, hookwire.Use{Tool: p.ToolName, Plangit: own, Drives: drives, Subagent: p.AgentID != "", CLI: cli})
 	if due != hookwire.DueNothing {
 		return nil, false // the step advances, or the plan pauses: a change
 	}
@@ -327,8 +328,8 @@ func (c *call) postToolUse() ([]byte, bool) {
 // config's push_on) and a session another process holds.
 func (c *call) stop() ([]byte, bool) {
 	p := c.p
-	if p.AgentID != "" || len(hookwire.StepDeclarations(p.LastAssistantMessage)) > 0 {
-		return nil, false
+	if p.AgentID != "" || len(hookwire.StepDeclarations(p.LastAssistantMessage)) > 0 || declaredInTurn(p.TranscriptPath) {
+		return nil, false // [Step] lines in the turn: new steps, a change
 	}
 	h, ok := c.hold()
 	if h == nil {
@@ -367,6 +368,17 @@ func (c *call) stop() ([]byte, bool) {
 		}
 	}
 	return c.encode(&out), true
+}
+
+// declaredInTurn reports whether the agent wrote [Step] lines in any of
+// its messages of the turn (hookwire.TurnMessages).
+func declaredInTurn(transcript string) bool {
+	for _, m := range hookwire.TurnMessages(transcript) {
+		if len(hookwire.StepDeclarations(m)) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // held is a session held for an event that counts: its lock, a glance

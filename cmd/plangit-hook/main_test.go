@@ -282,8 +282,8 @@ func TestParity(t *testing.T) {
 		// advances on the second tool use (or asks), a plan that pauses
 		// on it, a finding since the last count, no step to count for.
 		{"one look-up a finding", "p", append([][]string{{"config", "set", "action_threshold", "1"}}, plan...), nil},
-		{"advance due", "p", append([][]string{{"config", "set", "advance_after", "2"}}, plan...), nil},
-		{"advance asks", "p", append([][]string{{"config", "set", "advance_after", "2"}, {"config", "set", "step_confirmation", "true"}}, plan...), nil},
+		{"advance due", "p", append([][]string{{"config", "set", "auto_advance", "true"}, {"config", "set", "advance_after", "2"}}, plan...), nil},
+		{"advance asks", "p", append([][]string{{"config", "set", "auto_advance", "true"}, {"config", "set", "advance_after", "2"}, {"config", "set", "step_confirmation", "true"}}, plan...), nil},
 		{"pause due", "p", append([][]string{{"config", "set", "max_iterations", "2"}}, plan...), nil},
 		{"a finding since", "p", append(plan[:len(plan):len(plan)], []string{"finding", "add", "--title", "GetUser is hot", "70% of calls"}), nil},
 		{"no step in progress", "p", plan[:3], nil},
@@ -427,7 +427,7 @@ func binaryEvent(path string, payload []byte) (event, claude string, ok bool) {
 // holds a stop once a turn itself; only a change — an error the call
 // resolves, a step's advance — or a stale glance sends it to plangit.
 func TestAnswersWithoutPlangit(t *testing.T) {
-	root := project(t, append([][]string{{"config", "set", "advance_after", "12"}}, plan...))
+	root := project(t, append([][]string{{"config", "set", "auto_advance", "true"}, {"config", "set", "advance_after", "12"}}, plan...))
 	log := filepath.Join(t.TempDir(), "calls")
 	fixture := func(name string) []byte { return readFixture(t, "", name) }
 	pre, prompt := fixture("pre_tool_use_bash"), fixture("user_prompt_submit_other")
@@ -683,7 +683,7 @@ func TestHandsOn(t *testing.T) {
 	// A stop that advances the step in progress: it took advance_after
 	// tool uses, or it took two and the agent says it moves on. With one
 	// use and no such words, the hook binary holds the stop itself.
-	root = project(t, append([][]string{{"config", "set", "advance_after", "3"}}, plan...))
+	root = project(t, append([][]string{{"config", "set", "auto_advance", "true"}, {"config", "set", "advance_after", "3"}}, plan...))
 	tally := filepath.Join(root, ".code-agent", "plans", session, ".git", "plangit", "hooks.json")
 	stop, _ := os.ReadFile("../../testdata/hooks/stop.json")
 	for _, c := range []struct {

@@ -8,14 +8,14 @@ import "strings"
 
 // DecodeGemini reads Gemini CLI's JSON: session_id, cwd, hook_event_name,
 // source, prompt, tool_name, tool_input, tool_response, stop_hook_active,
-// prompt_response (the agent's last message) and trigger, by their exact
-// names.
+// prompt_response (the agent's last message), trigger and
+// transcript_path, by their exact names.
 func DecodeGemini(payload []byte) (*Payload, error) {
 	p := &Payload{}
 	err := DecodeFields(payload, []Field{{"session_id", &p.SessionID}, {"cwd", &p.Cwd}, {"hook_event_name", &p.HookEventName},
 		{"source", &p.Source}, {"prompt", &p.Prompt}, {"tool_name", &p.ToolName}, {"tool_input", &p.ToolInput},
 		{"tool_response", &p.ToolResponse}, {"stop_hook_active", &p.StopHookActive},
-		{"prompt_response", &p.LastAssistantMessage}, {"trigger", &p.Trigger}})
+		{"prompt_response", &p.LastAssistantMessage}, {"trigger", &p.Trigger}, {"transcript_path", &p.TranscriptPath}})
 	if err != nil {
 		return nil, err
 	}

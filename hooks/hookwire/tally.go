@@ -25,7 +25,12 @@ type Tally struct {
 	ViewActions int    `json:"view_actions"`         // view-tool uses since the last finding (2-action rule)
 	Findings    int    `json:"findings"`             // how many findings there were when last seen
 	Step        string `json:"step,omitempty"`       // the step StepUses counts for
-	StepUses    int    `json:"step_uses"`            // tool uses while that step was current
+	StepUses    int    `json:"step_uses"`            // tool uses while that step was current, plangit's own aside
+	// Driven: the agent has driven its steps itself in this session (a
+	// plangit step or next command, the MCP step tool, its todo tool, an
+	// edit of task_plan.md): its word decides, and auto-advance never
+	// does.
+	Driven bool `json:"driven,omitempty"`
 }
 
 // tallyRest are the members of hooks.json that are not the Tally's, in
@@ -55,6 +60,11 @@ func DecodeTally(b []byte) (t Tally, rest map[string][]byte, ok bool) {
 		case key == "step":
 			var s bool
 			if t.Step, s = String(value); !s {
+				bad = true
+			}
+		case key == "driven":
+			var b bool
+			if t.Driven, b = Bool(value); !b {
 				bad = true
 			}
 		case slices.Contains(tallyRest, key):
@@ -87,6 +97,9 @@ func (t Tally) Encode(rest map[string][]byte) []byte {
 		o = o.Raw("step", string(appendHTMLSafe(nil, t.Step)))
 	}
 	o = o.Raw("step_uses", strconv.Itoa(t.StepUses))
+	if t.Driven {
+		o = o.Raw("driven", "true")
+	}
 	for _, k := range tallyRest {
 		if v, ok := rest[k]; ok && string(v) != "{}" {
 			o = o.Raw(k, string(v))
@@ -129,6 +142,8 @@ const (
 // Use is one tool use as PostToolUse counts it.
 type Use struct {
 	Tool     string
+	Plangit  bool   // it is plangit's own (OwnUse): no work in a step
+	Drives   bool   // the agent drives its steps with it (OwnUse, a todo list, task_plan.md)
 	OwnFile  bool   // it wrote one of the session's own files
 	Subagent bool   // a subagent made it
 	Changed  bool   // syncing or resolving errors changed the plan already
@@ -166,13 +181,18 @@ func (t *Tally) Count(p PostPlan, r Rules, u Use) (parts []Part, due Due) {
 				u.CLI + " next, or " + u.CLI + " step start ID)."})
 		}
 	}
+	if u.Drives || u.OwnFile {
+		t.Driven = true
+	}
 	if p.Cur != "" {
 		if t.Step != p.Cur {
 			t.Step, t.StepUses = p.Cur, 0
 		}
-		t.StepUses++
+		if !u.Plangit {
+			t.StepUses++
+		}
 	}
-	if p.Cur != "" && r.AutoAdvance && !u.Subagent && p.Running && !u.Changed && t.Step == p.Cur && t.StepUses >= r.AdvanceAfter {
+	if p.Cur != "" && r.AutoAdvance && !t.Driven && !u.Subagent && p.Running && !u.Changed && !u.Plangit && t.Step == p.Cur && t.StepUses >= r.AdvanceAfter {
 		if !r.StepConfirmation {
 			return parts, DueAdvance
 		}
@@ -188,9 +208,10 @@ func (t *Tally) Count(p PostPlan, r Rules, u Use) (parts []Part, due Due) {
 // AdvancesAtStop reports whether a stop advances the current step
 // (auto_advance): the step the counters count for is the one in progress,
 // and the agent's last message says it moves on, or the step took its
-// tool uses (Advance). Never a subagent's stop.
+// tool uses (Advance). Never a subagent's stop, nor in a session whose
+// agent drives its steps itself.
 func (t Tally) AdvancesAtStop(p PostPlan, r Rules, msg string, subagent bool) bool {
-	return p.Cur != "" && r.AutoAdvance && !subagent && p.Running && t.Step == p.Cur && Advance(msg, t.StepUses, r.AdvanceAfter)
+	return p.Cur != "" && r.AutoAdvance && !t.Driven && !subagent && p.Running && t.Step == p.Cur && Advance(msg, t.StepUses, r.AdvanceAfter)
 }
 
 // PostPlan is what the glance tells PostToolUse's counting of the plan.

@@ -145,3 +145,38 @@ func PlangitTool(tool string) bool {
 	}
 	return false
 }
+
+// OwnUse reads what a tool use is to PostToolUse's counting: plangit's
+// own — its command in the agent's shell, its MCP tool — which is no work
+// in a step; and whether with it the agent drives its steps itself — a
+// plangit step or next command, the MCP step tool — after which
+// auto-advance never decides for it.
+func OwnUse(tool, command string) (plangit, drives bool) {
+	if PlangitTool(tool) {
+		name := tool[strings.LastIndexAny(tool, "_-/")+1:]
+		return true, name == "step" || name == "next"
+	}
+	if command == "" || !RunsPlangit(command) {
+		return false, false
+	}
+	fields := strings.FieldsFunc(command, func(r rune) bool { return r == ' ' || r == '\t' || r == '\n' || r == ';' || r == '&' || r == '|' })
+	for i, f := range fields {
+		if filepath.Base(strings.Trim(f, `"'`)) != "plangit" {
+			continue
+		}
+		for j := i + 1; j < len(fields); j++ {
+			a := fields[j]
+			if a == "step" || a == "next" {
+				return true, true
+			}
+			if a == "--session" || a == "--root" || a == "--if-rev" {
+				j++ // its value
+				continue
+			}
+			if !strings.HasPrefix(a, "-") {
+				break // another subcommand
+			}
+		}
+	}
+	return true, false
+}

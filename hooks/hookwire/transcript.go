@@ -1,0 +1,218 @@
+package hookwire
+
+import (
+	"bytes"
+	"io"
+	"os"
+
+	"github.com/plangit/plangit/repo/disk"
+)
+
+// The host's transcript (transcript_path in its payloads) holds everything
+// said in the session, as JSON lines. A hook reads from it what the agent
+// said in the current turn: the [Step] lines of every message, not only the
+// last one a stop payload carries, and the agent's own words for a result.
+
+// transcriptTail bounds what is read of a transcript: its last bytes.
+const transcriptTail = 2 << 20
+
+// TurnMessages is what the agent said in the current turn, by the host's
+// transcript at path: the text of each of its messages since the person's
+// last prompt, oldest first. It reads Claude Code's JSON lines (type
+// user/assistant, message.content), Codex CLI's rollout (an event_msg
+// user_message begins a turn; response_item messages of role assistant),
+// and Gemini CLI's (type user/gemini, content); a line it does not know is
+// skipped. It reads at most the file's last 2 MB, never through a symbolic
+// link; nil when there is nothing to read.
+func TurnMessages(path string) []string {
+	if path == "" {
+		return nil
+	}
+	b := readTail(path, transcriptTail)
+	if len(b) == 0 {
+		return nil
+	}
+	var msgs []string
+	var ids []string // Gemini's message ids, to keep one text per message
+	for _, line := range bytes.Split(b, []byte("\n")) {
+		line = bytes.TrimSpace(line)
+		if len(line) == 0 || line[0] != '{' {
+			continue
+		}
+		kind, text, id := transcriptLine(line)
+		switch kind {
+		case lineTurn:
+			msgs, ids = nil, nil
+		case lineAgent:
+			if id != "" && len(ids) > 0 && ids[len(ids)-1] == id {
+				msgs[len(msgs)-1] = text // a message written again, with its tool calls
+				continue
+			}
+			msgs, ids = append(msgs, text), append(ids, id)
+		}
+	}
+	return msgs
+}
+
+// What a transcript line is.
+const (
+	lineOther = iota
+	lineTurn  // the person's prompt: a turn begins
+	lineAgent // the agent said something
+)
+
+// transcriptLine reads one line of a transcript.
+func transcriptLine(line []byte) (kind int, text, id string) {
+	var typ, role string
+	var message, content, payload []byte
+	Members(line, func(key string, value []byte) error {
+		switch key {
+		case "type":
+			typ, _ = String(value)
+		case "message":
+			message = value
+		case "content":
+			content = value
+		case "payload":
+			payload = value
+		case "id":
+			id, _ = String(value)
+		}
+		return nil
+	})
+	switch typ {
+	case "user": // Claude Code, Gemini CLI
+		if message != nil {
+			Members(message, func(key string, value []byte) error {
+				if key == "content" {
+					content = value
+				}
+				return nil
+			})
+		}
+		if prompted(content) {
+			return lineTurn, "", ""
+		}
+	case "assistant": // Claude Code
+		Members(message, func(key string, value []byte) error {
+			if key == "content" {
+				text = blocksText(value)
+			}
+			return nil
+		})
+		if text != "" {
+			return lineAgent, text, ""
+		}
+	case "gemini":
+		if text, _ = String(content); text != "" {
+			return lineAgent, text, id
+		}
+	case "event_msg", "response_item": // Codex CLI
+		Members(payload, func(key string, value []byte) error {
+			switch key {
+			case "type":
+				typ, _ = String(value)
+			case "role":
+				role, _ = String(value)
+			case "content":
+				content = value
+			}
+			return nil
+		})
+		switch {
+		case typ == "user_message":
+			return lineTurn, "", ""
+		case typ == "message" && role == "assistant":
+			if text = blocksText(content); text != "" {
+				return lineAgent, text, ""
+			}
+		}
+	}
+	return lineOther, "", ""
+}
+
+// prompted reports whether a user line's content is a person's words: a
+// string, or blocks of text with no tool result among them.
+func prompted(content []byte) bool {
+	if _, ok := String(content); ok {
+		return true
+	}
+	words, results := false, false
+	Elements(content, func(block []byte) {
+		Members(block, func(key string, value []byte) error {
+			switch key {
+			case "text":
+				words = true
+			case "functionResponse", "tool_use_id":
+				results = true
+			case "type":
+				if t, _ := String(value); t == "tool_result" {
+					results = true
+				}
+			}
+			return nil
+		})
+	})
+	return words && !results
+}
+
+// blocksText joins the text of a message's content: a string, or the text
+// of its blocks (Claude Code's {"type":"text"}, Codex's output_text).
+func blocksText(content []byte) string {
+	if s, ok := String(content); ok {
+		return s
+	}
+	var parts []string
+	Elements(content, func(block []byte) {
+		var typ, text string
+		Members(block, func(key string, value []byte) error {
+			switch key {
+			case "type":
+				typ, _ = String(value)
+			case "text":
+				text, _ = String(value)
+			}
+			return nil
+		})
+		if text != "" && (typ == "text" || typ == "output_text" || typ == "") {
+			parts = append(parts, text)
+		}
+	})
+	return joinLines(parts)
+}
+
+func joinLines(parts []string) string {
+	var b bytes.Buffer
+	for i, p := range parts {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(p)
+	}
+	return b.String()
+}
+
+// readTail reads at most the last n bytes of the regular file at path,
+// from the start of a line.
+func readTail(path string, n int64) []byte {
+	f, err := os.OpenFile(path, os.O_RDONLY|disk.NoFollow|disk.NonBlock, 0)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() {
+		return nil
+	}
+	off := max(fi.Size()-n, 0)
+	b := make([]byte, fi.Size()-off)
+	if _, err := f.ReadAt(b, off); err != nil && err != io.EOF {
+		return nil
+	}
+	if off > 0 {
+		if i := bytes.IndexByte(b, '\n'); i >= 0 {
+			b = b[i+1:]
+		}
+	}
+	return b
+}
