@@ -3,6 +3,7 @@ package cmd
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -212,6 +213,9 @@ func initRun(o *initOptions) error {
 		change.Summary = fmt.Sprintf("init: %s (%s) from %s", p.Title, size, in.Format)
 	}
 	s, res, err := proj.Create(id, st, change, f.Options())
+	if errors.Is(err, repo.ErrExists) {
+		return takeOver(f, proj, id, p, in, err)
+	}
 	if err != nil {
 		return err
 	}
@@ -305,4 +309,56 @@ func orErrors(l plan.ErrorLog) plan.ErrorLog {
 		return plan.ErrorLog{}
 	}
 	return l
+}
+
+// takeOver is init in a session that has a plan already. A plan the hooks
+// started on their own (from the person's request, a todo list, [Step]
+// lines) that nobody has worked on yet is the agent's to take over: its
+// title, goal and phases become init's, in one revision. Any other plan
+// stays; the error says what to do instead.
+func takeOver(f *Factory, proj repo.Project, id string, next *plan.Plan, in *plan.Imported, exists error) error {
+	s, err := proj.Open(id)
+	if err != nil {
+		return err
+	}
+	var refused error
+	res, err := s.Update(f.Options(), func(st *plan.State) (plan.Change, error) {
+		p := st.Plan
+		if !p.Untouched() || in != nil {
+			refused = planExists(id, st, in != nil)
+			return plan.Change{}, nil
+		}
+		return p.TakeOver(next, f.Now())
+	})
+	if err != nil {
+		return err
+	}
+	if refused != nil {
+		return refused
+	}
+	p := res.State.Plan
+	rel, _ := filepath.Rel(proj.Root, s.Dir)
+	size := render.Count(len(p.Phases), "phase") + ", " + render.Count(p.Counts().Total, "step")
+	data := map[string]any{"session": id, "dir": s.Dir, "rev": res.Commit.Hash, "plan": p, "took_over": true}
+	return f.print(data, func(w io.Writer) {
+		fmt.Fprintf(w, "took over session %s: %s (%s), the plan the hooks started from the request\n", id, p.Title, size)
+		fmt.Fprintf(w, "  %s  revision %s\n", rel, res.Commit.Hash[:7])
+		fmt.Fprintln(w, "next: plangit step add \"...\"")
+	})
+}
+
+// planExists is init's error for a session whose plan is someone's, or has
+// been worked on: what the plan is, and what to do instead.
+func planExists(id string, st *plan.State, imported bool) error {
+	p := st.Plan
+	c := p.Counts()
+	what := fmt.Sprintf("%q (%d/%d steps done)", p.Title, c.Done, c.Total)
+	if from := map[string]string{"prompt": "the person's request", "todos": "a todo list", "steps": "[Step] lines"}[p.From]; from != "" {
+		what += ", which the hooks started from " + from + " and which has steps now"
+	}
+	hint := "plangit show shows it, plangit step add \"...\" adds a step to it"
+	if imported {
+		hint = "plangit import FILE brings the file into it, plangit show shows it"
+	}
+	return plan.Errorf(plan.CodeInvalidArgument, "session %s already has a plan, %s: %s; a new plan needs a session of its own: plangit init \"Title\" --session NEW-ID", id, what, hint).With("session", id)
 }

@@ -74,11 +74,12 @@ func TestCopilotSession(t *testing.T) {
 	if a := f.copilot("session_start"); a != nil {
 		t.Errorf("no plan anywhere, yet: %v", a)
 	}
-	// The prompt is recorded — the plan started — though Copilot drops
-	// any answer to it.
+	// The prompt is kept; the plan starts when the agent first uses a
+	// tool.
 	if a := f.copilot("user_prompt_submitted"); a != nil {
 		t.Errorf("userPromptSubmitted: %v", a)
 	}
+	f.agentActs()
 	if st := f.state(sessionID); st.Plan.Goal != "Add a cache to the user service" {
 		t.Fatalf("%+v", st.Plan)
 	}
@@ -160,6 +161,7 @@ func TestCopilotAnswers(t *testing.T) {
 		f := newHostFixture(t)
 		f.config(`{"plan_confirmation": true}`)
 		f.copilot("user_prompt_submitted")
+		f.agentActs()
 		a := f.copilot("pre_tool_use_create")
 		if a["permissionDecision"] != "ask" || !strings.Contains(a["permissionDecisionReason"].(string), "awaits approval") {
 			t.Errorf("%v", a)
@@ -169,6 +171,7 @@ func TestCopilotAnswers(t *testing.T) {
 		f := newHostFixture(t)
 		f.config(`{"max_iterations": 2}`)
 		f.copilot("user_prompt_submitted")
+		f.agentActs()
 		f.addSteps(sessionID, "Read the user service")
 		f.copilot("post_tool_use_bash")
 		a := f.copilot("post_tool_use_bash")

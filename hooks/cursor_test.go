@@ -53,12 +53,15 @@ func TestCursorSession(t *testing.T) {
 	if a := f.cursor("session_start"); a != nil {
 		t.Errorf("no plan anywhere, yet: %v", a)
 	}
-	a := f.cursor("before_submit_prompt")
-	ctx, _ := a["additional_context"].(string)
-	if !strings.Contains(ctx, "Started a plan for this session") || !strings.Contains(ctx, "plangit --session "+sessionID+" show") {
-		t.Fatalf("the first prompt starts a plan, reached with --session: %v", a)
+	if a := f.cursor("before_submit_prompt"); a != nil && a["additional_context"] != nil {
+		t.Errorf("the first prompt starts no plan: the agent may answer it without a tool: %v", a)
 	}
-	if !strings.Contains(ctx, "plangit --session "+sessionID+" step add") || strings.Contains(ctx, "[Step]") || strings.Contains(ctx, "TodoWrite") {
+	a := f.cursor("post_tool_use_shell")
+	ctx, _ := a["additional_context"].(string)
+	if !strings.Contains(ctx, "Started a plan for this session") || !strings.Contains(ctx, "plangit --session "+sessionID+" step add") {
+		t.Fatalf("the agent's first tool starts the plan, reached with --session: %v", a)
+	}
+	if strings.Contains(ctx, "[Step]") || strings.Contains(ctx, "TodoWrite") {
 		t.Errorf("Cursor's stop has no message to read [Step] lines from, and its todo tool is not read: %s", ctx)
 	}
 	if st := f.state(sessionID); st.Plan.Goal != "Add a cache to the user service" {
@@ -157,6 +160,7 @@ func TestCursorAnswers(t *testing.T) {
 		f := newHostFixture(t)
 		f.config(`{"plan_confirmation": true}`)
 		f.cursor("before_submit_prompt")
+		f.agentActs()
 		a := f.cursor("pre_tool_use_write")
 		if a["permission"] != "deny" || !strings.Contains(a["agent_message"].(string), "awaits approval") || !strings.Contains(a["user_message"].(string), "Cursor cannot ask") {
 			t.Errorf("%v", a)
@@ -169,6 +173,7 @@ func TestCursorAnswers(t *testing.T) {
 		f := newHostFixture(t)
 		f.config(`{"max_iterations": 2}`)
 		f.cursor("before_submit_prompt")
+		f.agentActs()
 		f.addSteps(sessionID, "Read the user service")
 		f.cursor("post_tool_use_shell")
 		a := f.cursor("post_tool_use_shell")

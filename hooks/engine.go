@@ -455,7 +455,7 @@ func (e *engine) userPromptSubmit() (*Output, error) {
 	}
 	if s == nil {
 		if e.cfg.AutoCreatePlan {
-			return e.startFromPrompt()
+			return nil, e.notePrompt()
 		}
 		return nil, nil
 	}
@@ -540,34 +540,91 @@ func undoAdvance(p *plan.Plan, adv [2]string, now time.Time) (plan.Change, error
 	return plan.Change{Op: "step.reopen", Step: s.ID, Summary: fmt.Sprintf("step %s: completed → in_progress (not done: auto-advance undone)", s.ID)}, nil
 }
 
-// startFromPrompt starts the session's plan from its first prompt, the
-// prompt as its goal (auto_create_plan), and teaches the agent to add
-// steps. A prompt that asks nothing of a plan starts none.
-func (e *engine) startFromPrompt() (*Output, error) {
+// notePrompt keeps the person's request to a session without a plan
+// (auto_create_plan): the plan starts from it when the agent's reply first
+// uses a tool (startFromPrompt), as the maxclaw seed does — a greeting the
+// agent answers in words starts none. A prompt that asks nothing of a plan
+// is not kept.
+func (e *engine) notePrompt() error {
 	prompt := strings.TrimSpace(e.in.Prompt)
-	if prompt == "" || strings.HasPrefix(prompt, "/") || isContinue(prompt) || isNotDone(prompt) || e.replaying() {
-		return nil, nil
+	if prompt == "" || strings.HasPrefix(prompt, "/") || isContinue(prompt) || isNotDone(prompt) || plangitsText(prompt) || e.replaying() {
+		return nil
 	}
-	first, _, _ := strings.Cut(prompt, "\n")
-	title := clipRunes(strings.Join(strings.Fields(first), " "), 80)
-	goal := plan.TruncateText(prompt, 4000)
-	p, err := plan.New(e.in.SessionID, title, goal, nil, e.env.Now(), e.cfg.PlanConfirmation)
+	return e.proj.NotePrompt(e.in.SessionID, prompt)
+}
+
+// startFromPrompt starts the session's plan from the person's request the
+// prompt hook kept, now that the agent uses a tool: the request as its
+// goal, a short line of it as its title. It returns what to tell the
+// agent: that the plan is there, how to make it its own (plangit init
+// takes it over) and how to add steps; "" when there is no request, or
+// another hook started the plan meanwhile.
+func (e *engine) startFromPrompt() (string, error) {
+	prompt, ok := e.proj.PendingPrompt(e.in.SessionID)
+	if !ok || e.replaying() {
+		return "", nil
+	}
+	p, err := plan.New(e.in.SessionID, promptTitle(prompt), plan.TruncateText(prompt, 4000), nil, e.env.Now(), e.cfg.PlanConfirmation)
 	if err != nil {
-		return nil, err
+		return "", err
 	}
+	p.From = "prompt"
 	p.Rules = e.cfg.Rules()
-	s, res, err := e.proj.Create(e.in.SessionID, &plan.State{Plan: p}, plan.Change{Op: "init", Summary: "init: from the first prompt"}, e.options())
+	s, res, err := e.proj.Create(e.in.SessionID, &plan.State{Plan: p}, plan.Change{Op: "init", Summary: "init: " + p.Title + " (from the person's first request)"}, e.options())
 	if errors.Is(err, repo.ErrExists) {
-		return nil, nil // another hook started it meanwhile
+		return "", nil // another hook started it meanwhile
 	}
 	if err != nil {
-		return nil, err
+		return "", err
 	}
 	t := &hookwire.Turn{Shell: e.shellReaches()}
 	e.remember(s, hookwire.BeginLine("", stepSig(p), t.Shell))
 	e.proj.UnmarkShell(e.in.SessionID)
-	return &Output{Context: fmt.Sprintf("[plangit] Started a plan for this session from your prompt (revision %s; %s show displays it). %s Or plan with TodoWrite.",
-		res.Commit.Hash[:7], e.cli(t), render.StepSyntax)}, nil
+	cli := e.cli(t)
+	return fmt.Sprintf("[plangit] Started a plan for this session from the request (revision %s): %q. %s init \"Title\" --goal \"...\" --phase NAME makes it yours; %s step add \"...\" adds a step.",
+		res.Commit.Hash[:7], p.Title, cli, cli), nil
+}
+
+// promptTitle is a plan's title made of a person's request: its first
+// sentence, without a greeting or "please", at most 60 characters, cut at
+// a word.
+func promptTitle(prompt string) string {
+	line, _, _ := strings.Cut(strings.TrimSpace(prompt), "\n")
+	line = strings.Join(strings.Fields(line), " ")
+	for changed := true; changed; {
+		changed = false
+		for _, lead := range []string{"hi", "hello", "hey", "please", "pls", "can you", "could you", "would you", "i want you to", "i'd like you to", "你好", "您好", "请", "帮我", "麻烦"} {
+			if len(line) > len(lead) && strings.EqualFold(line[:len(lead)], lead) && (lead[0] >= 0x80 || !isWordByte(line[len(lead)])) {
+				line = strings.TrimLeft(line[len(lead):], " ,，:：!！")
+				changed = line != ""
+				break
+			}
+		}
+	}
+	for _, end := range []string{". ", "? ", "! ", "。", "？", "！", "; "} {
+		if i := strings.Index(line, end); i > 0 {
+			line = line[:i]
+		}
+	}
+	line = strings.TrimRight(line, " .?!。？！,，:;")
+	if line == "" {
+		line, _, _ = strings.Cut(strings.TrimSpace(prompt), "\n")
+	}
+	if r := []rune(line); len(r) > 0 {
+		line = strings.ToUpper(string(r[0])) + string(r[1:])
+	}
+	if utf8.RuneCountInString(line) > 60 {
+		cut := string([]rune(line)[:59])
+		if i := strings.LastIndexByte(cut, ' '); i > 30 {
+			cut = cut[:i]
+		}
+		line = strings.TrimRight(cut, " ,，") + "…"
+	}
+	return plan.TruncateText(line, 200)
+}
+
+func isWordByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c >= 0x80
 }
 
 // clipRunes cuts s to at most n runes, the last of them "…" when cut.

@@ -311,3 +311,19 @@ func TestActOnce(t *testing.T) {
 		})
 	}
 }
+
+// agentActs starts the plan of a session whose person has spoken, as the
+// hooks do when the agent's reply first uses a tool (startFromPrompt),
+// without counting a tool use: the tests that follow count their own.
+func (f *fixture) agentActs() {
+	f.t.Helper()
+	cfg, err := f.proj().Config()
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	e := &engine{env: Env{Now: func() time.Time { return f.now }, Getenv: func(name string) string { return f.environ[name] }},
+		in: &Input{SessionID: sessionID, Cwd: f.root}, proj: f.proj(), cfg: cfg}
+	if said, err := e.startFromPrompt(); err != nil || said == "" {
+		f.t.Fatalf("no plan started from the prompt: %q %v", said, err)
+	}
+}

@@ -219,11 +219,22 @@ func TestUserPromptSubmit(t *testing.T) {
 		}
 	})
 	t.Run("auto_create_plan", func(t *testing.T) {
+		// The prompt starts no plan: the agent may answer without a tool.
 		f := newFixture(t)
-		out := f.run("user_prompt_submit_other.json")
-		f.golden("user_prompt_submit_created", out)
+		if out := f.run("user_prompt_submit_other.json"); out != "" {
+			t.Errorf("the first prompt: %s", out)
+		}
+		if _, err := f.proj().Open(sessionID); err == nil {
+			t.Fatal("the first prompt started a plan")
+		}
+		// The agent's first tool does, from the request, titled with a
+		// line of it.
+		out := f.send("PostToolUse", readUse)
+		if !strings.Contains(out, `Started a plan for this session from the request`) || !strings.Contains(out, `plangit init "Title" --goal "..." --phase NAME makes it yours`) {
+			t.Errorf("the first tool use: %s", out)
+		}
 		st := f.state(sessionID)
-		if st.Plan.Title != "Please also cache GetOrders." || st.Plan.Goal != "Please also cache GetOrders." || len(st.Plan.Steps()) != 0 {
+		if st.Plan.Title != "Also cache GetOrders" || st.Plan.Goal != "Please also cache GetOrders." || st.Plan.From != "prompt" || len(st.Plan.Steps()) != 0 {
 			t.Fatalf("%+v", st.Plan)
 		}
 		// A prompt that asks nothing of a plan starts none.
@@ -231,12 +242,38 @@ func TestUserPromptSubmit(t *testing.T) {
 		if out := g.run("user_prompt_submit_continue.json"); out != "" {
 			t.Errorf("continue: %s", out)
 		}
+		g.send("PostToolUse", readUse)
+		if _, err := g.proj().Open(sessionID); err == nil {
+			t.Error("continue started a plan")
+		}
+		// A greeting answered in words starts none; nor does an agent
+		// whose first tool is plangit: it starts its plan itself.
+		h := newFixture(t)
+		h.send("UserPromptSubmit", map[string]any{"prompt": "你好"})
+		h.send("Stop", map[string]any{"last_assistant_message": "你好！有什么可以帮你？"})
+		h.send("UserPromptSubmit", map[string]any{"prompt": "Add caching to UserService"})
+		h.send("PostToolUse", plangitUse)
+		if _, err := h.proj().Open(sessionID); err == nil {
+			t.Error("a greeting, or plangit's own tool, started a plan")
+		}
 		// An empty plan is no plan to adopt elsewhere.
 		f.environ = nil
 		if out := f.run("session_start_other_session.json"); out != "" {
 			t.Errorf("an empty plan was offered to another session: %s", out)
 		}
 	})
+	for prompt, want := range map[string]string{
+		"Please also cache GetOrders.":                                                           "Also cache GetOrders",
+		"Hi! Can you add caching to the user lookups? Thanks":                                    "Add caching to the user lookups",
+		"你好，请帮我给用户查询加缓存。谢谢":                                                                      "给用户查询加缓存",
+		"Refactor the session store so that every write goes through one function and add tests": "Refactor the session store so that every write goes…",
+		"fix bug": "Fix bug",
+		"Hello":   "Hello",
+	} {
+		if got := promptTitle(prompt); got != want {
+			t.Errorf("promptTitle(%q) = %q, want %q", prompt, got, want)
+		}
+	}
 	for prompt, want := range map[string]bool{"continue": true, " GO ON ": true, "继续": true, "继续执行。": true, "Resume!": true,
 		"请继续执行任务": true, "Please continue the plan where you left off": true,
 		"don't continue": false, "don't continue the plan": false, "continue with the tests": false, "": false} {

@@ -30,11 +30,14 @@ func (e *engine) postToolUse() (*Output, error) {
 	}
 	tool := e.in.ToolName
 	sync := isPlanningTool(tool) && persisted(e.in.ToolInput)
+	var started string
 	if s == nil {
 		if sync {
 			return e.startFromTodos()
 		}
-		return nil, nil
+		if s, started, err = e.startAtFirstTool(); s == nil {
+			return nil, err
+		}
 	}
 	t := e.turn(s)
 	cli := e.cli(t)
@@ -120,6 +123,9 @@ func (e *engine) postToolUse() (*Output, error) {
 		return nil, err
 	}
 	var notes []hookwire.Part
+	if started != "" {
+		notes = append(notes, hookwire.Part{Key: "started", Text: started})
+	}
 	if res.Adopted != nil && e.ownFile() {
 		notes = append(notes, hookwire.Part{Text: fmt.Sprintf("[plangit] Adopted your edit as revision %s: %s.", res.Adopted.Hash[:7], res.Adopted.Change.Summary)})
 	}
@@ -222,13 +228,19 @@ func isPlanningTool(tool string) bool { return hookwire.PlanningTool(tool) }
 // agent that plans with TodoWrite gets a persistent, versioned plan.
 func (e *engine) startFromTodos() (*Output, error) {
 	title := inputString(e.in.ToolInput, "planTitle")
-	if title == "" {
+	goal, asked := e.proj.PendingPrompt(e.in.SessionID)
+	switch {
+	case title != "":
+	case asked:
+		title = promptTitle(goal) // the person's request names the work
+	default:
 		title = todoTitle
 	}
-	p, err := plan.New(e.in.SessionID, plan.TruncateText(title, 200), "", nil, e.env.Now(), e.cfg.PlanConfirmation)
+	p, err := plan.New(e.in.SessionID, plan.TruncateText(title, 200), goal, nil, e.env.Now(), e.cfg.PlanConfirmation)
 	if err != nil {
 		return nil, err
 	}
+	p.From = "todos"
 	p.Rules = e.cfg.Rules()
 	hs := &state{Tally: hookwire.Tally{Iterations: 1}, Todos: map[string]stepRef{}, Tasks: map[string]stepRef{}}
 	var change plan.Change
@@ -267,6 +279,27 @@ func (e *engine) startFromTodos() (*Output, error) {
 	return &Output{Context: fmt.Sprintf("[plangit] Started a persistent plan from your %s (revision %s); %s show displays it.", e.in.ToolName, res.Commit.Hash[:7], e.cli(t))}, nil
 }
 
+// startAtFirstTool starts the plan from the person's request the prompt
+// hook kept (startFromPrompt), now that the agent's reply uses a tool —
+// unless the tool is plangit's own: an agent at work on plangit starts its
+// plan itself. It returns the session and what to tell the agent; a nil
+// session when none was started.
+func (e *engine) startAtFirstTool() (*repo.Session, string, error) {
+	if !e.cfg.AutoCreatePlan {
+		return nil, "", nil
+	}
+	_, command := hookwire.ToolKey(e.in.ToolInput)
+	if own, _ := hookwire.OwnUse(e.in.ToolName, command); own {
+		return nil, "", nil
+	}
+	said, err := e.startFromPrompt()
+	if err != nil || said == "" {
+		return nil, "", err
+	}
+	s, err := e.session()
+	return s, said, err
+}
+
 // postToolUseFailure logs the error — for a shell tool with its command,
 // by which the same command succeeding later resolves it — and says when
 // it keeps coming back: at the strike limit, to change approach. A failure
@@ -278,8 +311,14 @@ func (e *engine) postToolUseFailure() (*Output, error) {
 		return nil, nil // the person stopped the tool; it did not fail
 	}
 	s, err := e.session()
-	if err != nil || s == nil {
+	if err != nil {
 		return nil, err
+	}
+	var started string
+	if s == nil {
+		if s, started, err = e.startAtFirstTool(); s == nil {
+			return nil, err
+		}
 	}
 	why := notTheProjects(e.in.ToolName, e.in.ToolInput, e.in.Error)
 	var rec *plan.ErrorRecord
@@ -313,6 +352,10 @@ func (e *engine) postToolUseFailure() (*Output, error) {
 		return nil, err
 	}
 	t := e.turn(s)
+	var first []hookwire.Part
+	if started != "" {
+		first = append(first, hookwire.Part{Key: "started", Text: started})
+	}
 	var p hookwire.Part
 	switch {
 	case why == plangitsOwn:
@@ -322,7 +365,6 @@ func (e *engine) postToolUseFailure() (*Output, error) {
 		}
 		p = hookwire.Part{Key: "refused " + hookwire.NormKey(said), Text: "[plangit] plangit refused that call (not an error of the project; nothing logged): " + said}
 	case why != "":
-		return nil, nil
 	case rec.Count >= e.cfg.StrikeLimit:
 		p = hookwire.Part{Key: fmt.Sprintf("strike %s %d", rec.ID, rec.Count), Text: render.StrikeWarning(rec, e.cfg.StrikeLimit, hookwire.CLIMark)}
 	case rec.Count > 1:
@@ -331,10 +373,11 @@ func (e *engine) postToolUseFailure() (*Output, error) {
 			what = "`" + hookwire.ClipKey(hookwire.NormKey(rec.Key)) + "`"
 		}
 		p = hookwire.Part{Text: fmt.Sprintf("[plangit] %s has failed this way %d times (error #%s; at %d, change approach).", what, rec.Count, rec.ID, e.cfg.StrikeLimit)}
-	default:
-		return nil, nil
 	}
-	if text := e.say(s, t, []hookwire.Part{p}); text != "" {
+	if p.Text != "" {
+		first = append(first, p)
+	}
+	if text := e.say(s, t, first); text != "" {
 		return &Output{Context: text}, nil
 	}
 	return nil, nil
@@ -470,10 +513,16 @@ func (e *engine) stopGate(p *plan.Plan, t *hookwire.Turn, hs *state, out *Output
 // startFromSteps starts the session's plan from the [Step] lines of the
 // agent's last message.
 func (e *engine) startFromSteps(decl []string) error {
-	p, err := plan.New(e.in.SessionID, "Steps the agent declared", "", nil, e.env.Now(), e.cfg.PlanConfirmation)
+	title := "Steps the agent declared"
+	goal, ok := e.proj.PendingPrompt(e.in.SessionID)
+	if ok {
+		title = promptTitle(goal)
+	}
+	p, err := plan.New(e.in.SessionID, title, goal, nil, e.env.Now(), e.cfg.PlanConfirmation)
 	if err != nil {
 		return err
 	}
+	p.From = "steps"
 	p.Rules = e.cfg.Rules()
 	for _, text := range decl {
 		if _, err := p.AddStep(plan.StepSpec{Text: text}, e.env.Now()); err != nil {
@@ -562,6 +611,7 @@ func (e *engine) preCompact() (*Output, error) {
 func (e *engine) sessionEnd() (*Output, error) {
 	if !e.replaying() {
 		e.proj.UnmarkShell(e.in.SessionID)
+		e.proj.ForgetPrompt(e.in.SessionID)
 	}
 	s, err := e.session()
 	if err != nil || s == nil {

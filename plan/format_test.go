@@ -266,6 +266,9 @@ func randomPlan(r *rand.Rand) *Plan {
 		}
 	}
 	p.Iterations = r.IntN(100)
+	if r.IntN(4) == 0 {
+		p.From = Origins[r.IntN(len(Origins))]
+	}
 	switch r.IntN(6) {
 	case 0:
 		p.Pause(randomText(r, 6, true), tick())

@@ -90,6 +90,12 @@ type Plan struct {
 	Result     string     `json:"result,omitempty"` // final result, set by finish
 	Reason     string     `json:"reason,omitempty"` // why the plan was aborted or paused
 	Phases     []*Phase   `json:"phases"`
+	// From says the hooks started the plan on their own, and from what:
+	// the person's first request ("prompt"), the agent's todo list
+	// ("todos") or its [Step] lines ("steps"); "" for a plan someone
+	// started (init, import). An automatic plan not yet worked on is the
+	// agent's to take over (TakeOver).
+	From string `json:"from,omitempty"`
 
 	// NextStep and NextPhase are the ids the next added step and phase get.
 	// They only grow, so an id is never reused inside a plan.

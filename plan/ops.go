@@ -51,6 +51,34 @@ func New(id, title, goal string, phases []string, now time.Time, needApproval bo
 
 func (p *Plan) touch(now time.Time) { p.Updated = Stamp(now) }
 
+// Origins are what the hooks start a plan from on their own (Plan.From).
+var Origins = []string{"prompt", "todos", "steps"}
+
+// Untouched reports whether the plan is one the hooks started on their own
+// and nobody has worked on yet: no step, no phase with a step.
+func (p *Plan) Untouched() bool { return p.From != "" && len(p.Steps()) == 0 }
+
+// TakeOver makes an untouched automatic plan (Untouched) the agent's own:
+// its title, goal, phases and approval are those of next, which init made;
+// the plan's id, creation, iterations, findings and errors stay, as do the
+// ids it gave out.
+func (p *Plan) TakeOver(next *Plan, now time.Time) (Change, error) {
+	if !p.Untouched() {
+		return Change{}, Errorf(CodeInvalidStatus, "the plan is not an untouched automatic one")
+	}
+	from := p.From
+	p.Title, p.Goal, p.Status, p.From = next.Title, next.Goal, next.Status, ""
+	p.Phases = nil
+	for _, ph := range next.Phases {
+		if _, err := p.AddPhase(ph.Title, ph.Notes, now); err != nil {
+			return Change{}, err
+		}
+	}
+	p.touch(now)
+	what := map[string]string{"prompt": "the person's first request", "todos": "a todo list", "steps": "[Step] lines"}[from]
+	return Change{Op: "init", Summary: fmt.Sprintf("init: %s (%d phases), taking over the plan the hooks started from %s", p.Title, len(p.Phases), what)}, nil
+}
+
 // requireRunning refuses status changes unless the plan is running.
 func (p *Plan) requireRunning() error {
 	switch p.Status {

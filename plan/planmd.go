@@ -3,6 +3,7 @@ package plan
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -95,7 +96,11 @@ func WritePlan(p *Plan) []byte {
 	if !p.Created.IsZero() {
 		b.WriteString(" created=" + formatTime(p.Created))
 	}
-	fmt.Fprintf(&b, " iterations=%d next-step=%d next-phase=%d -->\n", p.Iterations, p.NextStep, p.NextPhase)
+	fmt.Fprintf(&b, " iterations=%d next-step=%d next-phase=%d", p.Iterations, p.NextStep, p.NextPhase)
+	if p.From != "" {
+		b.WriteString(" from=" + p.From)
+	}
+	b.WriteString(" -->\n")
 	return []byte(b.String())
 }
 
@@ -375,6 +380,8 @@ func (pp *planParser) machine(n ast.Node, raw string) error {
 		case "next-phase":
 			n, err := strconv.Atoi(v)
 			pp.nextPhase, bad = max(pp.nextPhase, n), err != nil || n < 1
+		case "from":
+			pp.p.From, bad = v, !slices.Contains(Origins, v)
 		default:
 			// Fields from a newer plangit are ignored.
 		}

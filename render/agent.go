@@ -25,7 +25,7 @@ func progressLine(p *plan.Plan) string {
 // StepHint is how to record the current step's progress, and how to add
 // steps.
 func StepHint(p *plan.Plan, cli string) string {
-	hint := "Record progress: " + cli + " step done ID --result \"...\"; " + cli + " next starts the next step."
+	hint := "Record progress: " + cli + " step done ID --result \"...\"; start the next step with " + cli + " next."
 	if cur := p.Current(); cur != nil {
 		hint = fmt.Sprintf("Record progress: %s step done %s --result \"...\" (or step progress %s N/M).", cli, cur.ID, cur.ID)
 	}

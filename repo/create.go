@@ -80,6 +80,7 @@ func (p Project) Create(id string, st *plan.State, change plan.Change, opts Opti
 	if OnLanded != nil {
 		OnLanded(s, st)
 	}
+	p.ForgetPrompt(id) // the session has its plan: no request waits for one
 	s.drain()
 	return s, &Result{State: st, Commit: c}, nil
 }

@@ -209,3 +209,39 @@ func (p Project) UnmarkShell(id string) {
 		os.Remove(filepath.Join(p.Dir(), shellDir, id))
 	}
 }
+
+// NotePrompt keeps the person's request to session id, which has no plan
+// yet (disk.PendingPrompt): the hooks start its plan from it when the
+// agent's reply uses a tool, as the maxclaw seed does; a request the agent
+// answers without one (a greeting) starts none. A later request replaces
+// an earlier one.
+func (p Project) NotePrompt(id, prompt string) error {
+	if err := ValidateSessionID(id); err != nil {
+		return err
+	}
+	if err := p.ensureDir(); err != nil {
+		return err
+	}
+	path := disk.PendingPrompt(p.Root, id)
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return plan.WrapError(plan.CodeIOError, err, "cannot create %s", filepath.Dir(path))
+	}
+	return WriteFileAtomic(path, []byte(plan.TruncateText(prompt, 4000)), 0o644, false)
+}
+
+// PendingPrompt is the request NotePrompt kept for session id; ok is false
+// when there is none.
+func (p Project) PendingPrompt(id string) (prompt string, ok bool) {
+	if ValidateSessionID(id) != nil {
+		return "", false
+	}
+	b, err := disk.ReadFile(disk.PendingPrompt(p.Root, id))
+	return string(b), err == nil
+}
+
+// ForgetPrompt drops the request NotePrompt kept for session id.
+func (p Project) ForgetPrompt(id string) {
+	if ValidateSessionID(id) == nil {
+		os.Remove(disk.PendingPrompt(p.Root, id))
+	}
+}

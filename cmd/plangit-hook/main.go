@@ -220,9 +220,10 @@ func answer(event string, h *host, payload []byte, getenv func(string) string) (
 		shell: h.shellVar != "" && getenv(h.shellVar) == p.SessionID}
 	if _, err := disk.Lstat(c.dir); err != nil {
 		// No plan: nothing to say before a tool or to count after one;
-		// a prompt or a todo list may start one, which is plangit's.
-		none := event == "PreToolUse" || event == "PostToolUse" && !hookwire.PlanningTool(p.ToolName) ||
-			event == "Stop" && len(hookwire.StepDeclarations(p.LastAssistantMessage)) == 0
+		// a prompt to keep, a todo list, [Step] lines, or the agent's first
+		// tool after a kept prompt may start one, which is plangit's.
+		none := event == "PreToolUse" || event == "PostToolUse" && !hookwire.PlanningTool(p.ToolName) && !c.prompted() ||
+			event == "Stop" && len(hookwire.StepDeclarations(p.LastAssistantMessage)) == 0 && !declaredInTurn(p.TranscriptPath)
 		return nil, os.IsNotExist(err) && none
 	}
 	switch event {
@@ -368,6 +369,13 @@ func (c *call) stop() ([]byte, bool) {
 		}
 	}
 	return c.encode(&out), true
+}
+
+// prompted reports whether the person's request to this session, which
+// has no plan, was kept for the agent's first tool (disk.PendingPrompt).
+func (c *call) prompted() bool {
+	_, err := disk.Lstat(disk.PendingPrompt(disk.FindRoot(c.p.Cwd), c.p.SessionID))
+	return err == nil
 }
 
 // declaredInTurn reports whether the agent wrote [Step] lines in any of

@@ -21,7 +21,15 @@ const (
 	IntentFile = "intent"      // in PrivateDir: a change that may not have landed
 	QueueFile  = "queue"       // in PrivateDir: hook events waiting for the lock
 	SpareFile  = "spare"       // in PrivateDir: the file a change writes next (spare_linux.go)
+	PendingDir = "pending"     // under ProjectDir: a session's first request, before it has a plan
 )
+
+// PendingPrompt is where a project keeps the person's request to an agent
+// session that has no plan yet: the hooks start the plan from it when the
+// agent first uses a tool.
+func PendingPrompt(root, session string) string {
+	return filepath.Join(root, ProjectDir, PendingDir, session)
+}
 
 // SessionDir is a session's directory under a project root.
 func SessionDir(root, session string) string {
