@@ -51,7 +51,9 @@ type Factory struct {
 	MCP MCPCommand
 
 	// capture, when set, takes what a command prints instead of Out: the
-	// data --json would hold and the text a person would read.
+	// data --json would hold and the text a person would read. It is set
+	// for the MCP tools alone, which are always the agent's: no person is
+	// at a terminal there, and no host asks them anything.
 	capture func(data any, human func(io.Writer))
 }
 
@@ -190,6 +192,9 @@ func (f *Factory) applyRules(s *repo.Session, st *plan.State) error {
 // Actor is who the CLI acts for: PLANGIT_ACTOR, else "user" at a terminal
 // and "agent" otherwise.
 func (f *Factory) Actor() string {
+	if f.capture != nil {
+		return "agent" // an MCP tool
+	}
 	if a := f.Getenv("PLANGIT_ACTOR"); a != "" {
 		return a
 	}
@@ -203,7 +208,7 @@ func (f *Factory) Actor() string {
 // (a duration such as 500ms or 30s) sets how long a change waits for a
 // session another process is changing.
 func (f *Factory) Options() repo.Options {
-	return repo.Options{Now: f.Now(), IfRev: f.IfRev, Meta: repo.Meta{Actor: f.Actor()}, LockWait: f.lockWait()}
+	return repo.Options{Now: f.Now(), IfRev: f.IfRev, Meta: repo.Meta{Actor: f.Actor()}, LockWait: f.lockWait(), Asked: f.capture == nil}
 }
 
 // lockWait is PLANGIT_LOCK_WAIT, or zero for the default.

@@ -50,3 +50,7 @@ func (Claude) ReadEnv(in *Input, getenv func(string) string) {
 func (Claude) Encode(in *Input, out *Output) ([]byte, int) {
 	return hookwire.EncodeClaude(in.Event, out), 0
 }
+
+// Asks: Claude Code shows a PreToolUse "ask" to the person, with its
+// reason, and runs the call only when they allow it.
+func (Claude) Asks() bool { return true }

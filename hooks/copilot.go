@@ -183,3 +183,6 @@ func copilotTodos(args json.RawMessage) json.RawMessage {
 func (Copilot) Encode(in *Input, out *Output) ([]byte, int) {
 	return hookwire.EncodeCopilot(in.Event, in.SessionID, out), 0
 }
+
+// Asks: Copilot CLI asks the person on a preToolUse "ask".
+func (Copilot) Asks() bool { return true }

@@ -17,6 +17,7 @@ import (
 	"github.com/plangit/plangit/render"
 	"github.com/plangit/plangit/render/brief"
 	"github.com/plangit/plangit/repo"
+	"github.com/plangit/plangit/repo/disk"
 )
 
 // engine handles one event.
@@ -176,7 +177,7 @@ func (e *engine) glance() (s *repo.Session, g *hookwire.Glance, err error) {
 
 // options are the change options of a hook's commit.
 func (e *engine) options() repo.Options {
-	return repo.Options{Now: e.env.Now(), LockWait: e.env.LockWait, Yield: true,
+	return repo.Options{Now: e.env.Now(), LockWait: e.env.LockWait, Yield: true, Asked: true,
 		Meta: repo.Meta{Actor: "hook", Hook: e.in.Event, Tool: e.in.ToolName}}
 }
 
@@ -654,6 +655,13 @@ func (e *engine) preToolUse() (*Output, error) {
 	}
 	a := g.PreToolUse(c, t, e.cli(t), e.in.SessionID)
 	e.remember(s, a.Remember)
+	if a.Permission == "ask" && a.Asked != "" && e.in.HostAsks && !e.replaying() {
+		// The host puts the question to the person: their yes lets the
+		// agent's change through the gate (repo's gate.go).
+		if err := s.AppendPrivate(disk.AskedFile, []byte(disk.AskedLine(a.Asked, e.env.Now().Unix()))); err != nil {
+			e.proj.AppendLog(e.env.Now(), fmt.Sprintf("hook PreToolUse session=%s: the asked record: %v", s.ID, err))
+		}
+	}
 	return &Output{Context: a.Context, Permission: a.Permission, PermissionReason: a.PermissionReason}, nil
 }
 

@@ -55,6 +55,7 @@ type Input struct {
 	LastAssistantMessage string          // Stop: the agent's last message
 	Trigger              string          // PreCompact: manual or auto
 	TranscriptPath       string          // the host's transcript: what the agent said in the turn (hookwire.TurnMessages)
+	HostAsks             bool            // the host puts a PreToolUse "ask" to the person (Asker)
 
 	// AgentID is the subagent the event comes from (Claude Code:
 	// agent_id); "" for the main agent. A subagent's Stop is gated only on
@@ -191,6 +192,9 @@ func Run(h Host, event string, stdin io.Reader, env Env) (stdout []byte, exitCod
 	if r, ok := h.(EnvReader); ok && env.Getenv != nil {
 		r.ReadEnv(in, env.Getenv)
 	}
+	if a, ok := h.(Asker); ok {
+		in.HostAsks = a.Asks()
+	}
 	if env.Problem != nil {
 		logFailure(env, in.Cwd, event, in.SessionID, env.Problem)
 	}
@@ -202,6 +206,11 @@ func Run(h Host, event string, stdin io.Reader, env Env) (stdout []byte, exitCod
 	}
 	return h.Encode(in, out)
 }
+
+// Asker is a host that puts a PreToolUse "ask" to the person and runs
+// the call only with their yes (Claude Code, Copilot CLI); the others'
+// "ask" is a denial that names what the person runs.
+type Asker interface{ Asks() bool }
 
 // EventName accepts an event as its host writes it ("PreToolUse") or in
 // kebab case ("pre-tool-use"), in any case.

@@ -538,14 +538,22 @@ func TestThreeStrikes(t *testing.T) {
 // change applies fn to the session as the agent's CLI would.
 func (f *fixture) change(id string, fn func(p *plan.Plan) (plan.Change, error)) {
 	f.t.Helper()
+	if err := f.changeAs(repo.Meta{}, true, id, fn); err != nil {
+		f.t.Fatal(err)
+	}
+}
+
+// changeAs applies fn to the session as meta's actor, from where asked
+// says: the agent's shell or hooks (true), or MCP (false).
+func (f *fixture) changeAs(meta repo.Meta, asked bool, id string, fn func(p *plan.Plan) (plan.Change, error)) error {
+	f.t.Helper()
 	s, err := f.proj().Open(id)
 	if err != nil {
 		f.t.Fatal(err)
 	}
 	f.now = f.now.Add(time.Minute)
-	if _, err := s.Update(repo.Options{Now: f.now}, func(st *plan.State) (plan.Change, error) { return fn(st.Plan) }); err != nil {
-		f.t.Fatal(err)
-	}
+	_, err = s.Update(repo.Options{Now: f.now, Meta: meta, Asked: asked}, func(st *plan.State) (plan.Change, error) { return fn(st.Plan) })
+	return err
 }
 
 func TestStopGate(t *testing.T) {

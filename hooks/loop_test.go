@@ -331,7 +331,10 @@ func TestPlanConfirmationGatesChanges(t *testing.T) {
 			t.Errorf("%v: ask %v", *fields, got)
 		}
 	}
-	f.change(sessionID, func(p *plan.Plan) (plan.Change, error) { return p.Approve(f.now) })
+	// The person approves, at a terminal.
+	if err := f.changeAs(repo.Meta{Actor: "user"}, false, sessionID, func(p *plan.Plan) (plan.Change, error) { return p.Approve(f.now) }); err != nil {
+		t.Fatal(err)
+	}
 	if ask(map[string]any{"tool_name": "Bash", "tool_input": map[string]any{"command": "go test ./..."}}) {
 		t.Error("an approved plan gates nothing")
 	}

@@ -51,6 +51,7 @@ func (e *engine) postToolUse() (*Output, error) {
 		now := e.env.Now()
 		var change plan.Change
 		var started []string
+		hs.holdStarts = e.cfg.StepConfirmation && !s.Asked("start", now)
 		if sync && p.Editable() == nil {
 			var err error
 			switch tool {
@@ -72,6 +73,9 @@ func (e *engine) postToolUse() (*Output, error) {
 					parts = append(parts, hookwire.Part{Text: fmt.Sprintf("[plangit] Error #%s is resolved: `%s` succeeded.", r.ID, hookwire.ClipKey(hookwire.NormKey(key)))})
 				}
 			}
+		}
+		for _, id := range hs.held {
+			parts = append(parts, hookwire.Part{Key: "held " + id, Text: fmt.Sprintf("[plangit] Step %s waits for the person to start it (step_confirmation): they run %s step start %s, or allow yours when your host asks them.", id, hookwire.CLI(e.in.SessionID, false), id)})
 		}
 		cur := p.Current()
 		_, command := hookwire.ToolKey(e.in.ToolInput)
@@ -640,7 +644,7 @@ func compactJSON(raw json.RawMessage) string {
 	return string(b)
 }
 
-func clip(s string) string { return plan.TruncateText(strings.Join(strings.Fields(s), " "), 80) }
+func clip(s string) string { return hookwire.ClipLine(s) }
 
 func firstLine(s string) string {
 	line, _, _ := strings.Cut(s, "\n")

@@ -26,6 +26,12 @@ type state struct {
 	Todos  map[string]stepRef  `json:"todos,omitempty"`  // todo content → step
 	Tasks  map[string]stepRef  `json:"tasks,omitempty"`  // task id → step
 	Agents map[string][]string `json:"agents,omitempty"` // subagent id → the steps it started
+
+	// holdStarts: a sync leaves the steps a todo list starts pending
+	// (step_confirmation, and the person was not asked); held are those
+	// steps.
+	holdStarts bool
+	held       []string
 }
 
 // stepRef is the step a todo or task maps to: its id, and its text when

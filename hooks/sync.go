@@ -36,6 +36,7 @@ type syncCount struct {
 	added, renamed, started, completed, reopened, skipped, dropped int
 	titled                                                         bool
 	startedIDs                                                     []string
+	hs                                                             *state // holdStarts and held
 }
 
 func (c syncCount) change(tool string) plan.Change {
@@ -87,7 +88,7 @@ func syncTodos(p *plan.Plan, input json.RawMessage, hs *state, now time.Time) (p
 	if err := json.Unmarshal(input, &in); err != nil {
 		return plan.Change{}, nil, fmt.Errorf("TodoWrite input: %w", err)
 	}
-	var c syncCount
+	c := syncCount{hs: hs}
 	if title, _ := plan.CleanLine("planTitle", plan.TruncateText(in.PlanTitle, 200)); title != "" && p.Title == todoTitle && title != p.Title {
 		p.Title, c.titled = title, true
 	}
@@ -156,7 +157,7 @@ func syncTaskCreate(p *plan.Plan, input, response json.RawMessage, hs *state, no
 	if key == "" {
 		key = "subject:" + strings.TrimSpace(in.Subject)
 	}
-	var c syncCount
+	c := syncCount{hs: hs}
 	if _, err := findOrAdd(p, hs.Tasks, key, in.Subject, in.ActiveForm, in.Description, "", now, &c); err != nil {
 		return plan.Change{}, err
 	}
@@ -210,7 +211,7 @@ func syncTaskUpdate(p *plan.Plan, input json.RawMessage, hs *state, now time.Tim
 	if err != nil || ref.Text != "" && !strings.EqualFold(s.Text, ref.Text) {
 		return plan.Change{}, nil, nil // removed from the plan since, or not the step it was
 	}
-	var c syncCount
+	c := syncCount{hs: hs}
 	if in.Subject != "" && in.Subject != s.Text && !s.Status.Resolved() {
 		text := in.Subject
 		// The agent renames its own task, even the one it works on.
@@ -293,6 +294,10 @@ func setStatus(p *plan.Plan, s *plan.Step, want plan.StepStatus, now time.Time, 
 		c.completed++
 		return do(plan.ActDone)
 	case plan.StepInProgress:
+		if c.hs != nil && c.hs.holdStarts {
+			c.hs.held = append(c.hs.held, s.ID) // the person's to start
+			return nil
+		}
 		if err := reopenIf(plan.StepCompleted, plan.StepFailed, plan.StepSkipped); err != nil {
 			return err
 		}

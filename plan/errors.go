@@ -28,6 +28,9 @@ const (
 	CodeInvalidArgument    Code = "INVALID_ARGUMENT"
 	CodeIOError            Code = "IO_ERROR"
 	CodeInternal           Code = "INTERNAL_ERROR"
+	// CodeConfirmationRequired: the change is the person's to make (plan
+	// or step confirmation), and the agent made it.
+	CodeConfirmationRequired Code = "CONFIRMATION_REQUIRED"
 )
 
 // Error is a domain error carrying a stable Code. Messages are lowercase, say

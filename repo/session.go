@@ -113,6 +113,11 @@ type Options struct {
 	// Yield stops the wait for the lock early, with LOCK_TIMEOUT, once
 	// hook events are queued: a hook then queues its own behind them.
 	Yield bool
+	// Asked says the change comes from the agent's shell or its hooks,
+	// where the person may have been asked by the agent's host (disk's
+	// asked record): a change the gates keep for the person (plan.Gated)
+	// may then take that answer. Never set for MCP: nothing asks there.
+	Asked bool
 }
 
 // Time is the change's time: Now, or the current time when Now is zero,
@@ -537,6 +542,9 @@ func (s *Session) attempt(opts Options, fn changeFn, res *Result, head *plumbing
 
 	next, nextFiles, change, err := fn(st)
 	if err != nil {
+		return err
+	}
+	if err := s.gate(before, next.Plan, opts, now); err != nil {
 		return err
 	}
 	if next == st && st.Plan.NextStep == reserved {

@@ -99,6 +99,21 @@ func TestToolsMatchCLI(t *testing.T) {
 			// its settings.
 			mustCLI(t, viaMCP, "config", "set", "plan_confirmation", "true")
 		}
+		if s.tool == "plan" && s.args["action"] == "approve" {
+			// Approval is the person's: the MCP tool, always the agent's,
+			// is refused; the person approves at a terminal, in both
+			// projects.
+			mustCLI(t, viaCLI, "config", "set", "plan_confirmation", "true")
+			fails(t, cs, "CONFIRMATION_REQUIRED", s.tool, s.args)
+			for _, root := range []string{viaMCP, viaCLI} {
+				c := exec.Command(filepath.Join(bin, "plangit"), append(s.cli, "--json")...)
+				c.Dir, c.Env = root, testEnv(t, root, "PLANGIT_ACTOR=user")
+				if out, err := c.CombinedOutput(); err != nil {
+					t.Fatalf("the person's plangit %v: %v\n%s", s.cli, err, out)
+				}
+			}
+			continue
+		}
 		got, _ := ok(t, cs, s.tool, s.args)
 		want := runCLI(t, viaCLI, s.stdin, s.cli...)
 		if !sameJSON(normalize(got, viaMCP), normalize(want, viaCLI)) {

@@ -29,6 +29,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	_ "github.com/plangit/plangit/cmd/plangit-hook/internal/bigstack"
 	"github.com/plangit/plangit/hooks/hookwire"
@@ -77,11 +78,12 @@ type host struct {
 	shellVar string // where the agent's shell has the session id; "" for none
 	encode   func(event, sessionID string, out *hookwire.Output) []byte
 	nothing  string // the answer that says nothing
+	asks     bool   // the host puts a PreToolUse "ask" to the person (hooks.Asker)
 }
 
 var (
 	claude = host{events: [][2]string{{"PreToolUse", "PreToolUse"}, {"UserPromptSubmit", "UserPromptSubmit"}, {"PostToolUse", "PostToolUse"}, {"Stop", "Stop"}},
-		decode: decodeClaude, shellVar: "CLAUDE_CODE_SESSION_ID", encode: encodeClaude}
+		decode: decodeClaude, shellVar: "CLAUDE_CODE_SESSION_ID", encode: encodeClaude, asks: true}
 	codex = host{events: [][2]string{{"PreToolUse", "PreToolUse"}, {"UserPromptSubmit", "UserPromptSubmit"}}, decode: decodeCodex, tool: hookwire.CodexTool, todo: "update_plan", shellVar: "CODEX_THREAD_ID",
 		encode: func(event, _ string, out *hookwire.Output) []byte { return hookwire.EncodeCodex(event, out) }}
 	cursor = host{events: [][2]string{{"preToolUse", "PreToolUse"}, {"beforeSubmitPrompt", "UserPromptSubmit"}},
@@ -90,7 +92,7 @@ var (
 		decode: hookwire.DecodeGemini, tool: hookwire.GeminiTool, todo: "write_todos",
 		encode: func(event, _ string, out *hookwire.Output) []byte { return hookwire.EncodeGemini(event, out) }, nothing: hookwire.GeminiNothing}
 	copilot = host{events: [][2]string{{"preToolUse", "PreToolUse"}, {"userPromptSubmitted", "UserPromptSubmit"}},
-		decode: decodeCopilot, tool: hookwire.CopilotTool, todo: "update_todo", encode: hookwire.EncodeCopilot}
+		decode: decodeCopilot, tool: hookwire.CopilotTool, todo: "update_todo", encode: hookwire.EncodeCopilot, asks: true}
 )
 
 // decodeClaude reads Claude Code's payload: only Claude Code's, since
@@ -262,6 +264,13 @@ func answer(event string, h *host, payload []byte, getenv func(string) string) (
 		a = g.Prompt(shell, hookwire.CLI(p.SessionID, shell))
 	}
 	c.remember(a.Remember)
+	if a.Permission == "ask" && a.Asked != "" && c.host.asks {
+		// The host puts the question to the person: their yes lets the
+		// agent's change through plangit's gate (package repo, gate.go).
+		if disk.AppendFile(disk.PrivatePath(c.dir, disk.AskedFile), []byte(disk.AskedLine(a.Asked, time.Now().Unix()))) != nil {
+			return nil, false
+		}
+	}
 	return c.encode(&hookwire.Output{Context: a.Context, Permission: a.Permission, PermissionReason: a.PermissionReason}), true
 }
 

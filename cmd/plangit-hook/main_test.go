@@ -92,7 +92,9 @@ func runSetup(root string, setup [][]string) error {
 		}
 		c := exec.Command(filepath.Join(bin, "plangit"), append([]string{"--session", session}, args...)...)
 		c.Dir = root
-		c.Env = append(os.Environ(), "PLANGIT_NOW=2026-11-20T10:00:00Z", "CLAUDE_CODE_SESSION_ID=", "PLANGIT_SESSION=")
+		// A person prepares the project: plan_confirmation and
+		// step_confirmation let their own commands through.
+		c.Env = append(os.Environ(), "PLANGIT_NOW=2026-11-20T10:00:00Z", "CLAUDE_CODE_SESSION_ID=", "PLANGIT_SESSION=", "PLANGIT_ACTOR=user")
 		if out, err := c.CombinedOutput(); err != nil {
 			return fmt.Errorf("plangit %v: %v\n%s", args, err, out)
 		}

@@ -17,7 +17,11 @@ type Answer struct {
 	Context          string
 	Permission       string // PreToolUse: "ask", or "" for no opinion
 	PermissionReason string
-	Remember         string // turn memory lines to append
+	// Asked is what the person's yes to the question allows the agent
+	// ("approve", "start"), for the asked record: "" for a question whose
+	// yes lets no plangit change through.
+	Asked    string
+	Remember string // turn memory lines to append
 }
 
 // CLI is the command line that runs plangit on a session from the agent's
@@ -37,10 +41,12 @@ func CLI(sessionID string, shell bool) string {
 // ToolCall is what the rules make of a tool call before any plan is read.
 type ToolCall struct {
 	Tool     string
-	Key      string // what it acts on (ToolKey)
-	Critical bool   // it gets the current step and its open errors first
-	GatePlan bool   // it changes something, and plan confirmation is on
-	GateStep bool   // it starts a step, and step confirmation is on
+	Key      string   // what it acts on (ToolKey)
+	Critical bool     // it gets the current step and its open errors first
+	GatePlan bool     // it changes something, and plan confirmation is on
+	GateStep bool     // it starts a step, and step confirmation is on
+	Approves bool     // it runs plangit approve
+	Todos    []string // a todo list's items it starts (TodoStarts)
 }
 
 // Tool reads a tool call under the rules; ok is false when the rules have
@@ -55,7 +61,12 @@ func (r Rules) Tool(tool string, input []byte) (c ToolCall, ok bool) {
 	key, command := ToolKey(input)
 	c = ToolCall{Tool: tool, Key: key, Critical: critical,
 		GatePlan: r.PlanConfirmation && changes && !PlangitOnly(command),
-		GateStep: r.StepConfirmation && StartsStep(command)}
+		GateStep: r.StepConfirmation && StartsStep(command),
+		Approves: RunsPlangit(command) && strings.Contains(command, "approve")}
+	if r.StepConfirmation && PlanningTool(tool) {
+		c.Todos = TodoStarts(tool, input)
+		c.GateStep = len(c.Todos) > 0
+	}
 	return c, critical || c.GatePlan || c.GateStep
 }
 
@@ -86,9 +97,13 @@ func (g *Glance) PreToolUse(c ToolCall, t *Turn, cli, sessionID string) Answer {
 		a.Permission = "ask"
 		person := CLI(sessionID, false)
 		a.PermissionReason = "plangit: the plan awaits approval. Review it (" + person + " show) and approve it (" + person + " approve) before the agent changes anything."
-	case c.GateStep:
+		if c.Approves {
+			a.Asked = "approve"
+		}
+	case c.GateStep && (len(c.Todos) == 0 || !slices.Equal(c.Todos, []string{g.CurText})):
 		a.Permission = "ask"
 		a.PermissionReason = "plangit: step confirmation is on; confirm before the agent starts a step."
+		a.Asked = "start"
 	}
 	return a
 }

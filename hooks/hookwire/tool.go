@@ -180,3 +180,64 @@ func OwnUse(tool, command string) (plangit, drives bool) {
 	}
 	return true, false
 }
+
+// TodoStarts reads what a planning tool's call starts: the content of a
+// TodoWrite list's in_progress items (each one line, clipped as the
+// glance's current step is), or, for a TaskUpdate to in_progress, its
+// task id; nil when it starts nothing.
+func TodoStarts(tool string, input []byte) []string {
+	var out []string
+	switch tool {
+	case "TodoWrite":
+		Members(input, func(key string, value []byte) error {
+			if key != "todos" {
+				return nil
+			}
+			Elements(value, func(item []byte) {
+				var content, status string
+				Members(item, func(k string, v []byte) error {
+					switch k {
+					case "content":
+						content, _ = String(v)
+					case "status":
+						status, _ = String(v)
+					}
+					return nil
+				})
+				if status == "in_progress" {
+					out = append(out, ClipLine(content))
+				}
+			})
+			return nil
+		})
+	case "TaskUpdate":
+		var id, status string
+		Members(input, func(k string, v []byte) error {
+			switch k {
+			case "taskId":
+				id, _ = String(v)
+			case "status":
+				status, _ = String(v)
+			}
+			return nil
+		})
+		if status == "in_progress" {
+			out = append(out, "task "+id)
+		}
+	}
+	return out
+}
+
+// ClipLine is s on one line, white space collapsed, at most 80 bytes (a
+// cut one ends in "…"): how the glance holds the current step's text.
+func ClipLine(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) <= 80 {
+		return s
+	}
+	cut := 80 - len("…")
+	for cut > 0 && s[cut]&0xC0 == 0x80 {
+		cut--
+	}
+	return s[:cut] + "…"
+}

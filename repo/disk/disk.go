@@ -10,6 +10,7 @@ package disk
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 )
 
@@ -21,6 +22,7 @@ const (
 	IntentFile = "intent"      // in PrivateDir: a change that may not have landed
 	QueueFile  = "queue"       // in PrivateDir: hook events waiting for the lock
 	SpareFile  = "spare"       // in PrivateDir: the file a change writes next (spare_linux.go)
+	AskedFile  = "asked"       // in PrivateDir: what the person allowed when the agent's host asked them (package repo's gate.go)
 	PendingDir = "pending"     // under ProjectDir: a session's first request, before it has a plan
 )
 
@@ -103,4 +105,14 @@ func SameFile(f *os.File, path string) bool {
 	}
 	b, err := os.Lstat(path)
 	return err == nil && os.SameFile(a, b)
+}
+
+// askedFor is how long the person's yes to a host's question stands.
+const askedFor = 2 * 60 // seconds
+
+// AskedLine is the asked record's line (AskedFile) for a question the
+// agent's host put to the person at now (Unix seconds): what their yes
+// allows the agent, "approve" or "start", until its deadline.
+func AskedLine(what string, now int64) string {
+	return strconv.FormatInt(now+askedFor, 10) + " " + what + "\n"
 }

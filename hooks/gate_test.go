@@ -1,0 +1,68 @@
+package hooks
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/plangit/plangit/plan"
+	"github.com/plangit/plangit/repo"
+)
+
+// TestGatesHoldOnEveryPath: approving a plan that awaits approval, and
+// starting a step under step confirmation, are the person's. The agent's
+// shell and hooks may do them only when its host asked the person first
+// and they said yes (the asked record, once); MCP never; a person at a
+// terminal always.
+func TestGatesHoldOnEveryPath(t *testing.T) {
+	approve := func(p *plan.Plan) (plan.Change, error) { return p.Approve(t0) }
+	agent, person := repo.Meta{Actor: "agent"}, repo.Meta{Actor: "user"}
+	todo := func(content, status string) map[string]any {
+		return map[string]any{"content": content, "status": status, "activeForm": content}
+	}
+
+	f := newFixture(t)
+	f.withPlan(sessionID, func(st *plan.State) { st.Plan.Status = plan.PlanPending })
+	f.config(`{"plan_confirmation": true}`)
+	if err := f.changeAs(agent, true, sessionID, approve); !plan.HasCode(err, plan.CodeConfirmationRequired) ||
+		!strings.Contains(err.Error(), "run plangit approve in their own terminal") {
+		t.Fatalf("the agent approved its own plan unasked: %v", err)
+	}
+	// Claude Code asks the person before the agent's plangit approve: a
+	// yes lets it through, once; MCP takes no such yes.
+	f.send(PreToolUse, bash("plangit approve"))
+	if err := f.changeAs(agent, false, sessionID, approve); !plan.HasCode(err, plan.CodeConfirmationRequired) {
+		t.Fatalf("an MCP tool approved the plan: %v", err)
+	}
+	if err := f.changeAs(agent, true, sessionID, approve); err != nil {
+		t.Fatalf("the approve the person allowed: %v", err)
+	}
+	if st := f.state(sessionID); st.Plan.Status != plan.PlanRunning {
+		t.Fatalf("status %s", st.Plan.Status)
+	}
+
+	// Step confirmation: a todo list that starts a step leaves it for the
+	// person, and says so; asked first, it starts it.
+	g := newFixture(t)
+	g.withPlan(sessionID)
+	g.config(`{"step_confirmation": true}`)
+	g.change(sessionID, func(p *plan.Plan) (plan.Change, error) { return p.Transition("2", plan.ActDone, plan.TransitionOpts{}, t0) })
+	todos := map[string]any{"tool_name": "TodoWrite", "tool_input": map[string]any{"todos": []any{
+		todo("Read the service", "completed"), todo("Design the cache", "completed"), todo("Build the cache layer", "in_progress")}}}
+	out := g.send(PostToolUse, todos)
+	if s := g.step("3"); s.Status != plan.StepPending || !strings.Contains(out, "Step 3 waits for the person to start it (step_confirmation)") {
+		t.Fatalf("an unasked todo list started step 3 (%s): %s", s.Status, out)
+	}
+	if ctx := g.sendRaw(PreToolUse, todos); !strings.Contains(ctx, `"permissionDecision":"ask"`) {
+		t.Fatalf("the todo list that starts a step is not put to the person: %s", ctx)
+	}
+	g.send(PostToolUse, todos)
+	if s := g.step("3"); s.Status != plan.StepInProgress {
+		t.Fatalf("the start the person allowed: step 3 is %s", s.Status)
+	}
+	// A person at a terminal needs no question.
+	if err := g.changeAs(person, false, sessionID, func(p *plan.Plan) (plan.Change, error) {
+		return p.Transition("4", plan.ActStart, plan.TransitionOpts{Force: true}, t0)
+	}); err != nil {
+		t.Fatalf("the person's own start: %v", err)
+	}
+}
