@@ -45,7 +45,9 @@ func TestGatesHoldOnEveryPath(t *testing.T) {
 	g := newFixture(t)
 	g.withPlan(sessionID)
 	g.config(`{"step_confirmation": true}`)
-	g.change(sessionID, func(p *plan.Plan) (plan.Change, error) { return p.Transition("2", plan.ActDone, plan.TransitionOpts{}, t0) })
+	g.change(sessionID, func(p *plan.Plan) (plan.Change, error) {
+		return p.Transition("2", plan.ActDone, plan.TransitionOpts{}, t0)
+	})
 	todos := map[string]any{"tool_name": "TodoWrite", "tool_input": map[string]any{"todos": []any{
 		todo("Read the service", "completed"), todo("Design the cache", "completed"), todo("Build the cache layer", "in_progress")}}}
 	out := g.send(PostToolUse, todos)
