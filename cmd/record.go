@@ -263,14 +263,24 @@ func errorsRun(f *Factory, tool string, open bool) error {
 		return err
 	}
 	l := st.Errors
+	empty := "no errors logged"
 	if tool != "" {
 		l = l.ForTool(tool)
+		empty += " for " + tool
 	}
 	if open {
+		all := len(l)
 		l = l.Open()
+		empty = "no open errors"
+		if tool != "" {
+			empty += " for " + tool
+		}
+		if all > 0 {
+			empty += fmt.Sprintf(" (%d resolved: plangit errors lists them)", all)
+		}
 	}
 	if l == nil {
 		l = plan.ErrorLog{}
 	}
-	return f.print(map[string]any{"errors": l}, func(w io.Writer) { render.Errors(w, l) })
+	return f.print(map[string]any{"errors": l}, func(w io.Writer) { render.Errors(w, l, empty) })
 }

@@ -62,7 +62,7 @@ func TestTextViews(t *testing.T) {
 		"summary.txt":  func(b *bytes.Buffer) { b.WriteString(Summary(st)) },
 		"ready.txt":    func(b *bytes.Buffer) { Ready(b, st.Plan, st.Plan.Ready()) },
 		"findings.txt": func(b *bytes.Buffer) { Findings(b, st.Findings) },
-		"errors.txt":   func(b *bytes.Buffer) { Errors(b, st.Errors) },
+		"errors.txt":   func(b *bytes.Buffer) { Errors(b, st.Errors, "") },
 	}
 	for name, view := range views {
 		t.Run(name, func(t *testing.T) {
@@ -125,7 +125,7 @@ func TestEmptyViews(t *testing.T) {
 	Status(&b, &plan.State{Plan: p}, t0, Style{})
 	Ready(&b, p, nil)
 	Findings(&b, nil)
-	Errors(&b, nil)
+	Errors(&b, nil, "")
 	repotest.Golden(t, "empty.txt", b.Bytes())
 }
 

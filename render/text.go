@@ -369,10 +369,14 @@ func Findings(w io.Writer, fs plan.Findings) {
 	}
 }
 
-// Errors writes the error log, newest first.
-func Errors(w io.Writer, l plan.ErrorLog) {
+// Errors writes the error log, newest first; empty says what an empty
+// log means ("no errors logged" when "").
+func Errors(w io.Writer, l plan.ErrorLog, empty string) {
 	if len(l) == 0 {
-		fmt.Fprintln(w, "no errors logged")
+		if empty == "" {
+			empty = "no errors logged"
+		}
+		fmt.Fprintln(w, empty)
 		return
 	}
 	for _, e := range l {

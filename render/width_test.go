@@ -51,7 +51,7 @@ func TestViewsFitTheWidth(t *testing.T) {
 				{"status", func(w io.Writer) { Status(w, st, now, style) }},
 				{"ready", func(w io.Writer) { Ready(w, p, p.Ready()) }},
 				{"findings", func(w io.Writer) { Findings(w, st.Findings) }},
-				{"errors", func(w io.Writer) { Errors(w, st.Errors) }},
+				{"errors", func(w io.Writer) { Errors(w, st.Errors, "") }},
 				{"log", func(w io.Writer) { Log(w, revs, style) }},
 				{"diff", func(w io.Writer) { Diff(w, d, style) }},
 				{"diff --text", func(w io.Writer) { TextDiff(w, from, to, files, style) }},
