@@ -543,3 +543,18 @@ func TestImportOneStepInProgress(t *testing.T) {
 		t.Fatalf("the current task wins")
 	}
 }
+
+// TestImportMaxclawPending: maxclaw has no approval; its "pending" plan
+// (the seed's initial status before any step runs) is one not started
+// yet, imported running with its steps pending — never awaiting approval.
+func TestImportMaxclawPending(t *testing.T) {
+	src := []byte(`{"id":"plan_abc123","goal":"下载腾讯财报","status":"pending","created_at":"2026-02-24T10:00:00Z","updated_at":"2026-02-24T10:00:00Z",
+"steps":[{"id":"step_1","description":"搜索财报链接","status":"pending","result":""}],"current_step_index":0,"iteration_count":0}`)
+	in, err := Import("plan.json", src, "", tImport)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := in.State.Plan; p.Status != PlanRunning || p.Steps()[0].Status != StepPending {
+		t.Fatalf("a pending maxclaw plan: %s, step %s", p.Status, p.Steps()[0].Status)
+	}
+}

@@ -699,6 +699,11 @@ func (r *jreader) maxclaw(root *jnode) error {
 	if err := errors.Join(r.sessionID(o, "id"), r.planStatus(o, "status")); err != nil {
 		return err
 	}
+	if r.p.Status == PlanPending {
+		// maxclaw has no approval: its "pending" is a plan not started
+		// yet, which plangit keeps running with every step pending.
+		r.p.Status = PlanRunning
+	}
 	if err := r.planTimes(o, "created_at", "updated_at"); err != nil {
 		return err
 	}
