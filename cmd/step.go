@@ -262,13 +262,18 @@ func phaseAddRun(f *Factory, name, notes string) error {
 }
 
 func newCmdPhaseEdit(f *Factory) *cobra.Command {
-	var title, notes string
+	var title, notes, status, reason string
 	c := &cobra.Command{
 		Use:   "edit ID",
-		Short: "Change a phase's title or notes",
+		Short: "Change a phase's title, notes or status",
+		Long: `Change a phase's title or notes, or its status. A phase's status is its steps':
+--status moves them — completed completes every step not yet done or skipped,
+in_progress starts the phase's first ready step, pending puts every step back to
+pending, blocked blocks every step not yet resolved (--reason says why).`,
 		Example: `  plangit phase edit 2 --title "Build and test"
   plangit phase edit 2 --notes "behind the cache_v2 flag"
-  plangit phase edit 2 --notes ""`,
+  plangit phase edit 2 --notes ""
+  plangit phase edit 3 --status blocked --reason "waiting for the API review"`,
 		Args: exactArgs(1, "a phase ID (or its title)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var e plan.PhaseEdit
@@ -278,14 +283,25 @@ func newCmdPhaseEdit(f *Factory) *cobra.Command {
 			if flagChanged(cmd.Flags(), "notes") {
 				e.Notes = &notes
 			}
-			if e.Title == nil && e.Notes == nil {
-				return usagef("say what to change: --title or --notes")
+			if flagChanged(cmd.Flags(), "status") {
+				st, err := plan.ParsePhaseStatus(status)
+				if err != nil {
+					return asUsage(err)
+				}
+				e.Status, e.Reason = &st, reason
+			} else if reason != "" {
+				return usagef("--reason goes with --status blocked")
+			}
+			if e.Title == nil && e.Notes == nil && e.Status == nil {
+				return usagef("say what to change: --title, --notes or --status")
 			}
 			return phaseEditRun(f, args[0], e)
 		},
 	}
 	c.Flags().StringVar(&title, "title", "", "new title")
 	c.Flags().StringVar(&notes, "notes", "", `new notes, shown under the phase heading ("" for none)`)
+	c.Flags().StringVar(&status, "status", "", "pending, in_progress, completed or blocked: moves the phase's steps")
+	c.Flags().StringVar(&reason, "reason", "", "with --status blocked: why")
 	return c
 }
 
@@ -312,7 +328,7 @@ func checkStepRefs(flag string, ids ...string) error {
 	return nil
 }
 
-// phaseEditRun changes a phase's title or notes.
+// phaseEditRun changes a phase's title, notes or status.
 func phaseEditRun(f *Factory, id string, e plan.PhaseEdit) error {
 	return f.applyChange(func(st *plan.State) (plan.Change, error) {
 		return st.Plan.EditPhase(id, e, f.Now())

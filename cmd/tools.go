@@ -121,6 +121,8 @@ type PhaseInput struct {
 	ID      string  `json:"id,omitempty"`
 	Title   *string `json:"title,omitempty"`
 	Notes   *string `json:"notes,omitempty"`
+	Status  string  `json:"status,omitempty" jsonschema:"edit: pending, in_progress, completed or blocked (moves its steps)"`
+	Reason  string  `json:"reason,omitempty" jsonschema:"edit with status blocked: why"`
 	IfRev   string  `json:"if_rev,omitempty"`
 	Session string  `json:"session,omitempty"`
 }
@@ -128,7 +130,7 @@ type PhaseInput struct {
 // PhaseActions are the actions of the phase tool.
 var PhaseActions = []ActionSpec{
 	{"add", []string{"title", "notes"}},
-	{"edit", []string{"id", "title", "notes"}},
+	{"edit", []string{"id", "title", "notes", "status", "reason"}},
 }
 
 // PlanInput starts a plan or changes its state.
@@ -321,12 +323,18 @@ func (t *Tools) Phase(in PhaseInput) (*ToolResult, error) {
 	if in.ID == "" {
 		return nil, toolArgf("phase edit needs the phase's id (or title)")
 	}
-	if in.Title == nil && in.Notes == nil {
-		return nil, toolArgf("say what to change: title or notes")
+	e := plan.PhaseEdit{Title: in.Title, Notes: in.Notes, Reason: in.Reason}
+	if in.Status != "" {
+		st, err := plan.ParsePhaseStatus(in.Status)
+		if err != nil {
+			return nil, err
+		}
+		e.Status = &st
 	}
-	return t.run(in.Session, in.IfRev, func(f *Factory) error {
-		return phaseEditRun(f, in.ID, plan.PhaseEdit{Title: in.Title, Notes: in.Notes})
-	})
+	if e.Title == nil && e.Notes == nil && e.Status == nil {
+		return nil, toolArgf("say what to change: title, notes or status")
+	}
+	return t.run(in.Session, in.IfRev, func(f *Factory) error { return phaseEditRun(f, in.ID, e) })
 }
 
 // Plan starts a plan in a new session, or pauses, resumes, approves,

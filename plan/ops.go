@@ -138,8 +138,10 @@ func (p *Plan) AddPhase(title, notes string, now time.Time) (*Phase, error) {
 
 // PhaseEdit lists a phase's fields to change; nil means unchanged.
 type PhaseEdit struct {
-	Title *string
-	Notes *string
+	Title  *string
+	Notes  *string
+	Status *PhaseStatus // a phase's status is its steps': setting it moves them (SetPhaseStatus)
+	Reason string       // with Status blocked: why
 }
 
 // EditPhase changes a phase's title or notes.
@@ -173,11 +175,121 @@ func (p *Plan) EditPhase(ref string, e PhaseEdit, now time.Time) (Change, error)
 			ph.Notes, changed = n, append(changed, "notes")
 		}
 	}
-	if len(changed) == 0 {
+	summary := ""
+	if len(changed) > 0 {
+		summary = "edit " + strings.Join(changed, ", ")
+	}
+	if e.Status != nil {
+		moved, err := p.setPhaseStatus(ph, *e.Status, e.Reason, now)
+		if err != nil {
+			return Change{}, err
+		}
+		if moved != "" {
+			summary = strings.TrimPrefix(summary+"; "+moved, "; ")
+		}
+	}
+	if summary == "" {
 		return Change{}, nil
 	}
 	p.touch(now)
-	return Change{Op: "phase.edit", Summary: fmt.Sprintf("phase %s: edit %s", ph.ID, strings.Join(changed, ", "))}, nil
+	return Change{Op: "phase.edit", Summary: fmt.Sprintf("phase %s: %s", ph.ID, summary)}, nil
+}
+
+// setPhaseStatus gives a phase the status asked for — the updatePhaseStatus
+// of the Manus-style seed — by moving its steps, whose statuses a phase's
+// is derived from: completed completes every step not completed or
+// skipped; in_progress starts its first ready step unless one is under
+// way; pending puts every step back to pending; blocked blocks every step
+// not yet resolved. It says what moved.
+func (p *Plan) setPhaseStatus(ph *Phase, want PhaseStatus, reason string, now time.Time) (string, error) {
+	if err := p.requireRunning(); err != nil {
+		return "", err
+	}
+	from := ph.Status()
+	if from == want {
+		return "", nil
+	}
+	if len(ph.Steps) == 0 {
+		return "", Errorf(CodeInvalidStatus, "phase %s has no steps, and a phase's status is its steps'", ph.ID)
+	}
+	var moved []string
+	move := func(s *Step, a Action, o TransitionOpts) error {
+		if _, err := p.Transition(s.ID, a, o, now); err != nil {
+			return err
+		}
+		moved = append(moved, s.ID)
+		return nil
+	}
+	switch want {
+	case PhaseCompleted:
+		for _, s := range ph.Steps {
+			if !s.Status.Resolved() {
+				if s.Status == StepFailed || s.Status == StepBlocked {
+					if err := move(s, ActReopen, TransitionOpts{}); err != nil {
+						return "", err
+					}
+				}
+				if err := move(s, ActDone, TransitionOpts{Force: true}); err != nil {
+					return "", err
+				}
+			}
+		}
+	case PhaseInProgress:
+		for _, s := range ph.Steps {
+			if s.Status == StepInProgress {
+				return "", nil
+			}
+		}
+		var first *Step
+		for _, s := range p.Ready() {
+			if slices.Contains(ph.Steps, s) {
+				first = s
+				break
+			}
+		}
+		if first == nil {
+			return "", Errorf(CodeInvalidStatus, "no step of phase %s is ready to start", ph.ID)
+		}
+		if err := move(first, ActStart, TransitionOpts{}); err != nil {
+			return "", err
+		}
+	case PhasePending:
+		for _, s := range ph.Steps {
+			if s.Status != StepPending {
+				if err := move(s, ActReopen, TransitionOpts{}); err != nil {
+					return "", err
+				}
+			}
+		}
+	case PhaseBlocked:
+		if strings.TrimSpace(reason) == "" {
+			return "", Errorf(CodeInvalidArgument, "say why the phase is blocked: --reason \"...\"")
+		}
+		for _, s := range ph.Steps {
+			if !s.Status.Resolved() && s.Status != StepBlocked {
+				if s.Status == StepFailed {
+					if err := move(s, ActReopen, TransitionOpts{}); err != nil {
+						return "", err
+					}
+				}
+				if err := move(s, ActBlock, TransitionOpts{Reason: reason}); err != nil {
+					return "", err
+				}
+			}
+		}
+	default:
+		return "", Errorf(CodeInvalidArgument, "a phase's status is pending, in_progress, completed or blocked, not %q", want)
+	}
+	return fmt.Sprintf("%s → %s (steps %s)", from, ph.Status(), strings.Join(slices.Compact(moved), ", ")), nil
+}
+
+// ParsePhaseStatus reads a phase status a person or an agent typed.
+func ParsePhaseStatus(s string) (PhaseStatus, error) {
+	switch st := PhaseStatus(strings.ReplaceAll(strings.ToLower(strings.TrimSpace(s)), "-", "_")); st {
+	case PhasePending, PhaseInProgress, PhaseCompleted, PhaseBlocked:
+		return st, nil
+	}
+	return "", Errorf(CodeInvalidArgument, "a phase's status is pending, in_progress, completed or blocked, not %q", s)
 }
 
 // StepSpec describes a step to add.

@@ -550,3 +550,40 @@ func TestAutoCompletion(t *testing.T) {
 		t.Fatal("a confirmed completion was started again without reopen")
 	}
 }
+
+// TestPhaseStatus: a phase's status is its steps'; setting it moves them,
+// and the phase then has the status asked for.
+func TestPhaseStatus(t *testing.T) {
+	p, _ := New("s", "T", "", []string{"A", "B"}, t0, false)
+	p.AddStep(StepSpec{Text: "a1", Phase: "1"}, t0)
+	p.AddStep(StepSpec{Text: "a2", Phase: "1"}, t0)
+	p.AddStep(StepSpec{Text: "b1", Phase: "2"}, t0)
+	st := func(s PhaseStatus) *PhaseStatus { return &s }
+	for _, c := range []struct {
+		phase  string
+		status PhaseStatus
+		reason string
+		want   string
+	}{
+		{"1", PhaseInProgress, "", "phase 1: pending → in_progress (steps 1)"},
+		{"1", PhaseCompleted, "", "phase 1: in_progress → completed (steps 1, 2)"},
+		{"2", PhaseBlocked, "waiting for review", "phase 2: pending → blocked (steps 3)"},
+		{"2", PhasePending, "", "phase 2: blocked → pending (steps 3)"},
+		{"1", PhasePending, "", "phase 1: completed → pending (steps 1, 2)"},
+	} {
+		ch, err := p.EditPhase(c.phase, PhaseEdit{Status: st(c.status), Reason: c.reason}, t0)
+		if err != nil || ch.Summary != c.want {
+			t.Fatalf("%s → %s: %q %v, want %q", c.phase, c.status, ch.Summary, err, c.want)
+		}
+		ph, _ := p.Phase(c.phase)
+		if ph.Status() != c.status {
+			t.Fatalf("phase %s is %s, want %s", c.phase, ph.Status(), c.status)
+		}
+	}
+	if _, err := p.EditPhase("2", PhaseEdit{Status: st(PhaseBlocked)}, t0); !HasCode(err, CodeInvalidArgument) {
+		t.Errorf("blocked without a reason: %v", err)
+	}
+	if _, err := ParsePhaseStatus("done"); !HasCode(err, CodeInvalidArgument) {
+		t.Errorf("an unknown phase status: %v", err)
+	}
+}
