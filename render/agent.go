@@ -151,7 +151,11 @@ func StatusLine(st *plan.State, cli string) string {
 		return line + " — " + string(p.Status)
 	}
 	if cur := p.Current(); cur != nil {
-		line += "; now: " + cur.ID + " " + clipLine(cur.Text, 70)
+		line += "; now: " + cur.ID + " " + clipLine(cur.Text, 70) + " (" + position(p, cur)
+		if cur.Progress.Total > 0 {
+			line += ", progress " + cur.Progress.String()
+		}
+		line += ")"
 	}
 	if next := NextStep(p); next != nil {
 		line += "; next: " + next.ID + " " + clipLine(next.Text, 70)
@@ -160,6 +164,18 @@ func StatusLine(st *plan.State, cli string) string {
 		line += fmt.Sprintf("; %s open (%s errors --open)", Count(n, "error"), cli)
 	}
 	return line
+}
+
+// position is where a step stands in the plan's order: "step 4/9", as the
+// maxclaw seed tells its agent (current_step_index+1 of len(steps)).
+func position(p *plan.Plan, s *plan.Step) string {
+	steps := p.Steps()
+	for i, x := range steps {
+		if x == s {
+			return fmt.Sprintf("step %d/%d", i+1, len(steps))
+		}
+	}
+	return ""
 }
 
 // StepContext is what an agent reads before a critical tool: the step it

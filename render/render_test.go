@@ -200,3 +200,19 @@ func TestAutoCompletionShown(t *testing.T) {
 		t.Error("the report does not say the completion was automatic")
 	}
 }
+
+// TestStatusLinePosition: the prompt line says where the current step
+// stands in the plan and how far it got, as the maxclaw seed's system
+// prompt does ({current_step_index+1}/{len(steps)}, progress current/total).
+func TestStatusLinePosition(t *testing.T) {
+	p, _ := plan.New("s", "Cache", "", []string{"A"}, t0, false)
+	for _, text := range []string{"Read", "Build", "Test"} {
+		p.AddStep(plan.StepSpec{Text: text}, t0)
+	}
+	p.Transition("1", plan.ActDone, plan.TransitionOpts{}, t0)
+	p.Transition("2", plan.ActStart, plan.TransitionOpts{}, t0)
+	p.SetProgress("2", plan.Progress{Current: 2, Total: 5}, t0)
+	if got := StatusLine(&plan.State{Plan: p}, "plangit"); !strings.Contains(got, "now: 2 Build (step 2/3, progress 2/5); next: 3 Test") {
+		t.Errorf("%s", got)
+	}
+}
