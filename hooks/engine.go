@@ -310,6 +310,8 @@ func (e *engine) sessionStart() (*Output, error) {
 			return nil, nil
 		}
 		parts := render.Reminder(st, s.ID, e.cli(t))
+		c := p.Counts()
+		notice := fmt.Sprintf("plangit: plan %q — %d/%d steps done (session %s)", plan.TruncateText(p.Title, 80), c.Done, c.Total, s.ID)
 		var names []string
 		if cur := p.Current(); cur != nil {
 			names = append(names, curName(cur))
@@ -320,7 +322,11 @@ func (e *engine) sessionStart() (*Output, error) {
 			}
 		}
 		e.beginTurn(s, old, lines+hookwire.SaidLines(names...))
-		return e.context(parts), nil
+		out := e.context(parts)
+		if out != nil {
+			out.Notice = notice // the person sees the plan was found
+		}
+		return out, nil
 	}
 	others := e.unfinishedElsewhere(3)
 	if len(others) == 0 {

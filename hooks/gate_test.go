@@ -1,6 +1,7 @@
 package hooks
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -66,5 +67,36 @@ func TestGatesHoldOnEveryPath(t *testing.T) {
 		return p.Transition("4", plan.ActStart, plan.TransitionOpts{Force: true}, t0)
 	}); err != nil {
 		t.Fatalf("the person's own start: %v", err)
+	}
+}
+
+// TestNoticesForThePerson: the person sees one line when a plan is found
+// at a session's start, and once when the plan is complete, however it
+// came to be (here the agent's own plangit step done).
+func TestNoticesForThePerson(t *testing.T) {
+	f := newFixture(t)
+	f.withPlan(sessionID)
+	notice := func(out string) string {
+		var a struct {
+			SystemMessage string `json:"systemMessage"`
+		}
+		json.Unmarshal([]byte(out), &a)
+		return a.SystemMessage
+	}
+	if n := notice(f.run("session_start_startup.json")); n != `plangit: plan "Add caching to UserService" — 1/4 steps done (session `+sessionID+`)` {
+		t.Errorf("at the start: %q", n)
+	}
+	for _, id := range []string{"2", "3", "4"} {
+		f.change(sessionID, func(p *plan.Plan) (plan.Change, error) {
+			return p.Transition(id, plan.ActDone, plan.TransitionOpts{Force: true}, t0)
+		})
+	}
+	done := map[string]any{"tool_name": "Bash", "tool_input": map[string]any{"command": "plangit step done 4 --result ok"}}
+	if n := notice(f.sendRaw(PostToolUse, done)); n != `plangit: plan "Add caching to UserService" completed, 4/4 steps done` {
+		t.Errorf("the plan complete: %q", n)
+	}
+	f.newTurn(sessionID)
+	if n := notice(f.sendRaw(PostToolUse, readUse)); n != "" {
+		t.Errorf("told twice: %q", n)
 	}
 }

@@ -18,8 +18,10 @@ import (
 // BeforeAgent and AfterTool; decision "deny" with a reason on BeforeTool
 // (the tool's error) and AfterAgent (a new prompt) — never on BeforeAgent
 // (it discards the prompt) or AfterTool (it replaces the tool's result);
-// nothing but "{}" on PreCompress and SessionEnd. Stdout is always one
-// JSON object: with an empty stdout Gemini parses stderr.
+// nothing but "{}" on PreCompress and SessionEnd; systemMessage, a common
+// output field, anywhere (the reference: "advisory message displayed to
+// user"). Stdout is always one JSON object: with an empty stdout Gemini
+// parses stderr.
 var geminiContract = map[string]struct {
 	context  bool // hookSpecificOutput.additionalContext
 	decision bool // decision "deny" + reason
@@ -58,6 +60,10 @@ func checkGemini(t *testing.T, event, out string) map[string]any {
 				t.Errorf("%s: a denial without a reason: %s", event, out)
 			}
 		case "reason":
+		case "systemMessage": // a common output field: shown to the person
+			if m, _ := v.(string); strings.TrimSpace(m) == "" {
+				t.Errorf("%s: an empty systemMessage: %s", event, out)
+			}
 		default:
 			t.Errorf("%s: field %q: %s", event, k, out)
 		}

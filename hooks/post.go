@@ -121,6 +121,7 @@ func (e *engine) postToolUse() (*Output, error) {
 		if change.Op != "" && p.Complete() {
 			parts = append(parts, hookwire.Part{Key: "complete", Text: "[plangit] " + render.CompletedLine(p) + "."})
 		}
+		out.Notice = hs.noticeComplete(p) // the person hears it once, however it came
 		return change, hs.save(s)
 	})
 	if err != nil {

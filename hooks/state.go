@@ -3,6 +3,7 @@ package hooks
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"maps"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"strconv"
 
 	"github.com/plangit/plangit/hooks/hookwire"
+	"github.com/plangit/plangit/plan"
 	"github.com/plangit/plangit/repo"
 )
 
@@ -26,6 +28,9 @@ type state struct {
 	Todos  map[string]stepRef  `json:"todos,omitempty"`  // todo content → step
 	Tasks  map[string]stepRef  `json:"tasks,omitempty"`  // task id → step
 	Agents map[string][]string `json:"agents,omitempty"` // subagent id → the steps it started
+	// Noticed is what the person was told, once: "complete", the step
+	// signature of the plan they were told is complete.
+	Noticed map[string]string `json:"noticed,omitempty"`
 
 	// holdStarts: a sync leaves the steps a todo list starts pending
 	// (step_confirmation, and the person was not asked); held are those
@@ -59,6 +64,7 @@ func (st *state) clone() *state {
 	c.Todos = maps.Clone(st.Todos)
 	c.Tasks = maps.Clone(st.Tasks)
 	c.Agents = maps.Clone(st.Agents)
+	c.Noticed = maps.Clone(st.Noticed)
 	for k, v := range c.Agents {
 		c.Agents[k] = slices.Clone(v)
 	}
@@ -109,4 +115,22 @@ func (st *state) save(s *repo.Session) error {
 		return err
 	}
 	return s.WritePrivate(stateFile, b)
+}
+
+// noticeComplete is the notice for the person that the plan p, complete,
+// is — once for each completion: "" when they were told of this one.
+func (st *state) noticeComplete(p *plan.Plan) string {
+	if !p.Complete() {
+		return ""
+	}
+	sig := stepSig(p)
+	if st.Noticed["complete"] == sig {
+		return ""
+	}
+	if st.Noticed == nil {
+		st.Noticed = map[string]string{}
+	}
+	st.Noticed["complete"] = sig
+	c := p.Counts()
+	return fmt.Sprintf("plangit: plan %q completed, %d/%d steps done", plan.TruncateText(p.Title, 80), c.Done, c.Total)
 }

@@ -313,6 +313,9 @@ func (c *call) postToolUse() ([]byte, bool) {
 	if g.Resolves(p.ToolName, key) {
 		return nil, false
 	}
+	if g.Complete && hookwire.Noticed(h.rest) != g.Sig {
+		return nil, false // the plan is complete: plangit tells the person, once
+	}
 	t, good := c.turn()
 	if !good {
 		return nil, false

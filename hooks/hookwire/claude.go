@@ -69,6 +69,7 @@ type Output struct {
 	PermissionReason string
 	Stop             bool   // stop the agent altogether
 	StopReason       string // why, shown to the person
+	Notice           string // one line for the person, where the host shows one (systemMessage)
 }
 
 // Empty reports whether o says nothing.
@@ -98,6 +99,9 @@ func EncodeClaude(event string, out *Output) []byte {
 		context = out.Context
 	} else {
 		system = out.Context
+	}
+	if out.Notice != "" {
+		system = strings.TrimSpace(out.Notice + "\n" + system)
 	}
 	var o Object
 	if out.Stop {

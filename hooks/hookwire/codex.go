@@ -117,18 +117,18 @@ func EncodeCodex(event string, out *Output) []byte {
 	context = toldToStop(context, out)
 	switch event {
 	case "SessionStart", "UserPromptSubmit", "PostToolUse":
-		return codexContext(event, context, "", "")
+		return codexContext(event, context, "", "", out.Notice)
 	case "PostToolUseFailure":
-		return codexContext("PostToolUse", context, "", "")
+		return codexContext("PostToolUse", context, "", "", out.Notice)
 	case "PreToolUse":
 		if out.Permission == "ask" || out.Permission == "deny" {
 			reason := strings.TrimSpace(out.PermissionReason)
 			if out.Permission == "ask" {
 				reason = strings.TrimSpace(reason + " Codex cannot ask here, so the call is denied: the person confirms by running it, or what the reason names, themselves.")
 			}
-			return codexContext(event, context, "deny", reason)
+			return codexContext(event, context, "deny", reason, out.Notice)
 		}
-		return codexContext(event, context, "", "")
+		return codexContext(event, context, "", "", out.Notice)
 	case "Stop", "SubagentStop":
 		if out.Block && strings.TrimSpace(out.Reason) != "" {
 			return append(Object(nil).Str("decision", "block").Str("reason", out.Reason).Close(), '\n')
@@ -137,16 +137,21 @@ func EncodeCodex(event string, out *Output) []byte {
 	return nil // PreCompact, and a stop plangit does not hold
 }
 
-// codexContext is {"hookSpecificOutput":{"hookEventName","additionalContext"
-// [,"permissionDecision","permissionDecisionReason"]}}, or nothing when
-// there is neither context nor a decision.
-func codexContext(event, context, decision, reason string) []byte {
-	if context == "" && decision == "" {
+// codexContext is {["systemMessage",]"hookSpecificOutput":{"hookEventName",
+// "additionalContext"[,"permissionDecision","permissionDecisionReason"]}},
+// or nothing when there is neither context, nor a decision, nor a notice
+// for the person (systemMessage, a member every event's schema allows).
+func codexContext(event, context, decision, reason, notice string) []byte {
+	if context == "" && decision == "" && notice == "" {
 		return nil
 	}
-	specific := Object(nil).Str("hookEventName", event).Str("additionalContext", context)
-	if decision != "" {
-		specific = specific.Str("permissionDecision", decision).Str("permissionDecisionReason", reason)
+	o := Object(nil).Str("systemMessage", notice)
+	if context != "" || decision != "" {
+		specific := Object(nil).Str("hookEventName", event).Str("additionalContext", context)
+		if decision != "" {
+			specific = specific.Str("permissionDecision", decision).Str("permissionDecisionReason", reason)
+		}
+		o = o.Raw("hookSpecificOutput", string(specific.Close()))
 	}
-	return append(Object(nil).Raw("hookSpecificOutput", string(specific.Close())).Close(), '\n')
+	return append(o.Close(), '\n')
 }

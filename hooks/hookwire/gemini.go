@@ -112,7 +112,7 @@ func EncodeGemini(event string, out *Output) []byte {
 	if out.Block && (event == "PostToolUse" || event == "PostToolUseFailure") {
 		context = strings.TrimSpace(context + "\n" + out.Reason)
 	}
-	var o Object
+	o := Object(nil).Str("systemMessage", out.Notice) // shown to the person
 	switch event {
 	case "SessionStart", "UserPromptSubmit", "PostToolUse", "PostToolUseFailure":
 		name := "AfterTool"

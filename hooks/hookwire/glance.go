@@ -30,7 +30,7 @@ const GlanceFile = "glance"
 
 // GlanceVersion changes whenever what a glance holds, or how it is drawn,
 // changes, so an old glance is never read as a new one.
-const GlanceVersion = "plangit glance 7"
+const GlanceVersion = "plangit glance 8"
 
 // CLIMark stands for the command that runs plangit in text kept for later:
 // a control character, which no plan text can hold.
@@ -44,6 +44,7 @@ type Glance struct {
 	Landed     string   // FilesKey of the working files when they were known to be the branch's: "" for not known
 	Status     string   // the plan's status
 	Unfinished bool     // the plan is pending, running or paused
+	Complete   bool     // every step of the plan is completed or skipped
 	Line       Part     // the prompt line (UserPromptSubmit)
 	Names      []string // the things the prompt line says, by key: the current and next step
 	Step       Part     // the step before a critical tool: the current one, else the next
@@ -211,7 +212,7 @@ func (g *Glance) Encode() []byte {
 		line("file", f)
 	}
 	line("landed", g.Landed)
-	line("status", g.Status, flag(g.Unfinished, "open"))
+	line("status", g.Status, flag(g.Unfinished, "open"), flag(g.Complete, "complete"))
 	line("sig", g.Sig)
 	line("cur", g.Cur, g.CurText)
 	line("findings", strconv.Itoa(g.Findings))
@@ -387,7 +388,7 @@ func decodeGlance(s string) (g *Glance, ok bool) {
 		case "landed":
 			g.Landed = v[0]
 		case "status":
-			g.Status, g.Unfinished = v[0], v[1] == "open"
+			g.Status, g.Unfinished, g.Complete = v[0], v[1] == "open", v[2] == "complete"
 		case "sig":
 			g.Sig = v[0]
 		case "cur":
@@ -445,9 +446,9 @@ func glanceValues(name string) int {
 	switch name {
 	case "key", "file", "landed", "sig", "findings", "name", "left", "off", "critical", "write", "view", "budget":
 		return 1
-	case "status", "cur", "line", "step", "open", "confirm":
+	case "cur", "line", "step", "open", "confirm":
 		return 2
-	case "stop":
+	case "status", "stop":
 		return 3
 	case "count":
 		return 4

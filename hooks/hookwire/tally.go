@@ -35,7 +35,7 @@ type Tally struct {
 
 // tallyRest are the members of hooks.json that are not the Tally's, in
 // the order the engine writes them: kept as read.
-var tallyRest = []string{"todos", "tasks", "agents"}
+var tallyRest = []string{"todos", "tasks", "agents", "noticed"}
 
 // DecodeTally reads hooks.json: the Tally, and the other members the
 // engine writes, as raw JSON. ok is false for anything encoding/json would
@@ -242,4 +242,17 @@ func (g *Glance) Resolves(tool, key string) bool {
 		}
 	}
 	return false
+}
+
+// Noticed is what hooks.json's "noticed" says the person was told: the
+// step signature of the plan they were told is complete, "" for none.
+func Noticed(rest map[string][]byte) string {
+	var sig string
+	Members(rest["noticed"], func(key string, value []byte) error {
+		if key == "complete" {
+			sig, _ = String(value)
+		}
+		return nil
+	})
+	return sig
 }
