@@ -276,6 +276,38 @@ func (e *engine) context(parts []string) *Output {
 // what it was told — and reminds the agent of its unfinished plan; with
 // none, it names unfinished plans of other sessions and how to adopt one.
 func (e *engine) sessionStart() (*Output, error) {
+	out, err := e.sessionStarted()
+	if cleaned := e.autoCleanup("session_start"); cleaned != "" {
+		if out == nil {
+			out = &Output{}
+		}
+		out.Notice = strings.TrimSpace(out.Notice + "\n" + cleaned)
+	}
+	return out, err
+}
+
+// autoCleanup runs cleanup when cleanup_on names this moment (the
+// Manus-style seed's autoCleanup): sessions older than retention_days, as
+// plangit cleanup removes them, at most once an hour. It returns what to
+// tell the person; a failure is logged, never the agent's.
+func (e *engine) autoCleanup(when string) string {
+	if e.cfg.CleanupOn != when || e.replaying() {
+		return ""
+	}
+	rep, err := e.proj.AutoCleanup(e.cfg, e.in.SessionID, e.env.Now())
+	if err != nil {
+		e.proj.AppendLog(e.env.Now(), fmt.Sprintf("hook %s session=%s: cleanup_on: %v", e.in.Event, e.in.SessionID, err))
+		return ""
+	}
+	if rep == nil || rep.Removed == 0 {
+		return ""
+	}
+	return fmt.Sprintf("plangit: removed %s last changed over %d days ago (cleanup_on %s; %d KB freed)",
+		render.Count(rep.Removed, "session"), e.cfg.RetentionDays, when, (rep.Freed+1023)/1024)
+}
+
+// sessionStarted is SessionStart's answer, cleanup aside.
+func (e *engine) sessionStarted() (*Output, error) {
 	if e.in.EnvFile != "" && !e.replaying() {
 		if err := writeEnvFile(e.in.EnvFile, e.in.SessionID, e.proj.Root); err != nil {
 			e.proj.AppendLog(e.env.Now(), fmt.Sprintf("hook SessionStart session=%s: cannot write the host's env file: %v", e.in.SessionID, err))

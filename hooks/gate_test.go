@@ -2,8 +2,10 @@ package hooks
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/plangit/plangit/plan"
 	"github.com/plangit/plangit/repo"
@@ -98,5 +100,44 @@ func TestNoticesForThePerson(t *testing.T) {
 	f.newTurn(sessionID)
 	if n := notice(f.sendRaw(PostToolUse, readUse)); n != "" {
 		t.Errorf("told twice: %q", n)
+	}
+}
+
+// TestCleanupOn: with cleanup_on session_start, a session's start removes
+// the finished sessions older than retention_days — never an unfinished
+// one, nor the session starting — tells the person, and runs at most once
+// an hour.
+func TestCleanupOn(t *testing.T) {
+	f := newFixture(t)
+	f.withPlan(sessionID)
+	old := f.now.Add(-30 * 24 * time.Hour)
+	for _, id := range []string{"old-done", "old-open"} {
+		p, _ := plan.New(id, "Old "+id, "", nil, old, false)
+		p.AddStep(plan.StepSpec{Text: "x"}, old)
+		if id == "old-done" {
+			p.Transition("1", plan.ActDone, plan.TransitionOpts{Force: true}, old)
+			p.Finish("done", true, old)
+		}
+		if _, _, err := f.proj().Create(id, &plan.State{Plan: p}, plan.Change{Op: "init", Summary: "init"}, repo.Options{Now: old}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f.config(`{"cleanup_on": "session_start", "retention_days": 7}`)
+	var a struct {
+		SystemMessage string `json:"systemMessage"`
+	}
+	json.Unmarshal([]byte(f.run("session_start_startup.json")), &a)
+	if !strings.Contains(a.SystemMessage, "plangit: removed 1 session last changed over 7 days ago (cleanup_on session_start") {
+		t.Errorf("the person was told %q", a.SystemMessage)
+	}
+	ids, _ := f.proj().SessionIDs()
+	if slices.Contains(ids, "old-done") || !slices.Contains(ids, "old-open") || !slices.Contains(ids, sessionID) {
+		t.Fatalf("sessions left: %v", ids)
+	}
+	if _, err := f.proj().AutoCleanup(repo.DefaultConfig(), sessionID, f.now.Add(time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	if rep, _ := f.proj().AutoCleanup(repo.DefaultConfig(), sessionID, f.now.Add(2*time.Minute)); rep != nil {
+		t.Error("cleanup ran twice within the hour")
 	}
 }

@@ -617,6 +617,9 @@ func (e *engine) sessionEnd() (*Output, error) {
 	if !e.replaying() {
 		e.proj.UnmarkShell(e.in.SessionID)
 		e.proj.ForgetPrompt(e.in.SessionID)
+		if said := e.autoCleanup("session_end"); said != "" {
+			e.proj.AppendLog(e.env.Now(), "hook SessionEnd session="+e.in.SessionID+": "+said)
+		}
 	}
 	s, err := e.session()
 	if err != nil || s == nil {

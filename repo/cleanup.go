@@ -16,6 +16,7 @@ type CleanupOptions struct {
 	DryRun            bool          // list, remove nothing
 	KeepUnpushed      bool          // keep sessions with revisions no remote holds (push_on is set)
 	Force             bool          // remove them anyway
+	Keep              string        // a session that stays whatever its age (the hook's own)
 	Now               time.Time
 	LockWait          time.Duration
 }
@@ -120,6 +121,8 @@ func (p Project) judge(e *CleanupEntry, o CleanupOptions, active string) {
 	switch {
 	case e.Session == active:
 		e.Reason = "the active session"
+	case e.Session == o.Keep:
+		e.Reason = "the session asking"
 	case age < o.OlderThan:
 		e.Reason = "changed " + plan.FormatDuration(age) + " ago"
 	case unfinished && !o.IncludeUnfinished:
@@ -153,4 +156,24 @@ func (p Project) removeSession(id string, wait time.Duration, now time.Time) err
 		return plan.WrapError(plan.CodeIOError, err, "cannot remove %s", s.Dir)
 	}
 	return nil
+}
+
+// cleanedFile notes when hooks last ran cleanup (cleanup_on): they run it
+// at most once an hour.
+const cleanedFile = "cleaned"
+
+// AutoCleanup is cleanup as a hook runs it (cleanup_on): sessions older
+// than retention_days, unfinished plans and the hook's own session kept,
+// at most once an hour for the project; nil when it did not run.
+func (p Project) AutoCleanup(cfg Config, keep string, now time.Time) (*CleanupReport, error) {
+	stamp := filepath.Join(p.Dir(), cleanedFile)
+	if fi, err := os.Stat(stamp); err == nil && now.Sub(fi.ModTime()) < time.Hour && !fi.ModTime().After(now) {
+		return nil, nil
+	}
+	if err := WriteFileAtomic(stamp, []byte(now.UTC().Format(time.RFC3339)+"\n"), 0o644, false); err != nil {
+		return nil, err
+	}
+	os.Chtimes(stamp, now, now)
+	return p.Cleanup(CleanupOptions{OlderThan: time.Duration(cfg.RetentionDays) * 24 * time.Hour, KeepUnpushed: cfg.PushOn != "off",
+		Keep: keep, Now: now, LockWait: 200 * time.Millisecond})
 }

@@ -39,6 +39,7 @@ type Config struct {
 	AutoCreatePlan   bool            `json:"auto_create_plan"`  // hooks start a plan from a session's first prompt
 	PushOn           string          `json:"push_on"`           // off, stop or session_end: the hook that pushes the session in the background
 	PushRemote       string          `json:"push_remote"`       // the remote push and fetch use; "" is the branch's upstream remote, else origin
+	CleanupOn        string          `json:"cleanup_on"`        // off, session_start or session_end: the hook that runs cleanup (retention_days)
 	MaxRetries       int             `json:"max_retries"`       // times a failed step goes back to pending before the failure sticks
 	AutoFinish       bool            `json:"auto_finish"`       // completing the last step completes the plan
 	PhaseOrder       string          `json:"phase_order"`       // strict: a phase's steps wait for the earlier phases; free: only needs order steps
@@ -46,6 +47,10 @@ type Config struct {
 
 // pushOnValues are when hooks may push a session.
 var pushOnValues = []string{"off", "stop", "session_end"}
+
+// cleanupOnValues are when hooks may clean up old sessions (the
+// Manus-style seed's autoCleanup).
+var cleanupOnValues = []string{"off", "session_start", "session_end"}
 
 // HookEvents are the hook events plangit answers, in the order of a session.
 var HookEvents = []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PostToolUseFailure", "Stop", "SubagentStop", "PreCompact", "SessionEnd"}
@@ -83,6 +88,7 @@ func DefaultConfig() Config {
 		AdvanceAfter:     10,
 		AutoCreatePlan:   true,
 		PushOn:           "off",
+		CleanupOn:        "off",
 		PushRemote:       "",
 		MaxRetries:       plan.DefaultMaxRetries,
 		AutoFinish:       false,
@@ -196,6 +202,9 @@ func (c *Config) validate() error {
 	if !slices.Contains(pushOnValues, c.PushOn) {
 		return configError("push_on", "must be off, stop or session_end, not %q", c.PushOn)
 	}
+	if !slices.Contains(cleanupOnValues, c.CleanupOn) {
+		return configError("cleanup_on", "must be off, session_start or session_end, not %q", c.CleanupOn)
+	}
 	if strings.ContainsAny(c.PushRemote, " \t\n:") {
 		return configError("push_remote", "must be the name of a git remote, not %q", c.PushRemote)
 	}
@@ -210,7 +219,7 @@ func configFields(c *Config) map[string]any {
 		"critical_tools": &c.CriticalTools, "view_tools": &c.ViewTools, "write_tools": &c.WriteTools,
 		"plan_confirmation": &c.PlanConfirmation, "step_confirmation": &c.StepConfirmation, "context_budget": &c.ContextBudget,
 		"auto_advance": &c.AutoAdvance, "advance_after": &c.AdvanceAfter, "auto_create_plan": &c.AutoCreatePlan,
-		"push_on": &c.PushOn, "push_remote": &c.PushRemote,
+		"push_on": &c.PushOn, "push_remote": &c.PushRemote, "cleanup_on": &c.CleanupOn,
 		"max_retries": &c.MaxRetries, "auto_finish": &c.AutoFinish, "phase_order": &c.PhaseOrder,
 	}
 }
