@@ -55,6 +55,22 @@ func (e *engine) handle() (*Output, error) {
 	if errors.Is(err, errQueued) {
 		return nil, nil
 	}
+	if plan.HasCode(err, plan.CodePlanParseError) && !e.replaying() {
+		// The next hook repairs a plan file that cannot be read, as the
+		// maxclaw seed keeps a backup of a broken plan and goes on:
+		// plangit repair, the rejected text kept beside it, and the event
+		// answered on the repaired plan.
+		if said, notice := e.repairUnreadable(err); said != "" {
+			out, err = e.dispatch()
+			if err == nil {
+				if out == nil {
+					out = &Output{}
+				}
+				out.Context = strings.TrimSpace(said + "\n" + out.Context)
+				out.Notice = strings.TrimSpace(notice + "\n" + out.Notice)
+			}
+		}
+	}
 	if plan.HasCode(err, plan.CodePlanParseError) {
 		if o := e.unreadable(err); o != nil {
 			logFailure(e.env, e.in.Cwd, e.in.Event, e.in.SessionID, err)
@@ -234,6 +250,38 @@ func (e *engine) say(s *repo.Session, t *hookwire.Turn, parts []hookwire.Part) s
 	text, lines := hookwire.Say(t, parts, e.cfg.ContextBudget, e.cli(t))
 	e.remember(s, lines)
 	return text
+}
+
+// repairUnreadable repairs a session whose files cannot be parsed
+// (cause), and says what it did: to the agent, and in one line to the
+// person; "" when there was nothing it could repair.
+func (e *engine) repairUnreadable(cause error) (said, notice string) {
+	s, err := e.session()
+	if err != nil || s == nil {
+		return "", ""
+	}
+	rep, err := s.Repair(e.options())
+	if err != nil || len(rep.Restored) == 0 {
+		if err != nil {
+			e.proj.AppendLog(e.env.Now(), fmt.Sprintf("hook %s session=%s: repair: %v", e.in.Event, s.ID, err))
+		}
+		return "", ""
+	}
+	var kept []string
+	for _, r := range rep.Restored {
+		what := r.File
+		if r.KeptAt != "" {
+			what += " (its text kept as " + filepath.Base(r.KeptAt) + ")"
+		}
+		kept = append(kept, what)
+	}
+	msg := strings.TrimSuffix(cause.Error(), " ["+string(plan.CodeOf(cause))+"]")
+	msg, _, _ = strings.Cut(msg, " (fix the file by hand")
+	files := strings.Join(kept, ", ")
+	e.opened = nil // the session as repair left it
+	return "[plangit] The plan's files could not be read (" + plan.TruncateText(msg, 200) + "): plangit restored " + files +
+			" from the last revision. Redo the edit through plangit, or fix the kept text and copy it back.",
+		"plangit: restored " + files + " from the last revision; it could not be read"
 }
 
 // unreadable is the answer when the session's files cannot be parsed: one

@@ -340,33 +340,31 @@ func TestPlanConfirmationGatesChanges(t *testing.T) {
 	}
 }
 
+// TestUnreadablePlan: the next hook repairs a plan file that cannot be
+// read — the last revision restored, the rejected text kept beside it —
+// tells the agent and the person once, and answers on the repaired plan.
 func TestUnreadablePlan(t *testing.T) {
 	f := newFixture(t)
 	s := f.withPlan(sessionID)
-	os.WriteFile(filepath.Join(s.Dir, plan.PlanFile), []byte("# Broken\n\n- [ ] ◐ a step `#2 needs:zz`\n"), 0o644)
-	out := f.send(PreToolUse, bash("go build ./..."))
-	if !strings.HasPrefix(out, "[plangit] The plan's files cannot be read: task_plan.md:") || !strings.Contains(out, "run plangit repair: it restores the last revision and keeps the text it replaces as NAME.rejected.N.") {
+	broken := "# Broken\n\n- [ ] ◐ a step `#2 needs:zz`\n"
+	os.WriteFile(filepath.Join(s.Dir, plan.PlanFile), []byte(broken), 0o644)
+	raw := f.sendRaw(PreToolUse, bash("go build ./..."))
+	out := agentText(t, raw)
+	if !strings.HasPrefix(out, "[plangit] The plan's files could not be read (task_plan.md:3:1: ") ||
+		!strings.Contains(out, "plangit restored task_plan.md (its text kept as task_plan.md.rejected.1) from the last revision") {
 		t.Errorf("%s", out)
 	}
-	if out := f.send(PreToolUse, bash("go build ./...")); out != "" {
-		t.Errorf("said twice in a turn: %s", out)
+	if !strings.Contains(raw, `"systemMessage":"plangit: restored task_plan.md (its text kept as task_plan.md.rejected.1) from the last revision; it could not be read"`) {
+		t.Errorf("the person was not told: %s", raw)
 	}
-	if out := f.send(UserPromptSubmit, map[string]any{"prompt": "go on"}); !strings.Contains(out, "cannot be read") {
-		t.Errorf("a new turn: %s", out)
+	if kept, _ := os.ReadFile(filepath.Join(s.Dir, "task_plan.md.rejected.1")); string(kept) != broken {
+		t.Errorf("the rejected text: %q", kept)
 	}
-	if !strings.Contains(f.log(), "PLAN_PARSE_ERROR") {
-		t.Errorf("not logged: %q", f.log())
+	if st := f.state(sessionID); st.Plan.Title != "Add caching to UserService" {
+		t.Fatalf("the plan after the repair: %+v", st.Plan)
 	}
-	if out := f.sendRaw(Stop, map[string]any{"last_assistant_message": "done"}); out != "" {
-		t.Errorf("a Stop says nothing of it: %s", out)
-	}
-	// Repaired, the plan is read again.
-	if _, err := s.Repair(repo.Options{Now: f.now}); err != nil {
-		t.Fatal(err)
-	}
-	f.send(UserPromptSubmit, map[string]any{"prompt": "go on"})
-	if out := f.send(PreToolUse, bash("go build ./...")); strings.Contains(out, "cannot be read") {
-		t.Errorf("after repair: %s", out)
+	if out := f.send(PreToolUse, bash("go build ./...")); strings.Contains(out, "could not be read") {
+		t.Errorf("said twice: %s", out)
 	}
 }
 
