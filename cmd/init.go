@@ -167,6 +167,10 @@ func initRun(o *initOptions) error {
 		if in, err = plan.Import(inputName(o.From), src, o.Format, now); err != nil {
 			return err
 		}
+		if in.Format == plan.FormatFindings || in.Format == plan.FormatErrors {
+			return plan.Errorf(plan.CodeInvalidArgument, "%s holds %s, no plan: bring it into a session's plan (plangit import %s --session ID), or start a plan first (plangit init \"Title\")",
+				inputName(o.From), in.Format, o.From)
+		}
 		st = in.State
 		p = st.Plan
 		if o.Title != "" {

@@ -18,7 +18,7 @@ import (
 // NewCmdImport builds `plangit import`.
 func NewCmdImport(f *Factory) *cobra.Command {
 	var format string
-	var dryRun bool
+	var dryRun, appendTo bool
 	c := &cobra.Command{
 		Use:   "import FILE|-",
 		Short: "Import a plan another tool wrote into the session (a new session if there is none)",
@@ -33,26 +33,33 @@ errors.md in the same revision — or listed as not imported, with why. Times th
 are kept; what it does not date stays undated. A file with no step, or a status plangit
 does not know, is refused and nothing changes. --dry-run shows what would be imported.
 
-Into an existing plan, the imported phases and steps are appended with fresh ids (needs
-follow them); the plan keeps its title, goal and status. If a step is in progress already,
-it stays the one in progress and imported steps in progress are pending. With no session
-chosen or active, import starts a new session, as init --from does.`,
+Into an existing plan, the file updates the plan in place, as a tool that writes its whole
+plan again means it to (the plan tool's create_plan called again, a todo list, a plan.json
+saved again): phases match by title and steps by text; a matched step takes the file's
+status, result and progress; a step the plan lacks is added; a step the file no longer holds
+stays, and is listed; findings and errors already there are not added again. One revision says
+what moved, and nothing is duplicated. --append adds the file's phases and steps after the
+plan's, with fresh ids, as a plan of their own. Either way the plan keeps its title, goal and
+status, and at most one step is in progress. A findings.md or errors.md (plangit's, or a
+Manus-style one) brings its findings or errors. With no session chosen or active, import
+starts a new session, as init --from does.`,
 		Example: `  plangit import todos.json
   plangit import --format pwf ../other/task_plan.md --dry-run
   cat plan.json | plangit import -`,
 		Args: exactArgs(1, "a FILE, or - for standard input"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return importRun(f, args[0], format, dryRun)
+			return importRun(f, args[0], format, dryRun, appendTo)
 		},
 	}
 	c.Flags().StringVar(&format, "format", "", "the file's format: "+joinFormats())
 	c.Flags().BoolVar(&dryRun, "dry-run", false, "show what would be imported, change nothing")
+	c.Flags().BoolVar(&appendTo, "append", false, "add the file's phases and steps after the plan's (fresh ids), instead of updating it in place")
 	return c
 }
 
 // importRun imports the plan in file name ("-": standard input) into the
 // session, or into a new session when none is chosen or active.
-func importRun(f *Factory, name, format string, dryRun bool) error {
+func importRun(f *Factory, name, format string, dryRun, appendTo bool) error {
 	proj, err := f.Project()
 	if err != nil {
 		return err
@@ -75,12 +82,16 @@ func importRun(f *Factory, name, format string, dryRun bool) error {
 	if err != nil {
 		return err
 	}
-	return importInto(f, in, dryRun)
+	return importInto(f, in, dryRun, appendTo)
 }
 
 // importInto merges an import into the current session, or with dryRun
 // shows what merging would do.
-func importInto(f *Factory, in *plan.Imported, dryRun bool) error {
+func importInto(f *Factory, in *plan.Imported, dryRun, appendTo bool) error {
+	merge := (*plan.State).UpdateFrom
+	if appendTo {
+		merge = (*plan.State).Merge
+	}
 	s, err := f.Session()
 	if err != nil {
 		return err
@@ -94,7 +105,7 @@ func importInto(f *Factory, in *plan.Imported, dryRun bool) error {
 			return err
 		}
 		trial := &plan.State{Plan: st.Plan.Clone(), Findings: slices.Clone(st.Findings), Errors: cloneErrors(st.Errors)}
-		_, merged, err := trial.Merge(in.State, f.Now())
+		_, merged, err := merge(trial, in.State, f.Now())
 		if err != nil {
 			return err
 		}
@@ -107,9 +118,11 @@ func importInto(f *Factory, in *plan.Imported, dryRun bool) error {
 	var dropped []plan.Dropped
 	res, err := s.Update(f.Options(), func(st *plan.State) (plan.Change, error) {
 		st.Plan.Rules = cfg.Rules()
-		c, merged, err := st.Merge(in.State, f.Now())
+		c, merged, err := merge(st, in.State, f.Now())
 		dropped = append(slices.Clone(in.Dropped), merged...)
-		c.Summary += " from " + in.Format
+		if c.Op != "" {
+			c.Summary += " from " + in.Format
+		}
 		return c, err
 	})
 	if err != nil {
@@ -118,6 +131,10 @@ func importInto(f *Factory, in *plan.Imported, dryRun bool) error {
 	d := f.changeData(s, res)
 	d.Format, d.Dropped = in.Format, orNoDrops(dropped)
 	return f.print(d, func(w io.Writer) {
+		if res.Commit == nil && res.Adopted == nil {
+			fmt.Fprintln(w, "nothing changed: the plan holds what the file says")
+			return
+		}
 		f.printChangeText(w, d, res, nil)
 		render.ImportReport(w, in.State, dropped)
 	})

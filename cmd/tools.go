@@ -77,7 +77,7 @@ type StepInput struct {
 	Reason   string  `json:"reason,omitempty" jsonschema:"fail, skip, block: why"`
 	Retry    *bool   `json:"retry,omitempty" jsonschema:"fail: false fails outright"`
 	Force    bool    `json:"force,omitempty" jsonschema:"ignore open needs; edit a step in progress"`
-	Also     bool    `json:"also,omitempty" jsonschema:"next: start it although a step is in progress"`
+	Also     bool    `json:"also,omitempty" jsonschema:"next: beside the one in progress"`
 	Progress string  `json:"progress,omitempty" jsonschema:"N/M"`
 	IfRev    string  `json:"if_rev,omitempty"`
 	Session  string  `json:"session,omitempty"`
@@ -121,8 +121,8 @@ type PhaseInput struct {
 	ID      string  `json:"id,omitempty"`
 	Title   *string `json:"title,omitempty"`
 	Notes   *string `json:"notes,omitempty"`
-	Status  string  `json:"status,omitempty" jsonschema:"edit: pending, in_progress, completed or blocked (moves its steps)"`
-	Reason  string  `json:"reason,omitempty" jsonschema:"edit with status blocked: why"`
+	Status  string  `json:"status,omitempty" jsonschema:"edit: moves its steps"`
+	Reason  string  `json:"reason,omitempty" jsonschema:"status blocked: why"`
 	IfRev   string  `json:"if_rev,omitempty"`
 	Session string  `json:"session,omitempty"`
 }
@@ -225,6 +225,7 @@ type ImportInput struct {
 	Content string `json:"content" jsonschema:"the plan file's text"`
 	Format  string `json:"format,omitempty" jsonschema:"default: detected"`
 	DryRun  bool   `json:"dry_run,omitempty"`
+	Append  bool   `json:"append,omitempty" jsonschema:"add, not update in place"`
 	IfRev   string `json:"if_rev,omitempty"`
 	Session string `json:"session,omitempty"`
 }
@@ -462,7 +463,7 @@ func (t *Tools) Import(in ImportInput) (*ToolResult, error) {
 	if strings.TrimSpace(in.Content) == "" {
 		return nil, toolArgf("import needs the plan's content")
 	}
-	fn := func(f *Factory) error { return importRun(f, "-", in.Format, in.DryRun) }
+	fn := func(f *Factory) error { return importRun(f, "-", in.Format, in.DryRun, in.Append) }
 	id, how, err := t.pick(in.Session)
 	if errors.Is(err, errNoSession) {
 		// No session yet: the import starts one, as plangit import does.

@@ -1,6 +1,8 @@
 package plan
 
 import (
+	"bytes"
+	"encoding/json"
 	"slices"
 	"strconv"
 	"strings"
@@ -320,7 +322,25 @@ func WriteErrors(l ErrorLog) []byte {
 	return []byte(b.String())
 }
 
-// ParseErrors parses errors.md. An empty file holds no errors.
+// manusErrorsNote is the line a Manus-style errors.md (seed 004's
+// ErrorTracker) writes under its "# Error Log" title.
+const manusErrorsNote = "This file tracks errors to avoid repeating the same mistakes."
+
+// manusField reads a Manus-style "**Label:** value" paragraph: Count,
+// Message or Params.
+func manusField(text string) (label, value string, ok bool) {
+	for _, l := range []string{"Count", "Message", "Params"} {
+		if rest, found := strings.CutPrefix(text, "**"+l+":**"); found {
+			return l, strings.TrimSpace(rest), true
+		}
+	}
+	return "", "", false
+}
+
+// ParseErrors parses errors.md: plangit's, or a Manus-style one (seed
+// 004: "## Tool - TIME", "**Count:** N times", "**Message:** …",
+// "**Params:**" and a JSON block), which the next change writes back in
+// plangit's form. An empty file holds no errors.
 func ParseErrors(src []byte) (ErrorLog, error) {
 	if len(strings.TrimSpace(string(src))) == 0 {
 		return nil, nil
@@ -333,9 +353,15 @@ func ParseErrors(src []byte) (ErrorLog, error) {
 		out    ErrorLog
 		cur    *ErrorRecord
 		titled bool
+		params bool // a Manus-style "**Params:**" waits for its code block
 	)
 	for n := d.root.FirstChild(); n != nil; n = n.NextSibling() {
 		switch n := n.(type) {
+		case *ast.FencedCodeBlock:
+			if cur == nil || !params {
+				return nil, d.errAtNode(n, "plangit does not understand this code block in errors.md")
+			}
+			cur.Params, params = compactJSON(d.codeText(n)), false
 		case *ast.Heading:
 			switch {
 			case n.Level == 1 && !titled && cur == nil:
@@ -355,6 +381,16 @@ func ParseErrors(src []byte) (ErrorLog, error) {
 				}
 				if machine != "" && rec.ID == "" {
 					return nil, d.errAtNode(n, "the error's code span has no #ID; write `#N` or drop the span")
+				}
+				if tool, when, ok := strings.Cut(text, " - "); ok && machine == "" {
+					// A Manus-style heading (seed 004's ErrorTracker):
+					// "## Tool - 2026-11-20T10:00:00.000Z".
+					if t, err := time.Parse(time.RFC3339Nano, strings.TrimSpace(when)); err == nil {
+						rec.Tool, rec.Count, rec.First, rec.Last = strings.TrimSpace(tool), 1, Stamp(t), Stamp(t)
+						cur, params = rec, false
+						out = append(out, cur)
+						continue
+					}
 				}
 				tool, count := text, 1
 				if i := strings.LastIndex(text, " ×"); i >= 0 {
@@ -411,6 +447,9 @@ func ParseErrors(src []byte) (ErrorLog, error) {
 				}
 			}
 		case *ast.Blockquote:
+			if cur == nil && strings.TrimSpace(d.quoteText(n)) == manusErrorsNote {
+				continue // the Manus-style file's own line under its title
+			}
 			if cur == nil {
 				return nil, d.errAtNode(n, "a quote here belongs to no error")
 			}
@@ -419,7 +458,23 @@ func ParseErrors(src []byte) (ErrorLog, error) {
 			if cur == nil {
 				return nil, d.errAtNode(n, "text here belongs to no error")
 			}
-			text, _ := CleanBlock("error message", d.joinedLines(n, "\n"))
+			raw := d.joinedLines(n, "\n")
+			if label, value, ok := manusField(raw); ok {
+				switch label {
+				case "Count":
+					c, err := strconv.Atoi(strings.TrimSpace(strings.TrimSuffix(strings.TrimSuffix(value, "times"), "time")))
+					if err != nil || c < 1 {
+						return nil, d.errAtNode(n, "**Count:** takes a positive number of times, not %q", clip(value))
+					}
+					cur.Count = c
+				case "Message":
+					cur.Message, _ = CleanBlock("error message", value)
+				case "Params":
+					params = true
+				}
+				continue
+			}
+			text, _ := CleanBlock("error message", raw)
 			cur.Message = joinNotes(cur.Message, text)
 		case *ast.ThematicBreak:
 		default:
@@ -459,4 +514,14 @@ func numberErrors(l ErrorLog) error {
 		}
 	}
 	return nil
+}
+
+// compactJSON is JSON text on one line, as errors.md's params field holds
+// it; text that is not JSON stays as it is, on one line.
+func compactJSON(text string) string {
+	var b bytes.Buffer
+	if json.Compact(&b, []byte(text)) == nil {
+		return b.String()
+	}
+	return strings.Join(strings.Fields(text), " ")
 }

@@ -155,7 +155,23 @@ func WriteFindings(fs Findings) []byte {
 	return []byte(b.String())
 }
 
-// ParseFindings parses findings.md. An empty file holds no findings.
+// manusFindingsNote is the line a Manus-style findings.md (seed 004's
+// FindingsManager) writes under its "# Findings & Notes" title.
+const manusFindingsNote = "Research findings and important discoveries."
+
+// manusSource reads a Manus-style "*Source: PATH*" line.
+func manusSource(line string) (string, bool) {
+	t := strings.TrimSpace(line)
+	if strings.HasPrefix(t, "*Source:") && strings.HasSuffix(t, "*") && !strings.HasSuffix(t, "**") {
+		return strings.TrimSpace(t[len("*Source:") : len(t)-1]), true
+	}
+	return "", false
+}
+
+// ParseFindings parses findings.md: plangit's, or a Manus-style one (seed
+// 004: "### Title", the content, "*Source: …*" under "## Category"),
+// which the next change writes back in plangit's form. An empty file holds
+// no findings.
 func ParseFindings(src []byte) (Findings, error) {
 	if len(strings.TrimSpace(string(src))) == 0 {
 		return nil, nil
@@ -231,6 +247,9 @@ func ParseFindings(src []byte) (Findings, error) {
 				}
 			}
 		case *ast.Blockquote:
+			if cur == nil && cat == "" && strings.TrimSpace(d.quoteText(n)) == manusFindingsNote {
+				continue // the Manus-style file's own line under its title
+			}
 			if cur == nil {
 				return nil, d.errAtNode(n, "a quote here belongs to no finding")
 			}
@@ -239,7 +258,12 @@ func ParseFindings(src []byte) (Findings, error) {
 			if cur == nil {
 				return nil, d.errAtNode(n, "text here belongs to no finding; put it under a \"### Title\"")
 			}
-			text, _ := CleanBlock("finding content", d.joinedLines(n, "\n"))
+			raw := d.joinedLines(n, "\n")
+			if src, ok := manusSource(raw); ok {
+				cur.Source, _ = CleanLine("source", src) // the Manus-style "*Source: …*"
+				continue
+			}
+			text, _ := CleanBlock("finding content", raw)
 			cur.Content = joinNotes(cur.Content, text)
 		case *ast.ThematicBreak:
 		default:

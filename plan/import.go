@@ -20,10 +20,12 @@ const (
 	FormatPlanTool    = "plan-tool"    // {task_description, steps}
 	FormatPlanManager = "plan-manager" // {meta, state, tasks} with dependencies
 	FormatPlanExecute = "plan-execute" // a Plan-and-Execute plan {state, tasks} or response {planResult, ...}
+	FormatFindings    = "findings"     // a findings.md: plangit's, or a Manus-style one (no plan)
+	FormatErrors      = "errors"       // an errors.md: plangit's, or a Manus-style one (no plan)
 )
 
 // ImportFormats lists the formats Import reads.
-var ImportFormats = []string{FormatPlangit, FormatTodos, FormatTasks, FormatPWF, FormatManus, FormatMaxclaw, FormatPlanTool, FormatPlanManager, FormatPlanExecute}
+var ImportFormats = []string{FormatPlangit, FormatTodos, FormatTasks, FormatPWF, FormatManus, FormatMaxclaw, FormatPlanTool, FormatPlanManager, FormatPlanExecute, FormatFindings, FormatErrors}
 
 // Imported is what an import read: a whole session state — the plan, and
 // the findings and errors the source held — and what the source held that
@@ -88,6 +90,21 @@ func Import(name string, src []byte, format string, now time.Time) (*Imported, e
 		in, err = importPWF(name, src, now)
 	case FormatManus:
 		in, err = importManus(name, src, now)
+	case FormatFindings, FormatErrors:
+		// Notes and an error log, no plan: they go into a session's.
+		st := &State{Plan: &Plan{}}
+		if format == FormatFindings {
+			st.Findings, err = ParseFindings(src)
+		} else {
+			st.Errors, err = ParseErrors(src)
+		}
+		if err != nil {
+			return nil, err
+		}
+		if len(st.Findings)+len(st.Errors) == 0 {
+			return nil, Errorf(CodePlanParseError, "%s: found nothing in this %s file; nothing to import", name, format).With("format", format)
+		}
+		return &Imported{Format: format, State: st}, nil
 	default:
 		in, err = importJSON(name, t, format, now)
 	}

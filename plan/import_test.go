@@ -558,3 +558,41 @@ func TestImportMaxclawPending(t *testing.T) {
 		t.Fatalf("a pending maxclaw plan: %s, step %s", p.Status, p.Steps()[0].Status)
 	}
 }
+
+// TestManusFindingsAndErrors: the Manus-style findings.md and errors.md,
+// as seed 004's FindingsManager and ErrorTracker write them, read as
+// plangit's own files: every finding with its category, content and
+// source; every error with its tool, time, count, message and params.
+func TestManusFindingsAndErrors(t *testing.T) {
+	fs, err := ParseFindings(readFixture(t, "manus_findings.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(fs) != 3 || fs[0].Category != CatCode || fs[0].Title != "GetUser is the hot path" || fs[0].Source != "src/user/service.ts" ||
+		fs[0].Content != "70% of calls go through GetUser; every call reads the database." || fs[2].Category != CatInsight || fs[2].Content != "Warm the cache on boot." {
+		t.Fatalf("findings: %+v %+v %+v", fs[0], fs[1], fs[2])
+	}
+	l, err := ParseErrors(readFixture(t, "manus_errors.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := time.Date(2026, 11, 20, 10, 5, 0, 0, time.UTC)
+	if len(l) != 2 || l[0].Tool != "Bash" || l[0].Count != 3 || !l[0].Last.Equal(at) || l[0].Message != "File not found: src/cache/RedisCache.ts" ||
+		l[0].Params != `{"command":"npm test"}` || l[1].Tool != "Edit" || l[1].Count != 1 || l[1].Message != "old_string not found in src/user/service.ts" {
+		t.Fatalf("errors: %+v %+v", l[0], l[1])
+	}
+	// Written back in plangit's form, they read the same.
+	fs2, err := ParseFindings(WriteFindings(fs))
+	if err != nil || len(fs2) != 3 || fs2[0].Source != fs[0].Source {
+		t.Fatalf("findings written back: %v %+v", err, fs2)
+	}
+	l2, err := ParseErrors(WriteErrors(l))
+	if err != nil || len(l2) != 2 || l2[0].Count != 3 || l2[0].Params != l[0].Params {
+		t.Fatalf("errors written back: %v %+v", err, l2)
+	}
+	// A line plangit cannot read is named.
+	bad := strings.Replace(string(readFixture(t, "manus_errors.md")), "**Count:** 3 times", "**Count:** three times", 1)
+	if _, err := ParseErrors([]byte(bad)); !HasCode(err, CodePlanParseError) || !strings.Contains(err.Error(), "errors.md:7:") {
+		t.Fatalf("a bad count: %v", err)
+	}
+}

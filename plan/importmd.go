@@ -23,6 +23,13 @@ func detectMarkdown(src []byte) string {
 	if bytes.Contains(src, []byte(machineTag)) {
 		return FormatPlangit
 	}
+	first, _, _ := strings.Cut(strings.TrimSpace(string(src)), "\n")
+	switch strings.TrimSpace(first) {
+	case "# Findings", "# Findings & Notes":
+		return FormatFindings
+	case "# Errors", "# Error Log":
+		return FormatErrors
+	}
 	if bytes.Contains(src, []byte("**Objective:**")) {
 		return FormatManus
 	}

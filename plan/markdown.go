@@ -321,3 +321,14 @@ func FormatDuration(d time.Duration) string {
 	}
 	return fmt.Sprintf("%dd%dh", days, h)
 }
+
+// codeText is a code block's content, as written.
+func (d *doc) codeText(n ast.Node) string {
+	var b strings.Builder
+	lines := n.Lines()
+	for i := 0; i < lines.Len(); i++ {
+		seg := lines.At(i)
+		b.Write(seg.Value(d.src))
+	}
+	return b.String()
+}

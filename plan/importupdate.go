@@ -1,0 +1,211 @@
+package plan
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+)
+
+// UpdateFrom brings an imported plan into s in place: what a tool that
+// re-writes its whole plan (the plan tool's create_plan called again with
+// the updated plan, a TodoWrite list, a plan.json saved again) means by
+// writing it again. Phases are matched by title and steps by text; a
+// matched step takes the imported status, result, progress and active
+// form; an imported step that matches none is added (its needs follow);
+// a step of s the file no longer holds stays, and is listed. Findings and
+// errors s already holds are not added again: an error the log holds
+// takes the larger count. Nothing is duplicated, and one change says what
+// moved. The plan keeps its title, goal and status (listed when the file's
+// differ). At most one step stays in progress: an imported one beside the
+// step already in progress is left pending, and listed.
+func (s *State) UpdateFrom(in *State, now time.Time) (Change, []Dropped, error) {
+	p, ip := s.Plan, in.Plan
+	if err := p.Editable(); err != nil {
+		return Change{}, nil, err
+	}
+	var dropped []Dropped
+	drop := func(field, value, why string) {
+		if value != "" {
+			dropped = append(dropped, Dropped{Field: field, Value: clipLine(value), Why: why})
+		}
+	}
+	if ip.Title != "" && ip.Title != p.Title {
+		drop("title", ip.Title, "the plan keeps its own title")
+	}
+	if ip.Goal != "" && ip.Goal != p.Goal {
+		drop("goal", ip.Goal, "the plan keeps its own goal")
+	}
+	key := func(text string) string { return strings.ToLower(strings.Join(strings.Fields(text), " ")) }
+	byText := map[string]*Step{}
+	for _, st := range p.Steps() {
+		if _, dup := byText[key(st.Text)]; !dup {
+			byText[key(st.Text)] = st
+		}
+	}
+	ids := map[string]string{} // imported id → the plan's
+	matched := map[*Step]bool{}
+	var added, changed, started []string
+	for _, iph := range ip.Phases {
+		var ph *Phase
+		for _, x := range p.Phases {
+			if strings.EqualFold(strings.TrimSpace(x.Title), strings.TrimSpace(iph.Title)) {
+				ph = x
+				break
+			}
+		}
+		for _, ist := range iph.Steps {
+			if st := byText[key(ist.Text)]; st != nil && !matched[st] {
+				matched[st] = true
+				ids[ist.ID] = st.ID
+				moved, err := p.takeImported(st, ist, now)
+				if err != nil {
+					drop("step "+st.ID, string(ist.Status), err.Error())
+				}
+				if moved {
+					changed = append(changed, st.ID)
+					if st.Status == StepInProgress {
+						started = append(started, st.ID)
+					}
+				}
+				continue
+			}
+			if ph == nil {
+				var err error
+				if ph, err = p.AddPhase(iph.Title, iph.Notes, now); err != nil {
+					return Change{}, nil, err
+				}
+			}
+			c := *ist
+			c.Needs, c.Auto = nil, false
+			c.ID = fmt.Sprint(p.NextStep)
+			p.NextStep++
+			ids[ist.ID] = c.ID
+			ph.Steps = append(ph.Steps, &c)
+			added = append(added, c.ID)
+			if c.Status == StepInProgress {
+				started = append(started, c.ID)
+			}
+		}
+	}
+	for _, iph := range ip.Phases { // needs, once every imported step has its id
+		for _, ist := range iph.Steps {
+			st, _, err := p.Step(ids[ist.ID])
+			if err != nil || !slices.Contains(added, st.ID) {
+				continue
+			}
+			for _, need := range ist.Needs {
+				if id, ok := ids[need]; ok {
+					st.Needs = append(st.Needs, id)
+				}
+			}
+		}
+	}
+	// One step in progress: the one already under way stays.
+	if cur := p.Current(); cur != nil {
+		for _, id := range started {
+			if st, _, _ := p.Step(id); st != nil && st != cur && st.Status == StepInProgress && !slices.Contains(started, cur.ID) {
+				st.Status, st.Started = StepPending, time.Time{}
+				drop("step "+id, "in_progress", fmt.Sprintf("step %s is in progress already, so this one is pending", cur.ID))
+			}
+		}
+	}
+	var kept []string
+	for _, st := range p.Steps() {
+		if !matched[st] && !slices.Contains(added, st.ID) {
+			kept = append(kept, st.ID)
+		}
+	}
+	if len(kept) > 0 && len(ip.Phases) > 0 {
+		dropped = append(dropped, Dropped{Field: "steps " + strings.Join(kept, ", "), Why: "not in the file; kept in the plan as they are"})
+	}
+	findings := 0
+	for _, f := range in.Findings {
+		if !slices.ContainsFunc(s.Findings, func(g *Finding) bool {
+			return g.Category == f.Category && g.Title == f.Title && g.Content == f.Content
+		}) {
+			c := *f
+			s.Findings.add(&c)
+			findings++
+		}
+	}
+	errs := 0
+	for i := len(in.Errors) - 1; i >= 0; i-- { // oldest first
+		e := in.Errors[i]
+		if old := slices.IndexFunc(s.Errors, func(x *ErrorRecord) bool { return x.identity() == e.identity() && x.Open() == e.Open() }); old >= 0 {
+			if x := s.Errors[old]; e.Count > x.Count || e.Last.After(x.Last) {
+				x.Count, errs = max(x.Count, e.Count), errs+1
+				if e.Last.After(x.Last) {
+					x.Last = e.Last
+				}
+			}
+			continue
+		}
+		s.Errors.merge(e)
+		errs++
+	}
+	var parts []string
+	if len(added) > 0 {
+		parts = append(parts, fmt.Sprintf("%s added (%s)", count(len(added), "step"), strings.Join(added, ", ")))
+	}
+	if len(changed) > 0 {
+		parts = append(parts, fmt.Sprintf("%s changed (%s)", count(len(changed), "step"), strings.Join(changed, ", ")))
+	}
+	if findings > 0 {
+		parts = append(parts, count(findings, "finding")+" added")
+	}
+	if errs > 0 {
+		parts = append(parts, count(errs, "error")+" added or counted up")
+	}
+	if len(parts) == 0 {
+		return Change{}, dropped, nil // the plan holds the file already
+	}
+	p.touch(now)
+	return Change{Op: "plan.import", Summary: "import: updated in place — " + strings.Join(parts, ", ")}, dropped, p.Validate()
+}
+
+// takeImported gives st what the imported step ist says of it: its status
+// (through the transitions that lead there), result, progress and active
+// form. It reports whether anything moved.
+func (p *Plan) takeImported(st, ist *Step, now time.Time) (bool, error) {
+	moved := false
+	if ist.Result != "" && ist.Result != st.Result {
+		st.Result, moved = ist.Result, true
+	}
+	if ist.Progress.Total > 0 && ist.Progress != st.Progress {
+		st.Progress, moved = ist.Progress, true
+	}
+	if ist.Active != "" && ist.Active != st.Active {
+		st.Active, moved = ist.Active, true
+	}
+	if ist.Status == st.Status {
+		return moved, nil
+	}
+	do := func(a Action, o TransitionOpts) error {
+		o.Force = o.Force || a == ActStart || a == ActDone
+		_, err := p.Transition(st.ID, a, o, now)
+		return err
+	}
+	var err error
+	if st.Status == StepCompleted || st.Status == StepSkipped || st.Status == StepFailed ||
+		st.Status == StepBlocked && ist.Status != StepPending {
+		err = do(ActReopen, TransitionOpts{}) // back to pending first: the file says otherwise
+	}
+	if err == nil && st.Status != ist.Status {
+		switch ist.Status {
+		case StepPending:
+			err = do(ActReopen, TransitionOpts{})
+		case StepInProgress:
+			err = do(ActStart, TransitionOpts{})
+		case StepCompleted:
+			err = do(ActDone, TransitionOpts{Result: ist.Result})
+		case StepSkipped:
+			err = do(ActSkip, TransitionOpts{Reason: ist.Reason})
+		case StepFailed:
+			err = do(ActFail, TransitionOpts{Reason: ist.Reason, NoRetry: true})
+		case StepBlocked:
+			err = do(ActBlock, TransitionOpts{Reason: ist.Reason})
+		}
+	}
+	return err == nil || moved, err
+}
