@@ -20,7 +20,9 @@ const (
 	PrivateDir = "plangit"     // under a session's .git: plangit's own files
 	IntentFile = "intent"      // in PrivateDir: a change that may not have landed
 	QueueFile  = "queue"       // in PrivateDir: hook events waiting for the lock
-	SpareFile  = "spare"       // in PrivateDir: the file a change writes next (spare_linux.go)
+	// SpareFile, in PrivateDir, is the file earlier versions put files in
+	// place through, written over each time; a change removes it.
+	SpareFile = "spare"
 )
 
 // SessionDir is a session's directory under a project root.

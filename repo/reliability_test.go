@@ -1,0 +1,206 @@
+package repo
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/plangit/plangit/plan"
+	"github.com/plangit/plangit/repo/repotest"
+)
+
+// The campaigns of docs/reliability.md: go test ./... runs them small,
+// PLANGIT_LONG=1 at the sizes the document gives figures for.
+
+// size is n in the long run, small in go test ./... .
+func size(small, long int) int {
+	if repotest.Long() {
+		return long
+	}
+	return small
+}
+
+// bumpAndNote is a change that touches two files at once: a step in
+// task_plan.md and a finding in findings.md with the same name, so that
+// a reader that sees one without the other saw a torn set.
+func bumpAndNote(name string) func(*plan.State) (plan.Change, error) {
+	return func(st *plan.State) (plan.Change, error) {
+		if _, err := st.Plan.AddStep(plan.StepSpec{Text: name}, t0); err != nil {
+			return plan.Change{}, err
+		}
+		if _, err := st.Findings.Add(plan.Finding{Category: "insight", Title: name}, t0); err != nil {
+			return plan.Change{}, err
+		}
+		return plan.Change{Op: "test", Summary: "add " + name}, nil
+	}
+}
+
+// TestLockDirectoryRemovedDuringChanges: .git/plangit — the intent record,
+// the revision log, the caches, every temporary file — is removed over and
+// over while writers change the session. No acknowledged change is lost,
+// none is applied twice, no commit refers to a missing object, and the
+// working files end as HEAD has them.
+func TestLockDirectoryRemovedDuringChanges(t *testing.T) {
+	s := newTestSession(t)
+	workers, each := 8, size(6, 50)
+	private := filepath.Join(s.gitDir, privateDir)
+	stop := make(chan struct{})
+	var removals atomic.Int64
+	var remover sync.WaitGroup
+	remover.Add(1)
+	go func() {
+		defer remover.Done()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(time.Millisecond):
+				if os.RemoveAll(private) == nil {
+					removals.Add(1)
+				}
+			}
+		}
+	}()
+	var (
+		wg    sync.WaitGroup
+		mu    sync.Mutex
+		acked = map[string]string{} // commit → the change's name
+		fails []string
+	)
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			own, err := s.Project.Open(s.ID)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			for i := range each {
+				name := fmt.Sprintf("w%d-%d", w, i)
+				res, err := own.Update(Options{LockWait: time.Minute}, bumpAndNote(name))
+				mu.Lock()
+				if err != nil {
+					fails = append(fails, name+": "+err.Error())
+				} else {
+					acked[res.Commit.Hash] = name
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	close(stop)
+	remover.Wait()
+	t.Logf("%d changes acknowledged, %d failed, .git/plangit removed %d times", len(acked), len(fails), removals.Load())
+	for _, f := range fails {
+		// A change may fail, and say so; it must not be in the history.
+		t.Log("failed: " + f)
+	}
+	if len(fails) > workers*each/10 {
+		t.Errorf("%d of %d changes failed", len(fails), workers*each)
+	}
+	// The next command completes whatever the last change left.
+	if _, err := s.Update(Options{}, func(*plan.State) (plan.Change, error) { return plan.Change{}, nil }); err != nil {
+		t.Fatal(err)
+	}
+	log := repotest.Git(t, s.Dir, "log", "--format=%H %s")
+	for h, name := range acked {
+		if !strings.Contains(log, h+" add "+name) {
+			t.Errorf("acknowledged change %s (%s) is not in the history", name, h[:7])
+		}
+	}
+	if n := repotest.RevCount(t, s.Dir); n != 1+len(acked) {
+		for _, l := range strings.Split(log, "\n") {
+			if i := strings.IndexByte(l, ' '); i > 0 && acked[l[:i]] == "" {
+				t.Log("not acknowledged: " + l)
+			}
+		}
+		t.Errorf("%d revisions; want 1 + %d acknowledged changes", n, len(acked))
+	}
+	st, err := s.State()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := len(st.Findings); got != len(acked) {
+		t.Errorf("%d findings in the files; want %d", got, len(acked))
+	}
+}
+
+// TestReadersNeverSeeAPartialFile: readers read the session while writers
+// change it — each change adds a step and a finding of the same name.
+// Every read succeeds, and sees the files of one revision: as many steps
+// as findings.
+func TestReadersNeverSeeAPartialFile(t *testing.T) {
+	s := newTestSession(t)
+	readers, reads := 4, size(150, 1000)
+	stop := make(chan struct{})
+	var writers sync.WaitGroup
+	var changes atomic.Int64
+	for w := range 2 {
+		writers.Add(1)
+		go func() {
+			defer writers.Done()
+			own, _ := s.Project.Open(s.ID)
+			for i := 0; ; i++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				if _, err := own.Update(Options{LockWait: time.Minute}, bumpAndNote(fmt.Sprintf("w%d-%d", w, i))); err != nil {
+					t.Error(err)
+					return
+				}
+				changes.Add(1)
+			}
+		}()
+	}
+	var wg sync.WaitGroup
+	var failures atomic.Int64
+	for range readers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range reads {
+				if err := readOnce(s); err != nil {
+					failures.Add(1)
+					t.Error(err)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(stop)
+	writers.Wait()
+	t.Logf("%d reads, %d failed, during %d changes", readers*reads, failures.Load(), changes.Load())
+}
+
+// readOnce reads the session as a command that only reads does: opens it,
+// reads HEAD and the files, and parses them.
+func readOnce(s *Session) error {
+	own, err := s.Project.Open(s.ID)
+	if err != nil {
+		return err
+	}
+	if _, err := own.Head(); err != nil {
+		return err
+	}
+	st, err := own.State()
+	if err != nil {
+		return err
+	}
+	steps := 0
+	for _, ph := range st.Plan.Phases {
+		steps += len(ph.Steps)
+	}
+	if steps != 3+len(st.Findings) {
+		return fmt.Errorf("a torn set: %d steps, %d findings", steps, len(st.Findings))
+	}
+	return nil
+}
