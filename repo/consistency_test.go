@@ -530,6 +530,29 @@ func TestDamagedHistory(t *testing.T) {
 			t.Fatal("repair's commit is attributed to user")
 		}
 	})
+	t.Run("a commit in the middle missing", func(t *testing.T) {
+		// What the lock directory removed under concurrent writers once
+		// left: history that cannot be mended without rewriting it.
+		s, revs := setup(t)
+		path := s.objs.loosePath(hashOf(revs[1]))
+		kept, _ := os.ReadFile(path)
+		os.Remove(path)
+		rep, err := s.Repair(Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := fmt.Sprintf("revisions before %s cannot be read (commit %s is missing or damaged); history starts at %s", revs[2][:7], revs[1][:7], revs[2][:7])
+		if rep.RefRecovered != "" || len(rep.Lost) != 1 || rep.Lost[0] != want {
+			t.Fatalf("%+v", rep)
+		}
+		if err := change(s); err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := s.Revisions(); len(got) != 3 {
+			t.Fatalf("%d revisions after repair", len(got))
+		}
+		os.WriteFile(path, kept, 0o444) // so that fsck at cleanup sees the history whole
+	})
 	t.Run("a truncated tree and missing blobs", func(t *testing.T) {
 		s, revs := setup(t)
 		c, _ := s.objs.readCommit(hashOf(revs[3]))
