@@ -204,3 +204,45 @@ func readOnce(s *Session) error {
 	}
 	return nil
 }
+
+// TestReadOnlyWorkingFile: a working file a person made read-only is left
+// as it is: the change fails with an IO_ERROR naming the file and the fix,
+// nothing is written (no object, no record, no revision), and once the file
+// is writable again the next change works. (As root, whom no mode stops,
+// plangit still refuses a file without its owner's write bit; the test of
+// the binary run as another user, in the project's root package, covers a
+// file the system refuses to write.)
+func TestReadOnlyWorkingFile(t *testing.T) {
+	s := newTestSession(t)
+	path := filepath.Join(s.Dir, plan.PlanFile)
+	before, _ := os.ReadFile(path)
+	head, _ := s.Head()
+	loose, _ := s.objs.looseObjects()
+	if err := os.Chmod(path, 0o444); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		_, err := s.Update(Options{}, step("1", plan.ActStart))
+		if plan.CodeOf(err) != plan.CodeIOError || !strings.Contains(err.Error(), "task_plan.md is read-only") || !strings.Contains(err.Error(), "chmod u+w "+path) {
+			t.Fatalf("a change to a read-only task_plan.md: %v", err)
+		}
+	}
+	after, _ := os.ReadFile(path)
+	fi, _ := os.Lstat(path)
+	now, _ := s.Head()
+	still, _ := s.objs.looseObjects()
+	if string(after) != string(before) || fi.Mode().Perm() != 0o444 || now != head || len(still) != len(loose) || s.intentPending() {
+		t.Fatalf("the refused change left something: file changed %v, mode %v, head %s → %s, %d → %d loose objects, record pending %v",
+			string(after) != string(before), fi.Mode().Perm(), head[:7], now[:7], len(loose), len(still), s.intentPending())
+	}
+	// Another file read-only does not stop a change that leaves it alone.
+	os.Chmod(path, 0o644)
+	os.Chmod(filepath.Join(s.Dir, plan.ErrorsFile), 0o444)
+	if _, err := s.Update(Options{}, step("1", plan.ActStart)); err != nil {
+		t.Fatalf("after chmod u+w: %v", err)
+	}
+	os.Chmod(filepath.Join(s.Dir, plan.ErrorsFile), 0o644)
+	if n := repotest.RevCount(t, s.Dir); n != 2 {
+		t.Fatalf("%d revisions, want 2", n)
+	}
+}

@@ -809,6 +809,9 @@ func (s *Session) commit(parent plumbing.Hash, base map[string]plumbing.Hash, ol
 			s.dropObjects(written)
 		}
 	}()
+	if err := s.checkWritable(old, files); err != nil {
+		return nil, nil, err
+	}
 	entries := make([]treeEntry, 0, len(files))
 	for _, name := range plan.SessionFiles {
 		b, ok := files[name]
@@ -889,6 +892,42 @@ func (s *Session) commit(parent plumbing.Hash, base map[string]plumbing.Hash, ol
 		s.warnf("packing failed, objects stay loose: %v", err)
 	}
 	return c, l, nil
+}
+
+// checkWritable makes sure, before anything is written, that the working
+// files a change replaces (those whose content differs between old and
+// files) can be replaced: a file a person made read-only, or that this
+// process may not write, or a session directory it may not write in, is
+// an IO_ERROR that names it and the fix, and the change is not made.
+func (s *Session) checkWritable(old, files map[string][]byte) error {
+	dirChecked := false
+	for _, name := range plan.SessionFiles {
+		was, had := old[name]
+		now, has := files[name]
+		if had == has && bytes.Equal(was, now) {
+			continue
+		}
+		path := filepath.Join(s.Dir, name)
+		if had {
+			fi, err := os.Lstat(path)
+			if err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o200 == 0 {
+				return plan.Errorf(plan.CodeIOError, "%s is read-only (mode %04o), so plangit leaves it as it is and made no change; make it writable (chmod u+w %s) and run the command again", name, fi.Mode().Perm(), path).
+					With("file", path)
+			}
+			if err := disk.CanWrite(path); err != nil {
+				return plan.WrapError(plan.CodeIOError, err, "cannot write %s (%v), so plangit made no change; give this user write access to it (chmod u+w %s, or chown) and run the command again", name, errors.Unwrap(err), path).
+					With("file", path)
+			}
+		}
+		if !dirChecked {
+			dirChecked = true
+			if err := disk.CanWrite(s.Dir); err != nil {
+				return plan.WrapError(plan.CodeIOError, err, "cannot write in %s (%v), where %s is replaced, so plangit made no change; give this user write access to the directory (chmod u+w %s) and run the command again", s.Dir, errors.Unwrap(err), name, s.Dir).
+					With("file", path)
+			}
+		}
+	}
+	return nil
 }
 
 // dropObjects removes loose objects a change that did not land wrote,
