@@ -246,3 +246,65 @@ func TestReadOnlyWorkingFile(t *testing.T) {
 		t.Fatalf("%d revisions, want 2", n)
 	}
 }
+
+// TestProjectDirLink: .code-agent (or its plans) as a symbolic link out of
+// the project is refused, with a message naming the link and where it
+// leads, before anything is written there; one that stays inside the
+// project is followed.
+func TestProjectDirLink(t *testing.T) {
+	pl, _ := plan.New("s1", "Linked", "", []string{"Work"}, t0, false)
+	create := func(p Project) error {
+		_, _, err := p.Create("s1", &plan.State{Plan: pl}, plan.Change{Op: "init", Summary: "init"}, Options{Now: t0})
+		return err
+	}
+	for _, c := range []struct{ name, link string }{
+		{".code-agent", DirName},
+		{"plans", filepath.Join(DirName, plansDir)},
+	} {
+		t.Run(c.name+" out of the project", func(t *testing.T) {
+			root, elsewhere := t.TempDir(), t.TempDir()
+			os.MkdirAll(filepath.Dir(filepath.Join(root, c.link)), 0o755)
+			if err := os.Symlink(elsewhere, filepath.Join(root, c.link)); err != nil {
+				t.Fatal(err)
+			}
+			p := Project{Root: root}
+			link := filepath.Join(root, c.link)
+			for what, err := range map[string]error{
+				"init":     create(p),
+				"use":      p.SetActive("s1"),
+				"config":   func() error { _, err := p.SetConfig("stop_mode", "advise"); return err }(),
+				"sessions": func() error { _, err := p.SessionIDs(); return err }(),
+				"open":     func() error { _, err := p.Open("s1"); return err }(),
+			} {
+				if plan.CodeOf(err) != plan.CodeIOError || !strings.Contains(err.Error(), link+" is a symbolic link to "+elsewhere+", outside the project") {
+					t.Errorf("%s through %s: %v", what, c.name, err)
+				}
+			}
+			if entries, _ := os.ReadDir(elsewhere); len(entries) != 0 {
+				t.Fatalf("plangit wrote through the link: %v", entries)
+			}
+		})
+	}
+	t.Run("a link that stays inside", func(t *testing.T) {
+		root := t.TempDir()
+		os.MkdirAll(filepath.Join(root, "data", "agent"), 0o755)
+		if err := os.Symlink(filepath.Join("data", "agent"), filepath.Join(root, DirName)); err != nil {
+			t.Fatal(err)
+		}
+		if err := create(Project{Root: root}); err != nil {
+			t.Fatal(err)
+		}
+		dir := filepath.Join(root, "data", "agent", plansDir, "s1")
+		if _, err := os.Stat(filepath.Join(dir, plan.PlanFile)); err != nil {
+			t.Fatal(err)
+		}
+		repotest.Check(t, dir)
+	})
+	t.Run("a link that leads nowhere", func(t *testing.T) {
+		root := t.TempDir()
+		os.Symlink(filepath.Join(t.TempDir(), "gone"), filepath.Join(root, DirName))
+		if err := create(Project{Root: root}); plan.CodeOf(err) != plan.CodeIOError || !strings.Contains(err.Error(), "is a symbolic link to") {
+			t.Fatalf("init through a dangling link: %v", err)
+		}
+	})
+}
