@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
 
@@ -313,14 +314,23 @@ func readWorkingFile(path string) (data []byte, have bool, err error) {
 }
 
 // asCommitted is what a reader makes of the working files while an intent
-// record is pending: if the branch has moved to the record's commit, each
-// file still holding its old blob reads as its new one.
-func (s *Session) asCommitted(files map[string][]byte) {
-	in := s.readIntent()
-	if in == nil {
+// record is pending, from the record and the branch as m read them around
+// the files: if the branch was at the record's commit, each file still
+// holding its old blob reads as its new one.
+func (s *Session) asCommitted(files map[string][]byte, m landingMark) {
+	in, ok := decodeIntent([]byte(m.intent))
+	if !ok {
 		return
 	}
-	if head, err := s.readRef(); err != nil || head != in.Commit {
+	head := strings.TrimSpace(m.ref)
+	if head == "" { // the ref is packed
+		h, err := s.readRef()
+		if err != nil {
+			return
+		}
+		head = h.String()
+	}
+	if head != plumbing.Hash(in.Commit).String() {
 		return
 	}
 	for _, f := range in.Files {

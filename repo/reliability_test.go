@@ -135,10 +135,10 @@ func TestLockDirectoryRemovedDuringChanges(t *testing.T) {
 // TestReadersNeverSeeAPartialFile: readers read the session while writers
 // change it — each change adds a step and a finding of the same name.
 // Every read succeeds, and sees the files of one revision: as many steps
-// as findings.
+// as findings (more than three, as the session started).
 func TestReadersNeverSeeAPartialFile(t *testing.T) {
 	s := newTestSession(t)
-	readers, reads := 4, size(150, 1000)
+	readers, reads, minChanges := 4, size(150, 1000), size(20, 200)
 	stop := make(chan struct{})
 	var writers sync.WaitGroup
 	var changes atomic.Int64
@@ -162,23 +162,26 @@ func TestReadersNeverSeeAPartialFile(t *testing.T) {
 		}()
 	}
 	var wg sync.WaitGroup
-	var failures atomic.Int64
+	var failures, done atomic.Int64
 	for range readers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for range reads {
+			// reads reads at least, and on until the writers have made
+			// minChanges changes.
+			for i := 0; i < reads || changes.Load() < int64(minChanges); i++ {
 				if err := readOnce(s); err != nil {
 					failures.Add(1)
 					t.Error(err)
 				}
+				done.Add(1)
 			}
 		}()
 	}
 	wg.Wait()
 	close(stop)
 	writers.Wait()
-	t.Logf("%d reads, %d failed, during %d changes", readers*reads, failures.Load(), changes.Load())
+	t.Logf("%d reads, %d failed, during %d changes", done.Load(), failures.Load(), changes.Load())
 }
 
 // readOnce reads the session as a command that only reads does: opens it,

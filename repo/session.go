@@ -156,7 +156,7 @@ func (s *Session) ReadFiles() (map[string][]byte, error) {
 		after := s.landingMark(true)
 		if before == after || try == maxReads {
 			if after.intent != "" {
-				s.asCommitted(files)
+				s.asCommitted(files, after)
 			}
 			return files, nil
 		}
