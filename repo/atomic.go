@@ -1,6 +1,8 @@
 package repo
 
 import (
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -27,11 +29,11 @@ func WriteFileAtomic(path string, data []byte, perm os.FileMode, durable bool) e
 }
 
 // tmpPrefix starts the name of every temporary file plangit makes in a
-// session. They all live in .git/plangit/ — working files, the index, the
-// ref's value, objects and packs are written there and renamed into place,
+// session. They all live in .git/plangit/ — working files, the index,
+// objects and packs are written there and renamed into place,
 // all on one file system — so a killed process leaves its debris in one
 // directory git never looks at, which the next change clears.
-const tmpPrefix = "tmp-"
+const tmpPrefix = disk.TempPrefix
 
 // unlockedPrefix starts the name of a temporary file a process writes
 // without the session lock (a new session's HEAD, the turn memory starting
@@ -44,16 +46,11 @@ const unlockedPrefix = tmpPrefix + "free-"
 // lock is debris, whoever wrote it.
 const staleTemp = 10 * time.Minute
 
-// writeFile replaces path, a working file or a file under .git, with data:
-// under the session lock through the spare (spare_linux.go), else through
-// a temporary file in .git/plangit/ put in its place (replace).
+// writeFile replaces path, a working file or a file under .git, with data,
+// through a new file in .git/plangit/ put in its place (disk.Replace).
+// The file it displaces is removed, never written again: a reader that
+// has it open reads it whole.
 func (s *Session) writeFile(path string, data []byte, perm os.FileMode) error {
-	if s.locked && spared {
-		if err := s.putFile(path, data, perm); err != nil {
-			return plan.WrapError(plan.CodeIOError, err, "cannot write %s", path)
-		}
-		return nil
-	}
 	return s.tempFile(path, data, perm)
 }
 
@@ -66,12 +63,15 @@ func (s *Session) tempFile(path string, data []byte, perm os.FileMode) error {
 		// writer, whom the sweep asks whether it still runs.
 		prefix = unlockedPrefix + strconv.Itoa(os.Getpid()) + "-"
 	}
-	tmp, err := disk.TempFile(filepath.Join(s.gitDir, privateDir), prefix+"*", data, perm, false)
-	if err == nil {
-		if err = disk.Replace(tmp, path); err != nil {
-			os.Remove(tmp)
+	err := s.privately(func(dir string) error {
+		tmp, err := disk.TempFile(dir, prefix+"*", data, perm, false)
+		if err == nil {
+			if err = disk.Replace(tmp, path); err != nil {
+				os.Remove(tmp)
+			}
 		}
-	}
+		return err
+	})
 	if err != nil {
 		return plan.WrapError(plan.CodeIOError, err, "cannot write %s", path)
 	}
@@ -80,12 +80,31 @@ func (s *Session) tempFile(path string, data []byte, perm os.FileMode) error {
 
 // prepareFile makes a temporary file in .git/plangit/ holding data, to be
 // renamed into place.
-func (s *Session) prepareFile(data []byte, perm os.FileMode) (string, error) {
-	tmp, err := disk.TempFile(filepath.Join(s.gitDir, privateDir), tmpPrefix+"*", data, perm, false)
+func (s *Session) prepareFile(data []byte, perm os.FileMode) (tmp string, err error) {
+	err = s.privately(func(dir string) error {
+		tmp, err = disk.TempFile(dir, tmpPrefix+"*", data, perm, false)
+		return err
+	})
 	if err != nil {
 		return "", plan.WrapError(plan.CodeIOError, err, "cannot write a temporary file")
 	}
 	return tmp, nil
+}
+
+// privately runs fn, which makes a file in .git/plangit/ (dir): when the
+// directory is gone — a person removed it, with everything in it — it is
+// made again and fn tried again, a few times.
+func (s *Session) privately(fn func(dir string) error) error {
+	dir := filepath.Join(s.gitDir, privateDir)
+	for try := 0; ; try++ {
+		err := fn(dir)
+		if err == nil || try == 20 || !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		if err := s.ensurePrivate(); err != nil {
+			return err
+		}
+	}
 }
 
 // WritePrivate replaces .git/plangit/NAME, a file of plangit's own.
@@ -134,8 +153,8 @@ func (s *Session) sweepTemps() {
 				} else if fi, err := os.Lstat(path); err == nil && time.Since(fi.ModTime()) > staleTemp {
 					os.Remove(path)
 				}
-			case strings.HasPrefix(name, tmpPrefix):
-				os.Remove(path)
+			case strings.HasPrefix(name, tmpPrefix), name == disk.SpareFile:
+				os.Remove(path) // and the spare earlier versions kept
 			}
 		}
 	}

@@ -107,6 +107,9 @@ func (p Project) ConfigPath() string { return filepath.Join(p.Dir(), ConfigFile)
 // Config reads the project's settings. A broken file is an error naming
 // the key (or position) at fault.
 func (p Project) Config() (Config, error) {
+	if err := p.Check(); err != nil {
+		return Config{}, err
+	}
 	b, err := os.ReadFile(p.ConfigPath())
 	if errors.Is(err, fs.ErrNotExist) {
 		return DefaultConfig(), nil
@@ -342,6 +345,9 @@ func (c Config) clone() Config {
 // following its default. A broken file is an error naming the key, and is
 // not written.
 func (p Project) SetConfig(key, value string) (Config, error) {
+	if err := p.Check(); err != nil {
+		return Config{}, err
+	}
 	b, err := os.ReadFile(p.ConfigPath())
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return Config{}, plan.WrapError(plan.CodeIOError, err, "cannot read %s", p.ConfigPath())

@@ -264,6 +264,10 @@ func TestLockHoldsWhenItsFileIsDeleted(t *testing.T) {
 	}
 }
 
+// TestChangeStartsOverWhenItsLockIsReplaced: the session lock is held on
+// .git itself. Replacing .git/plangit while a change runs changes nothing
+// about the lock; replacing .git (by a copy) makes the change start over
+// under a lock on the one now in place.
 func TestChangeStartsOverWhenItsLockIsReplaced(t *testing.T) {
 	s := newTestSession(t)
 	dir := filepath.Join(s.gitDir, privateDir)
@@ -271,7 +275,6 @@ func TestChangeStartsOverWhenItsLockIsReplaced(t *testing.T) {
 	_, err := s.Update(Options{LockWait: time.Second}, func(st *plan.State) (plan.Change, error) {
 		calls++
 		if calls == 1 {
-			// .git/plangit is replaced by a copy while this change holds it.
 			copyDir(t, dir, dir+".new")
 			os.Rename(dir, dir+".old")
 			os.Rename(dir+".new", dir)
@@ -281,10 +284,30 @@ func TestChangeStartsOverWhenItsLockIsReplaced(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if calls != 2 || repotest.RevCount(t, s.Dir) != 2 {
-		t.Fatalf("fn ran %d times; %d revisions", calls, repotest.RevCount(t, s.Dir))
-	}
 	os.RemoveAll(dir + ".old")
+	if calls != 1 || repotest.RevCount(t, s.Dir) != 2 {
+		t.Fatalf(".git/plangit replaced: fn ran %d times; %d revisions", calls, repotest.RevCount(t, s.Dir))
+	}
+
+	calls = 0
+	_, err = s.Update(Options{LockWait: time.Second}, func(st *plan.State) (plan.Change, error) {
+		calls++
+		if calls == 1 {
+			if out, err := exec.Command("cp", "-a", s.gitDir, s.gitDir+".new").CombinedOutput(); err != nil {
+				t.Fatalf("cp: %v\n%s", err, out)
+			}
+			os.Rename(s.gitDir, s.gitDir+".old")
+			os.Rename(s.gitDir+".new", s.gitDir)
+		}
+		return st.Plan.Transition("1", plan.ActDone, plan.TransitionOpts{}, t0)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.RemoveAll(s.gitDir + ".old")
+	if calls != 2 || repotest.RevCount(t, s.Dir) != 3 {
+		t.Fatalf(".git replaced: fn ran %d times; %d revisions", calls, repotest.RevCount(t, s.Dir))
+	}
 }
 
 func copyDir(t *testing.T, from, to string) {
@@ -506,6 +529,29 @@ func TestDamagedHistory(t *testing.T) {
 		if strings.Contains(actors(t, s), "user") {
 			t.Fatal("repair's commit is attributed to user")
 		}
+	})
+	t.Run("a commit in the middle missing", func(t *testing.T) {
+		// What the lock directory removed under concurrent writers once
+		// left: history that cannot be mended without rewriting it.
+		s, revs := setup(t)
+		path := s.objs.loosePath(hashOf(revs[1]))
+		kept, _ := os.ReadFile(path)
+		os.Remove(path)
+		rep, err := s.Repair(Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := fmt.Sprintf("revisions before %s cannot be read (commit %s is missing or damaged); history starts at %s", revs[2][:7], revs[1][:7], revs[2][:7])
+		if rep.RefRecovered != "" || len(rep.Lost) != 1 || rep.Lost[0] != want {
+			t.Fatalf("%+v", rep)
+		}
+		if err := change(s); err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := s.Revisions(); len(got) != 3 {
+			t.Fatalf("%d revisions after repair", len(got))
+		}
+		os.WriteFile(path, kept, 0o444) // so that fsck at cleanup sees the history whole
 	})
 	t.Run("a truncated tree and missing blobs", func(t *testing.T) {
 		s, revs := setup(t)

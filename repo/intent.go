@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
 
@@ -19,10 +20,11 @@ import (
 // working file the blob it held (old) and the blob it is to hold (new).
 // Once the branch has moved, the working files are brought to the new
 // tree and the record is emptied. It is written in place, in the file an
-// earlier change emptied (no file made or removed: see spare_linux.go),
-// and it is pending while it holds anything (disk.IntentPending): a
-// record cut short by a kill never ends in its "end" line, and its change
-// never moved the branch. A process killed in between leaves the record;
+// earlier change emptied, and it is pending while it holds anything
+// (disk.IntentPending): a record cut short by a kill — or read by a reader
+// while it is written — never ends in its "end" line, and its change never
+// moved the branch. (A reader that meets a whole record acts on it only
+// when the branch is at its commit.) A process killed in between leaves the record;
 // whoever comes next, reader or writer, finds it with one stat:
 //
 //   - the branch is not at the record's commit: the change never landed,
@@ -64,10 +66,39 @@ func (s *Session) intentPending() bool { return disk.IntentPending(s.intentPath(
 
 // writeIntent records in, over the emptied record.
 func (s *Session) writeIntent(in *intent) error {
+	_, err := s.recordIntent(in)
+	return err
+}
+
+// recordIntent is writeIntent, returning what it wrote to, for intact to
+// check.
+func (s *Session) recordIntent(in *intent) (fs.FileInfo, error) {
 	if err := s.ensurePrivate(); err != nil {
-		return err
+		return nil, err
 	}
-	return overwrite(s.intentPath(), in.Encode())
+	data := in.Encode()
+	var fi fs.FileInfo
+	err := s.privately(func(string) (err error) {
+		if err = disk.Overwrite(s.intentPath(), data); err == nil {
+			fi, err = os.Lstat(s.intentPath())
+		}
+		return err
+	})
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, errRecordLost // .git/plangit keeps being removed
+	}
+	if err != nil {
+		return nil, plan.WrapError(plan.CodeIOError, err, "cannot write %s", s.intentPath())
+	}
+	return fi, nil
+}
+
+// intact reports whether the record recordIntent wrote (fi) is still in
+// its place, whole: a person may remove .git/plangit, record and all,
+// while a change runs.
+func (s *Session) intact(fi fs.FileInfo) bool {
+	now, err := os.Lstat(s.intentPath())
+	return err == nil && os.SameFile(fi, now) && now.Size() == fi.Size()
 }
 
 // clearIntent empties the record: the change it names has landed, or
@@ -164,32 +195,40 @@ func (s *Session) land(in *intent, content map[string][]byte) (*landing, error) 
 // landFile brings one working file to its new blob if it holds its old
 // one, and returns what it holds after, whether it exists, and whether it
 // holds the new blob (if not, a person edited it: it is left alone). The
-// new file is written to the spare (or a temporary file) before the old
-// one is checked, so that only a rename separates the check from the
-// replacement.
+// new file is written to a temporary file before the old one is checked,
+// so that only an exchange separates the check from the replacement.
 func (s *Session) landFile(in *intent, f intentFile, b []byte) (cur []byte, exists, ours bool, err error) {
+	if f.Old != f.New && !plumbing.Hash(f.New).IsZero() && b == nil {
+		if b, err = s.objs.readAs(plumbing.BlobObject, f.New); err != nil {
+			return nil, false, false, plan.WrapError(plan.CodeIOError, err, "cannot read %s of revision %s", f.Name, short(in.Commit))
+		}
+	}
+	for try := 0; ; try++ {
+		cur, exists, ours, gone, err := s.landFileOnce(f, b)
+		if !gone || try == 20 {
+			return cur, exists, ours, err
+		}
+		// The temporary file went before the exchange: a person removed
+		// .git/plangit. Write it again.
+	}
+}
+
+// landFileOnce is one try of landFile; gone is true when the temporary
+// file holding b vanished before it was put in place.
+func (s *Session) landFileOnce(f intentFile, b []byte) (cur []byte, exists, ours, gone bool, err error) {
 	path := filepath.Join(s.Dir, f.Name)
 	tmp := ""
 	if f.Old != f.New && !plumbing.Hash(f.New).IsZero() {
-		if b == nil {
-			if b, err = s.objs.readAs(plumbing.BlobObject, f.New); err != nil {
-				return nil, false, false, plan.WrapError(plan.CodeIOError, err, "cannot read %s of revision %s", f.Name, short(in.Commit))
-			}
+		if tmp, err = s.prepareFile(b, 0o644); err != nil {
+			return nil, false, false, false, err
 		}
-		if s.locked && spared {
-			if tmp, err = s.fillSpare(b, 0o644); err != nil { // it stays: it is the spare
-				return nil, false, false, plan.WrapError(plan.CodeIOError, err, "cannot write %s", f.Name)
-			}
-		} else {
-			if tmp, err = s.prepareFile(b, 0o644); err != nil {
-				return nil, false, false, err
-			}
-			defer os.Remove(tmp)
-		}
+		// After the exchange tmp holds the file displaced, or a person's
+		// save put back: either way it goes, never written again.
+		defer os.Remove(tmp)
 	}
 	cur, exists, err = readWorkingFile(path)
 	if err != nil {
-		return nil, false, false, err // unreadable or a link: not ours to replace
+		return nil, false, false, false, err // unreadable or a link: not ours to replace
 	}
 	curHash := plumbing.ZeroHash
 	if exists {
@@ -197,32 +236,37 @@ func (s *Session) landFile(in *intent, f intentFile, b []byte) (cur []byte, exis
 	}
 	switch {
 	case curHash == f.New:
-		return cur, exists, true, nil
+		return cur, exists, true, false, nil
 	case curHash != f.Old:
-		return cur, exists, false, nil
+		return cur, exists, false, false, nil
 	case plumbing.Hash(f.New).IsZero():
 		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return nil, false, false, plan.WrapError(plan.CodeIOError, err, "cannot remove %s", f.Name)
+			return nil, false, false, false, plan.WrapError(plan.CodeIOError, err, "cannot remove %s", f.Name)
 		}
-		return nil, false, true, nil
+		return nil, false, true, false, nil
 	}
 	swapped, err := disk.SwapIn(tmp, path, exists)
+	if !swapped {
+		if _, lerr := os.Lstat(tmp); errors.Is(lerr, fs.ErrNotExist) {
+			return nil, false, false, true, plan.WrapError(plan.CodeIOError, lerr, "cannot write %s", f.Name)
+		}
+	}
 	if err != nil {
-		return nil, false, false, plan.WrapError(plan.CodeIOError, err, "cannot write %s", f.Name)
+		return nil, false, false, false, plan.WrapError(plan.CodeIOError, err, "cannot write %s", f.Name)
 	}
 	if !swapped {
 		cur, exists, _ = readWorkingFile(path)
-		return cur, exists, false, nil
+		return cur, exists, false, false, nil
 	}
 	// tmp now holds what was replaced: if a person saved the file since
 	// it was checked, their file goes back.
 	if displaced, had, err := readWorkingFile(tmp); err == nil && had && plumbing.ComputeHash(plumbing.BlobObject, displaced) != f.Old {
 		if disk.SwapBack(tmp, path) == nil {
-			return displaced, true, false, nil
+			return displaced, true, false, false, nil
 		}
 	}
 	crashPoint("file")
-	return b, true, true, nil
+	return b, true, true, false, nil
 }
 
 func firstOf(first, err error) error {
@@ -270,14 +314,23 @@ func readWorkingFile(path string) (data []byte, have bool, err error) {
 }
 
 // asCommitted is what a reader makes of the working files while an intent
-// record is pending: if the branch has moved to the record's commit, each
-// file still holding its old blob reads as its new one.
-func (s *Session) asCommitted(files map[string][]byte) {
-	in := s.readIntent()
-	if in == nil {
+// record is pending, from the record and the branch as m read them around
+// the files: if the branch was at the record's commit, each file still
+// holding its old blob reads as its new one.
+func (s *Session) asCommitted(files map[string][]byte, m landingMark) {
+	in, ok := decodeIntent([]byte(m.intent))
+	if !ok {
 		return
 	}
-	if head, err := s.readRef(); err != nil || head != in.Commit {
+	head := strings.TrimSpace(m.ref)
+	if head == "" { // the ref is packed
+		h, err := s.readRef()
+		if err != nil {
+			return
+		}
+		head = h.String()
+	}
+	if head != plumbing.Hash(in.Commit).String() {
 		return
 	}
 	for _, f := range in.Files {

@@ -11,13 +11,15 @@ import (
 	"github.com/plangit/plangit/repo/disk"
 )
 
-// The session lock is an flock on the directory .git/plangit/ (on Windows,
-// on a lock file in it). It is opened without following a symbolic link,
-// and it holds whatever happens to the files in it. A process that locked
-// a directory no longer at the path (replaced while it waited) starts over
-// on the one that is, and a holder checks that its directory is still the
-// one at the path at the start of every attempt at a change and again
-// before it moves the branch.
+// The session lock is an flock on the session's .git directory (on
+// Windows, on a lock file in .git/plangit/). It is opened without
+// following a symbolic link, and it holds whatever happens to the files in
+// .git: deleting a lock file, or .git/plangit/ with everything in it,
+// leaves it held (a change whose intent record went with it starts over,
+// see commit). A process that locked a directory no longer at the path
+// (replaced while it waited) starts over on the one that is, and a holder
+// checks that its directory is still the one at the path at the start of
+// every attempt at a change and again before it moves the branch.
 
 // errLockLost says the locked directory was replaced while this process
 // held it, so another process may have locked the new one: the change
@@ -27,7 +29,7 @@ var errLockLost = errors.New("the session's lock was replaced while held")
 // lockPoll bounds how long a waiter sleeps between tries.
 const lockPoll = 8 * time.Millisecond
 
-// lockPrivate takes the session lock on dir (.git/plangit), waiting at most
+// lockPrivate takes the session lock of dir (.git/plangit), waiting at most
 // wait (zero: one try), and no longer once giveUp (if set) says so. busy is
 // true when another process held it all that time.
 func lockPrivate(dir string, wait time.Duration, giveUp func() bool) (f *os.File, path string, busy bool, err error) {
@@ -72,20 +74,22 @@ func sameFile(f *os.File, path string) bool { return disk.SameFile(f, path) }
 // outside the session.
 func (s *Session) ensurePrivate() error {
 	dir := filepath.Join(s.gitDir, privateDir)
-	fi, err := os.Lstat(dir)
-	if errors.Is(err, fs.ErrNotExist) {
-		if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
-			return plan.WrapError(plan.CodeIOError, err, "cannot create %s", dir)
+	for try := 0; ; try++ {
+		fi, err := os.Lstat(dir)
+		if errors.Is(err, fs.ErrNotExist) && try < 20 {
+			if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+				return plan.WrapError(plan.CodeIOError, err, "cannot create %s", dir)
+			}
+			continue // and look again: it may be gone already
 		}
-		fi, err = os.Lstat(dir)
+		if err != nil {
+			return plan.WrapError(plan.CodeIOError, err, "cannot read %s", dir)
+		}
+		if !fi.IsDir() {
+			return plan.Errorf(plan.CodeIOError, "%s is not a directory (a symbolic link?); plangit never follows one", dir)
+		}
+		return nil
 	}
-	if err != nil {
-		return plan.WrapError(plan.CodeIOError, err, "cannot read %s", dir)
-	}
-	if !fi.IsDir() {
-		return plan.Errorf(plan.CodeIOError, "%s is not a directory (a symbolic link?); plangit never follows one", dir)
-	}
-	return nil
 }
 
 // lock takes the session's exclusive lock, waiting at most wait (zero:

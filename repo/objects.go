@@ -64,20 +64,38 @@ func (o *objects) write(t plumbing.ObjectType, data []byte) (plumbing.Hash, bool
 	if err != nil {
 		return h, false, err
 	}
-	tmp, err := disk.TempFile(o.tmp, tmpPrefix+"obj-*", buf.Bytes(), 0o444, false)
+	for try := 0; ; try++ {
+		err := o.place(path, buf.Bytes())
+		if err == nil {
+			return h, true, nil
+		}
+		if try == 20 || !errors.Is(err, os.ErrNotExist) {
+			return h, false, err
+		}
+		// .git/plangit, where the temporary file is made, was removed
+		// (a person's rm -rf): make it again and write again.
+		os.Mkdir(o.tmp, 0o755)
+	}
+}
+
+// place writes an encoded object to a temporary file and renames it to
+// path, making path's directory when it is missing.
+func (o *objects) place(path string, data []byte) error {
+	tmp, err := disk.TempFile(o.tmp, tmpPrefix+"obj-*", data, 0o444, false)
 	if err != nil {
-		return h, false, err
+		return err
 	}
 	if err = os.Rename(tmp, path); errors.Is(err, os.ErrNotExist) {
-		if err = os.MkdirAll(filepath.Dir(path), 0o755); err == nil {
-			err = os.Rename(tmp, path)
+		if _, serr := os.Lstat(tmp); serr == nil {
+			if err = os.MkdirAll(filepath.Dir(path), 0o755); err == nil {
+				err = os.Rename(tmp, path)
+			}
 		}
 	}
 	if err != nil {
 		os.Remove(tmp)
-		return h, false, err
 	}
-	return h, true, nil
+	return err
 }
 
 // read returns an object's type and content.

@@ -94,6 +94,9 @@ func (p Project) AppendLog(now time.Time, line string) error {
 	if fi, err := os.Stat(p.Dir()); err != nil || !fi.IsDir() {
 		return nil
 	}
+	if err := p.Check(); err != nil {
+		return err
+	}
 	f, err := os.OpenFile(filepath.Join(p.Dir(), LogFile), os.O_WRONLY|os.O_APPEND|os.O_CREATE|disk.NoFollow, 0o644)
 	if err != nil {
 		return err

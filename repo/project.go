@@ -97,16 +97,40 @@ func clipID(id string) string {
 	return strings.ToValidUTF8(id, "?")
 }
 
-// SessionDir is a session's directory. The id is validated first.
+// SessionDir is a session's directory. The id is validated first, and
+// the project (Check).
 func (p Project) SessionDir(id string) (string, error) {
 	if err := ValidateSessionID(id); err != nil {
+		return "", err
+	}
+	if err := p.Check(); err != nil {
 		return "", err
 	}
 	return filepath.Join(p.PlansDir(), id), nil
 }
 
+// Check refuses a project whose .code-agent, or .code-agent/plans, is a
+// symbolic link leading out of the project: its sessions would be read
+// and written elsewhere. A link that stays inside the project is followed.
+func (p Project) Check() error {
+	link, target := disk.OutsideLink(p.Root)
+	if link == "" {
+		return nil
+	}
+	rel, _ := filepath.Rel(p.Root, link)
+	where := "somewhere that does not exist"
+	if target != "" {
+		where = target
+	}
+	return plan.Errorf(plan.CodeIOError, "%s is a symbolic link to %s, outside the project %s; plangit keeps a project's sessions inside the project and does not follow it: make %s a directory in the project (move what it holds there), or remove the link", link, where, p.Root, rel).
+		With("path", link)
+}
+
 // Active returns the id in .code-agent/active, or "" when there is none.
 func (p Project) Active() (string, error) {
+	if err := p.Check(); err != nil {
+		return "", err
+	}
 	b, err := os.ReadFile(filepath.Join(p.Dir(), activeFile))
 	if errors.Is(err, fs.ErrNotExist) {
 		return "", nil
@@ -138,6 +162,9 @@ func (p Project) SetActive(id string) error {
 // ensureDir creates .code-agent/ with a .gitignore that keeps the host
 // project's git away from it.
 func (p Project) ensureDir() error {
+	if err := p.Check(); err != nil {
+		return err
+	}
 	if err := os.MkdirAll(p.PlansDir(), 0o755); err != nil {
 		return plan.WrapError(plan.CodeIOError, err, "cannot create %s", p.PlansDir())
 	}
@@ -153,6 +180,9 @@ func (p Project) ensureDir() error {
 // SessionIDs lists the sessions in plans/, sorted. Entries that are not
 // directories (symlinks included) or not valid ids are skipped.
 func (p Project) SessionIDs() ([]string, error) {
+	if err := p.Check(); err != nil {
+		return nil, err
+	}
 	entries, err := os.ReadDir(p.PlansDir())
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil

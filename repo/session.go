@@ -149,16 +149,58 @@ type Result struct {
 // ReadFiles reads the session's working files, never through a symbolic
 // link. Missing files are absent from the map. While a change is being
 // written (or was cut off) after its branch moved, files it has not
-// replaced yet read as their new version.
+// replaced yet read as their new version. The files are those of one
+// revision: a read that a change's landing overlapped is made again.
 func (s *Session) ReadFiles() (map[string][]byte, error) {
-	files, err := s.readWorking()
-	if err != nil {
-		return nil, err
+	for try := 0; ; try++ {
+		before := s.landingMark(false)
+		files, err := s.readWorking()
+		if err != nil {
+			return nil, err
+		}
+		after := s.landingMark(true)
+		if before == after || try == maxReads {
+			if after.intent != "" {
+				s.asCommitted(files, after)
+			}
+			return files, nil
+		}
+	}
+}
+
+// maxReads bounds how often ReadFiles reads the files again.
+const maxReads = 20
+
+// landingMark is what a change's landing changes: the branch, and the
+// intent record, pending from before the branch moves until every file
+// has landed. Working files read between two equal marks are one
+// revision's (with the record's new files for those still old).
+type landingMark struct {
+	ref, intent string
+}
+
+// landingMark reads the branch and the intent record, in that order, or
+// the other (after: reading the files is done).
+func (s *Session) landingMark(after bool) landingMark {
+	var m landingMark
+	readRef := func() {
+		b, _ := os.ReadFile(filepath.Join(s.gitDir, branchRef))
+		m.ref = string(b)
+	}
+	if !after {
+		readRef()
 	}
 	if s.intentPending() {
-		s.asCommitted(files)
+		b, err := os.ReadFile(s.intentPath())
+		m.intent = string(b)
+		if err != nil || len(b) == 0 {
+			m.intent = "?" // pending, or cannot tell
+		}
 	}
-	return files, nil
+	if after {
+		readRef()
+	}
+	return m
 }
 
 // readWorking reads the working files as they stand.
@@ -241,23 +283,33 @@ func (s *Session) readRef() (plumbing.Hash, error) {
 }
 
 // errMoved says the branch was not where a change expected it: another
-// writer (one that got past a deleted lock file, or another git) moved it.
+// writer (another git) moved it.
 var errMoved = errors.New("the branch moved during the change")
+
+// errRecordLost says the intent record vanished before the branch moved —
+// a person removed .git/plangit while the change ran — so the change, were
+// it to land, could not be told from a person's edit if cut short: it
+// starts over.
+var errRecordLost = errors.New("the intent record vanished during the change")
 
 // checkAndSetRef moves the branch to next if it still points at old: a
 // compare-and-set, made atomic as git makes it, by making main.lock
-// exclusively, checking the old value and putting the lock in the ref's
-// place (lockRef and setRef: on Linux through the spare, with no file
-// made or removed).
-// It runs under the session's exclusive lock; a reader never sees an empty
-// or partial ref file.
+// exclusively, checking the old value, and putting the lock in the ref's
+// place. It runs under the session's exclusive lock. The ref file is never
+// written in place: a reader sees the old ref or the new one, whole.
 func (s *Session) checkAndSetRef(next, old plumbing.Hash) error {
+	return s.setRefIf(next, old, nil)
+}
+
+// setRefIf is checkAndSetRef, which also checks, holding main.lock, that
+// still (if set) holds.
+func (s *Session) setRefIf(next, old plumbing.Hash, still func() bool) error {
 	path := filepath.Join(s.gitDir, branchRef)
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return plan.WrapError(plan.CodeIOError, err, "cannot write %s", branchRef)
 	}
 	lock := path + ".lock"
-	held, err := s.lockRef(lock, []byte(next.String()+"\n"))
+	held, err := lockRef(lock, []byte(next.String()+"\n"))
 	switch {
 	case !held && err == nil:
 		return errMoved // another writer is moving it right now
@@ -271,8 +323,11 @@ func (s *Session) checkAndSetRef(next, old plumbing.Hash) error {
 	if err == nil && cur != old {
 		err = errMoved
 	}
+	if err == nil && still != nil && !still() {
+		err = errRecordLost
+	}
 	if err == nil {
-		if err = s.setRef(lock, path); err != nil {
+		if err = disk.Replace(lock, path); err != nil {
 			err = plan.WrapError(plan.CodeIOError, err, "cannot write %s", branchRef)
 		}
 	}
@@ -280,6 +335,26 @@ func (s *Session) checkAndSetRef(next, old plumbing.Hash) error {
 		os.Remove(lock)
 	}
 	return err
+}
+
+// lockRef takes git's lock on the branch, main.lock, holding data: made
+// exclusively, as git makes its lock files, so that git itself stays out
+// while it is held. held is false when main.lock exists already (err nil)
+// or cannot be made; true with an error when it was made but not written
+// (the caller removes it).
+func lockRef(lock string, data []byte) (held bool, err error) {
+	f, err := os.OpenFile(lock, os.O_WRONLY|os.O_CREATE|os.O_EXCL|disk.NoFollow, 0o644)
+	if errors.Is(err, fs.ErrExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return true, err
 }
 
 func short(h plumbing.Hash) string {
@@ -405,7 +480,7 @@ func (s *Session) update(opts Options, fn changeFn) (*Result, error) {
 		}
 		retry := attempt < maxAttempts
 		switch {
-		case retry && errors.Is(err, errRetry):
+		case retry && (errors.Is(err, errRetry) || errors.Is(err, errRecordLost)):
 			continue
 		case retry && errors.Is(err, errMoved) && opts.IfRev == "":
 			if head, err = s.readRef(); err != nil {
@@ -436,7 +511,9 @@ func (s *Session) update(opts Options, fn changeFn) (*Result, error) {
 		return nil, plan.Errorf(plan.CodeConflict, "the branch moved from %s to %s during the change; read the plan again (plangit show) and retry", short(head), short(cur)).
 			With("head", cur.String())
 	case errors.Is(err, errLockLost):
-		return nil, plan.Errorf(plan.CodeLockTimeout, "the lock file of session %s kept being replaced; nothing more was changed, try again", s.ID)
+		return nil, plan.Errorf(plan.CodeLockTimeout, "the .git directory of session %s kept being replaced; nothing more was changed, try again", s.ID)
+	case errors.Is(err, errRecordLost):
+		return nil, plan.Errorf(plan.CodeIOError, "%s kept being removed while plangit wrote the change (%d tries); nothing more was changed: leave it in place and try again", filepath.Join(s.gitDir, privateDir), maxAttempts)
 	}
 	return nil, err
 }
@@ -703,9 +780,10 @@ type commitInfo struct {
 //
 //  1. the objects (blobs, tree, commit);
 //  2. a check that no working file changed since it was read (errRetry)
-//     and that the lock file is still the one this process locked;
+//     and that the .git this process locked is still the one in place;
 //  3. the intent record: the commit and each file's old and new blob;
-//  4. the branch, by compare-and-set;
+//  4. the branch, by compare-and-set, if the record is still in place
+//     (errRecordLost: a person removed .git/plangit);
 //  5. the working files, each only if it still holds its old blob, then
 //     the index, and the record is removed (land);
 //  6. the revision log, the step-id cache, and packing when due.
@@ -721,7 +799,8 @@ type commitInfo struct {
 func (s *Session) commit(parent plumbing.Hash, base map[string]plumbing.Hash, old, files map[string][]byte, ci commitInfo) (c *Commit, l *landing, err error) {
 	// Objects this attempt wrote go again if it does not land: no other
 	// commit refers to them (a loose copy of a packed object aside, which
-	// can go too), and git fsck would call them dangling.
+	// can go too), and git fsck would call them dangling. Never one the
+	// branch names, though, whatever the error said.
 	var written []plumbing.Hash
 	write := func(t plumbing.ObjectType, data []byte) (plumbing.Hash, error) {
 		h, wrote, err := s.objs.write(t, data)
@@ -734,12 +813,13 @@ func (s *Session) commit(parent plumbing.Hash, base map[string]plumbing.Hash, ol
 		return h, err
 	}
 	defer func() {
-		if c == nil {
-			for _, h := range written {
-				os.Remove(s.objs.loosePath(h))
-			}
+		if c == nil && len(written) > 0 {
+			s.dropObjects(written)
 		}
 	}()
+	if err := s.checkWritable(old, files); err != nil {
+		return nil, nil, err
+	}
 	entries := make([]treeEntry, 0, len(files))
 	for _, name := range plan.SessionFiles {
 		b, ok := files[name]
@@ -780,18 +860,30 @@ func (s *Session) commit(parent plumbing.Hash, base map[string]plumbing.Hash, ol
 		return nil, nil, errLockLost
 	}
 	in := &intent{Commit: hash, Files: fileChanges(old, files)}
-	if err := s.writeIntent(in); err != nil {
+	recorded, err := s.recordIntent(in)
+	if err != nil {
 		return nil, nil, err // a record cut short is discarded by the next change
 	}
 	crashPoint("intent")
-	if err := s.checkAndSetRef(hash, parent); err != nil {
-		s.clearIntent()
-		return nil, nil, err
+	if err := s.setRefIf(hash, parent, func() bool { return s.intact(recorded) }); err != nil {
+		if cur, rerr := s.readRef(); rerr != nil || cur != hash {
+			s.clearIntent()
+			return nil, nil, err
+		}
+		// The branch is at the commit after all: the change stands.
 	}
 	crashPoint("ref")
 
 	// The change stands from here on.
 	c = &Commit{Hash: hash.String(), Time: ci.now, Actor: ci.meta.Actor, Change: ci.change, Touches: ci.touches}
+	if !s.intact(recorded) {
+		// .git/plangit was removed just as the branch moved: record the
+		// change again before any working file is touched, so that one
+		// cut short is still told from a person's edit.
+		if err := s.writeIntent(in); err != nil {
+			s.warnf("revision %s is committed, but its intent record could not be written again: %v", short(hash), err)
+		}
+	}
 	l, err = s.land(in, files)
 	if err != nil {
 		s.warnf("revision %s is committed, but its working files could not all be written; the next command finishes: %v", short(hash), err)
@@ -808,6 +900,77 @@ func (s *Session) commit(parent plumbing.Hash, base map[string]plumbing.Hash, ol
 		s.warnf("packing failed, objects stay loose: %v", err)
 	}
 	return c, l, nil
+}
+
+// checkWritable makes sure, before anything is written, that the working
+// files a change replaces (those whose content differs between old and
+// files) can be replaced: a file a person made read-only, or that this
+// process may not write, or a session directory it may not write in, is
+// an IO_ERROR that names it and the fix, and the change is not made.
+func (s *Session) checkWritable(old, files map[string][]byte) error {
+	dirChecked := false
+	for _, name := range plan.SessionFiles {
+		was, had := old[name]
+		now, has := files[name]
+		if had == has && bytes.Equal(was, now) {
+			continue
+		}
+		path := filepath.Join(s.Dir, name)
+		if had {
+			fi, err := os.Lstat(path)
+			if err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o200 == 0 {
+				return plan.Errorf(plan.CodeIOError, "%s is read-only (mode %04o), so plangit leaves it as it is and made no change; make it writable (chmod u+w %s) and run the command again", name, fi.Mode().Perm(), path).
+					With("file", path)
+			}
+			if err := disk.CanWrite(path); err != nil {
+				return plan.WrapError(plan.CodeIOError, err, "cannot write %s (%v), so plangit made no change; give this user write access to it (chmod u+w %s, or chown) and run the command again", name, errors.Unwrap(err), path).
+					With("file", path)
+			}
+		}
+		if !dirChecked {
+			dirChecked = true
+			if err := disk.CanWrite(s.Dir); err != nil {
+				return plan.WrapError(plan.CodeIOError, err, "cannot write in %s (%v), where %s is replaced, so plangit made no change; give this user write access to the directory (chmod u+w %s) and run the command again", s.Dir, errors.Unwrap(err), name, s.Dir).
+					With("file", path)
+			}
+		}
+	}
+	return nil
+}
+
+// dropObjects removes loose objects a change that did not land wrote,
+// unless the branch names them — its commit, its tree, their files — or
+// this process no longer holds the session lock, when it cannot know what
+// another writer's commit names: a dangling object is harmless, a missing
+// one is damage.
+func (s *Session) dropObjects(written []plumbing.Hash) {
+	if !s.holdsLock() {
+		return
+	}
+	head, err := s.readRef()
+	if err != nil {
+		return
+	}
+	named := map[plumbing.Hash]bool{head: true}
+	if !head.IsZero() {
+		c, err := s.objs.readCommit(head)
+		if err != nil {
+			return
+		}
+		named[c.Tree] = true
+		blobs, err := s.objs.readTreeFiles(head)
+		if err != nil {
+			return
+		}
+		for _, h := range blobs {
+			named[h] = true
+		}
+	}
+	for _, h := range written {
+		if !named[h] {
+			os.Remove(s.objs.loosePath(h))
+		}
+	}
 }
 
 // Trailer keys.

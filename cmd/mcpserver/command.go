@@ -46,7 +46,9 @@ mcp install adds the server to a host's settings, mcp uninstall removes it.`,
 
 // serve runs the server until the client closes its end or a signal asks
 // it to stop, then waits for the tool calls still running, so that no
-// change is cut short.
+// change is cut short. Its transport (wire) answers every line that is
+// not a message and goes on, and at the end of the input answers every
+// call it took before it lets the server stop.
 func serve(ctx context.Context, f *cmd.Factory) error {
 	if _, err := f.Project(); err != nil {
 		return err
@@ -58,7 +60,7 @@ func serve(ctx context.Context, f *cmd.Factory) error {
 	defer stop()
 	log := slog.New(slog.NewTextHandler(f.IO.ErrOut, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	s := New(cmd.NewTools(f), log)
-	err := s.Run(ctx, &mcp.StdioTransport{})
+	err := s.Run(ctx, &wire{in: io.NopCloser(f.IO.In), out: f.IO.Out, log: log})
 	s.Wait()
 	if err == nil || errors.Is(err, io.EOF) || errors.Is(err, mcp.ErrConnectionClosed) || ctx.Err() != nil {
 		return nil

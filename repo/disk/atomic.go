@@ -68,10 +68,32 @@ func TempFile(dir, pattern string, data []byte, perm os.FileMode, durable bool) 
 	}
 }
 
+// PutFile replaces path with data through a new file made in privateDir
+// (on path's file system) and put in its place (Replace). The file
+// displaced is removed, never written again: a reader that has it open
+// reads it whole, as it was. No file a reader may hold is ever written
+// over — that is what makes every read of a session whole.
+func PutFile(privateDir, path string, data []byte, perm os.FileMode) error {
+	tmp, err := TempFile(privateDir, TempPrefix+"put-*", data, perm, false)
+	if err != nil {
+		return err
+	}
+	if err := Replace(tmp, path); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return nil
+}
+
+// TempPrefix starts the name of every temporary file plangit makes in a
+// session's PrivateDir; the next change clears any a killed process left.
+const TempPrefix = "tmp-"
+
 // Overwrite writes data over the file at path from its start and cuts
 // what is left of the old content, never through a symbolic link: no new
 // file, no rename. It is for a file whose content proves itself (a record
-// a cut-off copy of which reads as pending or invalid).
+// a cut-off copy of which reads as pending or invalid): a reader may see
+// it half written.
 func Overwrite(path string, data []byte) error {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|NoFollow, 0o644)
 	if err != nil {

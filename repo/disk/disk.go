@@ -21,9 +21,11 @@ const (
 	PrivateDir = "plangit"     // under a session's .git: plangit's own files
 	IntentFile = "intent"      // in PrivateDir: a change that may not have landed
 	QueueFile  = "queue"       // in PrivateDir: hook events waiting for the lock
-	SpareFile  = "spare"       // in PrivateDir: the file a change writes next (spare_linux.go)
 	AskedFile  = "asked"       // in PrivateDir: what the person allowed when the agent's host asked them (package repo's gate.go)
 	PendingDir = "pending"     // under ProjectDir: a session's first request, before it has a plan
+	// SpareFile, in PrivateDir, is the file earlier versions put files in
+	// place through, written over each time; a change removes it.
+	SpareFile = "spare"
 )
 
 // PendingPrompt is where a project keeps the person's request to an agent
@@ -105,6 +107,40 @@ func SameFile(f *os.File, path string) bool {
 	}
 	b, err := os.Lstat(path)
 	return err == nil && os.SameFile(a, b)
+}
+
+// OutsideLink reports the first of root's ProjectDir and its PlansDir
+// that is a symbolic link leading out of root — where sessions would be
+// read and written in another directory than the project's — with where
+// it leads (as far as it resolves). A link that stays inside root is
+// followed, as any directory is; link is "" when there is none that
+// leads out.
+func OutsideLink(root string) (link, target string) {
+	base := ""
+	for _, rel := range []string{ProjectDir, ProjectDir + sep + PlansDir} {
+		path := under(root, rel)
+		fi, err := os.Lstat(path)
+		if err != nil {
+			return "", "" // nothing there, nor beneath
+		}
+		if fi.Mode()&os.ModeSymlink == 0 {
+			continue
+		}
+		resolved, err := filepath.EvalSymlinks(path)
+		if err != nil {
+			target, _ = os.Readlink(path)
+			return path, target // leads nowhere that can be checked
+		}
+		if base == "" {
+			if base, err = filepath.EvalSymlinks(root); err != nil {
+				return path, resolved
+			}
+		}
+		if r, err := filepath.Rel(base, resolved); err != nil || r == ".." || strings.HasPrefix(r, ".."+sep) || filepath.IsAbs(r) {
+			return path, resolved
+		}
+	}
+	return "", ""
 }
 
 // askedFor is how long the person's yes to a host's question stands.

@@ -20,3 +20,13 @@ func AppendFile(path string, data []byte) error {
 	}
 	return err
 }
+
+// CanWrite reports why this process may not write the file at path; here
+// only a read-only file says so.
+func CanWrite(path string) error {
+	fi, err := os.Lstat(path)
+	if err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o200 == 0 {
+		return &os.PathError{Op: "access", Path: path, Err: os.ErrPermission}
+	}
+	return nil
+}

@@ -69,3 +69,13 @@ func open(path string, mode int, perm uint32) (int, error) {
 		}
 	}
 }
+
+// CanWrite reports, as the system would answer this process, why it may
+// not write the file or directory at path (nil: it may): permission
+// denied, a read-only file system.
+func CanWrite(path string) error {
+	if err := syscall.Access(path, 2); err != nil { // W_OK
+		return &os.PathError{Op: "access", Path: path, Err: err}
+	}
+	return nil
+}

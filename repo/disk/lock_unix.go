@@ -5,14 +5,15 @@ package disk
 import (
 	"errors"
 	"os"
+	"path/filepath"
 	"syscall"
 )
 
-// The session lock is an flock on the session's .git/plangit/ directory
-// itself: a directory cannot be deleted while it holds plangit's files,
-// and deleting a lock file inside it (people do, to "unstick" a tool)
-// changes nothing. These are its parts, shared by plangit and the hook
-// binary, which counts a tool use under it.
+// The session lock is an flock on the session's .git directory itself:
+// deleting a lock file (people do, to "unstick" a tool), or the whole of
+// .git/plangit with the intent record, the caches and the queue, changes
+// nothing about who holds it. These are its parts, shared by plangit and
+// the hook binary, which counts a tool use under it.
 
 // NoFollow makes an open fail on a symbolic link instead of following it.
 const NoFollow = syscall.O_NOFOLLOW
@@ -27,12 +28,15 @@ func IsLinkErr(err error) bool {
 	return errors.Is(err, syscall.ELOOP) || errors.Is(err, syscall.EMLINK)
 }
 
-// OpenLockTarget opens what the session lock is taken on, the directory
-// privateDir itself, never through a symbolic link; path is what was
-// opened.
+// OpenLockTarget opens what the session lock is taken on, the .git
+// directory holding privateDir, never through a symbolic link; path is
+// what was opened. (Earlier versions locked privateDir itself, which a
+// person could delete while a change held it: a second writer then took
+// a lock of its own on the new one.)
 func OpenLockTarget(privateDir string) (f *os.File, path string, err error) {
-	f, err = os.OpenFile(privateDir, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_DIRECTORY, 0)
-	return f, privateDir, err
+	path = filepath.Dir(privateDir)
+	f, err = os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_DIRECTORY, 0)
+	return f, path, err
 }
 
 // TryLock takes an flock on f without waiting: exclusive, or shared. ok
@@ -65,7 +69,7 @@ func flock(f *os.File, how int) error {
 	}
 }
 
-// TryLockSession takes the session lock on privateDir if it is free right
+// TryLockSession takes the session lock of privateDir if it is free right
 // now: the open directory, to be closed to release it; nil when another
 // process holds it or it cannot be taken.
 func TryLockSession(privateDir string) *os.File {

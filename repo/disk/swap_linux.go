@@ -10,16 +10,13 @@ import (
 	"unsafe"
 )
 
-// The spare, .git/plangit/spare, stands in for temporary files under the
-// session lock on Linux. A file is put in place by writing its new content
-// over the spare's and exchanging the two (renameat2 RENAME_EXCHANGE): the
-// file displaced becomes the spare, for the next one. A change then makes
-// no file but its objects and removes none. On an ext4 file system without
-// a journal, making a file right after others were removed costs a third
-// of a millisecond (the allocator passes over every inode freed in the
-// last half minute), and a change made and removed four: the spare took
-// most of a commit's time off. It is used under the session lock only, by
-// one process at a time.
+// On Linux a file is put in place by exchanging it with the one at its
+// path (renameat2 RENAME_EXCHANGE) and removing the one displaced: on
+// ext4, a rename over an existing file first writes the new file's data
+// out (auto_da_alloc), a tenth of a millisecond, which an exchange does
+// not. plangit's session files are written for a killed process, which
+// the page cache outlives; files a person owns go through WriteAtomic's
+// rename and fsync.
 
 // Flags of Renameat2.
 const (
@@ -75,57 +72,6 @@ func renameat2Number() uintptr {
 	return 0
 }
 
-// FillSpare writes data over the spare of privateDir, with mode perm, and
-// returns its path. The spare is made when missing, and made anew when it
-// is not a plain file of this directory alone: a working file a person
-// had also linked elsewhere comes here when it is displaced, and is never
-// written over.
-func FillSpare(privateDir string, data []byte, perm os.FileMode) (string, error) {
-	path := privateDir + string(os.PathSeparator) + SpareFile
-	for try := 0; ; try++ {
-		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, perm)
-		if err == nil {
-			if fi, serr := f.Stat(); serr != nil || !fi.Mode().IsRegular() || fi.Sys().(*syscall.Stat_t).Nlink != 1 {
-				f.Close()
-				err = errNotSpare
-			}
-		}
-		if err != nil {
-			if try == 0 && (errors.Is(err, syscall.ELOOP) || errors.Is(err, errNotSpare) || errors.Is(err, syscall.ENXIO)) {
-				if rerr := os.Remove(path); rerr == nil || errors.Is(rerr, os.ErrNotExist) {
-					continue
-				}
-			}
-			return "", err
-		}
-		_, err = f.WriteAt(data, 0)
-		if err == nil {
-			err = f.Truncate(int64(len(data)))
-		}
-		if err == nil {
-			err = f.Chmod(perm)
-		}
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		return path, err
-	}
-}
-
-var errNotSpare = errors.New("not a spare")
-
-// PutFile replaces path with data through privateDir's spare. What was
-// at path becomes the spare; a directory is put back, and the
-// replacement fails as a rename would.
-func PutFile(privateDir, path string, data []byte, perm os.FileMode) error {
-	spare, err := FillSpare(privateDir, data, perm)
-	if err != nil {
-		return err
-	}
-	_, err = Swap(spare, path)
-	return err // nothing at path: the spare is made anew next time
-}
-
 // Swap puts the file at src in place of the one at path, as a rename
 // does, by exchanging the two: displaced says src now holds what was at
 // path, for the caller to keep or remove. A directory at path is put back
@@ -149,13 +95,7 @@ func Swap(src, path string) (displaced bool, err error) {
 }
 
 // Replace puts the file at tmp in place of the one at path, as a rename
-// does, by exchanging the two (Swap) and removing the one displaced. On
-// ext4 a rename over an existing file first writes the new file's data to
-// disk (auto_da_alloc), which made each replacement a tenth of a
-// millisecond: most of a commit's file work. plangit's session files are
-// written for a killed process, which the page cache outlives (README,
-// "Crash safety"); files a person owns go through WriteAtomic's rename and
-// fsync.
+// does, by exchanging the two (Swap) and removing the one displaced.
 func Replace(tmp, path string) error {
 	displaced, err := Swap(tmp, path)
 	if displaced {

@@ -4,6 +4,7 @@ package disk
 
 import (
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -31,55 +32,61 @@ func TestRenameat2(t *testing.T) {
 	}
 }
 
-// TestPutFile: a file is put in place through the spare, which then holds
-// what it displaced; a spare linked elsewhere — a person's file that came
-// here displaced — is never written over, nor is a symbolic link followed.
+// TestPutFile: a file is put in place through a new file; the one it
+// displaced is removed and never written again, so a reader that holds it
+// open reads it whole; a symbolic link in its place is replaced, not
+// followed; a directory in its place stays, and the write fails.
 func TestPutFile(t *testing.T) {
 	dir := t.TempDir()
 	target := filepath.Join(dir, "index")
 	if err := PutFile(dir, target, []byte("one"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := PutFile(dir, target, []byte("two"), 0o644); err != nil {
+	held, err := os.Open(target)
+	if err != nil {
 		t.Fatal(err)
 	}
-	if x, _ := os.ReadFile(target); string(x) != "two" {
-		t.Fatalf("the file holds %q", x)
+	defer held.Close()
+	for _, data := range []string{"two", "three, longer", "4"} {
+		if err := PutFile(dir, target, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if x, _ := os.ReadFile(target); string(x) != data {
+			t.Fatalf("the file holds %q, want %q", x, data)
+		}
 	}
-	if x, _ := os.ReadFile(filepath.Join(dir, SpareFile)); string(x) != "one" {
-		t.Fatalf("the spare holds %q, not what it displaced", x)
+	if x, _ := io.ReadAll(held); string(x) != "one" {
+		t.Fatalf("a reader holding the first file reads %q", x)
+	}
+	if names, _ := filepath.Glob(filepath.Join(dir, "*")); len(names) != 1 {
+		t.Fatalf("files left beside the one written: %v", names)
 	}
 
 	outside := filepath.Join(t.TempDir(), "notes.md")
 	os.WriteFile(outside, []byte("a person's notes"), 0o644)
-	os.Remove(filepath.Join(dir, SpareFile))
-	if err := os.Link(outside, filepath.Join(dir, SpareFile)); err != nil {
+	link := filepath.Join(dir, "link")
+	if err := os.Symlink(outside, link); err != nil {
 		t.Fatal(err)
 	}
-	if err := PutFile(dir, target, []byte("three"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	os.Remove(filepath.Join(dir, SpareFile))
-	if err := os.Symlink(outside, filepath.Join(dir, SpareFile)); err != nil {
-		t.Fatal(err)
-	}
-	if err := PutFile(dir, target, []byte("four"), 0o644); err != nil {
+	if err := PutFile(dir, link, []byte("five"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if x, _ := os.ReadFile(outside); string(x) != "a person's notes" {
-		t.Fatalf("a file linked from the spare was written over: %q", x)
+		t.Fatalf("a file reached through a link was written over: %q", x)
 	}
-	if x, _ := os.ReadFile(target); string(x) != "four" {
-		t.Fatalf("the file holds %q", x)
+	if fi, err := os.Lstat(link); err != nil || !fi.Mode().IsRegular() {
+		t.Fatalf("the link was not replaced by the file: %v", err)
 	}
 
-	// A directory in the file's place stays, and the write fails.
 	sub := filepath.Join(dir, "sub")
 	os.MkdirAll(filepath.Join(sub, "x"), 0o755)
-	if err := PutFile(dir, sub, []byte("five"), 0o644); err == nil {
+	if err := PutFile(dir, sub, []byte("six"), 0o644); err == nil {
 		t.Fatal("a file replaced a directory")
 	}
 	if fi, err := os.Stat(filepath.Join(sub, "x")); err != nil || !fi.IsDir() {
 		t.Fatal("the directory was not put back")
+	}
+	if names, _ := filepath.Glob(filepath.Join(dir, TempPrefix+"*")); len(names) != 0 {
+		t.Fatalf("temporary files left: %v", names)
 	}
 }
