@@ -317,7 +317,7 @@ func (r *repairer) fromObjects() plumbing.Hash {
 		if t != plumbing.CommitObject {
 			return
 		}
-		if c, err := decodeCommit(data); err == nil && (c.Author.Name == Identity.Name || strings.Contains(c.Message, "\n"+TrailerOp+": ")) {
+		if c, err := decodeCommit(data); err == nil && (c.Author.Name == noIdentity.Name || strings.Contains(c.Message, "\n"+TrailerOp+": ")) {
 			commits[h] = c
 		}
 	})
