@@ -1,6 +1,7 @@
 package render
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"slices"
@@ -95,6 +96,9 @@ func Plan(w io.Writer, p *plan.Plan, o PlanOptions) {
 	if len(o.Deliverable) > 0 {
 		fmt.Fprintf(w, "%s %s\n", s.paint(dim, "Deliverable:"), s.fitLine(DeliverableLine(o.Deliverable)))
 	}
+	for _, c := range p.Conflicts {
+		fmt.Fprintf(w, "%s %s\n", s.paint(red, "Conflict:"), s.fitLine(c.Display()))
+	}
 	matched := 0
 	for _, ph := range p.Phases {
 		if len(o.Statuses) > 0 && !slices.ContainsFunc(ph.Steps, o.shows) {
@@ -118,6 +122,9 @@ func Plan(w io.Writer, p *plan.Plan, o PlanOptions) {
 			}
 			matched++
 			fmt.Fprintf(w, "  %s\n", s.styledStep(p, st, 2))
+			for _, c := range st.Conflicts {
+				fmt.Fprintf(w, "      %s %s\n", s.paint(red, "conflict:"), s.fitLine(c.Display()))
+			}
 			if (o.All || len(o.Statuses) > 0) && st.Result != "" {
 				fmt.Fprintf(w, "      %s %s\n", s.paint(dim, "result:"), indentRest(st.Result, "              "))
 			}
@@ -169,6 +176,9 @@ func StepDetail(w io.Writer, p *plan.Plan, st *plan.Step, ph *plan.Phase, events
 	field("why", st.Why)
 	field("result", st.Result)
 	field("reason", st.Reason)
+	for _, c := range st.Conflicts {
+		field("conflict", c.Display())
+	}
 	if st.Progress.Total > 0 {
 		field("progress", st.Progress.String())
 	}
@@ -196,7 +206,7 @@ func StepDetail(w io.Writer, p *plan.Plan, st *plan.Step, ph *plan.Phase, events
 		case e.Status:
 			what = string(e.From) + " → " + string(e.To)
 		}
-		line := fmt.Sprintf("@%-4d %s  %-6s %s", e.N, e.Time.UTC().Format(shortTime), e.Actor, what)
+		line := fmt.Sprintf("@%-4d %s  %-6s %s", e.N, e.Time.UTC().Format(shortTime), cmp.Or(e.Who, e.Actor), what)
 		if e.Summary != "" && !strings.HasSuffix(e.Summary, string(e.From)+" → "+string(e.To)) {
 			line += "  — " + oneLine(e.Summary)
 		}
