@@ -194,7 +194,8 @@ func statuses(t testing.TB, results []repo.SyncResult, want ...string) {
 	var got []string
 	for _, r := range results {
 		got = append(got, r.Session+":"+r.Status)
-		if (r.Err() != nil) != (r.Status == "failed" || r.Status == "diverged" || r.Status == "behind") {
+		conflicts := r.Status == "merged" && r.Code == plan.CodeConflict // a merge that recorded conflicts
+		if (r.Err() != nil) != (r.Status == "failed" || r.Status == "diverged" || r.Status == "behind" || conflicts) {
 			t.Errorf("%s: status %s with error %v", r.Session, r.Status, r.Err())
 		}
 	}
