@@ -13,8 +13,8 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/plangit/plangit/plan"
-	"github.com/plangit/plangit/repo"
 	"github.com/plangit/plangit/render"
+	"github.com/plangit/plangit/repo"
 )
 
 // Exit codes.

@@ -17,11 +17,11 @@ import (
 type lineage struct {
 	s     *repo.Session
 	revs  []repo.Revision
-	index map[string]int               // hash → position in revs
-	ids   []map[string]string          // per revision: current id → id there, where they differ
-	back  []map[string]string          // per revision: id there → current id, where they differ
-	info  map[string]*repo.MergeInfo   // merges' messages, read once
-	state map[string]*plan.State       // revisions' states, read once
+	index map[string]int             // hash → position in revs
+	ids   []map[string]string        // per revision: current id → id there, where they differ
+	back  []map[string]string        // per revision: id there → current id, where they differ
+	info  map[string]*repo.MergeInfo // merges' messages, read once
+	state map[string]*plan.State     // revisions' states, read once
 }
 
 func newLineage(s *repo.Session) (*lineage, error) {

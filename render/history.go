@@ -3,8 +3,8 @@ package render
 import (
 	"cmp"
 	"fmt"
-	"slices"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
