@@ -124,17 +124,26 @@ func (s *Session) stateAt(h plumbing.Hash) (*plan.State, error) {
 	return plan.ParseState(files)
 }
 
-// sideSince returns the revisions of tip's history that base's lacks.
-func (s *Session) sideSince(tip, base plumbing.Hash) ([]revEntry, error) {
-	baseHist, _, err := s.collect(base, nil, plumbing.ZeroHash)
-	if err != nil {
-		return nil, err
+// sideSince returns the revisions of tip's history that base's lacks, in
+// order. The session's history (entries) is read from the revision log;
+// only what tip has beyond it is read from the commits.
+func (s *Session) sideSince(tip, base plumbing.Hash, entries []revEntry) ([]revEntry, error) {
+	index := make(map[plumbing.Hash]int, len(entries))
+	for i, e := range entries {
+		index[e.Hash] = i
 	}
-	known := make(map[plumbing.Hash]int, len(baseHist))
-	for h := range baseHist {
-		known[h] = 0
+	ofBase := map[plumbing.Hash]int{}
+	for queue := []plumbing.Hash{base}; len(queue) > 0; {
+		h := queue[len(queue)-1]
+		queue = queue[:len(queue)-1]
+		i, ok := index[h]
+		if _, seen := ofBase[h]; !ok || seen {
+			continue
+		}
+		ofBase[h] = i
+		queue = append(queue, entries[i].Parents...)
 	}
-	side, _, err := s.collect(tip, known, plumbing.ZeroHash)
+	side, _, err := s.collect(tip, ofBase, plumbing.ZeroHash)
 	if err != nil {
 		return nil, err
 	}
@@ -182,11 +191,15 @@ func (s *Session) merge(head, tip plumbing.Hash, remote string, mode MergeMode, 
 	if err != nil {
 		return nil, err
 	}
-	oursSince, err := s.sideSince(head, base)
+	entries, err := s.revisions(head)
 	if err != nil {
 		return nil, err
 	}
-	theirsSince, err := s.sideSince(tip, base)
+	oursSince, err := s.sideSince(head, base, entries)
+	if err != nil {
+		return nil, err
+	}
+	theirsSince, err := s.sideSince(tip, base, entries)
 	if err != nil {
 		return nil, err
 	}

@@ -409,12 +409,6 @@ func (s *Session) ShareStatus() (*ShareStatus, error) {
 	if err != nil {
 		return nil, err
 	}
-	var revs []revEntry
-	if len(tips) > 0 && !head.IsZero() {
-		if revs, err = s.revisions(head); err != nil {
-			return nil, err
-		}
-	}
 	names := make([]string, 0, len(tips))
 	for n := range tips {
 		names = append(names, n)
@@ -423,12 +417,12 @@ func (s *Session) ShareStatus() (*ShareStatus, error) {
 	for _, name := range names {
 		tip := tips[name]
 		rs := RemoteStatus{Remote: name, Rev: tip.String(), State: "differs"}
-		if tip == head {
-			rs.State = "in-sync"
-		}
-		for _, e := range revs {
-			if e.Hash == tip && tip != head {
-				rs.State, rs.Unpushed = "ahead", len(revs)-e.N
+		if rel, n, err := s.relate(head, tip); err == nil {
+			switch rel {
+			case same:
+				rs.State = "in-sync"
+			case ahead:
+				rs.State, rs.Unpushed = "ahead", n
 			}
 		}
 		out.Remotes = append(out.Remotes, rs)
