@@ -93,6 +93,12 @@ func (e revEntry) line() string {
 }
 
 func parseRevLine(line string) (revEntry, bool) {
+	return parseRevLineIn(line, nil)
+}
+
+// parseRevLineIn is parseRevLine taking the parents' storage from arena,
+// when given: reading a long log allocates it once.
+func parseRevLineIn(line string, arena *[]plumbing.Hash) (revEntry, bool) {
 	f := strings.Split(line, "\t")
 	if len(f) < 11 || len(f) > revlogFields {
 		return revEntry{}, false
@@ -111,11 +117,22 @@ func parseRevLine(line string) (revEntry, bool) {
 	e := revEntry{N: n, Hash: plumbing.NewHash(f[1]), Time: time.Unix(sec, 0).UTC(),
 		Meta:   Meta{Actor: f[4], Hook: f[6], Tool: f[7]},
 		Change: plan.Change{Op: f[5], Summary: f[10]}}
-	for _, p := range strings.Fields(f[2]) {
+	var store []plumbing.Hash
+	if arena != nil {
+		store = *arena
+	}
+	start := len(store)
+	for p := range strings.FieldsSeq(f[2]) {
 		if !plumbing.IsHash(p) {
 			return revEntry{}, false
 		}
-		e.Parents = append(e.Parents, plumbing.NewHash(p))
+		store = append(store, plumbing.NewHash(p))
+	}
+	if len(store) > start {
+		e.Parents = store[start:len(store):len(store)]
+	}
+	if arena != nil {
+		*arena = store
 	}
 	if e.Change.Op == "merge" && len(e.Parents) == 1 {
 		return revEntry{}, false // an older log's merge, which lacks its second parent: rebuilt
@@ -316,24 +333,37 @@ func (s *Session) readRevlog() ([]revEntry, bool) {
 	}
 	defer f.Close()
 	var out []revEntry
-	seen := map[plumbing.Hash]bool{}
+	if fi, err := f.Stat(); err == nil {
+		out = make([]revEntry, 0, fi.Size()/200+1) // a line is 200 bytes or more
+	}
+	arena := make([]plumbing.Hash, 0, cap(out))
+	var seen map[plumbing.Hash]bool // every revision so far, once one is not its predecessor's child
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	for sc.Scan() {
-		e, ok := parseRevLine(sc.Text())
+		e, ok := parseRevLineIn(sc.Text(), &arena)
 		if !ok || e.N != len(out)+1 {
 			return nil, false
 		}
-		// The first revision has no parent, unless repair found the history
-		// before it damaged beyond reading, and the log starts there.
-		if len(out) > 0 {
+		// Every parent comes before. The first revision has no parent,
+		// unless repair found the history before it damaged beyond
+		// reading, and the log starts there.
+		if n := len(out); n > 0 && (len(e.Parents) != 1 || e.Parent != out[n-1].Hash) {
+			if seen == nil {
+				seen = make(map[plumbing.Hash]bool, len(out))
+				for _, x := range out {
+					seen[x.Hash] = true
+				}
+			}
 			for _, p := range e.Parents {
 				if !seen[p] {
 					return nil, false
 				}
 			}
 		}
-		seen[e.Hash] = true
+		if seen != nil {
+			seen[e.Hash] = true
+		}
 		out = append(out, e)
 	}
 	return out, sc.Err() == nil
