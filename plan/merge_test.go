@@ -140,7 +140,7 @@ func TestMergeDifferentRecords(t *testing.T) {
 	if len(rep.Conflicts) != 0 || len(rep.Renumbered) != 0 {
 		t.Errorf("report: %+v", rep)
 	}
-	if !slices.Contains(rep.Sides[0].Changes, "step 1: pending → completed") || !slices.Contains(rep.Sides[1].Changes, "finding 2 added (issue): cache key misses the tenant") {
+	if !slices.Contains(rep.Sides[0].Changes, "step 1: pending → completed; result changed") || !slices.Contains(rep.Sides[1].Changes, "finding 2 added (issue): cache key misses the tenant") {
 		t.Errorf("what each side brought: %+v", rep.Sides)
 	}
 	if !out.Plan.Updated.Equal(t0.Add(2 * time.Hour)) {

@@ -44,8 +44,6 @@ func DescribeChanges(base, st *State) []string {
 			add("step %s added: %s", d.ID, clip(d.New.Text))
 		case d.Kind == StepRemoved:
 			add("step %s removed: %s", d.ID, clip(d.Old.Text))
-		case d.StatusChanged():
-			add("step %s: %s → %s", d.ID, d.From, d.To)
 		default:
 			var fields []string
 			for _, f := range d.Fields {
@@ -53,8 +51,17 @@ func DescribeChanges(base, st *State) []string {
 					fields = append(fields, f)
 				}
 			}
+			changed := ""
 			if len(fields) > 0 {
-				add("step %s: %s changed", d.ID, strings.Join(fields, ", "))
+				changed = strings.Join(fields, ", ") + " changed"
+			}
+			switch {
+			case d.StatusChanged() && changed != "":
+				add("step %s: %s → %s; %s", d.ID, d.From, d.To, changed)
+			case d.StatusChanged():
+				add("step %s: %s → %s", d.ID, d.From, d.To)
+			case changed != "":
+				add("step %s: %s", d.ID, changed)
 			}
 		}
 	}
