@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/plangit/plangit/repo/repotest"
 )
 
 // mergeBase is a running plan of four steps in two phases, one finding and
@@ -480,8 +482,11 @@ func randomSide(r *rand.Rand, st *State, marker string, n int, now time.Time) {
 // back as they are written.
 func TestMergeProperty(t *testing.T) {
 	n := 300
-	if testing.Short() {
+	switch {
+	case testing.Short():
 		n = 60
+	case repotest.Long():
+		n = 5000
 	}
 	for seed := range n {
 		r := rand.New(rand.NewPCG(uint64(seed), 32))
