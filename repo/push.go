@@ -75,6 +75,11 @@ func SyncError(results []SyncResult) error {
 		msg = fmt.Sprintf("%d of %d sessions failed; the first: %s", failed, len(results), msg)
 	}
 	e := &plan.Error{Code: plan.CodeOf(first.err), Message: msg, Err: first.err}
+	if pe, ok := first.err.(*plan.Error); ok {
+		for k, v := range pe.Details { // a merge's conflicts, among others
+			e.With(k, v)
+		}
+	}
 	e.With("session", first.Session).With("remote", first.Remote).With("results", results)
 	if first.Local != nil {
 		e.With("local", first.Local)
