@@ -1020,10 +1020,13 @@ func (m *merger) mergeDeliverable() []byte {
 	}
 	m.conflict("", "deliverable", side(x), side(y))
 	var b bytes.Buffer
-	b.WriteString(markerOurs + m.revs[0] + "\n")
-	b.Write(x)
-	b.WriteString(markerSplit + "\n")
-	b.Write(y)
+	for i, text := range [][]byte{x, y} {
+		b.WriteString([]string{markerOurs + m.revs[0], markerSplit}[i] + "\n")
+		b.Write(text)
+		if len(text) > 0 && text[len(text)-1] != '\n' {
+			b.WriteByte('\n')
+		}
+	}
 	b.WriteString(markerTheirs + m.revs[1] + "\n")
 	return b.Bytes()
 }
@@ -1038,11 +1041,10 @@ func deliverableSide(d []byte, rev string) ([]byte, bool) {
 	if start < 0 || split < start || end < split {
 		return nil, false
 	}
-	first, rest, _ := strings.Cut(s[start+len(markerOurs):], "\n")
+	first, _, _ := strings.Cut(s[start+len(markerOurs):], "\n")
 	last, _, _ := strings.Cut(s[end+1+len(markerTheirs):], "\n")
 	body0 := s[start+len(markerOurs)+len(first)+1 : split+1]
 	body1 := s[split+len(markerSplit)+2 : end+1]
-	_ = rest
 	before, after := s[:start], s[end+1+len(markerTheirs)+len(last):]
 	after = strings.TrimPrefix(after, "\n")
 	switch {
