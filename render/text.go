@@ -235,6 +235,15 @@ func Status(w io.Writer, st *plan.State, now time.Time, s Style) {
 	if s.Bars {
 		fmt.Fprintln(w, s.progressBar(c.Done, c.Total, barWidth(s)))
 	}
+	if cs := st.Conflicts(); len(cs) > 0 {
+		var targets []string
+		for _, c := range cs {
+			if t := c.Target(); !slices.Contains(targets, t) {
+				targets = append(targets, t)
+			}
+		}
+		fmt.Fprintf(w, "%s %s (from a merge; plangit resolve lists them and settles each)\n", s.paint(red, "conflicts:"), strings.Join(targets, ", "))
+	}
 	if cur := p.Current(); cur != nil {
 		fmt.Fprintf(w, "current: %s\n", s.styledStep(p, cur, 9))
 	}
