@@ -207,8 +207,18 @@ func (f *Factory) Actor() string {
 // Options are the change options from the global flags. PLANGIT_LOCK_WAIT
 // (a duration such as 500ms or 30s) sets how long a change waits for a
 // session another process is changing.
+//
+// A change made from an agent host's shell records the host and its
+// session (hooks.ShellHosts).
 func (f *Factory) Options() repo.Options {
-	return repo.Options{Now: f.Now(), IfRev: f.IfRev, Meta: repo.Meta{Actor: f.Actor()}, LockWait: f.lockWait(), Asked: f.capture == nil}
+	meta := repo.Meta{Actor: f.Actor()}
+	for _, v := range hooks.ShellHosts {
+		if id := f.Getenv(v.Var); id != "" {
+			meta.Host, meta.HostSession = v.Host, id
+			break
+		}
+	}
+	return repo.Options{Now: f.Now(), IfRev: f.IfRev, Meta: meta, LockWait: f.lockWait(), Asked: f.capture == nil}
 }
 
 // lockWait is PLANGIT_LOCK_WAIT, or zero for the default.

@@ -18,13 +18,21 @@ import (
 func NewCmdLog(f *Factory) *cobra.Command {
 	var o history.LogOptions
 	var since string
+	var graph bool
 	c := &cobra.Command{
 		Use:   "log [REV]",
-		Short: "List revisions, newest first: hash, number, time, actor, progress, summary",
+		Short: "List revisions, newest first: hash, number, time, who, progress, summary",
+		Long: `log lists the session's revisions, newest first: hash, @N, time, who made it (the person's git
+identity, and the agent or hook that acted for them), progress and summary. A merge of
+another machine's revisions is listed with what each side brought and what conflicts, and
+the revisions it brought in are listed too, with the numbers this machine gave them: @N
+never changes once given, and the same revision has the same hash everywhere. --graph draws
+the lines of the history beside it.`,
 		Example: `  plangit log -n 10
   plangit log --step 3          # only revisions that changed step 3
   plangit log --since 2h --json
-  plangit log origin/main       # the remote's tip, kept beside a diverged session`,
+  plangit log --graph           # the two lines of a merge, drawn
+  plangit log origin/main       # the remote's tip, kept beside a shared session`,
 		Args: rangeArgs(0, 1, "at most one revision"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {
@@ -45,9 +53,13 @@ func NewCmdLog(f *Factory) *cobra.Command {
 					return err
 				}
 			}
-			return logRun(f, o)
+			if graph && (o.Step != "" || since != "") {
+				return usagef("--graph draws every revision; --step and --since leave some out")
+			}
+			return logRun(f, o, graph)
 		},
 	}
+	c.Flags().BoolVar(&graph, "graph", false, "draw the lines of the history: a merge and the two sides it joins")
 	c.Flags().IntVarP(&o.N, "max-count", "n", 0, "at most N revisions")
 	c.Flags().StringVar(&since, "since", "", "only revisions since an age (2h, 3d) or a date (2026-11-20)")
 	c.Flags().StringVar(&o.Step, "step", "", "only revisions that changed this step")
@@ -55,7 +67,7 @@ func NewCmdLog(f *Factory) *cobra.Command {
 }
 
 // logRun lists revisions, newest first.
-func logRun(f *Factory, o history.LogOptions) error {
+func logRun(f *Factory, o history.LogOptions, graph bool) error {
 	s, err := f.Session()
 	if err != nil {
 		return err
@@ -72,7 +84,13 @@ func logRun(f *Factory, o history.LogOptions) error {
 	if err != nil {
 		return err
 	}
-	return f.print(map[string]any{"session": s.ID, "revisions": revs}, func(w io.Writer) { render.Log(w, revs, f.Style()) })
+	return f.print(map[string]any{"session": s.ID, "revisions": revs}, func(w io.Writer) {
+		if graph {
+			render.LogGraph(w, revs, f.Style())
+			return
+		}
+		render.Log(w, revs, f.Style())
+	})
 }
 
 // NewCmdDiff builds `plangit diff`.

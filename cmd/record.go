@@ -99,7 +99,7 @@ func findingAddRun(f *Factory, fd plan.Finding) error {
 		if in.Step, err = stepOrCurrent(st.Plan, in.Step); err != nil {
 			return plan.Change{}, err
 		}
-		added, err := st.Findings.Add(in, f.Now())
+		added, err := st.AddFinding(in, f.Now())
 		if err != nil {
 			return plan.Change{}, err
 		}
@@ -185,7 +185,7 @@ func errorAddRun(f *Factory, rec plan.ErrorRecord) error {
 		if in.Step, err = stepOrCurrent(st.Plan, in.Step); err != nil {
 			return plan.Change{}, err
 		}
-		r, err := st.Errors.Record(in, f.Now())
+		r, err := st.RecordError(in, f.Now())
 		if err != nil {
 			return plan.Change{}, err
 		}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/plangit/plangit/plan"
 	"github.com/plangit/plangit/render"
+	"github.com/plangit/plangit/repo"
 )
 
 // Exit codes.
@@ -106,7 +107,7 @@ func commands() []command {
 		{"import", "plan", NewCmdImport}, {"pause", "plan", NewCmdPause}, {"resume", "plan", NewCmdResume}, {"approve", "plan", NewCmdApprove},
 		{"abort", "plan", NewCmdAbort}, {"finish", "plan", NewCmdFinish}, {"reset", "plan", NewCmdReset},
 		{"finding", "record", NewCmdFinding}, {"findings", "record", NewCmdFindings}, {"error", "record", NewCmdError},
-		{"errors", "record", NewCmdErrors}, {"deliverable", "record", NewCmdDeliverable},
+		{"errors", "record", NewCmdErrors}, {"deliverable", "record", NewCmdDeliverable}, {"resolve", "record", NewCmdResolve},
 		{"log", "history", NewCmdLog}, {"diff", "history", NewCmdDiff}, {"blame", "history", NewCmdBlame}, {"timeline", "history", NewCmdTimeline},
 		{"rollback", "history", NewCmdRollback}, {"undo", "history", NewCmdUndo}, {"graph", "history", NewCmdGraph}, {"report", "history", NewCmdReport},
 		{"hook", "agent", NewCmdHook}, {"hooks", "agent", NewCmdHooks}, {"mcp", "agent", NewCmdMCP}, {"config", "agent", NewCmdConfig},
@@ -115,6 +116,32 @@ func commands() []command {
 		{"demo", "session", NewCmdDemo},
 		{"version", "", NewCmdVersion},
 	}
+}
+
+// revisionArgs are the commands whose arguments are revisions.
+var revisionArgs = map[string]bool{"log": true, "diff": true, "rollback": true}
+
+// checkRevisions refuses, as a usage error naming the forms plangit reads,
+// a revision name it cannot read — in --if-rev, --rev or the arguments of
+// log, diff and rollback — before anything runs: a name plangit does not
+// understand never stands for HEAD.
+func checkRevisions(c *cobra.Command, args []string, ifRev string) error {
+	revs := []string{}
+	if ifRev != "" {
+		revs = append(revs, ifRev)
+	}
+	if fl := c.Flags().Lookup("rev"); fl != nil && fl.Changed {
+		revs = append(revs, fl.Value.String())
+	}
+	if revisionArgs[c.Name()] && c.Parent() == c.Root() {
+		revs = append(revs, args...)
+	}
+	for _, r := range revs {
+		if err := repo.CheckRevName(r); err != nil {
+			return asUsage(err)
+		}
+	}
+	return nil
 }
 
 // newCmdRootFor builds the tree a command line needs: the root and the
@@ -180,6 +207,9 @@ Then:        plangit step add "..."   plangit next   plangit step done 1 --resul
 		},
 		PersistentPreRunE: func(c *cobra.Command, args []string) error {
 			if err := checkChoices(c); err != nil {
+				return err
+			}
+			if err := checkRevisions(c, args, f.IfRev); err != nil {
 				return err
 			}
 			if skipsEnvCheck(c) {

@@ -144,15 +144,7 @@ func showStep(f *Factory, s *repo.Session, st *plan.State, rev, id string) error
 	if err != nil {
 		return err
 	}
-	upTo := 0
-	if revs, err := s.Revisions(); err == nil {
-		for _, r := range revs {
-			if r.Hash == rev {
-				upTo = r.N
-			}
-		}
-	}
-	events, err := history.StepHistory(s, step.ID, upTo)
+	events, err := history.StepHistory(s, step.ID, rev)
 	if err != nil {
 		return err
 	}

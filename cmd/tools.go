@@ -448,7 +448,7 @@ func (t *Tools) History(in HistoryInput) (*ToolResult, error) {
 			return nil, err
 		}
 	}
-	return t.run(in.Session, "", func(f *Factory) error { return logRun(f, o) })
+	return t.run(in.Session, "", func(f *Factory) error { return logRun(f, o, false) })
 }
 
 // Rollback makes a revision whose files equal rev's, or undoes the last

@@ -17,51 +17,52 @@ type BlameLine struct {
 	Rev    string          `json:"rev"`
 	N      int             `json:"n"`
 	Time   time.Time       `json:"time"`
+	Author repo.Person     `json:"author,omitzero"`
 	Actor  string          `json:"actor"`
+	Who    string          `json:"who"` // the person and the actor, for people: "Ann Lee (agent)"
 	What   string          `json:"what"`
 }
 
-// Blame finds, for every step of the current plan, the revision that last
-// changed it, from the steps each commit records having touched. What
-// changed is worked out by diffing only those revisions.
+// Blame finds, for every step of the current plan, the revision whose
+// change of it stands in the plan, from the steps each commit records
+// having touched; through a merge it follows the side whose version the
+// merge kept (lineage.lastChange). What changed is worked out by diffing
+// only those revisions.
 func Blame(s *repo.Session) ([]BlameLine, error) {
 	st, err := s.State()
 	if err != nil {
 		return nil, err
 	}
-	revs, err := s.Revisions()
+	l, err := newLineage(s)
 	if err != nil {
 		return nil, err
 	}
-	last := map[string]repo.Revision{}
-	for _, r := range revs {
-		for _, t := range r.Touches {
-			last[t.Step] = r
-		}
-	}
+	last := l.lastChange(st.Plan.Steps(), nil)
 	diffs := map[string][]Change{} // by revision
 	var out []BlameLine
 	for _, step := range st.Plan.Steps() {
-		r, ok := last[step.ID]
+		i, ok := last[step.ID]
 		line := BlameLine{Step: step.ID, Text: step.Text, Status: step.Status}
 		if !ok {
 			line.What = "not changed by any revision (a hand edit not yet adopted?)"
 			out = append(out, line)
 			continue
 		}
-		line.Rev, line.N, line.Time, line.Actor = r.Hash, r.N, r.Time, r.Actor
+		r := l.revs[i]
+		line.Rev, line.N, line.Time, line.Author, line.Actor, line.Who = r.Hash, r.N, r.Time, r.Author, r.Actor, r.Who()
 		cs, seen := diffs[r.Hash]
 		if !seen {
 			cs = revisionChanges(s, r)
 			diffs[r.Hash] = cs
 		}
+		local := l.local(i, step.ID)
 		var what []string
-		for _, c := range changesForStep(cs, step.ID) {
+		for _, c := range changesForStep(cs, local) {
 			if c.Action == "status" {
 				what = append(what, "status "+arrow(c.From, c.To))
 				continue
 			}
-			what = append(what, strings.TrimPrefix(c.Detail, "step "+step.ID+" "))
+			what = append(what, strings.TrimPrefix(c.Detail, "step "+local+" "))
 		}
 		if len(what) == 0 {
 			what = []string{r.Summary}

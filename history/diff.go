@@ -56,6 +56,8 @@ func SemanticDiff(a, b *plan.State) []Change {
 		}
 	}
 
+	out = append(out, conflictChanges("plan", "", "", pa.Conflicts, pb.Conflicts)...)
+
 	phasesA, phasesB := phaseMap(pa), phaseMap(pb)
 	for _, ph := range pb.Phases {
 		old, ok := phasesA[ph.ID]
@@ -152,6 +154,9 @@ func stepChanges(d plan.StepDelta) []Change {
 			c.Detail = fmt.Sprintf("step %s progress %s", id, arrow(orNone(c.From), orNone(c.To)))
 		case "started", "completed", "retries":
 			continue // they come with a status change, which says it
+		case "conflicts":
+			out = append(out, conflictChanges("step", id, "step "+id+" ", d.Old.Conflicts, d.New.Conflicts)...)
+			continue
 		default:
 			c.From, c.To = fieldValue(d.Old, f), fieldValue(d.New, f)
 			c.Detail = fmt.Sprintf("step %s %s %s", id, f, setOrChanged(c.From, c.To))
@@ -162,6 +167,23 @@ func stepChanges(d plan.StepDelta) []Change {
 	if len(out) == 0 {
 		// Only times or retries changed.
 		out = append(out, Change{Kind: "step", ID: id, Action: "changed", Detail: fmt.Sprintf("step %s %s changed", id, strings.Join(d.Fields, ", "))})
+	}
+	return out
+}
+
+// conflictChanges says which merge conflicts a change recorded and which
+// it settled.
+func conflictChanges(kind, id, prefix string, a, b []plan.Conflict) []Change {
+	var out []Change
+	for _, c := range b {
+		if !slices.Contains(a, c) {
+			out = append(out, Change{Kind: kind, ID: id, Action: "conflict", To: c.String(), Detail: prefix + "conflict " + c.Display()})
+		}
+	}
+	for _, c := range a {
+		if !slices.ContainsFunc(b, func(x plan.Conflict) bool { return x.Field == c.Field }) {
+			out = append(out, Change{Kind: kind, ID: id, Action: "settled", From: c.String(), Detail: prefix + "conflict on " + c.Field + " settled"})
+		}
 	}
 	return out
 }

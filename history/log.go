@@ -21,8 +21,10 @@ type LogOptions struct {
 	Rev   string    // the revisions leading to this one; "" is HEAD
 }
 
-// Log returns the session's revisions, newest first. Filtering by step uses
-// the steps each commit records having touched; no revision is diffed.
+// Log returns the session's revisions, newest first: every revision of its
+// history, merged-in ones too, by their number here; a merge with what its
+// message says each side brought. Filtering by step uses the steps each
+// commit records having touched; no revision is diffed.
 func Log(s *repo.Session, o LogOptions) ([]repo.Revision, error) {
 	var revs []repo.Revision
 	var err error
@@ -41,10 +43,13 @@ func Log(s *repo.Session, o LogOptions) ([]repo.Revision, error) {
 	out := revs[:0]
 	for _, r := range revs {
 		if !o.Since.IsZero() && r.Time.Before(o.Since) {
-			break // older revisions only get older
+			continue // merged-in revisions may be older than those before them
 		}
 		if step != "" && !r.Touched(step) {
 			continue
+		}
+		if r.IsMerge() {
+			r.Merge = s.MergeInfo(r.Hash)
 		}
 		out = append(out, r)
 		if o.N > 0 && len(out) == o.N {
@@ -60,7 +65,9 @@ type StepEvent struct {
 	N       int             `json:"n"`
 	Rev     string          `json:"rev"`
 	Time    time.Time       `json:"time"`
+	Author  repo.Person     `json:"author,omitzero"`
 	Actor   string          `json:"actor"`
+	Who     string          `json:"who"`
 	Op      string          `json:"op"`
 	From    plan.StepStatus `json:"from,omitempty"` // "" when the step was added
 	To      plan.StepStatus `json:"to,omitempty"`   // "" when it was removed
@@ -68,29 +75,50 @@ type StepEvent struct {
 	Summary string          `json:"summary"`
 }
 
-// StepHistory returns the revisions that changed step id, oldest first, up
-// to and including revision upTo (0: all). It reads the steps each commit
-// records having touched; no revision is diffed.
-func StepHistory(s *repo.Session, id string, upTo int) ([]StepEvent, error) {
-	revs, err := s.Revisions()
+// StepHistory returns the revisions that changed step id (its id in the
+// current plan), in the order they were made, up to and including
+// revision rev (a full hash; "" for all): rev's own history. It reads the
+// steps each commit records having touched; no revision is diffed.
+// Merges are left out: they only bring together what their sides did,
+// and those revisions are listed.
+func StepHistory(s *repo.Session, id, rev string) ([]StepEvent, error) {
+	l, err := newLineage(s)
 	if err != nil {
 		return nil, err
 	}
-	id = plan.NormalizeID(id)
-	var out []StepEvent
-	for _, r := range revs {
-		if upTo > 0 && r.N > upTo {
-			break
-		}
-		for _, t := range r.Touches {
-			if t.Step != id {
-				continue
-			}
-			out = append(out, StepEvent{N: r.N, Rev: r.Hash, Time: r.Time, Actor: r.Actor, Op: r.Op,
-				From: t.From, To: t.To, Status: t.From != "" || t.To != "", Summary: r.Summary})
+	var within map[string]bool
+	if rev != "" {
+		if _, ok := l.index[rev]; ok {
+			within = l.ancestors(rev)
 		}
 	}
+	id = plan.NormalizeID(id)
+	var out []StepEvent
+	for _, x := range l.touches() {
+		r := l.revs[x.rev]
+		if x.step != id || within != nil && !within[r.Hash] {
+			continue
+		}
+		out = append(out, StepEvent{N: r.N, Rev: r.Hash, Time: r.Time, Author: r.Author, Actor: r.Actor, Who: r.Who(), Op: r.Op,
+			From: x.t.From, To: x.t.To, Status: x.t.From != "" || x.t.To != "", Summary: r.Summary})
+	}
 	return out, nil
+}
+
+// ancestors is the set of revisions of rev's history, rev included.
+func (l *lineage) ancestors(rev string) map[string]bool {
+	out := map[string]bool{}
+	for queue := []string{rev}; len(queue) > 0; {
+		h := queue[len(queue)-1]
+		queue = queue[:len(queue)-1]
+		i, ok := l.index[h]
+		if !ok || out[h] {
+			continue
+		}
+		out[h] = true
+		queue = append(queue, parentsOf(l.revs[i])...)
+	}
+	return out
 }
 
 // ParseSince reads a --since value: an age ("2h", "3d", "1w") before now,

@@ -24,8 +24,11 @@ type Revision struct {
 	Files   []FileDiff `json:"files"`
 }
 
-// Collect gathers a report of the session at rev ("" for HEAD). It reads
-// every revision once, oldest first, diffing each against the one before.
+// Collect gathers a report of the session at rev ("" for HEAD): every
+// revision of rev's history, oldest first, each diffed against its first
+// parent — a merge so shows what it brought into this line, and its
+// message says what each side brought and who made it. Each revision is
+// read once.
 func Collect(s *repo.Session, rev string, now time.Time) (*Report, error) {
 	if rev == "" {
 		rev = "HEAD"
@@ -34,32 +37,59 @@ func Collect(s *repo.Session, rev string, now time.Time) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	revs, err := s.Revisions()
+	revs, err := s.RevisionsFrom(target)
 	if err != nil {
 		return nil, err
 	}
+	// A revision's state is kept until the last revision it is the first
+	// parent of has been diffed against it.
+	children := map[string]int{}
+	for _, rv := range revs {
+		children[rv.Parent]++
+	}
+	type read struct {
+		files map[string][]byte
+		st    *plan.State
+	}
+	kept := map[string]read{}
 	r := &Report{Session: s.ID, Generated: now}
-	prevFiles := map[string][]byte{}
-	prev := &plan.State{Plan: &plan.Plan{}}
 	for _, rv := range revs {
 		files, err := s.FilesOf(rv.Hash)
 		if err != nil {
 			return nil, err
 		}
+		prev, ok := kept[rv.Parent]
+		if !ok {
+			prev = read{files: map[string][]byte{}, st: &plan.State{Plan: &plan.Plan{}}}
+			if rv.Parent != "" {
+				if pf, err := s.FilesOf(rv.Parent); err == nil {
+					if pst, err := plan.ParseState(pf); err == nil {
+						prev = read{pf, pst}
+					}
+				}
+			}
+		}
 		st, err := plan.ParseState(files)
 		if err != nil {
 			// A revision written badly by another tool: show its text diff only.
-			st = prev
+			st = prev.st
 		}
-		r.Revisions = append(r.Revisions, Revision{Revision: rv, Changes: SemanticDiff(prev, st), Files: TextDiff(prevFiles, files)})
-		prev, prevFiles = st, files
+		if rv.IsMerge() {
+			rv.Merge = s.MergeInfo(rv.Hash)
+		}
+		r.Revisions = append(r.Revisions, Revision{Revision: rv, Changes: SemanticDiff(prev.st, st), Files: TextDiff(prev.files, files)})
+		if children[rv.Parent]--; children[rv.Parent] <= 0 {
+			delete(kept, rv.Parent)
+		}
+		if children[rv.Hash] > 0 {
+			kept[rv.Hash] = read{files, st}
+		}
 		if rv.Hash == target {
 			r.Rev, r.State = rv, st
-			break
 		}
 	}
 	if r.State == nil {
-		return nil, plan.Errorf(plan.CodeRevisionNotFound, "revision %s is not on session %s's branch", rev, s.ID)
+		return nil, plan.Errorf(plan.CodeRevisionNotFound, "revision %s is not in session %s's history", rev, s.ID)
 	}
 	return r, nil
 }

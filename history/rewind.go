@@ -49,32 +49,32 @@ func RevertStep(s *repo.Session, id string, opts repo.Options) (*repo.Result, er
 		if err != nil {
 			return plan.Change{}, err
 		}
-		revs, err := s.Revisions()
+		l, err := newLineage(s)
 		if err != nil {
 			return plan.Change{}, err
 		}
-		for i := len(revs) - 1; i >= 0; i-- {
-			r := revs[i]
-			t, ok := statusChange(r, cur.ID)
-			if !ok {
-				continue
-			}
-			before, err := s.StateOf(r.Parent)
-			if err != nil {
-				return plan.Change{}, err
-			}
-			old, _, err := before.Plan.Step(cur.ID)
-			if err != nil {
-				return plan.Change{}, err
-			}
-			if cur.Status != t.To {
-				return plan.Change{}, plan.Errorf(plan.CodeInvalidStatus,
-					"step %s's latest status change, @%d (%s → %s), no longer matches its status %s; change it directly instead",
-					cur.ID, r.N, t.From, t.To, cur.Status).With("step", cur.ID).With("rev", r.Hash)
-			}
-			return st.Plan.RevertStatus(cur.ID, old, fmt.Sprintf("@%d %s", r.N, r.Hash[:7]), opts.Time())
+		isStatus := func(t plan.Touch) bool { return t.From != "" && t.To != "" && t.From != t.To }
+		i, ok := l.lastChange([]*plan.Step{cur}, isStatus)[cur.ID]
+		if !ok {
+			return plan.Change{}, plan.Errorf(plan.CodeInvalidStatus, "step %s has no status change to revert", cur.ID).With("step", cur.ID)
 		}
-		return plan.Change{}, plan.Errorf(plan.CodeInvalidStatus, "step %s has no status change to revert", cur.ID).With("step", cur.ID)
+		r := l.revs[i]
+		local := l.local(i, cur.ID)
+		t, _ := statusChange(r, local)
+		before, err := s.StateOf(r.Parent)
+		if err != nil {
+			return plan.Change{}, err
+		}
+		old, _, err := before.Plan.Step(local)
+		if err != nil {
+			return plan.Change{}, err
+		}
+		if cur.Status != t.To {
+			return plan.Change{}, plan.Errorf(plan.CodeInvalidStatus,
+				"step %s's latest status change, @%d (%s → %s), no longer matches its status %s; change it directly instead",
+				cur.ID, r.N, t.From, t.To, cur.Status).With("step", cur.ID).With("rev", r.Hash)
+		}
+		return st.Plan.RevertStatus(cur.ID, old, fmt.Sprintf("@%d %s", r.N, r.Hash[:7]), opts.Time())
 	})
 }
 

@@ -18,17 +18,22 @@ type Span struct {
 	Finished time.Time       `json:"finished,omitzero"`
 	Duration time.Duration   `json:"duration_ns,omitempty"` // finished − started, when both are known
 	Runs     int             `json:"runs"`                  // how many times it was started
+	// StartedBy and FinishedBy say who started and who finished it
+	// (repo.Revision.Who).
+	StartedBy  string `json:"started_by,omitempty"`
+	FinishedBy string `json:"finished_by,omitempty"`
 }
 
 // Timeline reads, from the status changes each commit records, when every
-// step of the current plan started and finished. A reopened step's span is
-// its latest run.
+// step of the current plan started and finished, and who started and
+// finished it. A reopened step's span is its latest run. Revisions
+// merged in from another machine count as they were made, in time order.
 func Timeline(s *repo.Session) ([]Span, error) {
 	st, err := s.State()
 	if err != nil {
 		return nil, err
 	}
-	revs, err := s.Revisions()
+	l, err := newLineage(s)
 	if err != nil {
 		return nil, err
 	}
@@ -38,23 +43,21 @@ func Timeline(s *repo.Session) ([]Span, error) {
 			spans[step.ID] = &Span{Step: step.ID, Text: step.Text, Phase: ph.ID, Status: step.Status}
 		}
 	}
-	for _, r := range revs {
-		for _, t := range r.Touches {
-			sp := spans[t.Step]
-			if sp == nil || t.From == t.To {
-				continue
-			}
-			switch t.To {
-			case plan.StepInProgress:
-				sp.Started, sp.Finished = r.Time, time.Time{}
-				sp.Runs++
-			case plan.StepCompleted, plan.StepSkipped, plan.StepFailed:
-				sp.Finished = r.Time
-			case plan.StepPending, plan.StepBlocked:
-				sp.Finished = time.Time{}
-				if t.To == plan.StepPending {
-					sp.Started = time.Time{}
-				}
+	for _, x := range l.touches() {
+		sp, t, r := spans[x.step], x.t, l.revs[x.rev]
+		if sp == nil || t.From == t.To {
+			continue
+		}
+		switch t.To {
+		case plan.StepInProgress:
+			sp.Started, sp.Finished, sp.StartedBy, sp.FinishedBy = r.Time, time.Time{}, r.Who(), ""
+			sp.Runs++
+		case plan.StepCompleted, plan.StepSkipped, plan.StepFailed:
+			sp.Finished, sp.FinishedBy = r.Time, r.Who()
+		case plan.StepPending, plan.StepBlocked:
+			sp.Finished, sp.FinishedBy = time.Time{}, ""
+			if t.To == plan.StepPending {
+				sp.Started, sp.StartedBy = time.Time{}, ""
 			}
 		}
 	}

@@ -194,7 +194,7 @@ func (e *engine) glance() (s *repo.Session, g *hookwire.Glance, err error) {
 // options are the change options of a hook's commit.
 func (e *engine) options() repo.Options {
 	return repo.Options{Now: e.env.Now(), LockWait: e.env.LockWait, Yield: true, Asked: true,
-		Meta: repo.Meta{Actor: "hook", Hook: e.in.Event, Tool: e.in.ToolName}}
+		Meta: repo.Meta{Actor: "hook", Hook: e.in.Event, Tool: e.in.ToolName, Host: e.in.Host, HostSession: e.in.SessionID}}
 }
 
 // cli is the command line that runs plangit on this session from the

@@ -62,6 +62,10 @@ type Input struct {
 	// the steps it started.
 	AgentID string
 
+	// Host names the agent host that sent the event (HostNames), for the
+	// commits it makes (repo.Meta.Host).
+	Host string
+
 	// What the agent's shell knows. An adapter fills these from what its
 	// host documents; left zero, every command a hook suggests names
 	// --session, which is always right.
@@ -85,6 +89,14 @@ type Input struct {
 // session_id: plangit's CLI reads them after PLANGIT_SESSION, when a
 // session of that id exists (cmd.Factory.SessionID).
 var SessionVars = []string{"CLAUDE_CODE_SESSION_ID", "CODEX_THREAD_ID"}
+
+// ShellHosts are the environment variables through which an agent host's
+// shell says which host it is and its session: the CLI records them
+// (repo.Meta.Host, HostSession) on the changes an agent makes from its
+// shell.
+var ShellHosts = []struct{ Var, Host string }{
+	{"CLAUDE_CODE_SESSION_ID", HostClaude}, {"CODEX_THREAD_ID", HostCodex}, {"COPILOT_AGENT_SESSION_ID", HostCopilot},
+}
 
 // EnvReader is a Host whose hook process learns from its own environment
 // what the payload does not say (the Input fields on the agent's shell).
@@ -189,6 +201,7 @@ func Run(h Host, event string, stdin io.Reader, env Env) (stdout []byte, exitCod
 	if recognised && defers(h, in, env) {
 		return nothing(h), 0 // the host's own plangit hook answers this event
 	}
+	in.Host = hostName(h)
 	if r, ok := h.(EnvReader); ok && env.Getenv != nil {
 		r.ReadEnv(in, env.Getenv)
 	}

@@ -1,6 +1,7 @@
 package hooks
 
 import (
+	"reflect"
 	"slices"
 	"strings"
 
@@ -60,6 +61,16 @@ func HostNames() []string {
 		out[i] = h.name
 	}
 	return out
+}
+
+// hostName is the name of host h; "" for one plangit does not list.
+func hostName(h Host) string {
+	for _, x := range hosts {
+		if reflect.TypeOf(x.host) == reflect.TypeOf(h) {
+			return x.name
+		}
+	}
+	return ""
 }
 
 func lookupHost(name string) (*hostInfo, error) {

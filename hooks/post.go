@@ -341,7 +341,7 @@ func (e *engine) postToolUseFailure() (*Output, error) {
 			step = cur.ID
 		}
 		key, _ := hookwire.ToolKey(e.in.ToolInput)
-		r, err := st.Errors.Record(plan.ErrorRecord{Tool: e.in.ToolName, Message: e.in.Error, Step: step,
+		r, err := st.RecordError(plan.ErrorRecord{Tool: e.in.ToolName, Message: e.in.Error, Step: step,
 			Params: compactJSON(e.in.ToolInput), Key: key}, e.env.Now())
 		if err != nil {
 			return plan.Change{}, err

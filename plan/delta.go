@@ -35,6 +35,7 @@ func (d StepDelta) StatusChanged() bool { return d.From != d.To }
 // Clone returns a deep copy of the plan.
 func (p *Plan) Clone() *Plan {
 	c := *p
+	c.Conflicts = slices.Clone(p.Conflicts)
 	c.Phases = make([]*Phase, len(p.Phases))
 	for i, ph := range p.Phases {
 		cp := *ph
@@ -42,6 +43,7 @@ func (p *Plan) Clone() *Plan {
 		for j, s := range ph.Steps {
 			cs := *s
 			cs.Needs = slices.Clone(s.Needs)
+			cs.Conflicts = slices.Clone(s.Conflicts)
 			cp.Steps[j] = &cs
 		}
 		c.Phases[i] = &cp
@@ -122,6 +124,7 @@ func changedFields(a, b *Step) []string {
 	add("completed", !a.Completed.Equal(b.Completed))
 	add("retries", a.Retries != b.Retries)
 	add("auto", a.Auto != b.Auto)
+	add("conflicts", !slices.Equal(a.Conflicts, b.Conflicts))
 	return f
 }
 

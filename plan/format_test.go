@@ -277,7 +277,42 @@ func randomPlan(r *rand.Rand) *Plan {
 	case 2:
 		p.Abort("x"+randomText(r, 8, true), tick())
 	}
+	if r.IntN(4) == 0 {
+		randomConflicts(r, p)
+	}
 	return p
+}
+
+// randomConflicts records merge conflicts on the plan and some of its
+// steps, as a merge does, with values of any text.
+func randomConflicts(r *rand.Rand, p *Plan) {
+	rev := func() string {
+		const hex = "0123456789abcdef"
+		b := make([]byte, 7)
+		for i := range b {
+			b[i] = hex[r.IntN(16)]
+		}
+		return string(b)
+	}
+	side := func() ConflictSide {
+		if r.IntN(5) == 0 {
+			return ConflictSide{Rev: rev(), Removed: true}
+		}
+		return ConflictSide{Rev: rev(), Value: randomText(r, 8, r.IntN(2) == 0)}
+	}
+	for _, s := range p.Steps() {
+		if r.IntN(3) == 0 {
+			for _, f := range []string{"needs", "status", "text"}[:1+r.IntN(3)] {
+				s.Conflicts = append(s.Conflicts, Conflict{Field: f, Sides: [2]ConflictSide{side(), side()}})
+			}
+		}
+	}
+	for _, f := range []string{"deliverable", "goal", "phase 1 title"}[:r.IntN(4)] {
+		p.Conflicts = append(p.Conflicts, Conflict{Field: f, Sides: [2]ConflictSide{side(), side()}})
+	}
+	if r.IntN(2) == 0 {
+		p.NextFinding, p.NextError = 1+r.IntN(9), 1+r.IntN(9)
+	}
 }
 
 // TestRoundTripProperty: for random plans, parse(write(p)) equals p and

@@ -26,6 +26,10 @@ func addSeeds(f *testing.F, write func(r *rand.Rand) []byte, files ...string) {
 func FuzzParsePlan(f *testing.F) {
 	addSeeds(f, func(r *rand.Rand) []byte { return WritePlan(randomPlan(r)) }, "demo_plan.md")
 	f.Add([]byte("# T\n\n## Phase 1: A\n\n- [ ] one\n- [x] two\n  - result: r\n"))
+	// A merge's conflicts: on a step, and on the plan's own fields.
+	f.Add([]byte("# T\n\n> **Goal:** g\n>\n> **Conflict:** goal: \"a\\n\\\"b\\\"\" (abc1234) | removed (def5678)\n\n## Phase 1: A\n\n" +
+		"- [ ] ○ one `#1`\n  - conflict: status: \"completed 2026-11-20T10:05:00Z → 2026-11-20T10:20:00Z retries:1\" (abc1234) | \"blocked\" (def5678)\n" +
+		"  - conflict: removed: removed (abc1234) | \"changed\" (def5678)\n\n<!-- plangit next-step=2 next-finding=4 next-error=3 -->\n"))
 	f.Fuzz(func(t *testing.T, src []byte) {
 		p, err := ParsePlan(src)
 		if err != nil {

@@ -96,11 +96,21 @@ type Plan struct {
 	// started (init, import). An automatic plan not yet worked on is the
 	// agent's to take over (TakeOver).
 	From string `json:"from,omitempty"`
+	// Conflicts are the plan's own fields — and its phases', findings' and
+	// deliverable's — that a merge found changed both ways (Merge); a
+	// step's are on the step.
+	Conflicts []Conflict `json:"conflicts,omitempty"`
 
 	// NextStep and NextPhase are the ids the next added step and phase get.
 	// They only grow, so an id is never reused inside a plan.
 	NextStep  int `json:"-"`
 	NextPhase int `json:"-"`
+	// NextFinding and NextError, when set, are the least ids the next
+	// finding and error get: a merge that took one side's files whole
+	// raises them past the ids the other side had issued. Zero: one more
+	// than the largest id in findings.md and errors.md.
+	NextFinding int `json:"-"`
+	NextError   int `json:"-"`
 
 	// Rules are the project's settings that change how the plan behaves.
 	// They are not stored in the plan: New, ParsePlan and Import give a plan
@@ -172,6 +182,10 @@ type Step struct {
 	// that it was done, which the agent never said: its own step done
 	// confirms it, its own step start takes it back.
 	Auto bool `json:"auto,omitempty"`
+	// Conflicts are the step's fields a merge found changed both ways;
+	// until they are settled the step keeps its value from before the
+	// sides diverged, and takes no other change.
+	Conflicts []Conflict `json:"conflicts,omitempty"`
 }
 
 // PhaseStatus is a phase's derived status.
@@ -345,7 +359,7 @@ func (p *Plan) Ready() []*Step {
 	var out []*Step
 	for _, ph := range p.Phases {
 		for _, s := range ph.Steps {
-			if s.Status == StepPending && len(openNeeds(s, byID)) == 0 {
+			if s.Status == StepPending && len(s.Conflicts) == 0 && len(openNeeds(s, byID)) == 0 {
 				out = append(out, s)
 			}
 		}

@@ -153,6 +153,9 @@ func (p *Plan) EditPhase(ref string, e PhaseEdit, now time.Time) (Change, error)
 	if err != nil {
 		return Change{}, err
 	}
+	if err := p.settledPlan("phase "+ph.ID+" title", "phase "+ph.ID+" notes"); err != nil {
+		return Change{}, err
+	}
 	var changed []string
 	if e.Title != nil {
 		t, err := CleanLine("phase title", *e.Title)
@@ -396,6 +399,9 @@ func (p *Plan) Transition(id string, a Action, o TransitionOpts, now time.Time) 
 	if err != nil {
 		return Change{}, err
 	}
+	if err := s.settled(); err != nil {
+		return Change{}, err
+	}
 	result, err := CleanText("result", o.Result)
 	if err != nil {
 		return Change{}, err
@@ -549,6 +555,9 @@ func (p *Plan) EditStep(id string, e StepEdit, now time.Time) (Change, error) {
 	if err != nil {
 		return Change{}, err
 	}
+	if err := s.settled(); err != nil {
+		return Change{}, err
+	}
 	if s.Status.Resolved() {
 		return Change{}, Errorf(CodeStepNotEditable, "step %s is %s and is kept as a record; reopen it first: plangit step reopen %s", s.ID, s.Status, s.ID).With("step", s.ID)
 	}
@@ -613,6 +622,9 @@ func (p *Plan) RemoveStep(id string, now time.Time) (Change, error) {
 	if err != nil {
 		return Change{}, err
 	}
+	if err := s.settled(); err != nil {
+		return Change{}, err
+	}
 	if s.Status != StepPending {
 		return Change{}, Errorf(CodeStepNotEditable, "step %s is %s; only pending steps can be removed (skip it instead: plangit step skip %s)", s.ID, s.Status, s.ID).With("step", s.ID)
 	}
@@ -634,6 +646,9 @@ func (p *Plan) SetProgress(id string, pr Progress, now time.Time) (Change, error
 	}
 	s, _, err := p.Step(id)
 	if err != nil {
+		return Change{}, err
+	}
+	if err := s.settled(); err != nil {
 		return Change{}, err
 	}
 	if s.Status.Resolved() || s.Status == StepFailed {
@@ -660,6 +675,9 @@ func (p *Plan) RevertStatus(id string, old *Step, what string, now time.Time) (C
 	if err != nil {
 		return Change{}, err
 	}
+	if err := s.settled(); err != nil {
+		return Change{}, err
+	}
 	from := s.Status
 	s.Status, s.Started, s.Completed = old.Status, old.Started, old.Completed
 	s.Result, s.Reason, s.Progress, s.Retries = old.Result, old.Reason, old.Progress, old.Retries
@@ -669,6 +687,9 @@ func (p *Plan) RevertStatus(id string, old *Step, what string, now time.Time) (C
 
 // planTransition moves the plan between statuses.
 func (p *Plan) planTransition(op string, from []PlanStatus, to PlanStatus, hint string, now time.Time) (Change, error) {
+	if err := p.settledPlan("status", "result", "reason"); err != nil {
+		return Change{}, err
+	}
 	if !slices.Contains(from, p.Status) {
 		return Change{}, Errorf(CodeInvalidStatus, "cannot %s: the plan is %s%s", op, p.Status, hint).With("status", string(p.Status))
 	}

@@ -37,11 +37,12 @@ const PlanFile = "task_plan.md"
 // line carries its id and machine fields; detail lines carry the rest.
 
 const (
-	labelGoal   = "Goal"
-	labelStatus = "Status"
-	labelResult = "Result"
-	labelReason = "Reason"
-	machineTag  = "<!-- plangit"
+	labelGoal     = "Goal"
+	labelStatus   = "Status"
+	labelResult   = "Result"
+	labelReason   = "Reason"
+	labelConflict = "Conflict"
+	machineTag    = "<!-- plangit"
 )
 
 var stepIcons = []string{"○", "◐", "●", "✖", "⊘"}
@@ -66,6 +67,9 @@ func WritePlan(p *Plan) []byte {
 	}
 	if p.Reason != "" {
 		header = append(header, "**"+labelReason+":** "+joinLines(p.Reason))
+	}
+	for _, c := range p.Conflicts {
+		header = append(header, "**"+labelConflict+":** "+c.String())
 	}
 	for i, h := range header {
 		if i > 0 {
@@ -97,6 +101,12 @@ func WritePlan(p *Plan) []byte {
 		b.WriteString(" created=" + formatTime(p.Created))
 	}
 	fmt.Fprintf(&b, " iterations=%d next-step=%d next-phase=%d", p.Iterations, p.NextStep, p.NextPhase)
+	if p.NextFinding > 0 {
+		fmt.Fprintf(&b, " next-finding=%d", p.NextFinding)
+	}
+	if p.NextError > 0 {
+		fmt.Fprintf(&b, " next-error=%d", p.NextError)
+	}
 	if p.From != "" {
 		b.WriteString(" from=" + p.From)
 	}
@@ -141,6 +151,9 @@ func writeStep(b *strings.Builder, s *Step) {
 			t += " (" + FormatDuration(s.Completed.Sub(s.Started)) + ")"
 		}
 		detail("time", strings.TrimSpace(t))
+	}
+	for _, c := range s.Conflicts {
+		b.WriteString("  - conflict: " + c.String() + "\n")
 	}
 }
 
@@ -335,6 +348,12 @@ func (pp *planParser) headerField(label, value string, off int) error {
 		pp.p.Result, err = CleanText("result", splitLines(value))
 	case strings.EqualFold(label, labelReason):
 		pp.p.Reason, err = CleanText("reason", splitLines(value))
+	case strings.EqualFold(label, labelConflict):
+		c, cerr := ParseConflict(value)
+		if cerr != nil {
+			return pp.errAt(off, "%s", cerr.(*Error).Message)
+		}
+		pp.p.Conflicts = append(pp.p.Conflicts, c)
 	case strings.EqualFold(label, labelStatus):
 		word, rest, _ := strings.Cut(value, " ")
 		st, ok := ParsePlanStatus(strings.ToLower(strings.TrimSpace(word)))
@@ -351,7 +370,7 @@ func (pp *planParser) headerField(label, value string, off int) error {
 			pp.p.Updated = t
 		}
 	default:
-		return pp.errAt(off, "unknown header line %q; the header holds Goal, Status, Result and Reason", clip(label))
+		return pp.errAt(off, "unknown header line %q; the header holds Goal, Status, Result, Reason and Conflict", clip(label))
 	}
 	if err != nil {
 		return pp.errAt(off, "%s", err.Error())
@@ -380,6 +399,12 @@ func (pp *planParser) machine(n ast.Node, raw string) error {
 		case "next-phase":
 			n, err := strconv.Atoi(v)
 			pp.nextPhase, bad = max(pp.nextPhase, n), err != nil || n < 1
+		case "next-finding":
+			n, err := strconv.Atoi(v)
+			pp.p.NextFinding, bad = n, err != nil || n < 1
+		case "next-error":
+			n, err := strconv.Atoi(v)
+			pp.p.NextError, bad = n, err != nil || n < 1
 		case "from":
 			pp.p.From, bad = v, !slices.Contains(Origins, v)
 		default:
@@ -527,6 +552,13 @@ func (pp *planParser) stepField(s *Step, f field) error {
 		s.Result, err = CleanText("result", splitLines(f.value))
 	case "reason":
 		s.Reason, err = CleanText("reason", splitLines(f.value))
+	case "conflict":
+		c, cerr := ParseConflict(f.value)
+		if cerr != nil {
+			return pp.errAt(f.off, "%s", cerr.(*Error).Message)
+		}
+		s.Conflicts = append(s.Conflicts, c)
+		return nil
 	case "time":
 		start, rest, _ := strings.Cut(f.value, "→")
 		end, _, _ := strings.Cut(strings.TrimSpace(rest), " ")
@@ -541,7 +573,7 @@ func (pp *planParser) stepField(s *Step, f field) error {
 			return pp.errAt(f.off, "the time line is \"START → END\" in RFC 3339 (2026-11-20T10:30:00Z); found %q", clip(f.value))
 		}
 	default:
-		return pp.errAt(f.off, "unknown step detail %q; known: doing, why, result, reason, time", clip(f.key))
+		return pp.errAt(f.off, "unknown step detail %q; known: doing, why, result, reason, time, conflict", clip(f.key))
 	}
 	if err != nil {
 		return pp.errAt(f.off, "%s", err.Error())

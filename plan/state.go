@@ -3,6 +3,7 @@ package plan
 import (
 	"bytes"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -62,6 +63,41 @@ func ParseState(files map[string][]byte) (*State, error) {
 	return &State{Plan: p, Findings: fs, Errors: errs, Deliverable: files[DeliverableFile]}, nil
 }
 
+// AddFinding records a finding (Findings.Add) under an id never given in
+// the session as far as the plan knows: above the plan's NextFinding.
+func (s *State) AddFinding(f Finding, now time.Time) (*Finding, error) {
+	added, err := s.Findings.Add(f, now)
+	if err != nil {
+		return nil, err
+	}
+	if n, _ := strconv.Atoi(added.ID); n < s.Plan.NextFinding {
+		added.ID = strconv.Itoa(s.Plan.NextFinding)
+	}
+	if s.Plan.NextFinding > 0 {
+		n, _ := strconv.Atoi(added.ID)
+		s.Plan.NextFinding = n + 1
+	}
+	return added, nil
+}
+
+// RecordError logs an error (ErrorLog.Record); a new record gets an id
+// above the plan's NextError.
+func (s *State) RecordError(e ErrorRecord, now time.Time) (*ErrorRecord, error) {
+	next := s.Errors.nextID()
+	rec, err := s.Errors.Record(e, now)
+	if err != nil {
+		return nil, err
+	}
+	if n, _ := strconv.Atoi(rec.ID); n == next && n < s.Plan.NextError {
+		rec.ID = strconv.Itoa(s.Plan.NextError)
+	}
+	if s.Plan.NextError > 0 {
+		n, _ := strconv.Atoi(rec.ID)
+		s.Plan.NextError = max(s.Plan.NextError, n+1)
+	}
+	return rec, nil
+}
+
 // SetDeliverable records the session's deliverable, the final result of the
 // work as a markdown document: line endings become "\n", invalid UTF-8 is
 // replaced, and the text ends with one newline. Empty text removes it.
@@ -79,6 +115,9 @@ func (s *State) SetDeliverable(text []byte) (Change, error) {
 	}
 	if len(text) > MaxDeliverable {
 		return Change{}, tooLong("the deliverable", len(text), MaxDeliverable)
+	}
+	if err := s.Plan.settledPlan("deliverable"); err != nil {
+		return Change{}, err
 	}
 	had := len(s.Deliverable) > 0
 	if bytes.Equal(text, s.Deliverable) {

@@ -75,6 +75,11 @@ func Reminder(st *plan.State, session, cli string) []string {
 			parts = append(parts, "Attention: "+StepLine(p, s))
 		}
 	}
+	if cs := st.Conflicts(); len(cs) > 0 {
+		// A merge with another machine's copy left these; a person may
+		// need to say which side stands.
+		parts = append(parts, fmt.Sprintf("Conflict from a merge: %s: %s; %s resolve lists and settles them.", cs[0].Target(), clipLine(cs[0].Display(), 160), cli))
+	}
 	for i, e := range st.Errors.Open() {
 		if i == 2 {
 			break

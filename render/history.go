@@ -1,8 +1,10 @@
 package render
 
 import (
+	"cmp"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -13,9 +15,29 @@ import (
 
 const shortTime = "2006-01-02 15:04"
 
-// Log writes revisions one per line: hash, number, time, actor, progress,
-// summary.
+// Log writes revisions one per line: hash, number, time, who, progress,
+// summary; under a merge, what each side brought and what conflicts.
 func Log(w io.Writer, revs []repo.Revision, s Style) {
+	logLines(w, revs, s, nil)
+}
+
+// LogGraph is Log with the history's lines drawn on the left, as git log
+// --graph draws them: a merge opens a line for its second parent, which
+// joins the first's where the two sides met.
+func LogGraph(w io.Writer, revs []repo.Revision, s Style) {
+	logLines(w, revs, s, &graph{})
+}
+
+// revNumber is a revision's @N, or blanks for a revision this machine has
+// not numbered (a remote's, not fetched yet).
+func revNumber(n int) string {
+	if n == 0 {
+		return "    "
+	}
+	return fmt.Sprintf("@%-3d", n)
+}
+
+func logLines(w io.Writer, revs []repo.Revision, s Style, g *graph) {
 	if len(revs) == 0 {
 		fmt.Fprintln(w, "no revisions match")
 		return
@@ -30,25 +52,138 @@ func Log(w io.Writer, revs []repo.Revision, s Style) {
 		layout = "01-02 15:04"
 	}
 	for _, r := range revs {
+		prefix := ""
+		if g != nil {
+			prefix = g.commit(r)
+		}
+		who := r.Who()
 		if s == (Style{}) {
-			fmt.Fprintf(w, "%s @%-3d %s  %-5s %3d/%-3d %s\n", r.Hash[:7], r.N, r.Time.UTC().Format(shortTime), r.Actor, r.Done, r.Total, r.Summary)
-			continue
+			fmt.Fprintf(w, "%s%s %s %s  %-5s %3d/%-3d %s\n", prefix, r.Hash[:7], revNumber(r.N), r.Time.UTC().Format(shortTime), who, r.Done, r.Total, r.Summary)
+		} else {
+			head := []string{s.paint(yellow, r.Hash[:7]), s.paint(dim, revNumber(r.N))}
+			used := Columns(prefix) + 7 + 1 + 4
+			if layout != "" {
+				head = append(head, " "+s.paint(dim, r.Time.UTC().Format(layout)))
+				used += 2 + len(layout)
+			}
+			progress := fmt.Sprintf("%3d/%-3d", r.Done, r.Total)
+			head = append(head, s.paint(actorColor(r.Actor), fmt.Sprintf("%-5s", who)), progress)
+			used += 1 + max(5, Columns(who)) + 1 + len(progress) + 1
+			summary := r.Summary
+			if s.Width > 0 {
+				summary = fitText(summary, max(8, s.Width-used))
+			}
+			fmt.Fprintf(w, "%s%s %s\n", prefix, strings.Join(head, " "), summary)
 		}
-		head := []string{s.paint(yellow, r.Hash[:7]), s.paint(dim, fmt.Sprintf("@%-3d", r.N))}
-		used := 7 + 1 + Columns(fmt.Sprintf("@%-3d", r.N))
-		if layout != "" {
-			head = append(head, " "+s.paint(dim, r.Time.UTC().Format(layout)))
-			used += 2 + len(layout)
+		rest := ""
+		if g != nil {
+			for _, line := range g.more {
+				fmt.Fprintln(w, line)
+			}
+			rest = g.row(nil) + " "
 		}
-		progress := fmt.Sprintf("%3d/%-3d", r.Done, r.Total)
-		head = append(head, s.paint(actorColor(r.Actor), fmt.Sprintf("%-5s", r.Actor)), progress)
-		used += 1 + max(5, len(r.Actor)) + 1 + len(progress) + 1
-		summary := r.Summary
-		if s.Width > 0 {
-			summary = fitText(summary, max(8, s.Width-used))
+		if r.Merge != nil {
+			for _, line := range mergeDetail(r.Merge) {
+				if s.Width > 0 {
+					line = fitText(line, max(8, s.Width-Columns(rest)-8))
+				}
+				fmt.Fprintf(w, "%s        %s\n", rest, line)
+			}
 		}
-		fmt.Fprintf(w, "%s %s\n", strings.Join(head, " "), summary)
 	}
+}
+
+// mergeDetail is what a merge's message says, a line each: each side and
+// what it brought (or what was dropped), what was renumbered, kept, and
+// what conflicts.
+func mergeDetail(m *repo.MergeInfo) []string {
+	var out []string
+	for _, side := range m.Sides {
+		out = append(out, strings.ToLower(side.Heading[:1])+side.Heading[1:]+":")
+		for _, c := range side.Changes {
+			out = append(out, "  "+c)
+		}
+	}
+	for _, r := range m.Renumbered {
+		out = append(out, "renumbered "+r)
+	}
+	for _, k := range m.Kept {
+		out = append(out, "kept "+k)
+	}
+	for _, c := range m.Conflicts {
+		out = append(out, "conflict "+c)
+	}
+	return out
+}
+
+// graph draws the lines of a history, newest first: one column per line
+// of history open at that point.
+type graph struct {
+	lanes []string // the revision each column waits for
+	more  []string // connector lines to write after the last revision's
+}
+
+// commit places r and returns the prefix of its line; g.more are the
+// connector lines to write under it.
+func (g *graph) commit(r repo.Revision) string {
+	col := slices.Index(g.lanes, r.Hash)
+	if col < 0 {
+		g.lanes = append(g.lanes, r.Hash)
+		col = len(g.lanes) - 1
+	}
+	var b strings.Builder
+	for i := range g.lanes {
+		if i == col {
+			b.WriteString("* ")
+		} else {
+			b.WriteString("| ")
+		}
+	}
+	parents := r.Parents
+	if len(parents) == 0 && r.Parent != "" {
+		parents = []string{r.Parent}
+	}
+	g.more = nil
+	if len(parents) == 0 {
+		g.lanes = slices.Delete(g.lanes, col, col+1)
+	} else {
+		g.lanes[col] = parents[0]
+		opened := 0
+		for _, p := range parents[1:] {
+			if !slices.Contains(g.lanes, p) {
+				opened++
+				g.lanes = slices.Insert(g.lanes, col+opened, p)
+				g.more = append(g.more, g.row(map[int]string{col + opened: "\\"}))
+			}
+		}
+	}
+	// Two columns waiting for the same revision join.
+	for i := 0; i < len(g.lanes); i++ {
+		if j := slices.Index(g.lanes[:i], g.lanes[i]); j >= 0 {
+			g.more = append(g.more, g.row(map[int]string{i: "/"}))
+			g.lanes = slices.Delete(g.lanes, i, i+1)
+			i--
+		}
+	}
+	return b.String()
+}
+
+// row draws a connector row over the current columns; marks puts another
+// sign than | in some.
+func (g *graph) row(marks map[int]string) string {
+	var b strings.Builder
+	n := len(g.lanes)
+	for i := range n {
+		if m, ok := marks[i]; ok {
+			b.WriteString(m + " ")
+		} else {
+			b.WriteString("| ")
+		}
+	}
+	if m, ok := marks[n]; ok {
+		b.WriteString(m + " ")
+	}
+	return strings.TrimRight(b.String(), " ")
 }
 
 func endpoint(e history.Endpoint) string {
@@ -140,9 +275,9 @@ func Blame(w io.Writer, lines []history.BlameLine, s Style) {
 		case narrow:
 			head = fmt.Sprintf("@%-3d", l.N)
 		case full:
-			head = fmt.Sprintf("%s @%-3d %s %-5s", l.Rev[:7], l.N, l.Time.UTC().Format(shortTime), l.Actor)
+			head = fmt.Sprintf("%s %s %s %-5s", l.Rev[:7], revNumber(l.N), l.Time.UTC().Format(shortTime), cmp.Or(l.Who, l.Actor))
 		default:
-			head = fmt.Sprintf("%s @%-3d %-5s", l.Rev[:7], l.N, l.Actor)
+			head = fmt.Sprintf("%s %s %-5s", l.Rev[:7], revNumber(l.N), cmp.Or(l.Who, l.Actor))
 		}
 		line := fmt.Sprintf("%s %s %s  %s", head, l.Status.Icon(), l.Step, oneLine(l.Text))
 		if l.Rev != "" {
@@ -150,6 +285,16 @@ func Blame(w io.Writer, lines []history.BlameLine, s Style) {
 		}
 		fmt.Fprintln(w, line)
 	}
+}
+
+// person is who, when it names a person, not only an actor: "" for
+// "agent", "user", "hook" and "git", which every line would say alike.
+func person(who string) string {
+	switch who {
+	case "", "agent", "user", "hook", "git":
+		return ""
+	}
+	return who
 }
 
 // Timeline writes when each step started and finished and how long it took.
@@ -199,6 +344,9 @@ func Timeline(w io.Writer, spans []history.Span, now time.Time, chart bool, styl
 			used += l.bar + 3
 		}
 		text := oneLine(sp.Text)
+		if who := person(cmp.Or(sp.FinishedBy, sp.StartedBy)); who != "" {
+			text += "  · " + who
+		}
 		if style.Width > 0 {
 			text = fitText(text, max(timelineText, style.Width-used-1))
 		}

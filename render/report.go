@@ -64,6 +64,7 @@ ol.revs>li{border-top:1px solid var(--line);padding:8px 0}
 .rn{color:var(--muted);font-variant-numeric:tabular-nums;min-width:3.5em}
 .actor{font-size:12px;padding:0 6px;border-radius:4px;background:#ddf4ff;color:#0550ae}
 .actor-user{background:#fbefff;color:#8250df} .actor-hook{background:#eaeef2;color:#424a53}
+.merge{margin:4px 0 4px 12px;padding-left:8px;border-left:3px solid #d0d7de;font-size:13px} .merge p{margin:4px 0}
 .when{color:var(--muted);font-size:13px;margin-left:auto}
 ul.changes{margin:4px 0 0 4.5em;padding:0;list-style:none;font-size:13px}
 ul.changes .add{color:var(--green)} ul.changes .del{color:var(--red)} ul.changes .mod{color:var(--yellow)}
@@ -227,7 +228,32 @@ func reportHistory(b *strings.Builder, revs []history.Revision) {
 
 func reportRevision(b *strings.Builder, r history.Revision) {
 	fmt.Fprintf(b, "<li class=\"rev\" id=\"rev-%d\"><div class=\"rhead\"><span class=\"rn\">@%d</span><code>%s</code><span class=\"actor%s\">%s</span><span>%s</span><span class=\"when\">%s · %d/%d</span></div>\n",
-		r.N, r.N, r.Hash[:7], actorClass(r.Actor), h(r.Actor), h(r.Summary), r.Time.UTC().Format(shortTime), r.Done, r.Total)
+		r.N, r.N, r.Hash[:7], actorClass(r.Actor), h(r.Who()), h(r.Summary), r.Time.UTC().Format(shortTime), r.Done, r.Total)
+	if r.Merge != nil {
+		// A merge: what each side brought and who made it, then what it
+		// renumbered, kept, and left in conflict.
+		fmt.Fprintf(b, "<div class=\"merge\">")
+		for _, side := range r.Merge.Sides {
+			fmt.Fprintf(b, "<p>%s</p><ul class=\"changes\">", h(side.Heading))
+			for _, c := range side.Changes {
+				class := "add"
+				if side.Dropped {
+					class = "del"
+				}
+				fmt.Fprintf(b, "<li class=\"%s\">%s</li>", class, h(c))
+			}
+			fmt.Fprintf(b, "</ul>")
+		}
+		for _, group := range []struct {
+			name  string
+			items []string
+		}{{"renumbered", r.Merge.Renumbered}, {"kept", r.Merge.Kept}, {"conflict", r.Merge.Conflicts}} {
+			for _, item := range group.items {
+				fmt.Fprintf(b, "<p class=\"mod\">%s %s</p>", group.name, h(item))
+			}
+		}
+		fmt.Fprintf(b, "</div>\n")
+	}
 	if changes := revisionChanges(r); len(changes) > 0 {
 		fmt.Fprintf(b, "<ul class=\"changes\">")
 		for _, c := range changes {

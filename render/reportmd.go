@@ -106,7 +106,12 @@ func MarkdownReport(w io.Writer, r *history.Report) {
 		if i == older-1 {
 			fmt.Fprintf(b, "\n<details><summary>%s, without text diffs</summary>\n\n", Count(older, "older revision"))
 		}
-		fmt.Fprintf(b, "- **@%d** `%s` %s · %s · %s (%d/%d)\n", rv.N, rv.Hash[:7], rv.Time.UTC().Format(shortTime), md(rv.Actor), md(rv.Summary), rv.Done, rv.Total)
+		fmt.Fprintf(b, "- **@%d** `%s` %s · %s · %s (%d/%d)\n", rv.N, rv.Hash[:7], rv.Time.UTC().Format(shortTime), md(rv.Who()), md(rv.Summary), rv.Done, rv.Total)
+		if rv.Merge != nil {
+			for _, line := range mergeDetail(rv.Merge) {
+				fmt.Fprintf(b, "  - %s\n", md(strings.TrimSpace(line)))
+			}
+		}
 		for _, ch := range revisionChanges(rv) {
 			fmt.Fprintf(b, "  - %s\n", md(ch.Detail))
 		}

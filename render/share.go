@@ -14,13 +14,62 @@ import (
 // one the caller reports as the error, the others are written to errOut.
 func SyncResults(w, errOut io.Writer, results []repo.SyncResult, skip int) {
 	for i, r := range results {
+		if r.Merge != nil {
+			fmt.Fprintln(w, syncLine(r))
+			mergeLines(w, r.Merge)
+		}
 		if r.Err() != nil {
 			if i != skip {
 				fmt.Fprintf(errOut, "plangit: %s [%s]\n", r.Message, r.Code)
 			}
 			continue
 		}
-		fmt.Fprintln(w, syncLine(r))
+		if r.Merge == nil {
+			fmt.Fprintln(w, syncLine(r))
+		}
+	}
+}
+
+// mergeLines writes what a merge did, under its result's line: what each
+// side brought (or what was dropped), what was renumbered, kept, and what
+// conflicts.
+func mergeLines(w io.Writer, m *repo.Merged) {
+	for _, side := range m.Sides {
+		head := "from"
+		if m.DroppedRev != "" {
+			if side.Rev != m.DroppedRev {
+				continue
+			}
+			head = "dropped, from"
+		}
+		who := ""
+		if len(side.Who) > 0 {
+			who = "; " + strings.Join(side.Who, "; ")
+		}
+		fmt.Fprintf(w, "  %s %s (%s%s):\n", head, side.Label, short(side.Rev), who)
+		if len(side.Changes) == 0 {
+			fmt.Fprintln(w, "    nothing")
+		}
+		for _, c := range side.Changes {
+			fmt.Fprintf(w, "    %s\n", c)
+		}
+	}
+	if m.DroppedRev != "" {
+		n := 1
+		if m.DroppedRev == m.Sides[1].Rev {
+			n = 2
+		}
+		fmt.Fprintf(w, "  the side dropped stays in the history: HEAD^%d (%s), plangit show --rev %s\n", n, short(m.DroppedRev), short(m.DroppedRev))
+	}
+	for _, r := range m.Renumbered {
+		fmt.Fprintf(w, "  renumbered %s\n", r)
+	}
+	for _, k := range m.Kept {
+		fmt.Fprintf(w, "  kept %s\n", k)
+	}
+	for _, c := range m.Conflicts {
+		target := strings.TrimPrefix(c.Target(), "step ")
+		fmt.Fprintf(w, "  conflict %s: %s → plangit resolve %s --ours|--theirs\n", c.Target(), c.Display(), target)
 	}
 }
 
@@ -43,7 +92,11 @@ func syncLine(r repo.SyncResult) string {
 	case "ahead":
 		return fmt.Sprintf("%s: %s", r.Session, r.Message)
 	case "merged":
-		return fmt.Sprintf("%s: %s (%s); plangit push publishes it", r.Session, r.Merge.Change.Summary, short(r.Merge.Hash))
+		next := "plangit push publishes it"
+		if r.Published {
+			next = "pushed to " + r.Remote
+		}
+		return fmt.Sprintf("%s: %s (%s); %s", r.Session, r.Merge.Commit.Change.Summary, short(r.Merge.Commit.Hash), next)
 	case "pruned":
 		return fmt.Sprintf("pruned %s from %s (%s)", r.Session, r.Remote, short(r.From))
 	}

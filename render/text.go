@@ -1,6 +1,7 @@
 package render
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"slices"
@@ -98,6 +99,9 @@ func Plan(w io.Writer, p *plan.Plan, o PlanOptions) {
 	if len(o.Deliverable) > 0 {
 		fmt.Fprintf(w, "%s %s\n", s.paint(dim, "Deliverable:"), s.fitLine(DeliverableLine(o.Deliverable)))
 	}
+	for _, c := range p.Conflicts {
+		fmt.Fprintf(w, "%s %s\n", s.paint(red, "Conflict:"), s.fitLine(c.Display()))
+	}
 	matched := 0
 	for _, ph := range p.Phases {
 		if len(o.Statuses) > 0 && !slices.ContainsFunc(ph.Steps, o.shows) {
@@ -121,6 +125,9 @@ func Plan(w io.Writer, p *plan.Plan, o PlanOptions) {
 			}
 			matched++
 			fmt.Fprintf(w, "  %s\n", s.styledStep(p, st, 2))
+			for _, c := range st.Conflicts {
+				fmt.Fprintf(w, "      %s %s\n", s.paint(red, "conflict:"), s.fitLine(c.Display()))
+			}
 			if (o.All || len(o.Statuses) > 0) && st.Result != "" {
 				fmt.Fprintf(w, "      %s %s\n", s.paint(dim, "result:"), indentRest(st.Result, "              "))
 			}
@@ -175,6 +182,9 @@ func StepDetail(w io.Writer, p *plan.Plan, st *plan.Step, ph *plan.Phase, events
 	if st.Auto && st.Status == plan.StepCompleted {
 		field("done by", "auto-advance, not the agent's word: step done confirms it, step start takes it back")
 	}
+	for _, c := range st.Conflicts {
+		field("conflict", c.Display())
+	}
 	if st.Progress.Total > 0 {
 		field("progress", st.Progress.String())
 	}
@@ -202,7 +212,7 @@ func StepDetail(w io.Writer, p *plan.Plan, st *plan.Step, ph *plan.Phase, events
 		case e.Status:
 			what = string(e.From) + " → " + string(e.To)
 		}
-		line := fmt.Sprintf("@%-4d %s  %-6s %s", e.N, e.Time.UTC().Format(shortTime), e.Actor, what)
+		line := fmt.Sprintf("@%-4d %s  %-6s %s", e.N, e.Time.UTC().Format(shortTime), cmp.Or(e.Who, e.Actor), what)
 		if e.Summary != "" && !strings.HasSuffix(e.Summary, string(e.From)+" → "+string(e.To)) {
 			line += "  — " + oneLine(e.Summary)
 		}
@@ -230,6 +240,15 @@ func Status(w io.Writer, st *plan.State, now time.Time, s Style) {
 	fmt.Fprintln(w, strings.Join(parts, " · "))
 	if s.Bars {
 		fmt.Fprintln(w, s.progressBar(c.Done, c.Total, barWidth(s)))
+	}
+	if cs := st.Conflicts(); len(cs) > 0 {
+		var targets []string
+		for _, c := range cs {
+			if t := c.Target(); !slices.Contains(targets, t) {
+				targets = append(targets, t)
+			}
+		}
+		fmt.Fprintf(w, "%s %s (from a merge; plangit resolve lists them and settles each)\n", s.paint(red, "conflicts:"), strings.Join(targets, ", "))
 	}
 	if cur := p.Current(); cur != nil {
 		fmt.Fprintf(w, "current: %s\n", s.styledStep(p, cur, 9))

@@ -590,7 +590,7 @@ func TestDamagedHistory(t *testing.T) {
 		s, revs := setup(t)
 		// A change that never landed left a newer commit among the objects.
 		c1, _ := s.objs.readCommit(hashOf(revs[1]))
-		late := Identity
+		late := noIdentity
 		late.When = t0.Add(24 * time.Hour)
 		orphan, _, _ := s.objs.write(plumbing.CommitObject, (&commitObject{Tree: c1.Tree, Parents: []plumbing.Hash{hashOf(revs[3])}, Author: late, Committer: late, Message: "never landed\n\nPlangit-Op: test\n"}).encode())
 		defer os.Remove(s.objs.loosePath(orphan))

@@ -28,14 +28,15 @@ func (r *Remote) FetchAll(o SyncOptions) ([]SyncResult, error) {
 	return r.Fetch(ids, o), nil
 }
 
-// Fetch brings sessions from the remote, fast-forward only. A session this
-// project lacks becomes a normal session, its revisions adopted as they are
-// (the same hashes as on the machine that made them), and says where it
-// came from. A session whose histories diverged keeps both — the remote's
-// tip as origin/main — and its result is a CONFLICT naming both tips,
-// unless o.Ours or o.Theirs settle it with a merge revision. The returned
-// results say what happened to each; SyncError(results) is the command's
-// error.
+// Fetch brings sessions from the remote. A session this project lacks
+// becomes a normal session, its revisions adopted as they are (the same
+// hashes as on the machine that made them), and says where it came from. A
+// session here moves forward to the remote's tip; one whose history
+// diverged from the remote's is merged with it (Session.merge: plan.Merge,
+// or o.Ours / o.Theirs to keep one side's plan whole), the remote's tip
+// kept as origin/main. A merge that recorded conflicts is a CONFLICT
+// naming them. The returned results say what happened to each;
+// SyncError(results) is the command's error.
 func (r *Remote) Fetch(ids []string, o SyncOptions) []SyncResult {
 	results := make([]SyncResult, len(ids))
 	for i, id := range ids {
@@ -134,20 +135,22 @@ func (r *Remote) integrate(s *Session, tip plumbing.Hash, o SyncOptions, res *Sy
 		res.Message = "this machine has " + plural(n, "revision") + " " + r.Name + " lacks; plangit push publishes them"
 		return nil
 	case diverged:
-		if !o.Ours && !o.Theirs {
-			r.conflict(s, head, res, "fetch")
-			return nil
+		if _, err := s.checkAdoptable(tip, r.Name); err != nil {
+			return err
 		}
-		if o.Theirs {
-			if _, err := s.checkAdoptable(tip, r.Name); err != nil {
-				return err
-			}
+		mode := MergeBoth
+		switch {
+		case o.Ours:
+			mode = MergeOurs
+		case o.Theirs:
+			mode = MergeTheirs
 		}
-		c, err := s.merge(head, tip, r.Name, o.Theirs, o.Options)
+		m, err := s.merge(head, tip, r.Name, mode, o.Options)
 		if err != nil {
 			return err
 		}
-		res.Status, res.Merge, res.To = "merged", c, c.Hash
+		res.Status, res.Merge, res.To = "merged", m, m.Commit.Hash
+		r.conflicted(s, res)
 		return nil
 	}
 	files, err := s.checkAdoptable(tip, r.Name)

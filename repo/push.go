@@ -17,9 +17,9 @@ import (
 // SyncOptions are a push's, fetch's or prune's.
 type SyncOptions struct {
 	Options // the time, who acts, how long to wait for a session's lock
-	// Ours and Theirs settle a fetch whose histories diverged: a merge
-	// revision that keeps this machine's files (Ours) or the remote's
-	// (Theirs), with both histories behind it.
+	// Ours and Theirs settle a fetch whose histories diverged without
+	// merging the plans: a merge revision that keeps this machine's files
+	// (Ours) or the remote's (Theirs) whole, with both histories behind it.
 	Ours, Theirs bool
 }
 
@@ -27,17 +27,20 @@ type SyncOptions struct {
 type SyncResult struct {
 	Session string `json:"session"`
 	Remote  string `json:"remote"`
-	// Status: push: created, pushed, up-to-date; fetch: new, fast-forward,
-	// up-to-date, ahead, merged; prune: pruned, gone, kept; any: behind or
-	// diverged (CONFLICT), failed.
+	// Status: push: created, pushed, up-to-date, merged (a divergence
+	// merged, then pushed); fetch: new, fast-forward, up-to-date, ahead,
+	// merged; prune: pruned, gone, kept; any: behind or diverged
+	// (CONFLICT), failed. A merge that recorded conflicts has its status
+	// and the CONFLICT error naming them.
 	Status    string    `json:"status"`
 	From      string    `json:"from,omitempty"` // the revision before: the remote's (push) or this machine's (fetch)
 	To        string    `json:"to,omitempty"`
 	Revisions int       `json:"revisions,omitempty"` // revisions the push or fetch moved, when known
 	Local     *Revision `json:"local,omitempty"`     // this machine's tip, on a conflict
 	RemoteTip *Revision `json:"remote_tip,omitempty"`
-	KeptAs    string    `json:"kept_as,omitempty"` // the revision name of the remote's tip, on a conflict
-	Merge     *Commit   `json:"merge,omitempty"`   // fetch --ours/--theirs: the merge revision
+	KeptAs    string    `json:"kept_as,omitempty"`   // the revision name of the remote's tip, on a conflict
+	Merge     *Merged   `json:"merge,omitempty"`     // the merge revision of a divergence, and what it did
+	Published bool      `json:"published,omitempty"` // push: the merge is on the remote
 	Message   string    `json:"message,omitempty"`
 	Code      plan.Code `json:"code,omitempty"` // the error's code when Status is failed, behind or diverged
 	err       error
@@ -72,6 +75,11 @@ func SyncError(results []SyncResult) error {
 		msg = fmt.Sprintf("%d of %d sessions failed; the first: %s", failed, len(results), msg)
 	}
 	e := &plan.Error{Code: plan.CodeOf(first.err), Message: msg, Err: first.err}
+	if pe, ok := first.err.(*plan.Error); ok {
+		for k, v := range pe.Details { // a merge's conflicts, among others
+			e.With(k, v)
+		}
+	}
 	e.With("session", first.Session).With("remote", first.Remote).With("results", results)
 	if first.Local != nil {
 		e.With("local", first.Local)
@@ -95,13 +103,8 @@ const pushBatch = 64
 // results say what happened to each; SyncError(results) is the command's
 // error.
 func (r *Remote) Push(ids []string, o SyncOptions) []SyncResult {
-	type item struct {
-		s    *Session
-		head plumbing.Hash
-		res  *SyncResult
-	}
 	results := make([]SyncResult, len(ids))
-	var items []item
+	var items []pushItem
 	for i, id := range ids {
 		results[i] = SyncResult{Session: id, Remote: r.Name}
 		s, err := r.Project.Open(id)
@@ -117,8 +120,47 @@ func (r *Remote) Push(ids []string, o SyncOptions) []SyncResult {
 			results[i].fail(err)
 			continue
 		}
-		items = append(items, item{s, head, &results[i]})
+		items = append(items, pushItem{s, head, &results[i]})
 	}
+	r.pushAll(items)
+	// A session that diverged from the remote's copy is merged with it
+	// here, and the merge pushed.
+	var again []pushItem
+	for i, it := range items {
+		if it.res.Status != "diverged" {
+			continue
+		}
+		m, err := r.mergeDiverged(it.s, o)
+		if err != nil {
+			it.res.fail(err)
+			continue
+		}
+		*it.res = SyncResult{Session: it.s.ID, Remote: r.Name, Merge: m}
+		items[i].head = plumbing.NewHash(m.Commit.Hash)
+		again = append(again, items[i])
+	}
+	r.pushAll(again)
+	for _, it := range again {
+		if it.res.Status == "pushed" {
+			it.res.Status, it.res.Published = "merged", true
+			r.conflicted(it.s, it.res)
+		}
+	}
+	for _, it := range items {
+		r.recordPush(it.s, it.head, it.res, o)
+	}
+	return results
+}
+
+// pushItem is one session a push carries.
+type pushItem struct {
+	s    *Session
+	head plumbing.Hash
+	res  *SyncResult
+}
+
+// pushAll pushes the items' heads, many sessions to one git push.
+func (r *Remote) pushAll(items []pushItem) {
 	for start := 0; start < len(items); start += pushBatch {
 		batch := items[start:min(start+pushBatch, len(items))]
 		specs := make([]string, len(batch))
@@ -148,10 +190,52 @@ func (r *Remote) Push(ids []string, o SyncOptions) []SyncResult {
 			}
 		}
 	}
-	for _, it := range items {
-		r.recordPush(it.s, it.head, it.res, o)
+}
+
+// mergeDiverged merges a session with the remote's tip a push found it
+// diverged from (kept as origin/main), after adopting a hand edit waiting
+// in its working files, as before any change.
+func (r *Remote) mergeDiverged(s *Session, o SyncOptions) (*Merged, error) {
+	if _, err := s.Update(o.Options, func(*plan.State) (plan.Change, error) { return plan.Change{}, nil }); err != nil {
+		return nil, err
 	}
-	return results
+	var m *Merged
+	err := s.Locked(o.LockWait, func() error {
+		head, err := s.readRef()
+		if err != nil {
+			return err
+		}
+		tip, err := s.readNamedRef(trackingRef(r.Name))
+		if err != nil {
+			return err
+		}
+		if _, err := s.checkAdoptable(tip, r.Name); err != nil {
+			return err
+		}
+		m, err = s.merge(head, tip, r.Name, MergeBoth, o.Options)
+		return err
+	})
+	return m, err
+}
+
+// conflicted gives a merge's result the CONFLICT its recorded conflicts
+// make: each named, with the command that settles it.
+func (r *Remote) conflicted(s *Session, res *SyncResult) {
+	m := res.Merge
+	if m == nil || len(m.Conflicts) == 0 {
+		return
+	}
+	ours, theirs := short(plumbing.NewHash(m.Sides[0].Rev)), short(plumbing.NewHash(m.Sides[1].Rev))
+	var each []string
+	for _, c := range m.Conflicts {
+		target := c.Target()
+		target = strings.TrimPrefix(target, "step ")
+		each = append(each, conflictLine(c)+" → plangit resolve "+target+" --ours|--theirs --session "+s.ID)
+	}
+	res.err = plan.Errorf(plan.CodeConflict, "session %s merged with %s (%s), %s changed both ways; each keeps its value from before until settled (--ours: %s, this machine's; --theirs: %s, %s's): %s",
+		s.ID, TrackingName(r.Name), theirs, count(len(m.Conflicts), "field"), ours, theirs, r.Name, strings.Join(each, "; ")).
+		With("session", s.ID).With("conflicts", m.Conflicts)
+	res.Message, res.Code = res.err.Error(), plan.CodeConflict
 }
 
 // refStatus is one line of git push --porcelain.

@@ -317,7 +317,7 @@ func (r *repairer) fromObjects() plumbing.Hash {
 		if t != plumbing.CommitObject {
 			return
 		}
-		if c, err := decodeCommit(data); err == nil && (c.Author.Name == Identity.Name || strings.Contains(c.Message, "\n"+TrailerOp+": ")) {
+		if c, err := decodeCommit(data); err == nil && (c.Author.Name == noIdentity.Name || strings.Contains(c.Message, "\n"+TrailerOp+": ")) {
 			commits[h] = c
 		}
 	})
@@ -375,19 +375,28 @@ func (s *Session) hasObjects() bool {
 	return found
 }
 
-// readableHistory returns the entries of head's history back to the first
-// commit, or to the first that cannot be read (lostAt).
+// readableHistory returns the entries of head's history — every parent's
+// — in the revision log's order, as far as the commits can be read:
+// lostAt is the first that cannot be (the history behind it is left out).
 func (s *Session) readableHistory(head plumbing.Hash) (entries []revEntry, lostAt plumbing.Hash) {
-	for h := head; !h.IsZero(); {
+	found := map[plumbing.Hash]revEntry{}
+	for queue := []plumbing.Hash{head}; len(queue) > 0; {
+		h := queue[len(queue)-1]
+		queue = queue[:len(queue)-1]
+		if _, ok := found[h]; ok || h.IsZero() {
+			continue
+		}
 		e, err := s.entryFromCommit(h)
 		if err != nil {
-			lostAt = h
-			break
+			if lostAt.IsZero() {
+				lostAt = h
+			}
+			continue
 		}
-		entries = append(entries, e)
-		h = e.Parent
+		found[h] = e
+		queue = append(queue, e.Parents...)
 	}
-	slices.Reverse(entries)
+	entries = topoOrder(head, found)
 	for i := range entries {
 		entries[i].N = i + 1
 	}

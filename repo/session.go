@@ -26,9 +26,10 @@ const (
 	defaultWait = 10 * time.Second
 )
 
-// Identity is the author and committer of every plangit commit; who acted
-// is in the Plangit-Actor trailer.
-var Identity = Signature{Name: "plangit", Email: "plangit@localhost"}
+// noIdentity is the author of a commit when plangit finds no git identity
+// and no login name (Project.Author), and of every commit plangit made
+// before it recorded authors: such a commit's author reads as unknown.
+var noIdentity = Signature{Name: "plangit", Email: "plangit@localhost"}
 
 // Session is one agent session's repository.
 type Session struct {
@@ -98,10 +99,16 @@ func (p Project) Open(id string) (*Session, error) {
 func (s *Session) GitDir() string { return s.gitDir }
 
 // Meta says who made a change and through what; it becomes commit trailers.
+// The person is the commit's author (Project.Author).
 type Meta struct {
 	Actor string // agent, user or hook
 	Hook  string // the hook event, when a hook made the change
 	Tool  string // the agent tool that triggered it, if any
+	// Host is the agent host the change came through (claude, codex,
+	// cursor, gemini, copilot), and HostSession that host's id of its
+	// session; empty when unknown.
+	Host        string
+	HostSession string
 }
 
 // Options control one change.
@@ -634,7 +641,7 @@ func (s *Session) attempt(opts Options, fn changeFn, res *Result, head *plumbing
 
 	if edited {
 		edit := plan.Change{Op: "edit", Summary: "edit: " + editedNames(files, base) + " changed outside plangit"}
-		c, l, err := s.commit(*head, base, files, adopted, commitInfo{now: now, change: edit, meta: Meta{Actor: "user", Hook: opts.Hook, Tool: opts.Tool},
+		c, l, err := s.commit(*head, base, files, adopted, commitInfo{now: now, change: edit, meta: Meta{Actor: "user", Hook: opts.Hook, Tool: opts.Tool, Host: opts.Host, HostSession: opts.HostSession},
 			counts: adoptedPlan.Counts(), touches: adoptTouches, issued: issued})
 		if err != nil {
 			return err
@@ -841,7 +848,7 @@ func (s *Session) commit(parent plumbing.Hash, base map[string]plumbing.Hash, ol
 	if ci.meta.Actor == "" {
 		ci.meta.Actor = "agent"
 	}
-	sig := Identity
+	sig := s.Project.Author()
 	sig.When = ci.now
 	co := &commitObject{Tree: tree, Author: sig, Committer: sig, Message: message(ci)}
 	if !parent.IsZero() {
@@ -888,7 +895,14 @@ func (s *Session) commit(parent plumbing.Hash, base map[string]plumbing.Hash, ol
 	if err != nil {
 		s.warnf("revision %s is committed, but its working files could not all be written; the next command finishes: %v", short(hash), err)
 	}
-	n, err := s.appendRevlog(revEntry{Hash: hash, Parent: parent, Time: ci.now, Meta: ci.meta, Change: ci.change, Counts: ci.counts, Touches: ci.touches})
+	e := revEntry{Hash: hash, Parent: parent, Time: ci.now, Meta: ci.meta, Change: ci.change, Counts: ci.counts, Touches: ci.touches}
+	if !parent.IsZero() {
+		e.Parents = []plumbing.Hash{parent}
+	}
+	if known(sig) {
+		e.Author = Person{Name: sig.Name, Email: sig.Email}
+	}
+	n, err := s.appendRevlog(e)
 	if err != nil {
 		s.warnf("revision %s is committed; its revision log is rebuilt later: %v", short(hash), err)
 		return c, l, nil
@@ -981,6 +995,10 @@ const (
 	TrailerHook     = "Plangit-Hook"
 	TrailerTool     = "Plangit-Tool"
 	TrailerProgress = "Plangit-Progress"
+	// TrailerHost and TrailerHostSession name the agent host a change
+	// came through and that host's id of its session.
+	TrailerHost        = "Plangit-Host"
+	TrailerHostSession = "Plangit-Host-Session"
 )
 
 // message is the commit message: the change's summary, then trailers that
@@ -1005,6 +1023,8 @@ func message(ci commitInfo) string {
 	trailer(TrailerActor, ci.meta.Actor)
 	trailer(TrailerHook, ci.meta.Hook)
 	trailer(TrailerTool, ci.meta.Tool)
+	trailer(TrailerHost, ci.meta.Host)
+	trailer(TrailerHostSession, ci.meta.HostSession)
 	trailer(TrailerProgress, fmt.Sprintf("%d/%d", ci.counts.Done, ci.counts.Total))
 	return b.String()
 }

@@ -61,7 +61,9 @@ func readFile(t *testing.T, s *Session, name string) string {
 
 func TestCreateAndCommit(t *testing.T) {
 	s := newTestSession(t)
-	res, err := s.Update(Options{Now: t0.Add(time.Minute), Meta: Meta{Actor: "agent"}}, step("1", plan.ActStart))
+	t.Setenv("GIT_AUTHOR_NAME", "Ann Lee")
+	t.Setenv("GIT_AUTHOR_EMAIL", "ann@example.com")
+	res, err := s.Update(Options{Now: t0.Add(time.Minute), Meta: Meta{Actor: "agent", Host: "claude", HostSession: "abc-123"}}, step("1", plan.ActStart))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +74,7 @@ func TestCreateAndCommit(t *testing.T) {
 		t.Fatalf("%d revisions", got)
 	}
 	msg := repotest.Git(t, s.Dir, "log", "-1", "--format=%B")
-	for _, want := range []string{"step 1: pending → in_progress\n", "Plangit-Op: step.start", "Plangit-Step: 1", "Plangit-Actor: agent", "Plangit-Progress: 0/3"} {
+	for _, want := range []string{"step 1: pending → in_progress\n", "Plangit-Op: step.start", "Plangit-Step: 1", "Plangit-Actor: agent", "Plangit-Host: claude", "Plangit-Host-Session: abc-123", "Plangit-Progress: 0/3"} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("commit message lacks %q:\n%s", want, msg)
 		}
@@ -83,7 +85,7 @@ func TestCreateAndCommit(t *testing.T) {
 	if got := repotest.Git(t, s.Dir, "ls-tree", "--name-only", "HEAD"); got != "errors.md\nfindings.md\ntask_plan.md\n" {
 		t.Errorf("tree: %q", got)
 	}
-	if got := repotest.Git(t, s.Dir, "log", "-1", "--format=%an <%ae> %ad", "--date=iso-strict"); !strings.HasPrefix(got, "plangit <plangit@localhost> 2026-11-20T10:01:00+00:00") {
+	if got := repotest.Git(t, s.Dir, "log", "-1", "--format=%an <%ae> %ad", "--date=iso-strict"); !strings.HasPrefix(got, "Ann Lee <ann@example.com> 2026-11-20T10:01:00+00:00") {
 		t.Errorf("author: %q", got)
 	}
 	if head := repotest.Git(t, s.Dir, "symbolic-ref", "HEAD"); head != "refs/heads/main\n" {
@@ -195,9 +197,27 @@ func TestRevisionsAndIfRev(t *testing.T) {
 			t.Errorf("%s → %s, %v; want %s", rev, got, err, want)
 		}
 	}
-	for _, rev := range []string{"@0", "@4", "HEAD~3", "abc", "zzzzzzz", "0000000", "main"} {
+	for _, rev := range []string{"@4", "HEAD~3", "HEAD^2", "HEAD^^^", "0000000", "@1^"} {
 		if _, err := s.Resolve(rev); plan.CodeOf(err) != plan.CodeRevisionNotFound {
 			t.Errorf("%s: got %v", rev, err)
+		}
+	}
+	// A name plangit does not read is an error naming the forms, never HEAD.
+	for _, rev := range []string{"@0", "abc", "zzzzzzz", "main", "HEAD^1x", "HEAD@{1}", "HEADfoo", "HEAD-1", "", "@", "@-1", "3", "origin/main@{1}"} {
+		if rev == "@" {
+			continue // HEAD
+		}
+		_, err := s.Resolve(rev)
+		if plan.CodeOf(err) != plan.CodeInvalidArgument || !strings.Contains(err.Error(), "HEAD~N") {
+			t.Errorf("%q: got %v", rev, err)
+		}
+		if CheckRevName(rev) == nil {
+			t.Errorf("CheckRevName(%q) passed", rev)
+		}
+	}
+	for rev, want := range map[string]string{"HEAD^0": head, "HEAD~0": head, "HEAD^1": mustResolve(t, s, "@2"), "@3~1^1": first, "HEAD~": mustResolve(t, s, "@2")} {
+		if got, err := s.Resolve(rev); err != nil || got != want {
+			t.Errorf("%s → %s, %v; want %s", rev, got, err, want)
 		}
 	}
 	if _, err := s.Update(Options{IfRev: first[:8]}, step("2", plan.ActStart)); plan.CodeOf(err) != plan.CodeConflict {
@@ -206,6 +226,15 @@ func TestRevisionsAndIfRev(t *testing.T) {
 	if _, err := s.Update(Options{IfRev: head}, step("2", plan.ActStart)); err != nil {
 		t.Fatalf("current --if-rev: %v", err)
 	}
+}
+
+func mustResolve(t *testing.T, s *Session, rev string) string {
+	t.Helper()
+	h, err := s.Resolve(rev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
 }
 
 func TestRevlogRebuilds(t *testing.T) {

@@ -139,18 +139,9 @@ func (s *Session) trackingTips() map[string]plumbing.Hash {
 	return tips
 }
 
-// resolveTracking resolves a revision name of a remote's tip — origin/main,
-// origin/main~2, or the ref's full name — when the session has that ref.
-func (s *Session) resolveTracking(rev string) (plumbing.Hash, bool, error) {
-	name, back := rev, 0
-	if i := strings.LastIndexAny(rev, "~^"); i > 0 && strings.Contains(rev[:i], "/") {
-		name = rev[:i]
-		n, ok := ancestorSteps(rev[i:])
-		if !ok {
-			return plumbing.ZeroHash, false, nil
-		}
-		back = n
-	}
+// resolveTracking resolves the name of a remote's tip — origin/main, or
+// the ref's full name — when the session has that ref.
+func (s *Session) resolveTracking(name string) (plumbing.Hash, bool, error) {
 	ref := strings.TrimPrefix(name, trackingPrefix)
 	remote, ok := strings.CutSuffix(ref, "/"+trackingBranch)
 	if !ok || remote == "" {
@@ -160,72 +151,109 @@ func (s *Session) resolveTracking(rev string) (plumbing.Hash, bool, error) {
 	if err != nil || h.IsZero() {
 		return plumbing.ZeroHash, false, err
 	}
-	for ; back > 0; back-- {
-		c, err := s.objs.readCommit(h)
-		if err != nil {
-			return plumbing.ZeroHash, false, plan.WrapError(plan.CodeIOError, err, "cannot read revision %s", short(h))
-		}
-		if len(c.Parents) == 0 {
-			return plumbing.ZeroHash, false, plan.Errorf(plan.CodeRevisionNotFound, "%s goes back further than %s's first revision", rev, name).With("rev", rev)
-		}
-		h = c.Parents[0]
-	}
 	return h, true, nil
 }
 
-// ancestorSteps reads a ~N or ^^^ suffix.
-func ancestorSteps(suffix string) (int, bool) {
-	if strings.Trim(suffix, "^") == "" {
-		return len(suffix), true
-	}
-	n := 0
-	for i, c := range suffix[1:] {
-		if suffix[0] != '~' || c < '0' || c > '9' || i > 6 {
-			return 0, false
-		}
-		n = n*10 + int(c-'0')
-	}
-	if len(suffix) == 1 {
-		n = 1
-	}
-	return n, true
-}
-
 // findTrackedCommit finds a commit by a hash prefix among the revisions
-// the remotes' tips hold that the branch does not. The branch's own are
-// looked up first, by the caller.
-func (s *Session) findTrackedCommit(prefix string, revs []revEntry) (plumbing.Hash, error) {
-	branch := make(map[plumbing.Hash]bool, len(revs))
-	for _, e := range revs {
-		branch[e.Hash] = true
-	}
+// the remotes' tips hold that the session's history does not (inLog). The
+// history's own are looked up first, by the caller.
+func (s *Session) findTrackedCommit(prefix string, inLog map[plumbing.Hash]*revEntry) (plumbing.Hash, error) {
 	var found plumbing.Hash
 	for _, tip := range s.trackingTips() {
-		for h := tip; !h.IsZero() && !branch[h]; {
+		missing, _, err := s.collect(tip, toKnown(inLog), plumbing.ZeroHash)
+		if err != nil {
+			continue // a tip whose history cannot be read names nothing
+		}
+		for h := range missing {
 			if strings.HasPrefix(h.String(), prefix) && h != found {
 				if !found.IsZero() {
 					return plumbing.ZeroHash, plan.Errorf(plan.CodeRevisionNotFound, "revision %q is ambiguous; give more of the hash", prefix).With("rev", prefix)
 				}
 				found = h
 			}
-			c, err := s.objs.readCommit(h)
-			if err != nil || len(c.Parents) == 0 {
-				break
-			}
-			h = c.Parents[0]
 		}
 	}
 	return found, nil
 }
 
-// RevisionsFrom returns the revisions leading to rev along first parents,
-// oldest first: Revisions for a remote's tip (plangit log origin/main).
+func toKnown(m map[plumbing.Hash]*revEntry) map[plumbing.Hash]int {
+	out := make(map[plumbing.Hash]int, len(m))
+	for h, e := range m {
+		out[h] = e.N
+	}
+	return out
+}
+
+// RevisionsFrom returns the revisions of rev's history, oldest first: a
+// remote's tip's (plangit log origin/main) included. Those this machine
+// has numbered come in their order, with their @N; a remote's revisions
+// not here yet follow, parents first, with N 0.
 func (s *Session) RevisionsFrom(rev string) ([]Revision, error) {
 	h, err := s.Resolve(rev)
 	if err != nil {
 		return nil, err
 	}
-	return s.revisionsTo(plumbing.NewHash(h))
+	entries, err := s.ancestry(plumbing.NewHash(h))
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Revision, len(entries))
+	for i, e := range entries {
+		out[i] = e.revision()
+	}
+	return out, nil
+}
+
+// ancestry returns the entries of h's history: those of the session's
+// history that are h's ancestors, in the log's order, then those it lacks.
+func (s *Session) ancestry(h plumbing.Hash) ([]revEntry, error) {
+	head, err := s.readRef()
+	if err != nil {
+		return nil, err
+	}
+	var entries []revEntry
+	if !head.IsZero() {
+		if entries, err = s.revisions(head); err != nil {
+			return nil, err
+		}
+	}
+	byHash := make(map[plumbing.Hash]int, len(entries))
+	for i, e := range entries {
+		byHash[e.Hash] = i
+	}
+	missing, _, err := s.collect(h, byHash, plumbing.ZeroHash)
+	if err != nil {
+		return nil, err
+	}
+	// The log's entries h reaches, directly or through the missing ones.
+	reach := map[plumbing.Hash]bool{}
+	var queue []plumbing.Hash
+	if _, ok := byHash[h]; ok {
+		queue = append(queue, h)
+	}
+	for _, e := range missing {
+		for _, p := range e.Parents {
+			if _, ok := byHash[p]; ok {
+				queue = append(queue, p)
+			}
+		}
+	}
+	for len(queue) > 0 {
+		x := queue[len(queue)-1]
+		queue = queue[:len(queue)-1]
+		if reach[x] {
+			continue
+		}
+		reach[x] = true
+		queue = append(queue, entries[byHash[x]].Parents...)
+	}
+	var out []revEntry
+	for _, e := range entries {
+		if reach[e.Hash] {
+			out = append(out, e)
+		}
+	}
+	return append(out, topoOrder(h, missing)...), nil
 }
 
 // relation is how a session's head and a remote's tip of it stand.
@@ -239,7 +267,7 @@ const (
 )
 
 // relate tells how head and tip stand, and how many revisions the one
-// ahead has that the other lacks (along first parents).
+// ahead has that the other lacks.
 func (s *Session) relate(head, tip plumbing.Hash) (relation, int, error) {
 	switch {
 	case head == tip:
@@ -253,72 +281,31 @@ func (s *Session) relate(head, tip plumbing.Hash) (relation, int, error) {
 	if err != nil {
 		return 0, 0, err
 	}
-	onBranch := make(map[plumbing.Hash]int, len(entries))
-	for _, e := range entries {
-		onBranch[e.Hash] = e.N
+	inLog := make(map[plumbing.Hash]int, len(entries))
+	for i, e := range entries {
+		inLog[e.Hash] = i
 	}
-	if n, ok := onBranch[tip]; ok {
-		return ahead, len(entries) - n, nil
-	}
-	// Walk back from the tip over every parent, stopping at the branch:
-	// reaching the head means the tip has the head's history.
-	found, err := s.reaches(tip, head, onBranch)
-	if err != nil {
-		return 0, 0, err
-	}
-	if found {
-		return behind, s.distance(tip, onBranch), nil
-	}
-	// The tip may be merged into the branch as a second parent.
-	if found, err := s.reaches(head, tip, nil); err != nil || found {
-		return ahead, 0, err
-	}
-	return diverged, 0, nil
-}
-
-// reaches walks the commits behind from over every parent, not entering
-// stop, and reports whether it met target.
-func (s *Session) reaches(from, target plumbing.Hash, stop map[plumbing.Hash]int) (bool, error) {
-	seen := map[plumbing.Hash]bool{from: true}
-	queue := []plumbing.Hash{from}
-	for len(queue) > 0 {
-		h := queue[0]
-		queue = queue[1:]
-		if h == target {
-			return true, nil
-		}
-		if _, ok := stop[h]; ok {
-			continue
-		}
-		c, err := s.objs.readCommit(h)
-		if err != nil {
-			return false, plan.WrapError(plan.CodeIOError, err, "cannot read revision %s of session %s", short(h), s.ID)
-		}
-		for _, p := range c.Parents {
-			if !seen[p] {
-				seen[p] = true
-				queue = append(queue, p)
+	if _, ok := inLog[tip]; ok {
+		// Everything of the head's history the tip's lacks.
+		has := map[plumbing.Hash]bool{}
+		for queue := []plumbing.Hash{tip}; len(queue) > 0; {
+			x := queue[len(queue)-1]
+			queue = queue[:len(queue)-1]
+			if i, ok := inLog[x]; ok && !has[x] {
+				has[x] = true
+				queue = append(queue, entries[i].Parents...)
 			}
 		}
+		return ahead, len(entries) - len(has), nil
 	}
-	return false, nil
-}
-
-// distance counts the revisions from tip back along first parents to the
-// first one on the branch: what a fast-forward to tip adds to the log.
-func (s *Session) distance(tip plumbing.Hash, onBranch map[plumbing.Hash]int) int {
-	n := 0
-	for h := tip; !h.IsZero(); n++ {
-		if _, ok := onBranch[h]; ok {
-			break
-		}
-		c, err := s.objs.readCommit(h)
-		if err != nil || len(c.Parents) == 0 {
-			return n + 1
-		}
-		h = c.Parents[0]
+	missing, met, err := s.collect(tip, inLog, head)
+	if err != nil {
+		return 0, 0, plan.WrapError(plan.CodeIOError, err, "cannot read %s's history in session %s", short(tip), s.ID)
 	}
-	return n
+	if met {
+		return behind, len(missing), nil
+	}
+	return diverged, 0, nil
 }
 
 // checkAdoptable makes sure a revision from elsewhere is one plangit can
@@ -371,54 +358,6 @@ func (s *Session) moveHead(next, old plumbing.Hash, files map[string][]byte) err
 	return err
 }
 
-// merge records tip, a remote's revision that diverged from head, as a
-// second parent of a new revision whose files are head's (theirs false)
-// or tip's (theirs true). Both histories stay; the branch goes on from
-// both, so the next push and fetch are fast-forwards.
-func (s *Session) merge(head, tip plumbing.Hash, remote string, theirs bool, opts Options) (*Commit, error) {
-	keep := head
-	if theirs {
-		keep = tip
-	}
-	kc, err := s.objs.readCommit(keep)
-	if err != nil {
-		return nil, plan.WrapError(plan.CodeIOError, err, "cannot read revision %s", short(keep))
-	}
-	files, err := s.objs.readFilesAt(keep)
-	if err != nil {
-		return nil, plan.WrapError(plan.CodeIOError, err, "cannot read revision %s", short(keep))
-	}
-	before, err := s.planAt(head)
-	if err != nil {
-		return nil, err
-	}
-	after, err := plan.ParsePlan(files[plan.PlanFile])
-	if err != nil {
-		return nil, err
-	}
-	now := opts.Time()
-	if opts.Meta.Actor == "" {
-		opts.Meta.Actor = "user"
-	}
-	change := plan.Change{Op: "merge", Summary: "merge: kept this session's plan; " + TrackingName(remote) + " (" + short(tip) + ") recorded beside it"}
-	if theirs {
-		change.Summary = "merge: took " + TrackingName(remote) + "'s plan (" + short(tip) + "); this session's " + short(head) + " recorded beside it"
-	}
-	touches := plan.Touches(plan.DiffSteps(before, after))
-	sig := Identity
-	sig.When = now
-	co := &commitObject{Tree: kc.Tree, Parents: []plumbing.Hash{head, tip}, Author: sig, Committer: sig,
-		Message: message(commitInfo{now: now, change: change, meta: opts.Meta, counts: after.Counts(), touches: touches})}
-	hash, _, err := s.objs.write(plumbing.CommitObject, co.encode())
-	if err != nil {
-		return nil, plan.WrapError(plan.CodeIOError, err, "cannot write an object")
-	}
-	if err := s.moveHead(hash, head, files); err != nil {
-		return nil, err
-	}
-	return &Commit{Hash: hash.String(), Time: now, Actor: opts.Meta.Actor, Change: change, Touches: touches}, nil
-}
-
 // tipInfo describes a revision for a message: its last change.
 func (s *Session) tipInfo(h plumbing.Hash) *Revision {
 	if h.IsZero() {
@@ -429,8 +368,14 @@ func (s *Session) tipInfo(h plumbing.Hash) *Revision {
 		return &Revision{Hash: h.String()}
 	}
 	r := e.revision()
-	if entries, err := s.revisions(h); err == nil { // its number along its own history
-		r.N = len(entries)
+	if head, err := s.readRef(); err == nil && !head.IsZero() {
+		if entries, err := s.revisions(head); err == nil { // its number here, if it has one
+			for _, x := range entries {
+				if x.Hash == h {
+					r.N = x.N
+				}
+			}
+		}
 	}
 	return &r
 }
@@ -464,12 +409,6 @@ func (s *Session) ShareStatus() (*ShareStatus, error) {
 	if err != nil {
 		return nil, err
 	}
-	var revs []revEntry
-	if len(tips) > 0 && !head.IsZero() {
-		if revs, err = s.revisions(head); err != nil {
-			return nil, err
-		}
-	}
 	names := make([]string, 0, len(tips))
 	for n := range tips {
 		names = append(names, n)
@@ -478,12 +417,12 @@ func (s *Session) ShareStatus() (*ShareStatus, error) {
 	for _, name := range names {
 		tip := tips[name]
 		rs := RemoteStatus{Remote: name, Rev: tip.String(), State: "differs"}
-		if tip == head {
-			rs.State = "in-sync"
-		}
-		for _, e := range revs {
-			if e.Hash == tip && tip != head {
-				rs.State, rs.Unpushed = "ahead", len(revs)-e.N
+		if rel, n, err := s.relate(head, tip); err == nil {
+			switch rel {
+			case same:
+				rs.State = "in-sync"
+			case ahead:
+				rs.State, rs.Unpushed = "ahead", n
 			}
 		}
 		out.Remotes = append(out.Remotes, rs)

@@ -60,6 +60,8 @@ func newWorld(t *testing.T, serve func(t *testing.T, base string) string) *world
 // isolateGit keeps the user's own git configuration out of a test, and
 // gives the test's commits an author.
 func isolateGit(t *testing.T, home string) {
+	t.Setenv("GIT_CONFIG_GLOBAL", "")
+	os.Unsetenv("GIT_CONFIG_GLOBAL") // restored at the test's end
 	t.Setenv("HOME", home)
 	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
 	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
@@ -192,7 +194,8 @@ func statuses(t testing.TB, results []repo.SyncResult, want ...string) {
 	var got []string
 	for _, r := range results {
 		got = append(got, r.Session+":"+r.Status)
-		if (r.Err() != nil) != (r.Status == "failed" || r.Status == "diverged" || r.Status == "behind") {
+		conflicts := r.Status == "merged" && r.Code == plan.CodeConflict // a merge that recorded conflicts
+		if (r.Err() != nil) != (r.Status == "failed" || r.Status == "diverged" || r.Status == "behind" || conflicts) {
 			t.Errorf("%s: status %s with error %v", r.Session, r.Status, r.Err())
 		}
 	}
@@ -289,8 +292,8 @@ func daemonRemote(t *testing.T, base string) string {
 // TestShareRoundTrip plays an agent's machine and a reviewer's against one
 // remote — over file://, and with PLANGIT_LONG=1 over git daemon and
 // git-http-backend too: push, list, fetch, changes on both sides, a
-// divergence kept and reported and then settled, and the same commits on
-// both machines at the end.
+// divergence merged by the push that found it, another settled by fetch
+// --theirs, and the same commits on both machines at the end.
 func TestShareRoundTrip(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
@@ -378,56 +381,65 @@ func roundTrip(t *testing.T, w *world) {
 	sameHistory(t, s1, r1)
 	statuses(t, ra.Fetch([]string{"s1"}, w.opts()), "s1:up-to-date")
 
-	// Both change it. The agent pushes first; the reviewer's push and
-	// fetch find the histories diverged, keep both, and say so.
+	// Both change it. The agent pushes first; the reviewer's push finds
+	// the histories diverged, merges them by meaning and pushes the merge;
+	// the agent's fetch is a fast-forward to it.
 	w.addStep(s1, "agent's step")
 	reviewerTip := w.addStep(r1, "reviewer's step")
 	statuses(t, ra.Push([]string{"s1"}, w.opts()), "s1:pushed")
 	agentTip := head(t, s1)
 	res = rr.Push([]string{"s1"}, w.opts())
-	statuses(t, res, "s1:diverged")
-	checkConflict(t, res, reviewerTip, agentTip)
-	if head(t, r1) != reviewerTip {
-		t.Fatal("a failed push moved the session")
+	statuses(t, res, "s1:merged")
+	if m := res[0].Merge; m == nil || !res[0].Published || len(m.Renumbered) != 1 || len(m.Conflicts) != 0 {
+		t.Fatalf("the merge: %+v", res[0])
 	}
-	// plangit log and diff compare the two sides.
-	if got, err := r1.Resolve("origin/main"); err != nil || got != agentTip {
-		t.Fatalf("origin/main is %s (%v), want %s", got, err, agentTip)
+	if parents := strings.Fields(w.git(r1.Dir, "log", "-1", "--format=%P")); !slices.Equal(parents, []string{reviewerTip, agentTip}) {
+		t.Errorf("the merge's parents are %v", parents)
 	}
-	if got, err := r1.Resolve(agentTip[:8]); err != nil || got != agentTip {
-		t.Errorf("the remote tip's short hash resolves to %s (%v)", got, err)
+	for rev, want := range map[string]string{"HEAD^2": agentTip, "HEAD^1": reviewerTip, agentTip[:8]: agentTip, "origin/main^2": agentTip, "origin/main": head(t, r1)} {
+		if got, err := r1.Resolve(rev); err != nil || got != want {
+			t.Errorf("%s is %s (%v), want %s", rev, got, err, want)
+		}
 	}
-	if got, err := r1.Resolve("origin/main~1"); err != nil || got != strings.TrimSpace(w.git(s1.Dir, "rev-parse", agentTip+"~1")) {
-		t.Errorf("origin/main~1 is %s (%v)", got, err)
+	st, _ := r1.State()
+	if texts := stepTexts(st.Plan); !slices.Contains(texts, "agent's step") || !slices.Contains(texts, "reviewer's step") {
+		t.Errorf("the merge lost a step: %q", texts)
 	}
-	d, err := history.Between(r1, "HEAD", "origin/main")
-	if err != nil || len(d.Changes) == 0 {
-		t.Errorf("diff HEAD origin/main: %v %+v", err, d)
+	d, err := history.Between(r1, "HEAD^2", "HEAD")
+	if err != nil || len(d.Changes) == 0 || !strings.Contains(d.Changes[0].Detail, "reviewer's step") {
+		t.Errorf("diff HEAD^2 HEAD: %v %+v", err, d)
 	}
-	log, err := history.Log(r1, history.LogOptions{Rev: "origin/main"})
+	log, err := history.Log(r1, history.LogOptions{Rev: "HEAD^2"})
 	if err != nil || log[0].Hash != agentTip || log[0].Summary != "step 4 added: agent's step" {
-		t.Errorf("log origin/main: %v %+v", err, log)
+		t.Errorf("log HEAD^2: %v %+v", err, log)
 	}
-	res = rr.Fetch([]string{"s1"}, w.opts())
-	statuses(t, res, "s1:diverged")
-	checkConflict(t, res, reviewerTip, agentTip)
-	if err := repo.SyncError(res); !plan.HasCode(err, plan.CodeConflict) || !strings.Contains(err.Error(), "origin/main") {
-		t.Errorf("SyncError: %v", err)
-	}
+	statuses(t, ra.Fetch([]string{"s1"}, w.opts()), "s1:fast-forward")
+	sameHistory(t, s1, r1)
 
-	// The reviewer takes the agent's plan, both histories kept; then both
-	// machines end on the very same commits.
+	// Again, and the reviewer takes the agent's plan whole (--theirs):
+	// what it drops is listed, and stays in the history as HEAD^1.
+	w.addStep(s1, "agent's second")
+	reviewerTip = w.note(r1, "reviewer's finding")
+	statuses(t, ra.Push([]string{"s1"}, w.opts()), "s1:pushed")
+	agentTip = head(t, s1)
 	theirs := w.opts()
 	theirs.Theirs = true
 	res = rr.Fetch([]string{"s1"}, theirs)
 	statuses(t, res, "s1:merged")
+	if m := res[0].Merge; m.DroppedRev != reviewerTip || !slices.Equal(m.Dropped, []string{"finding 1 added (insight): reviewer's finding"}) {
+		t.Errorf("--theirs dropped %+v", m)
+	}
 	files, _, _ := r1.FilesAt("HEAD")
 	agentFiles, _, _ := s1.FilesAt("HEAD")
-	if !equalFiles(files, agentFiles) {
+	if !bytes.Equal(files[plan.FindingsFile], agentFiles[plan.FindingsFile]) || !bytes.Contains(files[plan.PlanFile], []byte("agent's second")) {
 		t.Error("--theirs did not take the remote's files")
 	}
-	if parents := strings.Fields(w.git(r1.Dir, "log", "-1", "--format=%P")); !slices.Equal(parents, []string{reviewerTip, agentTip}) {
-		t.Errorf("the merge's parents are %v", parents)
+	// The finding dropped keeps its id: the next one gets another.
+	if !bytes.Contains(files[plan.PlanFile], []byte(" next-finding=2 -->")) {
+		t.Errorf("the plan does not keep the dropped finding's id:\n%s", files[plan.PlanFile])
+	}
+	if got, err := r1.Resolve("HEAD^1"); err != nil || got != reviewerTip {
+		t.Errorf("HEAD^1 is %s (%v), want the dropped side %s", got, err, reviewerTip)
 	}
 	statuses(t, rr.Push([]string{"s1"}, w.opts()), "s1:pushed")
 	statuses(t, ra.Fetch([]string{"s1"}, w.opts()), "s1:fast-forward")
@@ -466,7 +478,9 @@ func lastTime(t testing.TB, s *repo.Session) time.Time {
 }
 
 // sameHistory checks that two machines' copies of a session hold the same
-// revisions, hash for hash, and the same files.
+// revisions, hash for hash, and the same files. Each machine numbers the
+// revisions in the order it came to know them, so where one merged the
+// other's, the numbers may differ.
 func sameHistory(t testing.TB, a, b *repo.Session) {
 	t.Helper()
 	ra, err := a.Revisions()
@@ -477,12 +491,17 @@ func sameHistory(t testing.TB, a, b *repo.Session) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(ra) != len(rb) {
-		t.Fatalf("%d revisions against %d", len(ra), len(rb))
+	if len(ra) != len(rb) || ra[len(ra)-1].Hash != rb[len(rb)-1].Hash {
+		t.Fatalf("%d revisions up to %s against %d up to %s", len(ra), ra[len(ra)-1].Hash[:7], len(rb), rb[len(rb)-1].Hash[:7])
 	}
-	for i := range ra {
-		if ra[i].Hash != rb[i].Hash || ra[i].N != rb[i].N || ra[i].Summary != rb[i].Summary || !ra[i].Time.Equal(rb[i].Time) {
-			t.Fatalf("revision %d differs:\n%+v\n%+v", i+1, ra[i], rb[i])
+	byHash := map[string]repo.Revision{}
+	for _, r := range rb {
+		byHash[r.Hash] = r
+	}
+	for _, x := range ra {
+		y, ok := byHash[x.Hash]
+		if !ok || x.Summary != y.Summary || !x.Time.Equal(y.Time) || x.Author != y.Author {
+			t.Fatalf("revision %s differs:\n%+v\n%+v", x.Hash[:7], x, y)
 		}
 	}
 	fa, _ := a.ReadFiles()
@@ -492,6 +511,14 @@ func sameHistory(t testing.TB, a, b *repo.Session) {
 	}
 	repotest.Check(t, a.Dir)
 	repotest.Check(t, b.Dir)
+}
+
+func stepTexts(p *plan.Plan) []string {
+	var out []string
+	for _, s := range p.Steps() {
+		out = append(out, s.Text)
+	}
+	return out
 }
 
 func equalFiles(a, b map[string][]byte) bool {
@@ -504,25 +531,6 @@ func equalFiles(a, b map[string][]byte) bool {
 		}
 	}
 	return true
-}
-
-// checkConflict checks a divergence's result: both tips, their last
-// changes, and the name the remote's is kept under.
-func checkConflict(t testing.TB, res []repo.SyncResult, local, remote string) {
-	t.Helper()
-	r := res[0]
-	if !plan.HasCode(r.Err(), plan.CodeConflict) || r.Code != plan.CodeConflict {
-		t.Fatalf("want CONFLICT, got %v", r.Err())
-	}
-	if r.Local == nil || r.Local.Hash != local || r.RemoteTip == nil || r.RemoteTip.Hash != remote || r.KeptAs != "origin/main" {
-		t.Fatalf("conflict result %+v", r)
-	}
-	msg := r.Err().Error()
-	for _, want := range []string{local[:7], remote[:7], r.Local.Summary, r.RemoteTip.Summary, "origin/main", "--ours", "--theirs"} {
-		if !strings.Contains(msg, want) {
-			t.Errorf("the conflict's message lacks %q: %s", want, msg)
-		}
-	}
 }
 
 // TestRemoteChoice: the current branch's upstream remote, else origin,
@@ -683,7 +691,7 @@ func TestFetchRefuses(t *testing.T) {
 
 // TestFetchAdoptsHandEditFirst: a hand edit waiting in the working files
 // is committed before a fetch, as before any change; the fetch then finds
-// the histories diverged and keeps both.
+// the histories diverged and merges them.
 func TestFetchAdoptsHandEditFirst(t *testing.T) {
 	w := newWorld(t, fileRemote)
 	s, ra, rr := w.shared("s1")
@@ -694,15 +702,13 @@ func TestFetchAdoptsHandEditFirst(t *testing.T) {
 	b, _ := os.ReadFile(path)
 	os.WriteFile(path, bytes.Replace(b, []byte("Design"), []byte("Design it well"), 1), 0o644)
 	res := ra.Fetch([]string{"s1"}, w.opts())
-	statuses(t, res, "s1:diverged")
-	if res[0].Local.Summary != "edit: task_plan.md changed outside plangit" {
-		t.Errorf("the hand edit was not adopted first: %+v", res[0].Local)
+	statuses(t, res, "s1:merged")
+	parents := strings.Fields(w.git(s.Dir, "log", "-1", "--format=%P"))
+	if len(parents) != 2 || w.git(s.Dir, "log", "-1", "--format=%s", parents[0]) != "edit: task_plan.md changed outside plangit\n" {
+		t.Errorf("the hand edit was not adopted first: %v", parents)
 	}
-	ours := w.opts()
-	ours.Ours = true
-	statuses(t, ra.Fetch([]string{"s1"}, ours), "s1:merged")
-	if b, _ := os.ReadFile(path); !bytes.Contains(b, []byte("Design it well")) || bytes.Contains(b, []byte("from the reviewer")) {
-		t.Errorf("--ours did not keep this machine's plan:\n%s", b)
+	if b, _ := os.ReadFile(path); !bytes.Contains(b, []byte("Design it well")) || !bytes.Contains(b, []byte("from the reviewer")) {
+		t.Errorf("the merge lost a side:\n%s", b)
 	}
 	statuses(t, ra.Push([]string{"s1"}, w.opts()), "s1:pushed")
 	statuses(t, rr.Fetch([]string{"s1"}, w.opts()), "s1:fast-forward")

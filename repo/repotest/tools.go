@@ -13,6 +13,19 @@ import (
 	"testing"
 )
 
+// NoIdentity makes plangit find no git identity in this process: no git
+// configuration beyond the project's, no GIT_AUTHOR_* or EMAIL, no login
+// name. Commits are then plangit's own "no one known"; a test that wants
+// an author sets GIT_AUTHOR_NAME and GIT_AUTHOR_EMAIL, or the project's
+// git config.
+func NoIdentity() {
+	os.Setenv("GIT_CONFIG_GLOBAL", os.DevNull)
+	os.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	for _, k := range []string{"GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "EMAIL", "USER", "LOGNAME", "USERNAME", "GIT_CONFIG_COUNT"} {
+		os.Unsetenv(k)
+	}
+}
+
 // Tests that need a program from outside the repository (Graphviz's dot,
 // Chromium, mermaid.js) skip where it is missing — and say so. go test
 // prints nothing but "ok" for a package whose tests pass, skips included,
@@ -92,8 +105,13 @@ func uncached() {
 // which go test shows with -v or when a test fails; when it would hide it
 // (a passing package without -v), also to the terminal or pipe the go
 // command itself writes to, so `go test ./...` shows it under its "ok".
+//
+// Main also makes the package's commits anonymous (NoIdentity), so that
+// what tests write does not depend on the git identity of the machine
+// they run on.
 func Main(m *testing.M) int {
 	inMain = true
+	NoIdentity()
 	code := m.Run()
 	note := skipSummary()
 	if note == "" {
