@@ -599,6 +599,7 @@ func (s *Session) attempt(opts Options, fn changeFn, res *Result, head *plumbing
 		adopted      map[string][]byte
 		adoptedPlan  *plan.Plan
 		adoptTouches []plan.Touch
+		editNote     string
 	)
 	if edited {
 		st.Plan.Updated = now
@@ -606,15 +607,34 @@ func (s *Session) attempt(opts Options, fn changeFn, res *Result, head *plumbing
 		if err != nil {
 			return err
 		}
+		from, since, err := s.editBase(*head, base, files)
+		if err != nil {
+			return err
+		}
+		fromPlan := before
+		if from != *head {
+			if fromPlan, err = s.planAt(from); err != nil {
+				return err
+			}
+		}
 		// A step the edit added under an id issued before gets a fresh one.
 		st.Plan.ReserveSteps(issued + 1)
 		var reused []string
-		for _, d := range plan.DiffSteps(before, st.Plan) {
+		for _, d := range plan.DiffSteps(fromPlan, st.Plan) {
 			if n, err := strconv.Atoi(d.ID); err == nil && d.Kind == plan.StepAdded && n <= issued {
 				reused = append(reused, d.ID)
 			}
 		}
 		st.Plan.Reissue(reused)
+		if from != *head {
+			// An edit of an older copy: the revisions since stay.
+			merged, note, err := s.mergeEdit(*head, from, since, st, issued, now)
+			if err != nil {
+				return err
+			}
+			st, editNote = merged, note
+			st.Plan.ReserveSteps(issued + 1)
+		}
 		adopted = st.Files()
 		adoptTouches = plan.Touches(plan.DiffSteps(before, st.Plan))
 		adoptedPlan = st.Plan.Clone()
@@ -641,6 +661,9 @@ func (s *Session) attempt(opts Options, fn changeFn, res *Result, head *plumbing
 
 	if edited {
 		edit := plan.Change{Op: "edit", Summary: "edit: " + editedNames(files, base) + " changed outside plangit"}
+		if editNote != "" {
+			edit.Summary += " (" + editNote + ")"
+		}
 		c, l, err := s.commit(*head, base, files, adopted, commitInfo{now: now, change: edit, meta: Meta{Actor: "user", Hook: opts.Hook, Tool: opts.Tool, Host: opts.Host, HostSession: opts.HostSession},
 			counts: adoptedPlan.Counts(), touches: adoptTouches, issued: issued})
 		if err != nil {

@@ -1,0 +1,165 @@
+package repo
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/plangit/plangit/plan"
+)
+
+// A person's edit of the working files is a change to the revision they
+// started from, which is not always the last one: an editor that opened
+// task_plan.md before the agent's last changes saves its old copy back.
+// Taken as it stands, that copy would undo what the agent did since (its
+// steps gone, its completions reopened). So the edit is read as the
+// change from its base — the recent revision whose files the edited ones
+// differ least from, the latest of equals — to the edited files, and laid
+// on the current plan by the three-way merge sharing uses (plan.Merge):
+// the revisions since the base stay, the person's changes are added, and
+// where both changed one field the person's value wins and the revision
+// says so.
+
+// editLookback is how many revisions back an edit's base is looked for:
+// an editor's copy older than that is taken as an edit of the last.
+const editLookback = 64
+
+// editBase finds the revision a hand edit of the working files started
+// from: of the last editLookback revisions, the one whose copies of the
+// edited files differ least, by lines, from the working ones; head when
+// it is as close as any. It returns the revision and how many revisions
+// came after it.
+func (s *Session) editBase(head plumbing.Hash, headFiles map[string]plumbing.Hash, files map[string][]byte) (plumbing.Hash, int, error) {
+	var edited []string
+	for name, b := range files {
+		if h, ok := headFiles[name]; !ok || plumbing.ComputeHash(plumbing.BlobObject, b) != h {
+			edited = append(edited, name)
+		}
+	}
+	entries, err := s.revisions(head)
+	if err != nil {
+		return head, 0, err
+	}
+	want := map[string]map[string]int{} // each edited file's lines, counted
+	for _, name := range edited {
+		want[name] = countLines(files[name])
+	}
+	dist := map[plumbing.Hash]int{} // blob → its distance from the working file of that name
+	distance := func(name string, h plumbing.Hash, ok bool) (int, error) {
+		if !ok {
+			return lineCount(files[name]), nil
+		}
+		if d, seen := dist[h]; seen {
+			return d, nil
+		}
+		data, err := s.objs.readAs(plumbing.BlobObject, h)
+		if err != nil {
+			return 0, err
+		}
+		d := lineDistance(want[name], data)
+		dist[h] = d
+		return d, nil
+	}
+	best, bestAt, bestDist := head, 0, -1
+	for i := len(entries) - 1; i >= 0 && i >= len(entries)-editLookback; i-- {
+		rev := entries[i].Hash
+		tree, err := s.objs.readTreeFiles(rev)
+		if err != nil {
+			break // an older revision that cannot be read is no candidate
+		}
+		d := 0
+		for _, name := range edited {
+			h, ok := tree[name]
+			n, err := distance(name, h, ok)
+			if err != nil {
+				return head, 0, nil
+			}
+			d += n
+		}
+		if bestDist < 0 || d < bestDist {
+			best, bestAt, bestDist = rev, len(entries)-1-i, d
+		}
+		if d == 0 {
+			break
+		}
+	}
+	return best, bestAt, nil
+}
+
+// countLines counts each line of a text.
+func countLines(b []byte) map[string]int {
+	count := map[string]int{}
+	for line := range bytes.Lines(b) {
+		count[string(line)]++
+	}
+	return count
+}
+
+// lineDistance counts the lines one text has that the other lacks, each
+// way, as multisets, the first text given by its counted lines: a cheap
+// measure of how far apart two versions are.
+func lineDistance(want map[string]int, b []byte) int {
+	seen := make(map[string]int, len(want))
+	d := 0
+	for line := range bytes.Lines(b) {
+		n := seen[string(line)] + 1
+		seen[string(line)] = n
+		if n > want[string(line)] {
+			d++ // a line b has more often than the other
+		}
+	}
+	for line, n := range want {
+		d += max(n-seen[line], 0)
+	}
+	return d
+}
+
+func lineCount(b []byte) int {
+	n := 0
+	for range bytes.Lines(b) {
+		n++
+	}
+	return n
+}
+
+// editRev names the person's side of the merge an edit of a stale copy
+// makes; no abbreviated commit hash reads like it.
+const editRev = "edit"
+
+// mergeEdit lays a hand edit made on the revision from onto head's
+// state: what the revisions since from changed stays, what the person
+// changed is added, and a field both changed takes the person's value.
+// edited is the state the working files parse to, its new steps already
+// given ids never issued. It returns the merged state and what the
+// revision says of it.
+func (s *Session) mergeEdit(head, from plumbing.Hash, since int, edited *plan.State, issued int, now time.Time) (*plan.State, string, error) {
+	baseSt, err := s.stateAt(from)
+	if err != nil {
+		return nil, "", err
+	}
+	headSt, err := s.stateAt(head)
+	if err != nil {
+		return nil, "", err
+	}
+	merged, rep, err := plan.Merge(baseSt, plan.MergeSide{Rev: short(head), State: headSt}, plan.MergeSide{Rev: editRev, State: edited},
+		plan.MergeOptions{NextStep: issued + 1})
+	if err != nil {
+		return nil, "", err
+	}
+	var settled []string
+	for _, c := range rep.Conflicts {
+		if _, err := merged.Resolve(c.Target(), c.Field, plan.Choice{Rev: editRev}, now); err != nil {
+			return nil, "", err
+		}
+		settled = append(settled, c.Target()+" "+c.Field)
+	}
+	note := fmt.Sprintf("made on %s, the %s since kept", short(from), count(since, "revision"))
+	if len(settled) > 0 {
+		note += "; the person's value kept on " + strings.Join(settled, ", ")
+	}
+	merged.Plan.Updated = now
+	return merged, note, nil
+}

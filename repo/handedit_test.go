@@ -1,0 +1,276 @@
+package repo
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/plangit/plangit/plan"
+	"github.com/plangit/plangit/repo/repotest"
+)
+
+func addStep(text string) func(*plan.State) (plan.Change, error) {
+	return func(st *plan.State) (plan.Change, error) {
+		s, err := st.Plan.AddStep(plan.StepSpec{Text: text}, t0)
+		if err != nil {
+			return plan.Change{}, err
+		}
+		return plan.Change{Op: "step.add", Step: s.ID, Summary: "step " + s.ID + " added: " + text}, nil
+	}
+}
+
+func mustUpdate(t *testing.T, s *Session, fn func(*plan.State) (plan.Change, error)) *Result {
+	t.Helper()
+	res, err := s.Update(Options{Now: t0.Add(time.Minute)}, fn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+func stepText(t *testing.T, st *plan.State, id string) (string, plan.StepStatus) {
+	t.Helper()
+	s, _, err := st.Plan.Step(id)
+	if err != nil {
+		return "", ""
+	}
+	return s.Text, s.Status
+}
+
+// An editor that opened task_plan.md before the agent's last changes
+// saves its old copy with a step added by hand: the agent's step and
+// completion stay, the hand step gets an id never given, and the revision
+// says which copy the edit was made on.
+func TestStaleSaveKeepsLaterChanges(t *testing.T) {
+	s := newTestSession(t)
+	path := filepath.Join(s.Dir, plan.PlanFile)
+	stale := readFile(t, s, plan.PlanFile) // the editor's copy
+
+	mustUpdate(t, s, addStep("agent step")) // step 4
+	mustUpdate(t, s, step("1", plan.ActDone))
+
+	edited := strings.Replace(stale, "\n<!-- plangit", "- [ ] hand step\n\n<!-- plangit", 1)
+	if err := os.WriteFile(path, []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res := mustUpdate(t, s, step("2", plan.ActStart))
+	if res.Adopted == nil {
+		t.Fatal("the edit was not adopted")
+	}
+	if !strings.Contains(res.Adopted.Change.Summary, "made on") || !strings.Contains(res.Adopted.Change.Summary, "the 2 revisions since kept") {
+		t.Errorf("the revision does not say the edit was of an older copy: %q", res.Adopted.Change.Summary)
+	}
+	st, err := s.State()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if text, _ := stepText(t, st, "4"); text != "agent step" {
+		t.Errorf("the agent's step 4 is %q", text)
+	}
+	if _, status := stepText(t, st, "1"); status != plan.StepCompleted {
+		t.Errorf("the agent's completion of step 1 was undone: %s", status)
+	}
+	if _, status := stepText(t, st, "2"); status != plan.StepInProgress {
+		t.Errorf("step 2 is %s", status)
+	}
+	if text, _ := stepText(t, st, "5"); text != "hand step" {
+		t.Errorf("the hand step is not step 5: %q\n%s", text, readFile(t, s, plan.PlanFile))
+	}
+}
+
+// Where the person and the agent changed the same field, the person's
+// value wins, and the revision names the field.
+func TestStaleSavePersonWinsOnSameField(t *testing.T) {
+	s := newTestSession(t)
+	path := filepath.Join(s.Dir, plan.PlanFile)
+	stale := readFile(t, s, plan.PlanFile)
+	mustUpdate(t, s, func(st *plan.State) (plan.Change, error) {
+		if _, err := addStep("later")(st); err != nil {
+			return plan.Change{}, err
+		}
+		return st.Plan.EditStep("3", plan.StepEdit{Text: ptr("Build it the agent's way")}, t0)
+	})
+
+	edited := strings.Replace(stale, "○ Build", "○ Build it by hand", 1)
+	if err := os.WriteFile(path, []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res := mustUpdate(t, s, step("1", plan.ActStart))
+	if res.Adopted == nil || !strings.Contains(res.Adopted.Change.Summary, "the person's value kept on step 3 text") {
+		t.Fatalf("adopted: %+v", res.Adopted)
+	}
+	st, _ := s.State()
+	if text, _ := stepText(t, st, "3"); text != "Build it by hand" {
+		t.Errorf("step 3 is %q", text)
+	}
+	if text, _ := stepText(t, st, "4"); text != "later" {
+		t.Errorf("step 4 is %q", text)
+	}
+	if len(st.Conflicts()) != 0 {
+		t.Errorf("conflicts left: %+v", st.Conflicts())
+	}
+}
+
+// An edit of the current copy is taken as it stands: removing a step by
+// hand removes it, and no older revision is mistaken for its base.
+func TestEditOfCurrentCopyStands(t *testing.T) {
+	s := newTestSession(t)
+	path := filepath.Join(s.Dir, plan.PlanFile)
+	mustUpdate(t, s, addStep("drop me"))
+	mustUpdate(t, s, step("1", plan.ActDone))
+	cur := readFile(t, s, plan.PlanFile)
+	var kept []string
+	for _, line := range strings.SplitAfter(cur, "\n") {
+		if !strings.Contains(line, "drop me") {
+			kept = append(kept, line)
+		}
+	}
+	edited := strings.Replace(strings.Join(kept, ""), "- [x] ● Analyze", "- [ ] ○ Analyze", 1)
+	if err := os.WriteFile(path, []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res := mustUpdate(t, s, step("2", plan.ActStart))
+	if res.Adopted == nil || strings.Contains(res.Adopted.Change.Summary, "made on") {
+		t.Fatalf("adopted: %+v", res.Adopted)
+	}
+	st, _ := s.State()
+	if text, _ := stepText(t, st, "4"); text != "" {
+		t.Errorf("step 4 removed by hand is back: %q", text)
+	}
+	if _, status := stepText(t, st, "1"); status != plan.StepPending {
+		t.Errorf("step 1 reopened by hand is %s", status)
+	}
+	if got := repotest.Git(t, s.Dir, "status", "--porcelain"); got != "" {
+		t.Errorf("status: %q", got)
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// TestStaleSaveCampaign runs an agent's changes while a person keeps
+// saving stale copies of task_plan.md with a step added by hand: no change
+// the agent was told succeeded is lost, and no id is given twice.
+func TestStaleSaveCampaign(t *testing.T) {
+	runs, changes := 1, 20
+	if repotest.Long() {
+		runs, changes = 10, 100 // 1,000 acknowledged changes
+	}
+	for run := range runs {
+		t.Run(strconv.Itoa(run), func(t *testing.T) { staleSaveRun(t, changes) })
+	}
+}
+
+func staleSaveRun(t *testing.T, changes int) {
+	s := newTestSession(t)
+	path := filepath.Join(s.Dir, plan.PlanFile)
+	added := map[string]string{} // acknowledged step id → text
+	var done []string            // acknowledged completions
+	stop := make(chan struct{})
+	saved := make(chan int, 1)
+	var once sync.Once
+	halt := func() int {
+		once.Do(func() { close(stop) })
+		return <-saved
+	}
+	t.Cleanup(func() { halt() })
+	go func() { // the person
+		defer close(saved)
+		n := 0
+		for {
+			copy, err := os.ReadFile(path)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			select {
+			case <-stop:
+				saved <- n
+				return
+			case <-time.After(3 * time.Millisecond):
+			}
+			n++
+			line := fmt.Sprintf("- [ ] hand %d\n\n<!-- plangit", n)
+			edited := strings.Replace(string(copy), "\n<!-- plangit", line, 1)
+			tmp := path + ".editor"
+			if err := os.WriteFile(tmp, []byte(edited), 0o644); err != nil {
+				t.Error(err)
+				return
+			}
+			if err := os.Rename(tmp, path); err != nil {
+				t.Error(err)
+				return
+			}
+			// The editor reloads once plangit has taken the edit in.
+			for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+				if b, _ := os.ReadFile(path); !strings.Contains(string(b), fmt.Sprintf("hand %d\n", n)) {
+					break
+				}
+			}
+		}
+	}()
+	// A change refused because the files kept changing under it is not
+	// acknowledged; the agent tries it again, as an agent would.
+	retried := 0
+	update := func(fn func(*plan.State) (plan.Change, error)) *Result {
+		for {
+			res, err := s.Update(Options{}, fn)
+			if plan.HasCode(err, plan.CodeConflict) {
+				retried++
+				continue
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			return res
+		}
+	}
+	for i := range changes {
+		if i%2 == 0 || len(added) == len(done) {
+			text := fmt.Sprintf("agent %d", i)
+			added[update(addStep(text)).Commit.Change.Step] = text
+			continue
+		}
+		for id := range added {
+			if !slices.Contains(done, id) {
+				update(step(id, plan.ActDone))
+				done = append(done, id)
+				break
+			}
+		}
+	}
+	hands := halt()
+	if _, err := s.Update(Options{}, func(st *plan.State) (plan.Change, error) { return plan.Change{}, nil }); err != nil {
+		t.Fatal(err)
+	}
+	st, err := s.State()
+	if err != nil {
+		t.Fatal(err)
+	}
+	lost := 0
+	for id, text := range added {
+		got, status := stepText(t, st, id)
+		if got != text || slices.Contains(done, id) && status != plan.StepCompleted {
+			lost++
+			t.Errorf("step %s: want %q (done %v), have %q %s", id, text, slices.Contains(done, id), got, status)
+		}
+	}
+	seen := map[string]bool{}
+	for _, x := range st.Plan.Steps() {
+		if strings.HasPrefix(x.Text, "hand ") {
+			if seen[x.Text] {
+				t.Errorf("%s twice", x.Text)
+			}
+			seen[x.Text] = true
+		}
+	}
+	if len(seen) == 0 || hands == 0 {
+		t.Errorf("the person's %d saves added %d steps", hands, len(seen))
+	}
+	t.Logf("%d acknowledged changes (%d refused and tried again), %d stale saves, %d hand steps kept, %d lost", changes, retried, hands, len(seen), lost)
+}
