@@ -107,9 +107,10 @@ func glanceKey(s *repo.Session) string {
 // one did for the same files, or when they are found to be.
 func readGlance(s *repo.Session, cfg repo.Config) (*hookwire.Glance, error) {
 	key := glanceKey(s)
+	head := hookwire.BranchTip(s.Dir)
 	var old *hookwire.Glance
 	if g, ok := hookwire.ReadGlance(s.PrivatePath(hookwire.GlanceFile)); ok {
-		if g.Key == key {
+		if g.Key == key && (g.Landed == "" && g.Rev == "" || g.Rev == head) {
 			return g, nil
 		}
 		old = g
@@ -120,10 +121,15 @@ func readGlance(s *repo.Session, cfg repo.Config) (*hookwire.Glance, error) {
 	}
 	st.Plan.Rules = cfg.Rules()
 	g := newGlance(st, key, cfg)
-	if files := s.FilesKey(); old != nil && old.Landed == files {
+	if files := s.FilesKey(); old != nil && old.Landed == files && old.Rev == head && head != "" {
 		g.Landed = files
 	} else {
 		g.Landed = s.CommittedKey()
+	}
+	if g.Landed != "" && head != "" && hookwire.BranchTip(s.Dir) == head {
+		g.Rev = head
+	} else {
+		g.Landed = ""
 	}
 	if glanceKey(s) == key {
 		s.WriteCache(hookwire.GlanceFile, g.Encode()) // a cache: a failed write costs only speed
@@ -145,5 +151,6 @@ func WriteGlance(s *repo.Session, st *plan.State) {
 	defer func() { st.Plan.Rules = rules }()
 	g := newGlance(st, glanceKey(s), cfg)
 	g.Landed = s.FilesKey() // the change just left the files as the branch has them
+	g.Rev = hookwire.BranchTip(s.Dir)
 	s.WriteCache(hookwire.GlanceFile, g.Encode())
 }

@@ -426,7 +426,7 @@ func (c *call) hold() (h *held, ok bool) {
 	}
 	g, good := c.glance()
 	switch {
-	case !c.settled() || !good || g.Landed != disk.FilesKey(c.dir, g.Files):
+	case !c.settled() || !good:
 		lock.Close()
 		return nil, false
 	case slices.Contains(g.Rules.Off, c.event):
@@ -461,12 +461,14 @@ func (c *call) settled() bool {
 	return err != nil && os.IsNotExist(err) || err == nil && fi.Size == 0
 }
 
-// glance reads the session's glance; good is false when there is none or
-// it does not name the files and the config as they stand.
+// glance reads the session's glance; good is false when there is none,
+// or it does not name the files and the config as they stand, or it is
+// not of the commit the branch names (Glance.Current): plangit answers
+// then, from the plan itself.
 func (c *call) glance() (*hookwire.Glance, bool) {
 	g, good := hookwire.ReadGlance(disk.PrivatePath(c.dir, hookwire.GlanceFile))
 	configPath := filepath.Join(filepath.Dir(filepath.Dir(c.dir)), "config.json")
-	if !good || g.Key != hookwire.GlanceKey(configPath, c.dir, g.Files) {
+	if !good || g.Key != hookwire.GlanceKey(configPath, c.dir, g.Files) || !g.Current(c.dir) {
 		return nil, false
 	}
 	return g, true

@@ -1,6 +1,7 @@
 package hookwire
 
 import (
+	"path/filepath"
 	"strconv"
 	"strings"
 	"unsafe"
@@ -30,7 +31,7 @@ const GlanceFile = "glance"
 
 // GlanceVersion changes whenever what a glance holds, or how it is drawn,
 // changes, so an old glance is never read as a new one.
-const GlanceVersion = "plangit glance 8"
+const GlanceVersion = "plangit glance 9"
 
 // CLIMark stands for the command that runs plangit in text kept for later:
 // a control character, which no plan text can hold.
@@ -42,6 +43,7 @@ type Glance struct {
 	Key        string
 	Files      []string // the working files Key was computed from
 	Landed     string   // FilesKey of the working files when they were known to be the branch's: "" for not known
+	Rev        string   // the branch's commit the files were known to be, with Landed
 	Status     string   // the plan's status
 	Unfinished bool     // the plan is pending, running or paused
 	Complete   bool     // every step of the plan is completed or skipped
@@ -96,6 +98,30 @@ func GlanceKey(configPath, dir string, files []string) string {
 	b := make([]byte, 0, 64*(len(files)+1))
 	b = append(disk.AppendFileKey(append(b, "config:"...), configPath), ';')
 	return string(disk.AppendFilesKey(b, dir, files))
+}
+
+// Current reports whether the glance is of the commit the session's
+// branch names and of the working files as they stand, which are that
+// commit's: only then is what it says what the plan says. A glance is a
+// cache, written beside the plan; one that names another commit, or none,
+// or files changed since, is not answered from.
+func (g *Glance) Current(dir string) bool {
+	return g.Rev != "" && g.Landed != "" && g.Landed == disk.FilesKey(dir, g.Files) && g.Rev == BranchTip(dir)
+}
+
+// BranchTip is the commit a session's branch names, read from its loose
+// ref; "" when there is none or it does not hold one commit id.
+func BranchTip(dir string) string {
+	b, err := disk.ReadFile(filepath.Join(dir, ".git", "refs", "heads", "main"))
+	if err != nil || len(b) != 41 || b[40] != '\n' {
+		return ""
+	}
+	for _, c := range b[:40] {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return ""
+		}
+	}
+	return string(b[:40])
 }
 
 // NormKey is plan.NormalizeKey, for the hook's hot path: white space
@@ -212,6 +238,7 @@ func (g *Glance) Encode() []byte {
 		line("file", f)
 	}
 	line("landed", g.Landed)
+	line("rev", g.Rev)
 	line("status", g.Status, flag(g.Unfinished, "open"), flag(g.Complete, "complete"))
 	line("sig", g.Sig)
 	line("cur", g.Cur, g.CurText)
@@ -387,6 +414,8 @@ func decodeGlance(s string) (g *Glance, ok bool) {
 			good = list(&g.Files, v[0])
 		case "landed":
 			g.Landed = v[0]
+		case "rev":
+			g.Rev = v[0]
 		case "status":
 			g.Status, g.Unfinished, g.Complete = v[0], v[1] == "open", v[2] == "complete"
 		case "sig":
@@ -444,7 +473,7 @@ func decodeGlance(s string) (g *Glance, ok bool) {
 // 0 for a name a glance has no line of.
 func glanceValues(name string) int {
 	switch name {
-	case "key", "file", "landed", "sig", "findings", "name", "left", "off", "critical", "write", "view", "budget":
+	case "key", "file", "landed", "rev", "sig", "findings", "name", "left", "off", "critical", "write", "view", "budget":
 		return 1
 	case "cur", "line", "step", "open", "confirm":
 		return 2
