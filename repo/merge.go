@@ -247,10 +247,10 @@ func (s *Session) merge(head, tip plumbing.Hash, remote string, mode MergeMode, 
 		change.Summary += ": " + count(len(m.Dropped), "change") + " dropped"
 		// No id the dropped side issued is given again.
 		merged.Plan.ReserveSteps(max(issued+1, drop.Plan.NextStep))
-		if n := max(drop.Plan.NextFinding, maxIDOf(drop.Findings)+1); n > max(merged.Plan.NextFinding, maxIDOf(merged.Findings)+1) {
+		if n := max(drop.Plan.NextFinding, maxIDOf(drop.Findings, findingID)+1); n > max(merged.Plan.NextFinding, maxIDOf(merged.Findings, findingID)+1) {
 			merged.Plan.NextFinding = n
 		}
-		if n := max(drop.Plan.NextError, maxErrorID(drop.Errors)+1); n > max(merged.Plan.NextError, maxErrorID(merged.Errors)+1) {
+		if n := max(drop.Plan.NextError, maxIDOf(drop.Errors, errorID)+1); n > max(merged.Plan.NextError, maxIDOf(merged.Errors, errorID)+1) {
 			merged.Plan.NextError = n
 		}
 	}
@@ -296,25 +296,19 @@ func (s *Session) fileAt(h plumbing.Hash, name string) []byte {
 	return s.filesOrNil(h)[name]
 }
 
-func maxIDOf(fs plan.Findings) int {
+// maxIDOf is the largest numeric id among records, 0 for none.
+func maxIDOf[R any](records []R, id func(R) string) int {
 	n := 0
-	for _, f := range fs {
+	for _, r := range records {
 		var v int
-		fmt.Sscan(f.ID, &v)
+		fmt.Sscan(id(r), &v)
 		n = max(n, v)
 	}
 	return n
 }
 
-func maxErrorID(l plan.ErrorLog) int {
-	n := 0
-	for _, e := range l {
-		var v int
-		fmt.Sscan(e.ID, &v)
-		n = max(n, v)
-	}
-	return n
-}
+func findingID(f *plan.Finding) string   { return f.ID }
+func errorID(e *plan.ErrorRecord) string { return e.ID }
 
 func count(n int, noun string) string {
 	if n == 1 {
