@@ -218,7 +218,11 @@ func answer(event string, h *host, payload []byte, getenv func(string) string) (
 	if fi, err := disk.Stat(p.Cwd); err != nil || !fi.Dir {
 		return nil, false
 	}
-	c := &call{event: event, host: h, p: p, dir: disk.SessionDir(disk.FindRoot(p.Cwd), p.SessionID),
+	root := disk.FindRoot(p.Cwd)
+	if link, _ := disk.OutsideLink(root); link != "" {
+		return nil, false // .code-agent leads out of the project: plangit refuses it and says so
+	}
+	c := &call{event: event, host: h, p: p, dir: disk.SessionDir(root, p.SessionID),
 		shell: h.shellVar != "" && getenv(h.shellVar) == p.SessionID}
 	if _, err := disk.Lstat(c.dir); err != nil {
 		// No plan: nothing to say before a tool or to count after one;

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -809,5 +810,39 @@ func TestEventFromPayload(t *testing.T) {
 	}
 	if got, code := hookRun(t, without, hookBin, nil, []byte(`{"session_id":"`+session+`","cwd":"{{CWD}}"}`), other); got != "" || code != 0 {
 		t.Errorf("a payload without an event: %d %q", code, got)
+	}
+}
+
+// A project whose .code-agent is a link out of it: the hook binary reads
+// and writes nothing through it, and hands every event to plangit, which
+// refuses it; the agent is not broken.
+func TestProjectDirLinkedOut(t *testing.T) {
+	root := project(t, plan)
+	elsewhere := filepath.Join(t.TempDir(), "moved")
+	if err := os.Rename(filepath.Join(root, ".code-agent"), elsewhere); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(elsewhere, filepath.Join(root, ".code-agent")); err != nil {
+		t.Fatal(err)
+	}
+	snapshot := func() string {
+		var b strings.Builder
+		filepath.WalkDir(elsewhere, func(path string, d fs.DirEntry, err error) error {
+			if fi, err := os.Lstat(path); err == nil {
+				fmt.Fprintf(&b, "%s %d %d\n", path, fi.Size(), fi.ModTime().UnixNano())
+			}
+			return nil
+		})
+		return b.String()
+	}
+	before := snapshot()
+	hookBin := filepath.Join(bin, "plangit-hook")
+	for name, event := range map[string]string{"user_prompt_submit_other": "UserPromptSubmit", "pre_tool_use_bash": "PreToolUse", "post_tool_use_read": "PostToolUse", "stop": "Stop"} {
+		if _, code := hookRun(t, root, hookBin, []string{event}, readFixture(t, "", name)); code != 0 {
+			t.Errorf("%s: exit %d", name, code)
+		}
+	}
+	if after := snapshot(); after != before {
+		t.Errorf("written through the link:\n%s\nthen\n%s", before, after)
 	}
 }
