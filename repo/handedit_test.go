@@ -206,9 +206,19 @@ func staleSaveRun(t *testing.T, changes int) {
 				t.Error(err)
 				return
 			}
-			// The editor reloads once plangit has taken the edit in.
-			for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
-				if b, _ := os.ReadFile(path); !strings.Contains(string(b), fmt.Sprintf("hand %d\n", n)) {
+			// The editor reloads once plangit has taken the edit in (the
+			// step has its id). It must not reload on any change it sees:
+			// while a change lands over a file saved that instant, the
+			// change's copy stands at the path for an instant before the
+			// person's is put back (see landFileOnce), and a copy taken
+			// then lacks the person's own line.
+			taken := fmt.Sprintf("hand %d `", n)
+			for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
+				if b, _ := os.ReadFile(path); strings.Contains(string(b), taken) || stopped(stop) {
+					break // the last save is taken in by the change after the agent's last
+				}
+				if time.Now().After(deadline) {
+					t.Errorf("the person's save %d was not taken in within 10 s", n)
 					break
 				}
 			}
@@ -269,8 +279,24 @@ func staleSaveRun(t *testing.T, changes int) {
 			seen[x.Text] = true
 		}
 	}
-	if len(seen) == 0 || hands == 0 {
-		t.Errorf("the person's %d saves added %d steps", hands, len(seen))
+	for i := 1; i <= hands; i++ {
+		if !seen[fmt.Sprintf("hand %d", i)] {
+			lost++
+			t.Errorf("the person's save %d of %d is lost; revisions that changed it:\n%s", i, hands,
+				repotest.Git(t, s.Dir, "log", "--format=%h %s", "-G", fmt.Sprintf("hand %d ", i)))
+		}
+	}
+	if hands == 0 {
+		t.Error("the person saved nothing")
 	}
 	t.Logf("%d acknowledged changes (%d refused and tried again), %d stale saves, %d hand steps kept, %d lost", changes, retried, hands, len(seen), lost)
+}
+
+func stopped(c chan struct{}) bool {
+	select {
+	case <-c:
+		return true
+	default:
+		return false
+	}
 }
