@@ -381,25 +381,52 @@ func (r *Remote) recordPush(s *Session, head plumbing.Hash, res *SyncResult, o S
 	}
 }
 
-// fetchTracking fetches the session's tip on the remote into
-// refs/plangit/remote/<remote>/main of the session's repository and
-// returns it. The objects land in the session's repository only.
+// fetchTracking fetches the session's tip on the remote into a quarantine,
+// checks every revision it brings (incoming.go), and only then moves the
+// objects into the session's repository and records the tip as
+// refs/plangit/remote/<remote>/main. A tip that fails the checks is
+// refused, and nothing of it is kept.
 func (r *Remote) fetchTracking(s *Session) (plumbing.Hash, error) {
-	spec := "+" + RemoteRef(s.ID) + ":" + trackingRef(r.Name)
-	args := r.sessionArgs(s.Dir, "fetch", "--quiet", "--no-tags", "--no-prune", "--no-recurse-submodules", "--refmap=", r.arg, spec)
-	_, err := r.git.run(s.Dir, nil, args...)
-	os.Remove(filepath.Join(s.gitDir, "FETCH_HEAD")) // git's note of what it fetched, of no use here
+	q, err := s.newQuarantine()
 	if err != nil {
-		if ge, ok := err.(*gitError); ok && strings.Contains(ge.stderr, "couldn't find remote ref") {
-			return plumbing.ZeroHash, plan.Errorf(plan.CodeSessionNotFound, "%s has no session %s; plangit sessions --remote lists the sessions there", r.Name, s.ID).With("session", s.ID).With("remote", r.Name)
+		return plumbing.ZeroHash, err
+	}
+	defer q.remove()
+	spec := "+" + RemoteRef(s.ID) + ":" + incomingRef
+	args := r.sessionArgs(q.dir, "-c", "fetch.fsckObjects=true", "-c", "transfer.fsckObjects=true",
+		"fetch", "--quiet", "--no-tags", "--no-prune", "--no-recurse-submodules", "--refmap=", r.arg, spec)
+	if _, err := r.git.run(q.dir, nil, args...); err != nil {
+		if ge, ok := err.(*gitError); ok {
+			if strings.Contains(ge.stderr, "couldn't find remote ref") {
+				return plumbing.ZeroHash, plan.Errorf(plan.CodeSessionNotFound, "%s has no session %s; plangit sessions --remote lists the sessions there", r.Name, s.ID).With("session", s.ID).With("remote", r.Name)
+			}
+			if m := fsckLine.FindStringSubmatch(ge.stderr); m != nil {
+				return plumbing.ZeroHash, r.fetchRefused(s, plumbing.ZeroHash, &refusal{plumbing.NewHash(m[1]), "object " + short(plumbing.NewHash(m[1])) + " fails git's checks (" + strings.TrimSpace(m[2]) + ")"})
+			}
 		}
 		return plumbing.ZeroHash, r.netError(err, "cannot fetch session %s from %s", s.ID, r.Name).With("session", s.ID)
 	}
-	h, err := s.readNamedRef(trackingRef(r.Name))
-	if err == nil && h.IsZero() {
-		err = plan.Errorf(plan.CodeIOError, "git fetch left no %s in session %s", trackingRef(r.Name), s.ID)
+	tip, err := (&Session{ID: s.ID, gitDir: q.dir}).readNamedRef(incomingRef)
+	if err == nil && tip.IsZero() {
+		err = plan.Errorf(plan.CodeIOError, "git fetch of session %s left no tip", s.ID)
 	}
-	return h, err
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	rf, err := q.check(s, tip)
+	if err != nil {
+		return plumbing.ZeroHash, plan.WrapError(plan.CodeIOError, err, "cannot read what git fetched of session %s from %s", s.ID, r.Name).With("session", s.ID)
+	}
+	if rf != nil {
+		return plumbing.ZeroHash, r.fetchRefused(s, tip, rf)
+	}
+	if err := q.install(s); err != nil {
+		return plumbing.ZeroHash, plan.WrapError(plan.CodeIOError, err, "cannot move what git fetched of session %s into it", s.ID).With("session", s.ID)
+	}
+	if err := s.writeNamedRef(trackingRef(r.Name), tip); err != nil {
+		return plumbing.ZeroHash, err
+	}
+	return tip, nil
 }
 
 // The prune list, .code-agent/prune, holds the sessions cleanup removed
