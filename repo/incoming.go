@@ -253,6 +253,9 @@ func (q *quarantine) install(s *Session) error {
 	q.objs.packs.close()
 	for _, p := range packs {
 		base := strings.TrimSuffix(filepath.Base(p), ".pack")
+		if _, err := os.Lstat(filepath.Join(s.objs.packs.dir, base+".idx")); err == nil {
+			continue // the same pack, installed by another fetch
+		}
 		for _, ext := range []string{".pack", ".rev", ".idx"} {
 			from := filepath.Join(src, "pack", base+ext)
 			if _, err := os.Lstat(from); errors.Is(err, fs.ErrNotExist) && ext == ".rev" {

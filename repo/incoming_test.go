@@ -183,7 +183,15 @@ func TestFetchRefusesWhatGitRefuses(t *testing.T) {
 	}
 	w.start(w.agent, "other")
 	statuses(t, ra.Push([]string{"other"}, w.opts()), "other:created")
-	res, err := rr.FetchAll(w.opts())
+	res = rr.Fetch([]string{"..", "-rf"}, w.opts())
+	var err error
+	statuses(t, res, "..:failed", "-rf:failed")
+	for _, r := range res {
+		if !plan.HasCode(r.Err(), plan.CodeInvalidSessionID) || !strings.Contains(r.Message, `"`+r.Session+`"`) {
+			t.Errorf("%s: %v", r.Session, r.Err())
+		}
+	}
+	res, err = rr.FetchAll(w.opts())
 	if err != nil {
 		t.Fatal(err)
 	}
