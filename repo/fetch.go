@@ -99,7 +99,7 @@ func (p Project) newForFetch(id string) (*Session, error) {
 	if err := ValidateNewSessionID(id); err != nil {
 		// An id init refuses (-c, -rf: read as flags) is no session to
 		// make here either.
-		return nil, plan.WrapError(plan.CodeInvalidSessionID, err, "session %s is refused: %v; it stays on the remote", clipID(id), err).With("session", clipID(id))
+		return nil, plan.Errorf(plan.CodeInvalidSessionID, "session %s is refused: %v; it stays on the remote", clipID(id), err).With("session", clipID(id))
 	}
 	s, err := newSession(p, id)
 	if err != nil {

@@ -283,7 +283,7 @@ func (r *Remote) fetchRefused(s *Session, tip plumbing.Hash, rf *refusal) error 
 	case rf.commit != tip:
 		which = "its revision " + short(rf.commit) + ", in the history behind its tip " + short(tip) + ","
 	}
-	return plan.Errorf(plan.CodeInvalidArgument, "session %s on %s is refused: %s %s; git fsck --strict refuses that, or a session holds no such thing (only %s, each a plain file), so nothing of it is kept here",
+	return plan.Errorf(plan.CodeInvalidArgument, "session %s on %s is refused: %s %s; a session holds only %s, each a plain file, and nothing git fsck --strict refuses, so nothing of it is kept here",
 		s.ID, r.Name, which, rf.why, strings.Join(plan.SessionFiles, ", ")).
 		With("session", s.ID).With("remote", r.Name).With("rev", rf.commit.String())
 }
