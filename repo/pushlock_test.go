@@ -83,3 +83,26 @@ func TestConcurrentPushesInProcess(t *testing.T) {
 	}
 	fsckAll(t, w)
 }
+
+// TestPushLostRaceToSameRevision: the remote says it could not update the
+// ref ([remote rejected] (failed to update ref)) because something else
+// moved it meanwhile — here a pre-receive hook that sets the ref itself,
+// as a concurrent push of the same revision from another machine does.
+// The remote holds the very revision pushed, so the push succeeded.
+func TestPushLostRaceToSameRevision(t *testing.T) {
+	w := newWorld(t, fileRemote)
+	s, ra, _ := w.shared("s1")
+	hook := filepath.Join(w.bare, "hooks", "pre-receive")
+	os.WriteFile(hook, []byte("#!/bin/sh\nwhile read old new ref; do env -u GIT_QUARANTINE_PATH git update-ref \"$ref\" \"$new\"; done\n"), 0o755)
+	tip := w.addStep(s, "raced")
+	res := ra.Push([]string{"s1"}, w.opts())
+	statuses(t, res, "s1:up-to-date")
+	if got := strings.TrimSpace(gitIn(t, w.bare, "rev-parse", repo.RemoteRef("s1"))); got != tip {
+		t.Errorf("the remote holds %s, want %s", got, tip)
+	}
+	if st, _ := s.ShareStatus(); st.LastPush == nil || st.LastPush.Error != "" || st.Remotes[0].State != "in-sync" {
+		t.Errorf("share status: %+v %+v", st.LastPush, st.Remotes)
+	}
+	os.Remove(hook)
+	fsckAll(t, w)
+}
