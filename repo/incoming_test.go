@@ -2,6 +2,7 @@ package repo_test
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -228,4 +229,31 @@ func gitStdin(t testing.TB, dir, in string, args ...string) string {
 		t.Fatalf("git %s in %s: %v\n%s", strings.Join(args, " "), dir, err, stderr.String())
 	}
 	return string(out)
+}
+
+// TestQuarantineOfKilledFetchSwept: the quarantine a killed fetch left in
+// .git/plangit/ goes with the next change; one whose fetch still runs
+// stays.
+func TestQuarantineOfKilledFetchSwept(t *testing.T) {
+	w := newWorld(t, fileRemote)
+	s := w.start(w.agent, "s1")
+	gone := exec.Command("true")
+	if err := gone.Run(); err != nil {
+		t.Fatal(err)
+	}
+	dead := filepath.Join(s.GitDir(), "plangit", fmt.Sprintf("tmp-free-%d-incoming-1", gone.Process.Pid))
+	alive := filepath.Join(s.GitDir(), "plangit", fmt.Sprintf("tmp-free-%d-incoming-2", os.Getpid()))
+	for _, d := range []string{dead, alive} {
+		os.MkdirAll(filepath.Join(d, "objects", "ab"), 0o755)
+		os.WriteFile(filepath.Join(d, "objects", "ab", "cdef"), []byte("x"), 0o444)
+	}
+	w.addStep(s, "after a killed fetch")
+	if _, err := os.Lstat(dead); !os.IsNotExist(err) {
+		t.Errorf("the killed fetch's quarantine is left: %v", err)
+	}
+	if _, err := os.Lstat(alive); err != nil {
+		t.Errorf("a running fetch's quarantine was taken: %v", err)
+	}
+	os.RemoveAll(alive)
+	repotest.Check(t, s.Dir)
 }
