@@ -107,7 +107,9 @@ project's repository and none of its hooks run.
 A push is fast-forward only. When the remote has revisions this machine lacks, nothing is
 pushed: the remote's tip is kept beside the session as origin/main, and push fails with
 CONFLICT naming both tips; plangit fetch brings the remote's revisions, or settles a
-divergence with --ours or --theirs.
+divergence with --ours or --theirs. Pushes of one session take turns on this machine; one
+that finds the remote already holding its revision succeeds, and a lock file left on the
+remote by a push that was cut off is named, with how to remove it.
 
 --prune also deletes on the remote the sessions plangit cleanup removed here that this
 machine had pushed there, each only while the remote still holds what this machine last saw.`,
@@ -219,7 +221,10 @@ func NewCmdFetch(f *Factory) *cobra.Command {
 --all — from refs/plangit/sessions/ on the project's git remote (the same remote push uses). A
 session not here becomes a normal session, with the very revisions (the same hashes) the
 machine that made them has, and plangit sessions says where it came from. A session here moves
-forward to the remote's tip.
+forward to the remote's tip. Every revision fetched is checked first (git's own object checks,
+and only plangit's files as plain non-executable files): a session holding anything else, in
+any revision, or whose id init would refuse, is refused by name and nothing of it is kept;
+the other sessions of the same fetch still come.
 
 When the two histories have diverged, both are kept: the remote's tip as origin/main (plangit
 log origin/main, plangit diff HEAD origin/main), and fetch fails with CONFLICT naming both

@@ -148,13 +148,15 @@ func (s *Session) sweepTemps() {
 			case strings.HasPrefix(name, unlockedPrefix):
 				pid, _, _ := strings.Cut(strings.TrimPrefix(name, unlockedPrefix), "-")
 				n, err := strconv.Atoi(pid)
+				// A fetch's quarantine is a directory (incoming.go), kept
+				// while its fetch runs, however long the network takes.
 				if err != nil || !running(n) {
-					os.Remove(path)
-				} else if fi, err := os.Lstat(path); err == nil && time.Since(fi.ModTime()) > staleTemp {
+					os.RemoveAll(path)
+				} else if fi, err := os.Lstat(path); err == nil && time.Since(fi.ModTime()) > staleTemp && !fi.IsDir() {
 					os.Remove(path)
 				}
 			case strings.HasPrefix(name, tmpPrefix), name == disk.SpareFile:
-				os.Remove(path) // and the spare earlier versions kept
+				os.RemoveAll(path) // and the spare earlier versions kept
 			}
 		}
 	}

@@ -14,16 +14,19 @@ import (
 	"github.com/plangit/plangit/plan"
 )
 
-// FetchAll lists the sessions on the remote, for fetch --all.
+// FetchAll fetches every session on the remote, for fetch --all. A ref
+// under the sessions' namespace whose name is no session id is refused,
+// a failed result naming it; the others still come.
 func (r *Remote) FetchAll(o SyncOptions) ([]SyncResult, error) {
-	tips, _, err := r.lsRemote()
+	tips, skipped, err := r.lsRemote()
 	if err != nil {
 		return nil, err
 	}
-	ids := make([]string, 0, len(tips))
+	ids := make([]string, 0, len(tips)+len(skipped))
 	for id := range tips {
 		ids = append(ids, id)
 	}
+	ids = append(ids, skipped...)
 	sort.Strings(ids)
 	return r.Fetch(ids, o), nil
 }
@@ -93,6 +96,11 @@ func (r *Remote) fetchOne(id string, o SyncOptions, res *SyncResult) {
 // newForFetch lays out an empty repository for a session about to be
 // fetched.
 func (p Project) newForFetch(id string) (*Session, error) {
+	if err := ValidateNewSessionID(id); err != nil {
+		// An id init refuses (-c, -rf: read as flags) is no session to
+		// make here either.
+		return nil, plan.Errorf(plan.CodeInvalidSessionID, "session %s is refused: %v; it stays on the remote", clipID(id), err).With("session", clipID(id))
+	}
 	s, err := newSession(p, id)
 	if err != nil {
 		return nil, err
@@ -200,7 +208,7 @@ type RemoteSession struct {
 // valid session.
 func (r *Remote) List() (list []RemoteSession, skipped int, err error) {
 	if ids, skipped, err := r.lsRemote(); err != nil || len(ids) == 0 {
-		return []RemoteSession{}, skipped, err // nothing to fetch, even a tip
+		return []RemoteSession{}, len(skipped), err // nothing to fetch, even a tip
 	}
 	tmp, err := os.MkdirTemp("", "plangit-remote-")
 	if err != nil {

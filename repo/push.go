@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
+	"sort"
 	"strings"
 	"time"
 
@@ -12,6 +14,7 @@ import (
 	"github.com/gofrs/flock"
 
 	"github.com/plangit/plangit/plan"
+	"github.com/plangit/plangit/repo/disk"
 )
 
 // SyncOptions are a push's, fetch's or prune's.
@@ -104,17 +107,32 @@ const pushBatch = 64
 // error.
 func (r *Remote) Push(ids []string, o SyncOptions) []SyncResult {
 	results := make([]SyncResult, len(ids))
-	var items []pushItem
+	sessions := make([]*Session, len(ids))
 	for i, id := range ids {
 		results[i] = SyncResult{Session: id, Remote: r.Name}
 		s, err := r.Project.Open(id)
-		var head plumbing.Hash
 		if err == nil {
 			if rerr := checkRefName(RemoteRef(id)); rerr != nil {
 				err = sessionRefError(id, rerr)
-			} else if head, err = s.readRef(); err == nil && head.IsZero() {
-				err = plan.Errorf(plan.CodePlanNotFound, "session %s has no revision to push", id).With("session", id)
 			}
+		}
+		if err != nil {
+			results[i].fail(err)
+			continue
+		}
+		sessions[i] = s
+	}
+	// Pushes of one session take turns on this machine; the head is read
+	// once this one's turn has come.
+	defer r.lockPushes(sessions, results)()
+	var items []pushItem
+	for i, s := range sessions {
+		if s == nil || results[i].err != nil {
+			continue
+		}
+		head, err := s.readRef()
+		if err == nil && head.IsZero() {
+			err = plan.Errorf(plan.CodePlanNotFound, "session %s has no revision to push", s.ID).With("session", s.ID)
 		}
 		if err != nil {
 			results[i].fail(err)
@@ -162,7 +180,25 @@ type pushItem struct {
 // pushAll pushes the items' heads, many sessions to one git push.
 func (r *Remote) pushAll(items []pushItem) {
 	for start := 0; start < len(items); start += pushBatch {
-		batch := items[start:min(start+pushBatch, len(items))]
+		r.pushBatch(items[start:min(start+pushBatch, len(items))])
+	}
+}
+
+// refRetries is how often a push whose ref the remote could not update
+// (another push held its lock, or moved it meanwhile) is tried again,
+// refRetry apart at first, twice as long each time.
+const (
+	refRetries = 5
+	refRetry   = 50 * time.Millisecond
+)
+
+// pushBatch pushes the items' heads in one git push. A ref the remote
+// could not update ([remote rejected] (failed to update ref): another
+// receive-pack held its lock, or moved it meanwhile) is success when the
+// remote's ref is now what was pushed, and is otherwise pushed again; a
+// lock that stays is named.
+func (r *Remote) pushBatch(batch []pushItem) {
+	for attempt := 0; len(batch) > 0; attempt++ {
 		specs := make([]string, len(batch))
 		var alternates []string
 		for i, it := range batch {
@@ -178,17 +214,166 @@ func (r *Remote) pushAll(items []pushItem) {
 		args := r.sessionArgs(batch[0].s.Dir, append([]string{"push", "--porcelain", "--no-verify", r.arg}, specs...)...)
 		out, err := r.git.run(batch[0].s.Dir, env, args...)
 		status := parsePorcelain(out)
+		var stderr string
+		if ge, ok := err.(*gitError); ok {
+			stderr = ge.stderr
+		}
+		locks := refLocks(stderr)
+		var again []pushItem
 		for _, it := range batch {
-			st, ok := status[RemoteRef(it.s.ID)]
+			ref := RemoteRef(it.s.ID)
+			st, ok := status[ref]
 			switch {
 			case !ok && err != nil:
 				it.res.fail(r.netError(err, "cannot push session %s to %s", it.s.ID, r.Name).With("session", it.s.ID))
 			case !ok:
 				it.res.fail(plan.Errorf(plan.CodeIOError, "git push said nothing of session %s", it.s.ID))
+			case st.flag == '!' && refNotUpdated(st.summary):
+				if tip, err := r.remoteTip(ref); err == nil && tip == it.head {
+					// Another push put this very revision there first.
+					it.res.Status, it.res.From, it.res.To = "up-to-date", it.head.String(), it.head.String()
+					continue
+				}
+				if attempt < refRetries {
+					again = append(again, it)
+					continue
+				}
+				if lock := locks[ref]; lock != "" {
+					it.res.fail(plan.Errorf(plan.CodeIOError, "%s could not update session %s: its ref is locked by %s, which stayed through %d tries — most likely left by a push that was cut off; once no push to %s runs, remove that file on the remote's side (rm '%s') and push again",
+						r.Name, it.s.ID, lock, refRetries+1, r.Name, lock).With("session", it.s.ID).With("lock", lock))
+					continue
+				}
+				r.pushed(it.s, it.head, st, it.res)
 			default:
 				r.pushed(it.s, it.head, st, it.res)
 			}
 		}
+		if len(again) > 0 {
+			time.Sleep(refRetry << attempt)
+		}
+		batch = again
+	}
+}
+
+// refNotUpdated reports whether a rejection says the remote could not
+// update or lock the ref, rather than refusing the push.
+func refNotUpdated(summary string) bool {
+	return strings.Contains(summary, "failed to update ref") || strings.Contains(summary, "failed to lock") ||
+		strings.Contains(summary, "cannot lock ref")
+}
+
+// refLock finds the lock files a remote's receive-pack names: "error:
+// cannot lock ref 'refs/plangit/sessions/s1': Unable to create
+// '/srv/git/p.git/refs/plangit/sessions/s1.lock': File exists."
+var refLock = regexp.MustCompile(`cannot lock ref '([^']+)': Unable to create '([^']+\.lock)': File exists`)
+
+// refLocks returns ref → the lock file the remote found in its way.
+func refLocks(stderr string) map[string]string {
+	out := map[string]string{}
+	for _, m := range refLock.FindAllStringSubmatch(stderr, -1) {
+		out[m[1]] = filepath.Clean(m[2])
+	}
+	return out
+}
+
+// remoteTip reads a ref of the remote: the zero hash when it has none.
+func (r *Remote) remoteTip(ref string) (plumbing.Hash, error) {
+	out, err := r.git.run(r.top, nil, "-c", "core.hooksPath="+os.DevNull, "ls-remote", r.arg, ref)
+	if err != nil {
+		return plumbing.ZeroHash, r.netError(err, "cannot read %s on %s", ref, r.Name)
+	}
+	for _, line := range strings.Split(string(out), "\n") {
+		if hash, name, ok := strings.Cut(strings.TrimSpace(line), "\t"); ok && name == ref && plumbing.IsHash(hash) {
+			return plumbing.NewHash(hash), nil
+		}
+	}
+	return plumbing.ZeroHash, nil
+}
+
+// pushLockFile is the session's push lock, in .git/plangit/.
+const pushLockFile = "push-lock"
+
+// pushLockWait bounds how long a push waits for another push of the same
+// session on this machine: longer than a background push may run.
+const pushLockWait = backgroundTimeout + time.Minute
+
+// lockPushes takes the push lock of each session, in id order so that
+// pushes of several sessions never wait on each other in a circle, and
+// returns what releases them. A session whose lock cannot be had fails.
+// A push holds it from reading the session's head until it has recorded
+// what the remote did, so pushes of one session on this machine take
+// turns, and each finds the remote where the one before left it.
+func (r *Remote) lockPushes(sessions []*Session, results []SyncResult) func() {
+	order := make([]int, 0, len(sessions))
+	for i, s := range sessions {
+		if s != nil {
+			order = append(order, i)
+		}
+	}
+	sort.SliceStable(order, func(a, b int) bool { return sessions[order[a]].ID < sessions[order[b]].ID })
+	var held []*os.File
+	locked := map[string]error{}
+	for _, i := range order {
+		s := sessions[i]
+		err, seen := locked[s.ID]
+		if !seen {
+			var f *os.File
+			f, err = s.lockPush(pushLockWait)
+			locked[s.ID] = err
+			if f != nil {
+				held = append(held, f)
+			}
+		}
+		if err != nil {
+			results[i].fail(err)
+		}
+	}
+	return func() {
+		for _, f := range held {
+			f.Close()
+		}
+	}
+}
+
+// lockPush takes the session's push lock, an flock on
+// .git/plangit/push-lock, waiting at most wait. Like the session lock it
+// never opens a symbolic link, and a holder whose file was replaced while
+// it waited locks the one at the path.
+func (s *Session) lockPush(wait time.Duration) (*os.File, error) {
+	if err := s.ensurePrivate(); err != nil {
+		return nil, err
+	}
+	path := s.PrivatePath(pushLockFile)
+	deadline := time.Now().Add(wait)
+	delay := time.Millisecond
+	for {
+		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|disk.NoFollow, 0o644)
+		if err != nil {
+			if disk.IsLinkErr(err) {
+				return nil, plan.Errorf(plan.CodeIOError, "%s is a symbolic link; plangit never follows one (remove it)", path).With("session", s.ID)
+			}
+			return nil, plan.WrapError(plan.CodeIOError, err, "cannot lock session %s for a push", s.ID).With("session", s.ID)
+		}
+		for {
+			ok, err := disk.TryLock(f, true)
+			if err != nil {
+				f.Close()
+				return nil, plan.WrapError(plan.CodeIOError, err, "cannot lock session %s for a push", s.ID).With("session", s.ID)
+			}
+			if ok {
+				break
+			}
+			if !time.Now().Before(deadline) {
+				f.Close()
+				return nil, plan.Errorf(plan.CodeLockTimeout, "session %s was not pushed: another push of it on this machine has run for %s; try again once it ends", s.ID, wait).With("session", s.ID)
+			}
+			time.Sleep(min(delay, time.Until(deadline)))
+			delay = min(2*delay, 20*time.Millisecond)
+		}
+		if disk.SameFile(f, path) {
+			return f, nil
+		}
+		f.Close()
 	}
 }
 
@@ -381,25 +566,52 @@ func (r *Remote) recordPush(s *Session, head plumbing.Hash, res *SyncResult, o S
 	}
 }
 
-// fetchTracking fetches the session's tip on the remote into
-// refs/plangit/remote/<remote>/main of the session's repository and
-// returns it. The objects land in the session's repository only.
+// fetchTracking fetches the session's tip on the remote into a quarantine,
+// checks every revision it brings (incoming.go), and only then moves the
+// objects into the session's repository and records the tip as
+// refs/plangit/remote/<remote>/main. A tip that fails the checks is
+// refused, and nothing of it is kept.
 func (r *Remote) fetchTracking(s *Session) (plumbing.Hash, error) {
-	spec := "+" + RemoteRef(s.ID) + ":" + trackingRef(r.Name)
-	args := r.sessionArgs(s.Dir, "fetch", "--quiet", "--no-tags", "--no-prune", "--no-recurse-submodules", "--refmap=", r.arg, spec)
-	_, err := r.git.run(s.Dir, nil, args...)
-	os.Remove(filepath.Join(s.gitDir, "FETCH_HEAD")) // git's note of what it fetched, of no use here
+	q, err := s.newQuarantine()
 	if err != nil {
-		if ge, ok := err.(*gitError); ok && strings.Contains(ge.stderr, "couldn't find remote ref") {
-			return plumbing.ZeroHash, plan.Errorf(plan.CodeSessionNotFound, "%s has no session %s; plangit sessions --remote lists the sessions there", r.Name, s.ID).With("session", s.ID).With("remote", r.Name)
+		return plumbing.ZeroHash, err
+	}
+	defer q.remove()
+	spec := "+" + RemoteRef(s.ID) + ":" + incomingRef
+	args := r.sessionArgs(q.dir, "-c", "fetch.fsckObjects=true", "-c", "transfer.fsckObjects=true",
+		"fetch", "--quiet", "--no-tags", "--no-prune", "--no-recurse-submodules", "--refmap=", r.arg, spec)
+	if _, err := r.git.run(q.dir, nil, args...); err != nil {
+		if ge, ok := err.(*gitError); ok {
+			if strings.Contains(ge.stderr, "couldn't find remote ref") {
+				return plumbing.ZeroHash, plan.Errorf(plan.CodeSessionNotFound, "%s has no session %s; plangit sessions --remote lists the sessions there", r.Name, s.ID).With("session", s.ID).With("remote", r.Name)
+			}
+			if m := fsckLine.FindStringSubmatch(ge.stderr); m != nil {
+				return plumbing.ZeroHash, r.fetchRefused(s, plumbing.ZeroHash, &refusal{plumbing.NewHash(m[1]), "object " + short(plumbing.NewHash(m[1])) + " fails git's checks (" + strings.TrimSpace(m[2]) + ")"})
+			}
 		}
 		return plumbing.ZeroHash, r.netError(err, "cannot fetch session %s from %s", s.ID, r.Name).With("session", s.ID)
 	}
-	h, err := s.readNamedRef(trackingRef(r.Name))
-	if err == nil && h.IsZero() {
-		err = plan.Errorf(plan.CodeIOError, "git fetch left no %s in session %s", trackingRef(r.Name), s.ID)
+	tip, err := (&Session{ID: s.ID, gitDir: q.dir}).readNamedRef(incomingRef)
+	if err == nil && tip.IsZero() {
+		err = plan.Errorf(plan.CodeIOError, "git fetch of session %s left no tip", s.ID)
 	}
-	return h, err
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	rf, err := q.check(s, tip)
+	if err != nil {
+		return plumbing.ZeroHash, plan.WrapError(plan.CodeIOError, err, "cannot read what git fetched of session %s from %s", s.ID, r.Name).With("session", s.ID)
+	}
+	if rf != nil {
+		return plumbing.ZeroHash, r.fetchRefused(s, tip, rf)
+	}
+	if err := q.install(s); err != nil {
+		return plumbing.ZeroHash, plan.WrapError(plan.CodeIOError, err, "cannot move what git fetched of session %s into it", s.ID).With("session", s.ID)
+	}
+	if err := s.writeNamedRef(trackingRef(r.Name), tip); err != nil {
+		return plumbing.ZeroHash, err
+	}
+	return tip, nil
 }
 
 // The prune list, .code-agent/prune, holds the sessions cleanup removed

@@ -226,14 +226,14 @@ func sessionRefError(id string, err error) error {
 }
 
 // lsRemote lists the sessions on the remote: id → tip. Refs under the
-// namespace whose names are not session ids are skipped and counted.
-func (r *Remote) lsRemote() (map[string]string, int, error) {
+// namespace whose names are not session ids are skipped: their names.
+func (r *Remote) lsRemote() (map[string]string, []string, error) {
 	out, err := r.git.run(r.top, nil, "-c", "core.hooksPath="+os.DevNull, "ls-remote", r.arg, SessionRefPrefix+"*")
 	if err != nil {
-		return nil, 0, r.netError(err, "cannot list the sessions on %s", r.Name)
+		return nil, nil, r.netError(err, "cannot list the sessions on %s", r.Name)
 	}
 	tips := map[string]string{}
-	skipped := 0
+	var skipped []string
 	for _, line := range strings.Split(string(bytes.TrimSpace(out)), "\n") {
 		hash, ref, ok := strings.Cut(line, "\t")
 		if !ok {
@@ -244,7 +244,7 @@ func (r *Remote) lsRemote() (map[string]string, int, error) {
 			continue
 		}
 		if ValidateSessionID(id) != nil || len(hash) != 40 {
-			skipped++
+			skipped = append(skipped, id)
 			continue
 		}
 		tips[id] = hash

@@ -1,0 +1,289 @@
+package repo
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/plangit/plangit/plan"
+)
+
+// What a fetch brings is checked before any of it becomes the session's.
+// git fetches the remote's tip into a quarantine: a bare repository of its
+// own in .git/plangit/ that borrows the session's objects as alternates
+// (so only what the session lacks travels), with git's own checks of every
+// object it receives turned on (fetch.fsckObjects). plangit then reads
+// every commit the quarantine holds — the whole of the new history, not
+// only the tip — and refuses the lot unless each tree is one a session
+// makes and git fsck --strict accepts: only plangit's files, each a
+// regular non-executable file (mode 100644); no folder, symbolic link,
+// gitlink, "..", ".git" or other name; entries in git's order, each named
+// once. Only then are the objects moved into the session's object store
+// (loose objects, then packs, each pack's index last) and the remote's
+// tip recorded. A refusal removes the quarantine: nothing of it is kept.
+
+// incomingPrefix names a quarantine: it is written without the session
+// lock, so it names its writer, whom a change's sweep asks whether it
+// still runs before removing it.
+func incomingPrefix() string { return unlockedPrefix + strconv.Itoa(os.Getpid()) + "-incoming-" }
+
+// incomingRef is the ref the quarantine's fetch writes.
+const incomingRef = "refs/plangit/incoming"
+
+// quarantine is a temporary repository a fetch lands in.
+type quarantine struct {
+	dir  string
+	objs *objects
+}
+
+// newQuarantine lays out an empty bare repository in .git/plangit/ whose
+// alternates are the session's objects.
+func (s *Session) newQuarantine() (*quarantine, error) {
+	var dir string
+	err := s.privately(func(private string) error {
+		var err error
+		dir, err = os.MkdirTemp(private, incomingPrefix()+"*")
+		return err
+	})
+	if err != nil {
+		return nil, plan.WrapError(plan.CodeIOError, err, "cannot make a place to fetch session %s into", s.ID)
+	}
+	q := &quarantine{dir: dir, objs: newObjects(filepath.Join(dir, "objects"), dir)}
+	alternates, err := filepath.Abs(s.objs.dir)
+	if err == nil {
+		for _, d := range []string{"objects/info", "objects/pack", "refs/heads"} {
+			if err = os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
+				break
+			}
+		}
+	}
+	for name, content := range map[string]string{
+		"HEAD":                    "ref: " + branchRef + "\n",
+		"config":                  "[core]\n\trepositoryformatversion = 0\n\tbare = true\n",
+		"objects/info/alternates": alternates + "\n",
+	} {
+		if err == nil {
+			err = os.WriteFile(filepath.Join(dir, filepath.FromSlash(name)), []byte(content), 0o644)
+		}
+	}
+	if err != nil {
+		q.remove()
+		return nil, plan.WrapError(plan.CodeIOError, err, "cannot make a place to fetch session %s into", s.ID)
+	}
+	return q, nil
+}
+
+func (q *quarantine) remove() {
+	q.objs.packs.close()
+	os.RemoveAll(q.dir)
+}
+
+// has reports whether the object store holds h, loose or packed.
+func (o *objects) has(h plumbing.Hash) bool {
+	if _, err := os.Lstat(o.loosePath(h)); err == nil {
+		return true
+	}
+	if !o.packs.listed {
+		if err := o.packs.list(); err != nil {
+			return false
+		}
+	}
+	for _, p := range o.packs.packs {
+		if ok, _ := p.idx.Contains(h); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// refusal is why a fetched revision cannot become the session's.
+type refusal struct {
+	commit plumbing.Hash
+	why    string
+}
+
+// check reads every commit the quarantine holds from tip down — those the
+// session has already were checked when they came, or made here — and
+// returns the first that a session cannot hold, if any.
+func (q *quarantine) check(s *Session, tip plumbing.Hash) (*refusal, error) {
+	read := func(h plumbing.Hash) (plumbing.ObjectType, []byte, error) {
+		if q.objs.has(h) {
+			return q.objs.read(h)
+		}
+		return s.objs.read(h)
+	}
+	seen := map[plumbing.Hash]bool{}
+	trees := map[plumbing.Hash]bool{}
+	blobs := map[plumbing.Hash]bool{}
+	for queue := []plumbing.Hash{tip}; len(queue) > 0; {
+		h := queue[len(queue)-1]
+		queue = queue[:len(queue)-1]
+		if seen[h] || !q.objs.has(h) {
+			continue // the session's own: checked when it came
+		}
+		seen[h] = true
+		t, data, err := q.objs.read(h)
+		if err != nil {
+			return nil, err
+		}
+		if t != plumbing.CommitObject {
+			return &refusal{h, "is a " + t.String() + ", not a commit"}, nil
+		}
+		if bytes.IndexByte(data, 0) >= 0 {
+			return &refusal{h, "holds a NUL byte, which git fsck --strict refuses in a commit"}, nil
+		}
+		c, err := decodeCommit(data)
+		if err != nil {
+			return &refusal{h, err.Error()}, nil
+		}
+		queue = append(queue, c.Parents...)
+		if trees[c.Tree] {
+			continue
+		}
+		trees[c.Tree] = true
+		t, data, err = read(c.Tree)
+		if err != nil {
+			return &refusal{h, "has a tree that cannot be read: " + err.Error()}, nil
+		}
+		if t != plumbing.TreeObject {
+			return &refusal{h, "names a " + t.String() + " as its tree"}, nil
+		}
+		files, why := checkSessionTree(data)
+		if why != "" {
+			return &refusal{h, why}, nil
+		}
+		for _, f := range files {
+			if blobs[f.Hash] {
+				continue
+			}
+			blobs[f.Hash] = true
+			if t, _, err := read(f.Hash); err != nil {
+				return &refusal{h, fmt.Sprintf("has a %s that cannot be read: %v", f.Name, err)}, nil
+			} else if t != plumbing.BlobObject {
+				return &refusal{h, fmt.Sprintf("names a %s as its %s", t, f.Name)}, nil
+			}
+		}
+	}
+	return nil, nil
+}
+
+// checkSessionTree reads a tree object as git fsck --strict would, and
+// accepts only what a session holds: plangit's files, regular and not
+// executable, in git's order, each once. why says what else it holds.
+func checkSessionTree(data []byte) (files []treeEntry, why string) {
+	last := ""
+	for len(data) > 0 {
+		sp := bytes.IndexByte(data, ' ')
+		nul := bytes.IndexByte(data, 0)
+		if sp <= 0 || nul < sp || len(data) < nul+1+20 {
+			return nil, "has a malformed tree"
+		}
+		mode, name := string(data[:sp]), string(data[sp+1:nul])
+		var h plumbing.Hash
+		copy(h[:], data[nul+1:nul+21])
+		data = data[nul+21:]
+		switch {
+		case mode == "40000" || mode == "040000":
+			return nil, fmt.Sprintf("holds a folder %q", name)
+		case mode == "120000":
+			return nil, fmt.Sprintf("holds %q as a symbolic link", name)
+		case mode == "160000":
+			return nil, fmt.Sprintf("holds %q as a gitlink (a submodule)", name)
+		case !slices.Contains(plan.SessionFiles, name):
+			return nil, fmt.Sprintf("holds %q, which is not a plangit session file", name)
+		case mode == "100755":
+			return nil, fmt.Sprintf("holds %q as an executable file", name)
+		case mode != "100644":
+			return nil, fmt.Sprintf("holds %q with file mode %s", name, mode)
+		case name <= last:
+			return nil, fmt.Sprintf("has a tree git refuses: %q out of order or twice", name)
+		case h.IsZero():
+			return nil, fmt.Sprintf("holds %q as the null object", name)
+		}
+		last = name
+		files = append(files, treeEntry{Name: name, Hash: h})
+	}
+	return files, ""
+}
+
+// install moves the quarantine's objects into the session's store: loose
+// objects first, then packs, each pack's index last (a pack is found by
+// its index; one killed before it is indexed by the next gc or repair).
+// An object the session has already is dropped.
+func (q *quarantine) install(s *Session) error {
+	src := q.objs.dir
+	dirs, err := os.ReadDir(src)
+	if err != nil {
+		return err
+	}
+	for _, d := range dirs {
+		if !d.IsDir() || len(d.Name()) != 2 {
+			continue
+		}
+		names, err := os.ReadDir(filepath.Join(src, d.Name()))
+		if err != nil {
+			return err
+		}
+		for _, n := range names {
+			from, to := filepath.Join(src, d.Name(), n.Name()), filepath.Join(s.objs.dir, d.Name(), n.Name())
+			if _, err := os.Lstat(to); err == nil {
+				continue
+			}
+			if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+				return err
+			}
+			if err := os.Rename(from, to); err != nil {
+				return err
+			}
+		}
+	}
+	packs, err := filepath.Glob(filepath.Join(src, "pack", "pack-*.pack"))
+	if err != nil {
+		return err
+	}
+	q.objs.packs.close()
+	for _, p := range packs {
+		base := strings.TrimSuffix(filepath.Base(p), ".pack")
+		if _, err := os.Lstat(filepath.Join(s.objs.packs.dir, base+".idx")); err == nil {
+			continue // the same pack, installed by another fetch
+		}
+		for _, ext := range []string{".pack", ".rev", ".idx"} {
+			from := filepath.Join(src, "pack", base+ext)
+			if _, err := os.Lstat(from); errors.Is(err, fs.ErrNotExist) && ext == ".rev" {
+				continue
+			}
+			if err := os.Rename(from, filepath.Join(s.objs.packs.dir, base+ext)); err != nil {
+				return err
+			}
+		}
+	}
+	s.objs.packs.close() // listed again on the next read
+	return nil
+}
+
+// fsckLine finds what git's checks of a fetch found: "error: object
+// 1234…: badEmail: invalid author/committer line - bad email".
+var fsckLine = regexp.MustCompile(`(?m)^error: object ([0-9a-f]{40}): (.*)$`)
+
+// fetchRefused says a session on a remote is refused, and why.
+func (r *Remote) fetchRefused(s *Session, tip plumbing.Hash, rf *refusal) error {
+	which := "its tip " + short(tip)
+	switch {
+	case tip.IsZero():
+		which = "what git fetched of it:"
+	case rf.commit != tip:
+		which = "its revision " + short(rf.commit) + ", in the history behind its tip " + short(tip) + ","
+	}
+	return plan.Errorf(plan.CodeInvalidArgument, "session %s on %s is refused: %s %s; a session holds only %s, each a plain file, and nothing git fsck --strict refuses, so nothing of it is kept here",
+		s.ID, r.Name, which, rf.why, strings.Join(plan.SessionFiles, ", ")).
+		With("session", s.ID).With("remote", r.Name).With("rev", rf.commit.String())
+}
