@@ -850,6 +850,12 @@ func (s *Session) commit(parent plumbing.Hash, base map[string]plumbing.Hash, ol
 	if err := s.checkWritable(old, files); err != nil {
 		return nil, nil, err
 	}
+	if !s.holdsLock() {
+		// .git was replaced since the attempt began: its objects would
+		// go into a repository this change does not hold, and stay there
+		// dangling when the change starts over.
+		return nil, nil, errLockLost
+	}
 	entries := make([]treeEntry, 0, len(files))
 	for _, name := range plan.SessionFiles {
 		b, ok := files[name]
