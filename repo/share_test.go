@@ -81,15 +81,7 @@ func (w *world) git(dir string, args ...string) string {
 // gitIn runs the real git with the test's environment.
 func gitIn(t testing.TB, dir string, args ...string) string {
 	t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("git %s in %s: %v\n%s", strings.Join(args, " "), dir, err, stderr.String())
-	}
-	return string(out)
+	return gitStdin(t, dir, "", args...)
 }
 
 func (w *world) opts() repo.SyncOptions {
