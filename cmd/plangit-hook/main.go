@@ -76,23 +76,33 @@ type host struct {
 	// anything that reads as TodoWrite on a host that is not Claude Code.
 	todo     string
 	shellVar string // where the agent's shell has the session id; "" for none
-	encode   func(event, sessionID string, out *hookwire.Output) []byte
-	nothing  string // the answer that says nothing
-	asks     bool   // the host puts a PreToolUse "ask" to the person (hooks.Asker)
+	// shellAlways says the host gives the agent's shell the session id
+	// though its hooks' environment lacks it (Codex: CODEX_THREAD_ID;
+	// Copilot CLI: COPILOT_AGENT_SESSION_ID): suggested commands need no
+	// --session.
+	shellAlways bool
+	// recordShell says the host's agent shell has no session variable
+	// (Gemini CLI): the hook records the session for the host process, as
+	// plangit's does (hookwire.RecordShellSession), and the shell then
+	// reaches it.
+	recordShell string
+	encode      func(event, sessionID string, out *hookwire.Output) []byte
+	nothing     string // the answer that says nothing
+	asks        bool   // the host puts a PreToolUse "ask" to the person (hooks.Asker)
 }
 
 var (
 	claude = host{events: [][2]string{{"PreToolUse", "PreToolUse"}, {"UserPromptSubmit", "UserPromptSubmit"}, {"PostToolUse", "PostToolUse"}, {"Stop", "Stop"}},
 		decode: decodeClaude, shellVar: "CLAUDE_CODE_SESSION_ID", encode: encodeClaude, asks: true}
-	codex = host{events: [][2]string{{"PreToolUse", "PreToolUse"}, {"UserPromptSubmit", "UserPromptSubmit"}}, decode: decodeCodex, tool: hookwire.CodexTool, todo: "update_plan", shellVar: "CODEX_THREAD_ID",
+	codex = host{events: [][2]string{{"PreToolUse", "PreToolUse"}, {"UserPromptSubmit", "UserPromptSubmit"}}, decode: decodeCodex, tool: hookwire.CodexTool, todo: "update_plan", shellAlways: true,
 		encode: func(event, _ string, out *hookwire.Output) []byte { return hookwire.EncodeCodex(event, out) }}
 	cursor = host{events: [][2]string{{"preToolUse", "PreToolUse"}, {"beforeSubmitPrompt", "UserPromptSubmit"}},
 		decode: decodeCursor, tool: hookwire.CursorTool, encode: hookwire.EncodeCursor}
 	gemini = host{events: [][2]string{{"BeforeTool", "PreToolUse"}, {"BeforeAgent", "UserPromptSubmit"}},
-		decode: hookwire.DecodeGemini, tool: hookwire.GeminiTool, todo: "write_todos",
+		decode: hookwire.DecodeGemini, tool: hookwire.GeminiTool, todo: "write_todos", recordShell: hookwire.HostGemini,
 		encode: func(event, _ string, out *hookwire.Output) []byte { return hookwire.EncodeGemini(event, out) }, nothing: hookwire.GeminiNothing}
 	copilot = host{events: [][2]string{{"preToolUse", "PreToolUse"}, {"userPromptSubmitted", "UserPromptSubmit"}},
-		decode: decodeCopilot, tool: hookwire.CopilotTool, todo: "update_todo", encode: hookwire.EncodeCopilot, asks: true}
+		decode: decodeCopilot, tool: hookwire.CopilotTool, todo: "update_todo", shellAlways: true, encode: hookwire.EncodeCopilot, asks: true}
 )
 
 // decodeClaude reads Claude Code's payload: only Claude Code's, since
@@ -223,7 +233,7 @@ func answer(event string, h *host, payload []byte, getenv func(string) string) (
 		return nil, false // .code-agent leads out of the project: plangit refuses it and says so
 	}
 	c := &call{event: event, host: h, p: p, dir: disk.SessionDir(root, p.SessionID),
-		shell: h.shellVar != "" && getenv(h.shellVar) == p.SessionID}
+		shell: h.shellAlways || h.shellVar != "" && getenv(h.shellVar) == p.SessionID}
 	if _, err := disk.Lstat(c.dir); err != nil {
 		// No plan: nothing to say before a tool or to count after one;
 		// a prompt to keep, a todo list, [Step] lines, or the agent's first
@@ -231,6 +241,9 @@ func answer(event string, h *host, payload []byte, getenv func(string) string) (
 		none := event == "PreToolUse" || event == "PostToolUse" && !hookwire.PlanningTool(p.ToolName) && !c.prompted() ||
 			event == "Stop" && len(hookwire.StepDeclarations(p.LastAssistantMessage)) == 0 && !declaredInTurn(p.TranscriptPath)
 		return nil, os.IsNotExist(err) && none
+	}
+	if h.recordShell != "" && hookwire.RecordShellSession(filepath.Join(root, disk.ProjectDir), h.recordShell, p.SessionID) {
+		c.shell = true
 	}
 	switch event {
 	case "PostToolUse":
@@ -262,6 +275,9 @@ func answer(event string, h *host, payload []byte, getenv func(string) string) (
 		}
 		a = g.PreToolUse(tc, t, hookwire.CLI(p.SessionID, shell), p.SessionID)
 	case "UserPromptSubmit":
+		if hookwire.PlangitsText(p.Prompt) {
+			return nil, true // plangit's stop reason handed back as the prompt: the turn goes on
+		}
 		if g.Status == "paused" || len(t.Advanced) > 0 || t.Size >= hookwire.TurnMaxSize {
 			return nil, false // a resume, an advance taken back, or a memory to start over: plangit's
 		}
