@@ -24,6 +24,9 @@ type IOStreams struct {
 	OutTTY bool
 	// Width is Out's terminal width, 0 when unknown.
 	Width int
+	// NoEscapes says that Out, a terminal, draws no escape codes (an
+	// old Windows console): no colours.
+	NoEscapes bool
 }
 
 // Factory hands commands what they need from the outside world, so tests
@@ -66,7 +69,7 @@ func NewFactory() *Factory {
 	repo.OnLanded = hooks.WriteGlance
 	tty, width := terminal(os.Stdout)
 	f := &Factory{
-		IO:     &IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr, OutTTY: tty, Width: width},
+		IO:     &IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr, OutTTY: tty, Width: width, NoEscapes: tty && !escapes(os.Stdout)},
 		Getenv: os.Getenv,
 		Getwd:  os.Getwd,
 		Now:    time.Now,
@@ -248,7 +251,7 @@ func (f *Factory) Style() render.Style {
 	if n, err := strconv.Atoi(f.Getenv("COLUMNS")); err == nil && n > 0 {
 		width = n
 	}
-	return render.Style{Color: f.Getenv("NO_COLOR") == "" && !f.NoColor, Bars: true, Width: width}
+	return render.Style{Color: f.Getenv("NO_COLOR") == "" && !f.NoColor && !f.IO.NoEscapes, Bars: true, Width: width}
 }
 
 // print writes a command's result: the JSON envelope holding data with

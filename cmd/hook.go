@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 
@@ -177,8 +178,12 @@ func hookPrograms(explicit string) hooks.Programs {
 	if dir == "" {
 		return p
 	}
-	if st, err := os.Stat(filepath.Join(dir, hooks.HookProgram)); err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0 {
-		p.Hook = filepath.Join(dir, hooks.HookProgram)
+	file := hooks.HookProgram
+	if runtime.GOOS == "windows" {
+		file += ".exe"
+	}
+	if hook := filepath.Join(dir, file); isProgram(hook) {
+		p.Hook = hook
 		if !strings.ContainsRune(p.Plangit, os.PathSeparator) {
 			if onPath, err := exec.LookPath(hooks.HookProgram); err == nil && filepath.Dir(onPath) == dir {
 				p.Hook = hooks.HookProgram
@@ -186,6 +191,14 @@ func hookPrograms(explicit string) hooks.Programs {
 		}
 	}
 	return p
+}
+
+// isProgram reports whether path is a program the system would run: a
+// regular file, marked executable where the system marks programs (on
+// Windows its name says so).
+func isProgram(path string) bool {
+	st, err := os.Stat(path)
+	return err == nil && st.Mode().IsRegular() && (runtime.GOOS == "windows" || st.Mode()&0o111 != 0)
 }
 
 // hookTargets are the hosts a hooks command acts on, each with what to say

@@ -1,4 +1,4 @@
-//go:build !unix
+//go:build !unix && !windows
 
 package cmd
 
@@ -10,3 +10,6 @@ func terminal(f *os.File) (ok bool, width int) {
 	fi, err := f.Stat()
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0, 0
 }
+
+// escapes reports whether the terminal f draws escape codes (colours).
+func escapes(f *os.File) bool { return true }

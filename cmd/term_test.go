@@ -5,8 +5,9 @@ import (
 	"testing"
 )
 
-// TestTerminal: /dev/null is a character device but no terminal, so
-// output sent there is treated as piped (plain, buffered, actor agent).
+// TestTerminal: /dev/null (NUL on Windows) is a character device but no
+// terminal, so output sent there is treated as piped (plain, buffered,
+// actor agent).
 func TestTerminal(t *testing.T) {
 	null, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
 	if err != nil {

@@ -18,3 +18,7 @@ func terminal(f *os.File) (ok bool, width int) {
 	}
 	return true, int(ws.Col)
 }
+
+// escapes reports whether the terminal f draws escape codes (colours):
+// every Unix terminal does.
+func escapes(f *os.File) bool { return true }

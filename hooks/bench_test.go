@@ -26,7 +26,7 @@ func BenchmarkHook(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			raw = bytes.ReplaceAll(raw, []byte("{{CWD}}"), []byte(f.root))
+			raw = bytes.ReplaceAll(raw, []byte("{{CWD}}"), inJSON(f.root))
 			raw = bytes.ReplaceAll(raw, []byte("{{SESSION}}"), []byte(sessionID))
 			event := strings.SplitN(payload, ".", 2)[0]
 			now := t0.Add(time.Hour)

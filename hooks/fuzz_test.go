@@ -23,7 +23,7 @@ func FuzzClaudeHook(f *testing.F) {
 	fx := &fixture{t: f, root: root, now: t0}
 	fx.withPlan("fuzz-session")
 	f.Fuzz(func(t *testing.T, event string, payload []byte) {
-		payload = bytes.ReplaceAll(payload, []byte("{{CWD}}"), []byte(root))
+		payload = bytes.ReplaceAll(payload, []byte("{{CWD}}"), inJSON(root))
 		payload = bytes.ReplaceAll(payload, []byte("{{SESSION}}"), []byte("fuzz-session"))
 		if _, err := (Claude{}).Decode(event, payload); err != nil {
 			return

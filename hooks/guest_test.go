@@ -42,7 +42,7 @@ func (f *fixture) runAs(h Host, event, path string) string {
 // sendTo is runAs with the payload given.
 func (f *fixture) sendTo(h Host, event string, b []byte) string {
 	f.t.Helper()
-	b = bytes.ReplaceAll(b, []byte("{{CWD}}"), []byte(f.root))
+	b = bytes.ReplaceAll(b, []byte("{{CWD}}"), inJSON(f.root))
 	b = bytes.ReplaceAll(b, []byte("{{SESSION}}"), []byte(sessionID))
 	f.now = f.now.Add(time.Minute)
 	now := f.now

@@ -79,7 +79,7 @@ func (f *fixture) run(payload string) string {
 	if err != nil {
 		f.t.Fatal(err)
 	}
-	b = bytes.ReplaceAll(b, []byte("{{CWD}}"), []byte(f.root))
+	b = bytes.ReplaceAll(b, []byte("{{CWD}}"), inJSON(f.root))
 	b = bytes.ReplaceAll(b, []byte("{{SESSION}}"), []byte(sessionID))
 	f.now = f.now.Add(time.Minute)
 	now := f.now
@@ -132,10 +132,18 @@ func (f *fixture) log() string {
 	return string(b)
 }
 
+// inJSON is s as it reads inside a JSON string: a payload's {{CWD}} is a
+// path, whose backslashes on Windows JSON escapes.
+func inJSON(s string) []byte {
+	b, _ := json.Marshal(s)
+	return b[1 : len(b)-1]
+}
+
 // golden compares a hook's stdout with testdata/NAME.golden; the project
 // path, which changes per run, reads as {{CWD}}.
 func (f *fixture) golden(name, out string) {
 	f.t.Helper()
+	out = strings.ReplaceAll(out, string(inJSON(f.root)), "{{CWD}}")
 	repotest.Golden(f.t, name+".golden", []byte(strings.ReplaceAll(out, f.root, "{{CWD}}")))
 }
 

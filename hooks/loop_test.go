@@ -12,6 +12,7 @@ import (
 	"github.com/plangit/plangit/hooks/hookwire"
 	"github.com/plangit/plangit/plan"
 	"github.com/plangit/plangit/repo"
+	"github.com/plangit/plangit/repo/repotest"
 )
 
 // send runs one event whose payload is built here, in the shape Claude
@@ -119,7 +120,7 @@ func TestEnvFile(t *testing.T) {
 		target := filepath.Join(t.TempDir(), "elsewhere")
 		os.WriteFile(target, []byte("keep\n"), 0o644)
 		link := filepath.Join(t.TempDir(), "env")
-		os.Symlink(target, link)
+		repotest.RequireSymlink(t, target, link)
 		g.environ = map[string]string{"CLAUDE_ENV_FILE": link}
 		g.withPlan(sessionID)
 		if out := g.send(SessionStart, map[string]any{"source": "startup"}); !strings.Contains(out, "--session "+sessionID) {

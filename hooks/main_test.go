@@ -8,8 +8,8 @@ import (
 )
 
 // TestMain makes the tests' commits anonymous, so that the revisions the
-// golden answers name do not depend on the machine's git identity.
+// golden answers name do not depend on the machine's git identity, and
+// reports the tests skipped for want of an outside program.
 func TestMain(m *testing.M) {
-	repotest.NoIdentity()
-	os.Exit(m.Run())
+	os.Exit(repotest.Main(m))
 }

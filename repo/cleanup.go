@@ -137,8 +137,10 @@ func (p Project) judge(e *CleanupEntry, o CleanupOptions, active string) {
 
 // removeSession deletes a session directory under its lock, so no change is
 // cut off halfway. A session this machine pushed goes on the prune list
-// first (plangit push --prune). os.RemoveAll removes symlinks inside, never their
-// targets.
+// first (plangit push --prune). Everything but the lock goes while it is
+// held; the lock itself, and the directories that hold it, once it is
+// released, for Windows deletes no file another handle holds open.
+// os.RemoveAll removes symlinks inside, never their targets.
 func (p Project) removeSession(id string, wait time.Duration, now time.Time) error {
 	s, err := p.Open(id)
 	if err != nil {
@@ -148,12 +150,42 @@ func (p Project) removeSession(id string, wait time.Duration, now time.Time) err
 	if err != nil {
 		return err
 	}
-	defer unlock()
 	if err := p.notePushed(s, now); err != nil {
+		unlock()
 		return err
 	}
-	if err := os.RemoveAll(s.Dir); err != nil {
+	err = removeAllBut(filepath.Clean(s.Dir), filepath.Clean(s.lockTarget))
+	unlock()
+	if err == nil {
+		err = os.RemoveAll(s.Dir)
+	}
+	if err != nil {
 		return plan.WrapError(plan.CodeIOError, err, "cannot remove %s", s.Dir)
+	}
+	return nil
+}
+
+// removeAllBut removes what dir holds but the file or directory keep
+// beneath it and the directories on the way to it; a directory kept is
+// emptied.
+func removeAllBut(dir, keep string) error {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		path := filepath.Join(dir, e.Name())
+		switch {
+		case path == keep && !e.IsDir():
+		case path == keep || e.IsDir() && strings.HasPrefix(keep, path+string(filepath.Separator)):
+			if err := removeAllBut(path, keep); err != nil {
+				return err
+			}
+		default:
+			if err := os.RemoveAll(path); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }

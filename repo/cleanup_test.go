@@ -45,7 +45,7 @@ func TestCleanup(t *testing.T) {
 	// looks like an old session.
 	outside := filepath.Join(t.TempDir(), "victim")
 	agedSession(t, Project{Root: outside}, "bait", now.Add(-40*24*time.Hour), true)
-	os.Symlink(filepath.Join(outside, ".code-agent", "plans", "bait"), filepath.Join(p.PlansDir(), "bait"))
+	linked := repotest.Symlink(t, filepath.Join(outside, ".code-agent", "plans", "bait"), filepath.Join(p.PlansDir(), "bait"))
 
 	o := CleanupOptions{OlderThan: 7 * 24 * time.Hour, Now: now, DryRun: true}
 	rep, err := p.Cleanup(o)
@@ -72,7 +72,11 @@ func TestCleanup(t *testing.T) {
 	for _, e := range rep.Entries {
 		reasons[e.Session] = e.Reason
 	}
-	for id, want := range map[string]string{"old-open": "unfinished", "new-done": "changed 2d ago", "old-active": "the active session", "bait": "a symlink"} {
+	kept := map[string]string{"old-open": "unfinished", "new-done": "changed 2d ago", "old-active": "the active session"}
+	if linked {
+		kept["bait"] = "a symlink"
+	}
+	for id, want := range kept {
 		if !strings.HasPrefix(reasons[id], want) {
 			t.Errorf("%s kept because %q, want %q", id, reasons[id], want)
 		}
@@ -80,8 +84,11 @@ func TestCleanup(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(outside, ".code-agent", "plans", "bait", plan.PlanFile)); err != nil {
 		t.Fatal("cleanup followed the symlink and removed what it points at")
 	}
-	if _, err := os.Lstat(filepath.Join(p.PlansDir(), "bait")); err != nil {
+	if _, err := os.Lstat(filepath.Join(p.PlansDir(), "bait")); err != nil && linked {
 		t.Fatal("cleanup removed the symlink itself; it should leave it alone")
+	}
+	if _, err := os.Lstat(filepath.Join(p.PlansDir(), "old-done")); !os.IsNotExist(err) {
+		t.Fatalf("old-done is reported removed, but something of it is left: %v", err)
 	}
 
 	o.IncludeUnfinished = true
@@ -110,7 +117,7 @@ func TestCleanupRefusesASymlinkedPlansDir(t *testing.T) {
 	root := t.TempDir()
 	target := t.TempDir()
 	os.MkdirAll(filepath.Join(root, DirName), 0o755)
-	os.Symlink(target, filepath.Join(root, DirName, plansDir))
+	repotest.RequireSymlink(t, target, filepath.Join(root, DirName, plansDir))
 	_, err := Project{Root: root}.Cleanup(CleanupOptions{Now: t0})
 	if plan.CodeOf(err) != plan.CodeIOError || !strings.Contains(err.Error(), "never follows") {
 		t.Fatalf("got %v", err)

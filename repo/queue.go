@@ -37,7 +37,9 @@ import (
 //   - Once everything is applied, the queue is emptied: under its
 //     exclusive flock, renamed to queue.old, the progress removed, and
 //     queue.old removed (a process killed in between leaves queue.old,
-//     which says the same). An appender that locked the old file after the
+//     which says the same). Every open of the queue lets it be renamed
+//     and removed while open (disk.OpenShared), which Windows otherwise
+//     refuses. An appender that locked the old file after the
 //     rename sees it is no longer at the path and appends to the new one.
 //
 // So the queue's size alone, one stat, says whether events wait. A drainer
@@ -82,7 +84,7 @@ func (s *Session) Enqueue(record []byte) error {
 	line = append(append(append(line, '\n'), record...), '\n')
 	path := s.PrivatePath(queueName)
 	for {
-		f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|disk.NoFollow, 0o644)
+		f, err := disk.OpenShared(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 		if err != nil {
 			if disk.IsLinkErr(err) {
 				return plan.Errorf(plan.CodeIOError, "%s is a symbolic link; plangit never follows one", path)
@@ -184,7 +186,7 @@ func (s *Session) pending() (records []record, applied int64, ok bool) {
 		os.Remove(s.PrivatePath(progressName))
 		os.Remove(s.PrivatePath(oldQueueName))
 	}
-	f, err := os.OpenFile(s.PrivatePath(queueName), os.O_RDONLY|disk.NoFollow, 0)
+	f, err := disk.OpenShared(s.PrivatePath(queueName), os.O_RDONLY, 0)
 	if err != nil {
 		return nil, 0, false
 	}
@@ -288,7 +290,7 @@ func (s *Session) writeProgress(from, to int64, head plumbing.Hash) error {
 // reports whether it did.
 func (s *Session) emptyQueue(applied int64) bool {
 	path := s.PrivatePath(queueName)
-	f, err := os.OpenFile(path, os.O_RDONLY|disk.NoFollow, 0)
+	f, err := disk.OpenShared(path, os.O_RDONLY, 0)
 	if err != nil {
 		return true
 	}

@@ -267,9 +267,7 @@ func TestProjectDirLink(t *testing.T) {
 		t.Run(c.name+" out of the project", func(t *testing.T) {
 			root, elsewhere := t.TempDir(), t.TempDir()
 			os.MkdirAll(filepath.Dir(filepath.Join(root, c.link)), 0o755)
-			if err := os.Symlink(elsewhere, filepath.Join(root, c.link)); err != nil {
-				t.Fatal(err)
-			}
+			repotest.RequireSymlink(t, elsewhere, filepath.Join(root, c.link))
 			p := Project{Root: root}
 			link := filepath.Join(root, c.link)
 			for what, err := range map[string]error{
@@ -291,9 +289,7 @@ func TestProjectDirLink(t *testing.T) {
 	t.Run("a link that stays inside", func(t *testing.T) {
 		root := t.TempDir()
 		os.MkdirAll(filepath.Join(root, "data", "agent"), 0o755)
-		if err := os.Symlink(filepath.Join("data", "agent"), filepath.Join(root, DirName)); err != nil {
-			t.Fatal(err)
-		}
+		repotest.RequireSymlink(t, filepath.Join("data", "agent"), filepath.Join(root, DirName))
 		if err := create(Project{Root: root}); err != nil {
 			t.Fatal(err)
 		}
@@ -305,7 +301,7 @@ func TestProjectDirLink(t *testing.T) {
 	})
 	t.Run("a link that leads nowhere", func(t *testing.T) {
 		root := t.TempDir()
-		os.Symlink(filepath.Join(t.TempDir(), "gone"), filepath.Join(root, DirName))
+		repotest.RequireSymlink(t, filepath.Join(t.TempDir(), "gone"), filepath.Join(root, DirName))
 		if err := create(Project{Root: root}); plan.CodeOf(err) != plan.CodeIOError || !strings.Contains(err.Error(), "is a symbolic link to") {
 			t.Fatalf("init through a dangling link: %v", err)
 		}

@@ -30,7 +30,7 @@ func WriteVia(dir, pattern, path string, data []byte, perm os.FileMode, durable 
 		return err
 	}
 	if err = os.Chmod(tmp, perm); err == nil {
-		err = os.Rename(tmp, path)
+		err = Rename(tmp, path)
 	}
 	if err != nil {
 		os.Remove(tmp)

@@ -3,6 +3,7 @@
 package disk
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 )
@@ -15,8 +16,11 @@ const (
 )
 
 // IsLinkErr reports whether an open failed because the path is a
-// symbolic link; never here.
-func IsLinkErr(err error) bool { return false }
+// symbolic link or junction: here only the opens that check (OpenShared).
+func IsLinkErr(err error) bool { return errors.Is(err, errLink) }
+
+// errLink is why an open that follows no link refused one.
+var errLink = errors.New("is a symbolic link or junction")
 
 // OpenLockTarget opens what the session lock is taken on: here, a lock
 // file in privateDir, which path names.

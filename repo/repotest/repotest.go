@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -41,6 +42,9 @@ func Golden(t testing.TB, name string, got []byte) {
 // Git runs the real git in dir and returns its standard output.
 func Git(t testing.TB, dir string, args ...string) string {
 	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil && runtime.GOOS == "windows" {
+		Missing(t, "git", "git is not installed")
+	}
 	cmd := exec.Command("git", args...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+t.TempDir(), "GIT_OPTIONAL_LOCKS=0")

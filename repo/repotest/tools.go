@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -39,7 +40,13 @@ var howToGet = map[string]string{
 	"mermaid.js":       "set PLANGIT_MERMAID_JS to mermaid.min.js from the npm package mermaid",
 	"git daemon":       "apt-get install git (git daemon comes with it)",
 	"git-http-backend": "apt-get install git (git-http-backend comes with it)",
+	"git":              "on Windows, Git for Windows; none runs under Wine",
+	"symbolic links":   "a system that makes them; Wine 8.0 reports success and makes none",
 }
+
+// notProvided are what .ci/run cannot provide where it runs tests under
+// Wine.
+var notProvided = map[string]bool{"git": true, "symbolic links": true}
 
 var (
 	skipsMu sync.Mutex
@@ -67,7 +74,9 @@ func RequireTool(t testing.TB, names ...string) string {
 // everything, fails it.
 func Missing(t testing.TB, tool, msg string) {
 	t.Helper()
-	if how := howToGet[tool]; how != "" {
+	if how := howToGet[tool]; how != "" && notProvided[tool] {
+		msg += " (" + how + ")"
+	} else if how != "" {
 		msg += " (" + how + "; .ci/run provides it)"
 	}
 	if os.Getenv("PLANGIT_CI") != "" {
@@ -81,6 +90,32 @@ func Missing(t testing.TB, tool, msg string) {
 	skipsMu.Unlock()
 	uncached()
 	t.Skip(msg)
+}
+
+// Symlink makes a symbolic link at link to target, and reports whether the
+// system made one. Only on Windows may it not: there a test of what a
+// link does checks the rest without it, or skips (RequireSymlink).
+func Symlink(t testing.TB, target, link string) bool {
+	t.Helper()
+	err := os.Symlink(target, link)
+	if err == nil {
+		if fi, lerr := os.Lstat(link); lerr != nil || fi.Mode()&os.ModeSymlink == 0 {
+			err = fmt.Errorf("no link at %s after os.Symlink", link)
+		}
+	}
+	if err != nil && runtime.GOOS != "windows" {
+		t.Fatal(err)
+	}
+	return err == nil
+}
+
+// RequireSymlink makes a symbolic link at link to target, or skips the
+// test where the system makes none.
+func RequireSymlink(t testing.TB, target, link string) {
+	t.Helper()
+	if !Symlink(t, target, link) {
+		Missing(t, "symbolic links", "this system made no symbolic link")
+	}
 }
 
 // skipNote is a file in the package's directory (git ignores it) that
@@ -142,7 +177,7 @@ func skipSummary() string {
 	var b strings.Builder
 	pkg := filepath.Base(os.Args[0])
 	pkg = strings.TrimSuffix(pkg, ".test")
-	fmt.Fprintf(&b, "SKIP %s: tests skipped for want of outside programs (.ci/run provides them all):\n", pkg)
+	fmt.Fprintf(&b, "SKIP %s: tests skipped for want of outside programs or system features:\n", pkg)
 	for _, tool := range tools {
 		fmt.Fprintf(&b, "  %-10s %s — %s\n", tool, strings.Join(skips[tool], ", "), howToGet[tool])
 	}
