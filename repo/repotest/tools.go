@@ -39,6 +39,8 @@ var howToGet = map[string]string{
 	"mermaid.js":       "set PLANGIT_MERMAID_JS to mermaid.min.js from the npm package mermaid",
 	"git daemon":       "apt-get install git (git daemon comes with it)",
 	"git-http-backend": "apt-get install git (git-http-backend comes with it)",
+	"host CLIs":        "set PLANGIT_HOSTS to the directory .ci/hosts installs them in",
+	"PLANGIT_LONG=1":   "the long suites: PLANGIT_LONG=1 go test",
 }
 
 var (
@@ -80,6 +82,21 @@ func Missing(t testing.TB, tool, msg string) {
 	skips[tool] = append(skips[tool], t.Name())
 	skipsMu.Unlock()
 	uncached()
+	t.Skip(msg)
+}
+
+// Short skips a test that runs only in the long suites (PLANGIT_LONG=1,
+// which .ci/run sets), saying so in Main's note, as Missing does for a
+// program; unlike Missing it skips under CI too, whose short pass runs
+// before the long one.
+func Short(t testing.TB, msg string) {
+	t.Helper()
+	if !inMain {
+		t.Fatalf("%s; and this package's TestMain is not repotest.Main, which reports such skips", msg)
+	}
+	skipsMu.Lock()
+	skips["PLANGIT_LONG=1"] = append(skips["PLANGIT_LONG=1"], t.Name())
+	skipsMu.Unlock()
 	t.Skip(msg)
 }
 
