@@ -40,7 +40,8 @@ type reach struct {
 // requests to the model. A host sends the whole conversation in every
 // request, so a text counts once however many requests carry it; what
 // counts is the most times one request holds it. show turns a text into
-// the form the host gives the model (a host may escape characters).
+// the form the host gives some texts to the model (a host may escape
+// characters); a text counts in either form.
 // stray is plangit's text in the turn's last request that is none of the
 // session's texts, all (earlier turns' texts stay in the conversation).
 func measure(reqs []request, turn int, texts, all []sent, show func(string) string) (rs []reach, stray []string) {
@@ -66,9 +67,10 @@ func measure(reqs []request, turn int, texts, all []sent, show func(string) stri
 		last = strs
 		for j := range rs {
 			n := 0
-			probe := show(rs[j].text)
-			for _, s := range strs {
-				n += strings.Count(s, probe)
+			for _, probe := range forms(rs[j].text, show) {
+				for _, s := range strs {
+					n += strings.Count(s, probe)
+				}
 			}
 			if n > rs[j].most {
 				rs[j].most = n
@@ -85,13 +87,24 @@ func measure(reqs []request, turn int, texts, all []sent, show func(string) stri
 		}
 		rest := s
 		for _, x := range all {
-			rest = strings.ReplaceAll(rest, show(x.text), "")
+			for _, probe := range forms(x.text, show) {
+				rest = strings.ReplaceAll(rest, probe, "")
+			}
 		}
 		if strings.Contains(rest, marker) {
 			stray = append(stray, s)
 		}
 	}
 	return rs, stray
+}
+
+// forms are the forms a text may reach the model in: as sent, and as the
+// host shows it where that differs.
+func forms(text string, show func(string) string) []string {
+	if v := show(text); v != text {
+		return []string{text, v}
+	}
+	return []string{text}
 }
 
 // requestStrings is every string in a request's JSON body.
