@@ -3,6 +3,7 @@ package hooks
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/plangit/plangit/hooks/hookwire"
@@ -23,14 +24,20 @@ import (
 //
 // Mapped onto the engine: the shell tool is reported as Bash already, and
 // a command that only reads or searches (cat, sed -n, rg, ls, …) is the
-// look-up it is, since the agent has no other way to read; a
-// Bash PostToolUse whose tool_response (a plain string) says the process
-// exited non-zero ("Process exited with code N") is a PostToolUseFailure,
-// since Codex has no failure event; apply_patch (the patch text in
+// look-up it is, since the agent has no other way to read; a Bash
+// PostToolUse whose command exited non-zero is a PostToolUseFailure, since
+// Codex has no failure event: its tool_response is the command's raw
+// output with no exit code (0.169.0: "" for both false and mkdir -p), so
+// the exit code is read from the session's transcript (transcript_path:
+// the item_completed event of the CommandExecution whose id is the call's
+// tool_use_id, written before the hook runs), or, failing that, from a
+// "Process exited with code N" in the response (older releases); a
+// command that outlives Codex's yield time gets no PostToolUse at all,
+// and nothing is logged for it; apply_patch (the patch text in
 // tool_input.command) is an Edit of the first file the patch names, or a
 // Write when it adds that file; update_plan's {plan:[{step,status}]} is a
-// TodoWrite. The agent's shell has CODEX_THREAD_ID, the session id, so
-// suggested commands need no --session.
+// TodoWrite. The agent's shell has CODEX_THREAD_ID, the session id (the
+// hooks' environment does not), so suggested commands need no --session.
 //
 // Answers carry only the fields each event's schema allows and Codex's
 // runtime accepts: hookSpecificOutput.additionalContext on SessionStart,
@@ -65,6 +72,7 @@ func (Codex) Decode(event string, payload []byte) (*Input, error) {
 	if in.Event == "" {
 		return nil, fmt.Errorf("unknown hook event %q", event)
 	}
+	shell := in.ToolName == "Bash"
 	if in.ToolName == "update_plan" {
 		if todos := codexPlan(in.ToolInput); todos != nil {
 			in.ToolName, in.ToolInput = "TodoWrite", todos
@@ -72,8 +80,12 @@ func (Codex) Decode(event string, payload []byte) (*Input, error) {
 	} else {
 		in.ToolName, in.ToolInput = hookwire.CodexTool(in.ToolName, in.ToolInput)
 	}
-	if in.Event == PostToolUse && in.ToolName == "Bash" {
-		if msg := codexShellFailure(in.ToolResponse); msg != "" {
+	if in.Event == PostToolUse && shell {
+		msg := codexShellFailure(in.ToolResponse)
+		if code, output, ok := hookwire.CommandExit(p.TranscriptPath, p.ToolUseID); ok {
+			msg = exitFailure(strconv.Itoa(code), output)
+		}
+		if msg != "" {
 			in.Event, in.Error, in.ToolResponse = PostToolUseFailure, msg, nil
 		}
 	}
@@ -81,12 +93,12 @@ func (Codex) Decode(event string, payload []byte) (*Input, error) {
 }
 
 // ReadEnv: Codex sets CODEX_THREAD_ID, the thread id its hooks get as
-// session_id, in the agent's shell (openai/codex pull request 10096), so
-// the CLI run there reaches the hooks' session (SessionVars).
-func (Codex) ReadEnv(in *Input, getenv func(string) string) {
-	if id := getenv("CODEX_THREAD_ID"); id != "" && id == in.SessionID {
-		in.ShellSession = true
-	}
+// session_id, in the agent's shell (openai/codex pull request 10096; seen
+// in 0.169.0), so the CLI run there reaches the hooks' session
+// (SessionVars). The hook's own environment does not have it: the shell
+// is taken to reach the session whatever the hook's environment says.
+func (Codex) ReadEnv(in *Input, _ func(string) string) {
+	in.ShellSession = true
 }
 
 // codexExit is how Codex's shell result reports the process's end.

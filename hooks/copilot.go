@@ -3,6 +3,7 @@ package hooks
 import (
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"strings"
 
 	"github.com/plangit/plangit/hooks/hookwire"
@@ -41,8 +42,11 @@ import (
 // reminder; no hook can stop the agent, so the iteration limit is said to
 // the agent; agentStop carries no assistant message, so [Step] lines and
 // transition words are read only from a subagent's response (the agent is
-// taught `plangit step add` instead); no variable reaches the agent's
-// shell, so suggested commands name --session.
+// taught `plangit step add` instead), except those its transcript
+// (transcriptPath, events.jsonl: assistant.message) holds. The agent's
+// shell has COPILOT_AGENT_SESSION_ID, the hooks' sessionId (1.0.102; not
+// in the hooks' own environment), so suggested commands need no
+// --session.
 type Copilot struct{}
 
 // Decode reads either of Copilot's formats. The PascalCase format's
@@ -56,7 +60,8 @@ func (Copilot) Decode(event string, payload []byte) (*Input, error) {
 		event = p.HookEventName
 	}
 	in := &Input{SessionID: p.SessionID, Cwd: p.Cwd, Source: p.Source, Prompt: p.Prompt, ToolName: p.ToolName, ToolInput: p.ToolInput,
-		StopHookActive: p.StopHookActive, AgentID: p.AgentID, LastAssistantMessage: p.LastAssistantMessage, Trigger: p.Trigger}
+		StopHookActive: p.StopHookActive, AgentID: p.AgentID, LastAssistantMessage: p.LastAssistantMessage, Trigger: p.Trigger,
+		TranscriptPath: p.TranscriptPath}
 	if in.Event = hostEvent(HostCopilot, event); in.Event == "" {
 		return nil, fmt.Errorf("unknown hook event %q", event)
 	}
@@ -111,20 +116,22 @@ func copilotResultText(result json.RawMessage) string {
 	return text
 }
 
-// copilotExit opens the trailer Copilot puts after a shell command's
-// output ("<exited with exit code 1>", as ACP clients of Copilot read it;
-// the hooks reference does not show a bash result).
-const copilotExit = "<exited with exit code "
+// copilotExit matches the trailer Copilot puts after a shell command's
+// output: "<shellId: 4 completed with exit code 2>" (1.0.102, seen on the
+// real host), or "<exited with exit code 1>" (as ACP clients of Copilot
+// read it).
+var copilotExit = regexp.MustCompile(`<(?:shellId: \S+ completed with|exited with) exit code (-?[0-9]+)>$`)
 
 // copilotShellFailure is the error of a bash call whose result says its
-// command exited non-zero, which Copilot reports as a successful tool use.
+// command exited non-zero, which Copilot reports as a successful tool use
+// (resultType "success").
 func copilotShellFailure(text string) string {
 	t := strings.TrimSpace(text)
-	i := strings.LastIndex(t, copilotExit)
-	if i < 0 || !strings.HasSuffix(t, ">") {
+	m := copilotExit.FindStringSubmatchIndex(t)
+	if m == nil {
 		return ""
 	}
-	return exitFailure(t[i+len(copilotExit):len(t)-1], t[:i])
+	return exitFailure(t[m[2]:m[3]], t[:m[0]])
 }
 
 // copilotTodos reads update_todo's arguments as TodoWrite's
@@ -186,3 +193,10 @@ func (Copilot) Encode(in *Input, out *Output) ([]byte, int) {
 
 // Asks: Copilot CLI asks the person on a preToolUse "ask".
 func (Copilot) Asks() bool { return true }
+
+// ReadEnv: Copilot CLI sets COPILOT_AGENT_SESSION_ID, the hooks'
+// sessionId, in the agent's shell, and not in its hooks' environment: the
+// CLI run there reaches the hooks' session (SessionVars).
+func (Copilot) ReadEnv(in *Input, _ func(string) string) {
+	in.ShellSession = true
+}

@@ -88,7 +88,7 @@ type Input struct {
 // tell the agent's shell commands their session id, the hooks'
 // session_id: plangit's CLI reads them after PLANGIT_SESSION, when a
 // session of that id exists (cmd.Factory.SessionID).
-var SessionVars = []string{"CLAUDE_CODE_SESSION_ID", "CODEX_THREAD_ID"}
+var SessionVars = []string{"CLAUDE_CODE_SESSION_ID", "CODEX_THREAD_ID", "COPILOT_AGENT_SESSION_ID"}
 
 // ShellHosts are the environment variables through which an agent host's
 // shell says which host it is and its session: the CLI records them

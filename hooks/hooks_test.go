@@ -30,6 +30,7 @@ type fixture struct {
 	// today, which gives the agent's shell the session id
 	// (CLAUDE_CODE_SESSION_ID), so suggested commands need no --session.
 	environ map[string]string
+	run0    string // realRun
 }
 
 func newFixture(t testing.TB) *fixture {

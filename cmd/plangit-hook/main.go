@@ -76,15 +76,20 @@ type host struct {
 	// anything that reads as TodoWrite on a host that is not Claude Code.
 	todo     string
 	shellVar string // where the agent's shell has the session id; "" for none
-	encode   func(event, sessionID string, out *hookwire.Output) []byte
-	nothing  string // the answer that says nothing
-	asks     bool   // the host puts a PreToolUse "ask" to the person (hooks.Asker)
+	// shellAlways says the host gives the agent's shell the session id
+	// though its hooks' environment lacks it (Codex: CODEX_THREAD_ID;
+	// Copilot CLI: COPILOT_AGENT_SESSION_ID): suggested commands need no
+	// --session.
+	shellAlways bool
+	encode      func(event, sessionID string, out *hookwire.Output) []byte
+	nothing     string // the answer that says nothing
+	asks        bool   // the host puts a PreToolUse "ask" to the person (hooks.Asker)
 }
 
 var (
 	claude = host{events: [][2]string{{"PreToolUse", "PreToolUse"}, {"UserPromptSubmit", "UserPromptSubmit"}, {"PostToolUse", "PostToolUse"}, {"Stop", "Stop"}},
 		decode: decodeClaude, shellVar: "CLAUDE_CODE_SESSION_ID", encode: encodeClaude, asks: true}
-	codex = host{events: [][2]string{{"PreToolUse", "PreToolUse"}, {"UserPromptSubmit", "UserPromptSubmit"}}, decode: decodeCodex, tool: hookwire.CodexTool, todo: "update_plan", shellVar: "CODEX_THREAD_ID",
+	codex = host{events: [][2]string{{"PreToolUse", "PreToolUse"}, {"UserPromptSubmit", "UserPromptSubmit"}}, decode: decodeCodex, tool: hookwire.CodexTool, todo: "update_plan", shellAlways: true,
 		encode: func(event, _ string, out *hookwire.Output) []byte { return hookwire.EncodeCodex(event, out) }}
 	cursor = host{events: [][2]string{{"preToolUse", "PreToolUse"}, {"beforeSubmitPrompt", "UserPromptSubmit"}},
 		decode: decodeCursor, tool: hookwire.CursorTool, encode: hookwire.EncodeCursor}
@@ -92,7 +97,7 @@ var (
 		decode: hookwire.DecodeGemini, tool: hookwire.GeminiTool, todo: "write_todos",
 		encode: func(event, _ string, out *hookwire.Output) []byte { return hookwire.EncodeGemini(event, out) }, nothing: hookwire.GeminiNothing}
 	copilot = host{events: [][2]string{{"preToolUse", "PreToolUse"}, {"userPromptSubmitted", "UserPromptSubmit"}},
-		decode: decodeCopilot, tool: hookwire.CopilotTool, todo: "update_todo", encode: hookwire.EncodeCopilot, asks: true}
+		decode: decodeCopilot, tool: hookwire.CopilotTool, todo: "update_todo", shellAlways: true, encode: hookwire.EncodeCopilot, asks: true}
 )
 
 // decodeClaude reads Claude Code's payload: only Claude Code's, since
@@ -219,7 +224,7 @@ func answer(event string, h *host, payload []byte, getenv func(string) string) (
 		return nil, false
 	}
 	c := &call{event: event, host: h, p: p, dir: disk.SessionDir(disk.FindRoot(p.Cwd), p.SessionID),
-		shell: h.shellVar != "" && getenv(h.shellVar) == p.SessionID}
+		shell: h.shellAlways || h.shellVar != "" && getenv(h.shellVar) == p.SessionID}
 	if _, err := disk.Lstat(c.dir); err != nil {
 		// No plan: nothing to say before a tool or to count after one;
 		// a prompt to keep, a todo list, [Step] lines, or the agent's first

@@ -18,12 +18,13 @@ type Payload struct {
 	IsInterrupt, StopHookActive                             bool
 	LastAssistantMessage, Trigger, AgentID                  string
 	TranscriptPath                                          string // the host's transcript (TurnMessages)
+	ToolUseID                                               string // the tool call's id (Codex: the model's call_id)
 }
 
 // DecodeClaude reads Claude Code's JSON: session_id, cwd, hook_event_name,
 // source, prompt, tool_name, tool_input, tool_response, error,
 // is_interrupt, stop_hook_active, last_assistant_message, trigger,
-// agent_id and transcript_path, as encoding/json would read them into a struct (names in any
+// agent_id, transcript_path and tool_use_id, as encoding/json would read them into a struct (names in any
 // case, the last of a repeated name, a wrong type an error).
 func DecodeClaude(payload []byte) (*Payload, error) {
 	p := &Payload{}
@@ -34,7 +35,8 @@ func DecodeClaude(payload []byte) (*Payload, error) {
 		{"prompt", &p.Prompt}, {"tool_name", &p.ToolName}, {"tool_input", &p.ToolInput},
 		{"tool_response", &p.ToolResponse}, {"error", &p.Error}, {"is_interrupt", &p.IsInterrupt},
 		{"stop_hook_active", &p.StopHookActive}, {"last_assistant_message", &p.LastAssistantMessage},
-		{"trigger", &p.Trigger}, {"agent_id", &p.AgentID}, {"transcript_path", &p.TranscriptPath}}
+		{"trigger", &p.Trigger}, {"agent_id", &p.AgentID}, {"transcript_path", &p.TranscriptPath},
+		{"tool_use_id", &p.ToolUseID}}
 	err := members(payload, func(key, value []byte) error {
 		name := string(memberName(key)) // no copy: name stays here
 		for _, f := range fields {

@@ -101,7 +101,8 @@ func codexLookupTool(program string) string {
 // hookSpecificOutput.additionalContext on SessionStart, UserPromptSubmit,
 // PreToolUse and PostToolUse (a PostToolUseFailure is plangit's reading of
 // a PostToolUse); a PreToolUse denial as permissionDecision "deny" — Codex
-// has no "ask" — with its reason; Stop's and SubagentStop's decision
+// has no "ask" — with its reason, which does not end in "." (Codex adds
+// ". Command: …"); Stop's and SubagentStop's decision
 // "block" with a non-empty reason; nothing on PreCompact. Where Codex
 // cannot do what the answer asks — a block after a tool, which would
 // replace the tool's result; stopping the agent — the answer says it in
@@ -126,6 +127,9 @@ func EncodeCodex(event string, out *Output) []byte {
 			if out.Permission == "ask" {
 				reason = strings.TrimSpace(reason + " Codex cannot ask here, so the call is denied: the person confirms by running it, or what the reason names, themselves.")
 			}
+			// Codex appends ". Command: …" to the reason it gives the
+			// model: a reason of its own ending in "." would read "..".
+			reason = strings.TrimRight(reason, ". ")
 			return codexContext(event, context, "deny", reason, out.Notice)
 		}
 		return codexContext(event, context, "", "", out.Notice)

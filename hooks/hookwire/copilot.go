@@ -16,8 +16,8 @@ type CopilotPayload struct {
 // DecodeCopilot reads Copilot CLI's JSON, either format, by exact member
 // names: sessionId/session_id, hook_event_name, cwd, source, prompt,
 // toolName/tool_name, toolArgs/tool_input, toolResult/tool_result, error,
-// stop_hook_active, agentId/agent_id, response/last_assistant_message and
-// trigger. The tool's input is an object (toolArgs may be a string
+// stop_hook_active, agentId/agent_id, response/last_assistant_message,
+// trigger and transcriptPath/transcript_path. The tool's input is an object (toolArgs may be a string
 // holding one).
 func DecodeCopilot(payload []byte) (*CopilotPayload, error) {
 	p := &CopilotPayload{}
@@ -25,7 +25,8 @@ func DecodeCopilot(payload []byte) (*CopilotPayload, error) {
 		{"source", &p.Source}, {"prompt", &p.Prompt}, {"toolName", &p.ToolName}, {"tool_name", &p.ToolName},
 		{"toolArgs", &p.ToolInput}, {"tool_input", &p.ToolInput}, {"toolResult", &p.Result}, {"tool_result", &p.Result}, {"error", &p.Err},
 		{"stop_hook_active", &p.StopHookActive}, {"agentId", &p.AgentID}, {"agent_id", &p.AgentID},
-		{"response", &p.LastAssistantMessage}, {"last_assistant_message", &p.LastAssistantMessage}, {"trigger", &p.Trigger}})
+		{"response", &p.LastAssistantMessage}, {"last_assistant_message", &p.LastAssistantMessage}, {"trigger", &p.Trigger},
+		{"transcriptPath", &p.TranscriptPath}, {"transcript_path", &p.TranscriptPath}})
 	if err != nil {
 		return nil, err
 	}

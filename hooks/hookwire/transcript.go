@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"os"
+	"strconv"
 
 	"github.com/plangit/plangit/repo/disk"
 )
@@ -21,8 +22,9 @@ const transcriptTail = 2 << 20
 // last prompt, oldest first. It reads Claude Code's JSON lines (type
 // user/assistant, message.content), Codex CLI's rollout (an event_msg
 // user_message begins a turn; response_item messages of role assistant),
-// and Gemini CLI's (type user/gemini, content); a line it does not know is
-// skipped. It reads at most the file's last 2 MB, never through a symbolic
+// Gemini CLI's (type user/gemini, content) and Copilot CLI's events.jsonl
+// (user.message begins a turn; assistant.message's data.content); a line
+// it does not know is skipped. It reads at most the file's last 2 MB, never through a symbolic
 // link; nil when there is nothing to read.
 func TurnMessages(path string) []string {
 	if path == "" {
@@ -64,7 +66,7 @@ const (
 // transcriptLine reads one line of a transcript.
 func transcriptLine(line []byte) (kind int, text, id string) {
 	var typ, role string
-	var message, content, payload []byte
+	var message, content, payload, data []byte
 	Members(line, func(key string, value []byte) error {
 		switch key {
 		case "type":
@@ -75,6 +77,8 @@ func transcriptLine(line []byte) (kind int, text, id string) {
 			content = value
 		case "payload":
 			payload = value
+		case "data":
+			data = value
 		case "id":
 			id, _ = String(value)
 		}
@@ -106,6 +110,18 @@ func transcriptLine(line []byte) (kind int, text, id string) {
 	case "gemini":
 		if text, _ = String(content); text != "" {
 			return lineAgent, text, id
+		}
+	case "user.message": // Copilot CLI's events.jsonl
+		return lineTurn, "", ""
+	case "assistant.message":
+		Members(data, func(key string, value []byte) error {
+			if key == "content" {
+				text, _ = String(value)
+			}
+			return nil
+		})
+		if text != "" {
+			return lineAgent, text, ""
 		}
 	case "event_msg", "response_item": // Codex CLI
 		Members(payload, func(key string, value []byte) error {
@@ -215,4 +231,110 @@ func readTail(path string, n int64) []byte {
 		}
 	}
 	return b
+}
+
+// commandTail bounds what CommandExit reads of a transcript, from its end.
+const commandTail = 8 << 20
+
+// CommandExit finds in Codex CLI's transcript at path how the shell
+// command of call id ended: the item_completed event whose item is a
+// CommandExecution of that id, with its exit_code and aggregated_output.
+// Codex's PostToolUse gives only the command's output, and writes this
+// event before it runs the hook. The transcript is read from its end, a
+// block at a time, at most its last 8 MB; ok is false when the call is not
+// found there or the file cannot be read (never through a symbolic link).
+func CommandExit(path, id string) (code int, output string, ok bool) {
+	if path == "" || id == "" {
+		return 0, "", false
+	}
+	needle := AppendString([]byte(`"id":`), id)
+	line := lastLine(path, commandTail, func(line []byte) bool {
+		return bytes.Contains(line, needle) && bytes.Contains(line, []byte(`"item_completed"`))
+	})
+	if line == nil {
+		return 0, "", false
+	}
+	var payload, item []byte
+	var typ string
+	Members(line, func(key string, value []byte) error {
+		if key == "payload" {
+			payload = value
+		}
+		return nil
+	})
+	Members(payload, func(key string, value []byte) error {
+		switch key {
+		case "type":
+			typ, _ = String(value)
+		case "item":
+			item = value
+		}
+		return nil
+	})
+	if typ != "item_completed" {
+		return 0, "", false
+	}
+	var kind, itemID string
+	var exit []byte
+	Members(item, func(key string, value []byte) error {
+		switch key {
+		case "type":
+			kind, _ = String(value)
+		case "id":
+			itemID, _ = String(value)
+		case "exit_code":
+			exit = value
+		case "aggregated_output":
+			output, _ = String(value)
+		}
+		return nil
+	})
+	code, err := strconv.Atoi(string(bytes.TrimSpace(exit)))
+	if kind != "CommandExecution" || itemID != id || err != nil {
+		return 0, "", false
+	}
+	return code, output, true
+}
+
+// lastLine is the last line of the regular file at path that match
+// accepts, reading backwards a block at a time and at most max bytes; nil
+// when none does within them.
+func lastLine(path string, max int64, match func(line []byte) bool) []byte {
+	f, err := os.OpenFile(path, os.O_RDONLY|disk.NoFollow|disk.NonBlock, 0)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() {
+		return nil
+	}
+	const block = 64 << 10
+	pos, read := fi.Size(), int64(0)
+	var carry []byte // the start of the line the blocks read so far begin in
+	for pos > 0 && read < max {
+		n := min(block, pos)
+		pos -= n
+		read += n
+		buf := make([]byte, n, n+int64(len(carry)))
+		if _, err := f.ReadAt(buf, pos); err != nil && err != io.EOF {
+			return nil
+		}
+		buf = append(buf, carry...)
+		for {
+			i := bytes.LastIndexByte(buf, '\n')
+			if i < 0 {
+				break
+			}
+			if line := buf[i+1:]; match(line) {
+				return line
+			}
+			buf = buf[:i]
+		}
+		carry = buf
+	}
+	if pos == 0 && match(carry) {
+		return carry
+	}
+	return nil
 }
