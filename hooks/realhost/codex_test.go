@@ -134,7 +134,7 @@ func TestCodex(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	codexHome := filepath.Join(s.home, ".codex")
+	codexHome := filepath.Join(s.base, "codexhome")
 	write(t, filepath.Join(codexHome, "config.toml"), fmt.Sprintf(`model = "gpt-5.5"
 model_provider = "fake"
 approval_policy = "never"

@@ -571,9 +571,12 @@ var uuidRE = regexp.MustCompile(`\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{
 
 // record writes every hook payload of calls, normalised, to
 // $PLANGIT_RECORD/<host>/NN-<event>[-<tool>].json, for refreshing the
-// fixtures in testdata/hooks: the session id becomes {{SESSION}}, the
-// project {{CWD}}, HOME /home/dev, other UUIDs zero, and the fields in
-// fields their given value (durations, times).
+// fixtures in testdata/hooks/real (go test ./hooks reads them): as the
+// fixtures name them, the session id becomes {{SESSION}}, the project
+// {{CWD}}, the directory the host ran in {{RUN}} (its HOME is
+// {{RUN}}/home), Claude Code's project slug <PROJECT_SLUG>, other UUIDs
+// <UUID>, and the members named in fields their given value (durations,
+// times). Members keep the order the host sent them in.
 func (s *session) record(calls []call, sessionIDs []string, fields map[string]any) {
 	s.t.Helper()
 	root := os.Getenv("PLANGIT_RECORD")
@@ -585,57 +588,36 @@ func (s *session) record(calls []call, sessionIDs []string, fields map[string]an
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		s.t.Fatal(err)
 	}
-	repl := []string{s.project, "{{CWD}}", s.home, "/home/dev", s.base, "/tmp/run"}
+	var repl []string
 	for _, id := range sessionIDs {
 		repl = append(repl, id, "{{SESSION}}")
 	}
-	r := strings.NewReplacer(repl...)
 	slug := regexp.MustCompile(`[^A-Za-z0-9]`).ReplaceAllString(s.project, "-")
+	repl = append(repl, s.project, "{{CWD}}", s.base, "{{RUN}}", slug, "<PROJECT_SLUG>")
+	r := strings.NewReplacer(repl...)
 	n := 0
-	for _, c := range calls {
+	for i, c := range calls {
 		if !c.hook {
 			continue
 		}
 		n++
-		var v any
-		if json.Unmarshal(c.stdin, &v) != nil {
+		raw := uuidRE.ReplaceAllString(r.Replace(string(c.stdin)), "<UUID>")
+		for k, v := range fields {
+			re := regexp.MustCompile(`"` + regexp.QuoteMeta(k) + `"\s*:\s*(-?[0-9][0-9.eE+-]*|"(?:[^"\\]|\\.)*")`)
+			raw = re.ReplaceAllLiteralString(raw, `"`+k+`": `+mustJSON(v))
+		}
+		var buf bytes.Buffer
+		if err := json.Indent(&buf, []byte(raw), "", "  "); err != nil {
+			s.t.Errorf("hook payload %d is not JSON after normalising: %v\n%s", i, err, raw)
 			continue
 		}
-		v = normJSON(v, fields, func(x string) string {
-			x = strings.ReplaceAll(x, slug, "-home-dev-shop")
-			return uuidRE.ReplaceAllString(r.Replace(x), "00000000-0000-0000-0000-000000000000")
-		})
 		name := fmt.Sprintf("%02d-%s", n, c.event)
-		if m, ok := v.(map[string]any); ok {
-			for _, k := range []string{"tool_name", "toolName"} {
-				if tool, ok := m[k].(string); ok {
-					name += "-" + regexp.MustCompile(`[^A-Za-z0-9]+`).ReplaceAllString(tool, "_")
-				}
-			}
+		if tool, ok := c.payload()["tool_name"].(string); ok {
+			name += "-" + regexp.MustCompile(`[^A-Za-z0-9]+`).ReplaceAllString(tool, "_")
+		} else if tool, ok := c.payload()["toolName"].(string); ok {
+			name += "-" + regexp.MustCompile(`[^A-Za-z0-9]+`).ReplaceAllString(tool, "_")
 		}
-		b, _ := json.MarshalIndent(v, "", "  ")
-		write(s.t, filepath.Join(dir, name+".json"), string(b)+"\n")
+		write(s.t, filepath.Join(dir, name+".json"), buf.String()+"\n")
 	}
 	s.t.Logf("recorded %d hook payloads in %s", n, dir)
-}
-
-// normJSON applies str to every string and replaces the values of fields.
-func normJSON(v any, fields map[string]any, str func(string) string) any {
-	switch x := v.(type) {
-	case string:
-		return str(x)
-	case []any:
-		for i := range x {
-			x[i] = normJSON(x[i], fields, str)
-		}
-	case map[string]any:
-		for k, e := range x {
-			if rep, ok := fields[k]; ok {
-				x[k] = rep
-				continue
-			}
-			x[k] = normJSON(e, fields, str)
-		}
-	}
-	return v
 }
