@@ -146,9 +146,10 @@ func claudeDeferred(req *claudeRequest) map[string]bool {
 	return out
 }
 
-// actions is the script of a turn. Turn 1: the plan from the shell, a
-// step added and started, look-ups, a search that finds nothing, a
-// command that fails then succeeds after a write, the todo tool, the plan
+// actions is the script of a turn. Turn 1: the plan started through MCP
+// (the other hosts start it from the shell), a step added and started
+// from the shell, look-ups, a search that finds nothing, a command that
+// fails then succeeds after a write, the todo tool, the plan shown
 // through MCP, the step done; the final answer meets the stop gate (step
 // 2 is open). Turn 2 (the resumed session) finishes step 2.
 func (m *claudeModel) actions(turn int, tools, deferred map[string]bool) []action {
@@ -159,19 +160,9 @@ func (m *claudeModel) actions(turn int, tools, deferred map[string]bool) []actio
 	if turn == 2 {
 		return []action{bash("finish step 2", `plangit step done 2 --result "tested"`)}
 	}
-	as := []action{
-		bash("start the plan", `plangit init "Add caching" --goal "cache lookups" --phase Build`),
-		bash("add a step", `plangit step add "Write the cache"`),
-		bash("start it", `plangit next`),
-		{"read a file", "Read", map[string]string{"file_path": p("README.md")}},
-		bash("a search that finds nothing", "grep -n NoSuchName README.md"),
-		bash("a failing command", "ls cachedir"),
-		{"write a file", "Write", map[string]string{"file_path": p("cachedir/cache.go"), "content": "package cache\n\n// Cache caches lookups.\ntype Cache map[string]string\n"}},
-		bash("the same command succeeding", "ls cachedir"),
-		{"read what was written", "Read", map[string]string{"file_path": p("cachedir/cache.go")}},
-	}
+	var as []action
 	var load []string
-	for _, name := range []string{"TaskCreate", "TaskUpdate", "mcp__plangit__show"} {
+	for _, name := range []string{"mcp__plangit__plan", "TaskCreate", "TaskUpdate", "mcp__plangit__show"} {
 		if deferred[name] {
 			load = append(load, name)
 		}
@@ -179,14 +170,22 @@ func (m *claudeModel) actions(turn int, tools, deferred map[string]bool) []actio
 	if len(load) > 0 && tools["ToolSearch"] {
 		as = append(as, action{"load the deferred tools", "ToolSearch", map[string]any{"query": "select:" + strings.Join(load, ","), "max_results": 5}})
 	}
-	as = append(as,
+	return append(as,
+		action{"start the plan through MCP", "mcp__plangit__plan", map[string]any{"action": "init", "title": "Add caching", "goal": "cache lookups", "phases": []string{"Build"}}},
+		bash("add a step", `plangit step add "Write the cache"`),
+		bash("start it", `plangit next`),
+		action{"read a file", "Read", map[string]string{"file_path": p("README.md")}},
+		bash("a search that finds nothing", "grep -n NoSuchName README.md"),
+		bash("a failing command", "ls cachedir"),
+		action{"write a file", "Write", map[string]string{"file_path": p("cachedir/cache.go"), "content": "package cache\n\n// Cache caches lookups.\ntype Cache map[string]string\n"}},
+		bash("the same command succeeding", "ls cachedir"),
+		action{"read what was written", "Read", map[string]string{"file_path": p("cachedir/cache.go")}},
 		action{"todo: the first task", "TaskCreate", map[string]any{"subject": "Write the cache", "description": "Write the cache", "activeForm": "Writing the cache"}},
 		action{"todo: a second task", "TaskCreate", map[string]any{"subject": "Test the cache", "description": "Test the cache", "activeForm": "Testing the cache"}},
 		action{"todo: the first in progress", "TaskUpdate", map[string]any{"taskId": "1", "status": "in_progress"}},
 		action{"the plan through MCP", "mcp__plangit__show", map[string]any{}},
 		bash("finish step 1", `plangit step done 1 --result "done"`),
 	)
-	return as
 }
 
 // TestClaude runs one scripted Claude Code session, and a resumed one.
@@ -228,7 +227,7 @@ func TestClaude(t *testing.T) {
 		checkClaudeOutput(t, i+1, r, filepath.Join(s.base, "out", []string{"turn1", "turn2"}[i]+"-debug.log"))
 	}
 	s.checkPlan(id, map[string]string{"Write the cache": "completed", "Test the cache": "completed"})
-	for _, tool := range []string{"TaskCreate", "TaskUpdate", "mcp__plangit__show", "Write", "Read"} {
+	for _, tool := range []string{"mcp__plangit__plan", "TaskCreate", "TaskUpdate", "mcp__plangit__show", "Write", "Read"} {
 		if !ranTool(calls, "PostToolUse", tool) {
 			t.Errorf("no PostToolUse for %s: the script's call did not run", tool)
 		}
