@@ -184,6 +184,7 @@ func (m *claudeModel) actions(turn int, tools, deferred map[string]bool) []actio
 		action{"todo: a second task", "TaskCreate", map[string]any{"subject": "Test the cache", "description": "Test the cache", "activeForm": "Testing the cache"}},
 		action{"todo: the first in progress", "TaskUpdate", map[string]any{"taskId": "1", "status": "in_progress"}},
 		action{"the plan through MCP", "mcp__plangit__show", map[string]any{}},
+		action{"a long-running command", "Bash", map[string]any{"command": "sleep 2; echo built", "description": "a long-running command", "run_in_background": true}},
 		bash("finish step 1", `plangit step done 1 --result "done"`),
 	)
 }

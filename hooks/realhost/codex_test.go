@@ -9,7 +9,9 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -72,8 +74,21 @@ func (m *codexModel) handle(w http.ResponseWriter, r *http.Request, body []byte)
 		out = map[string]any{"type": "custom_tool_call", "id": "ctc_fake", "call_id": "call_" + st.id, "name": "apply_patch",
 			"input": string(st.act.input.(codexPatch)), "status": "completed"}
 	default:
+		input := st.act.input
+		if st.act.tool == "write_stdin" {
+			// Poll the session the last running command's output names.
+			poll := map[string]any{}
+			for k, v := range input.(map[string]any) {
+				poll[k] = v
+			}
+			if m := codexExecSession.FindAllStringSubmatch(string(body), -1); m != nil {
+				n, _ := strconv.Atoi(m[len(m)-1][1])
+				poll["session_id"] = n
+			}
+			input = poll
+		}
 		out = map[string]any{"type": "function_call", "id": "fc_fake", "call_id": "call_" + st.id, "name": st.act.tool,
-			"arguments": mustJSON(st.act.input), "status": "completed"}
+			"arguments": mustJSON(input), "status": "completed"}
 	}
 	sseHeader(w)
 	sse(w, "response.created", map[string]any{"type": "response.created", "response": map[string]any{"id": "resp_fake"}})
@@ -106,9 +121,16 @@ func codexActions(turn int) []action {
 			map[string]any{"step": "Write the cache", "status": "in_progress"},
 			map[string]any{"step": "Test the cache", "status": "pending"},
 		}}},
+		// A command that outlives yield_time_ms, polled to its end.
+		{"a long-running command", "exec_command", map[string]any{"cmd": "sleep 2; echo built", "yield_time_ms": 250}},
+		{"poll it", "write_stdin", map[string]any{"session_id": 0, "chars": "", "yield_time_ms": 10000}},
 		sh("finish step 1", `plangit step done 1 --result "done"`),
 	}
 }
+
+// codexExecSession is how exec_command's output names a command still
+// running.
+var codexExecSession = regexp.MustCompile(`session ID (\d+)`)
 
 // TestCodex runs one scripted Codex CLI session (codex exec), and resumes
 // it (codex exec resume).

@@ -128,6 +128,7 @@ func geminiActions(turn int) []action {
 			map[string]any{"description": "Write the cache", "status": "in_progress"},
 			map[string]any{"description": "Test the cache", "status": "pending"},
 		}}},
+		{"a long-running command", "run_shell_command", map[string]any{"command": "sleep 2; echo built", "description": "a long-running command", "is_background": true}},
 		sh("finish step 1", `plangit step done 1 --result "done"`),
 	}
 }
