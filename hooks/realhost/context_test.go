@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
@@ -180,5 +181,36 @@ func TestMeasure(t *testing.T) {
 	got := fmt.Sprint(rs[0].most, rs[0].first, rs[1].most, rs[1].first, rs[2].most, turnBytes(rs), len(stray))
 	if want := "1 1 2 2 0 33 1"; got != want {
 		t.Errorf("measure: %s, want %s (%+v, stray %q)", got, want, rs, stray)
+	}
+}
+
+// TestRecord checks the payloads the suite records: ids, paths and the
+// named members normalised, the host's member order kept.
+func TestRecord(t *testing.T) {
+	base := t.TempDir()
+	rec := t.TempDir()
+	t.Setenv("PLANGIT_RECORD", rec)
+	s := &session{t: t, host: "claude", base: base, project: filepath.Join(base, "proj"), home: filepath.Join(base, "home")}
+	slug := strings.ReplaceAll(s.project, "/", "-")
+	payload := `{"session_id":"S-1","transcript_path":"` + base + `/home/.claude/projects/` + slug + `/S-1.jsonl","cwd":"` + s.project +
+		`","prompt_id":"0b5a2c9e-1f3d-4e5f-8a9b-0c1d2e3f4a5b","hook_event_name":"PostToolUse","tool_name":"Bash","duration_ms":137,"tool_input":{"command":"ls"}}`
+	s.record([]call{{args: []string{"plangit", "hook", "PostToolUse"}, stdin: []byte(payload), hook: true, event: "PostToolUse"}},
+		[]string{"S-1"}, map[string]any{"duration_ms": 0})
+	got := readFile(t, filepath.Join(rec, "claude", "01-PostToolUse-Bash.json"))
+	want := `{
+  "session_id": "{{SESSION}}",
+  "transcript_path": "{{RUN}}/home/.claude/projects/<PROJECT_SLUG>/{{SESSION}}.jsonl",
+  "cwd": "{{CWD}}",
+  "prompt_id": "<UUID>",
+  "hook_event_name": "PostToolUse",
+  "tool_name": "Bash",
+  "duration_ms": 0,
+  "tool_input": {
+    "command": "ls"
+  }
+}
+`
+	if got != want {
+		t.Errorf("recorded:\n%s\nwant:\n%s", got, want)
 	}
 }

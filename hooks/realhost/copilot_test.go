@@ -144,8 +144,8 @@ func TestCopilot(t *testing.T) {
 	calls2 := calls[len(calls1):]
 
 	s.checkHooks(calls, nil)
-	checkCopilotOutput(t, 1, r1)
-	checkCopilotOutput(t, 2, r2)
+	checkCopilotOutput(t, 1, r1, filepath.Join(s.base, "out", "turn1-logs"))
+	checkCopilotOutput(t, 2, r2, filepath.Join(s.base, "out", "turn2-logs"))
 	s.checkPlan(id, map[string]string{"Write the cache": "completed", "Test the cache": "completed"})
 	for _, tool := range []string{"view", "create", "sql", "bash"} {
 		if !ranTool(calls, "postToolUse", tool) {
@@ -182,9 +182,35 @@ func copilotSession(t *testing.T, stream string) string {
 	return ""
 }
 
-// checkCopilotOutput fails on anything on stderr and on an error event.
-func checkCopilotOutput(t *testing.T, turn int, r result) {
+// copilotHarmless are the warnings about hooks Copilot CLI logs in every
+// headless session: before the project's hooks load, and that they load.
+var copilotHarmless = []string{
+	"Failed to reload managed hooks after enabling managed settings",
+	"Loading repo hooks in prompt mode",
+}
+
+// checkCopilotOutput fails on anything on stderr, on an error event, and
+// on a warning or error about a hook in Copilot's logs.
+func checkCopilotOutput(t *testing.T, turn int, r result, logs string) {
 	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(logs, "*.log"))
+	if len(files) == 0 {
+		t.Errorf("turn %d: copilot wrote no log in %s", turn, logs)
+	}
+	for _, f := range files {
+	lines:
+		for _, line := range strings.Split(readFile(t, f), "\n") {
+			if !strings.Contains(line, "[WARNING]") && !strings.Contains(line, "[ERROR]") || !strings.Contains(strings.ToLower(line), "hook") {
+				continue
+			}
+			for _, h := range copilotHarmless {
+				if strings.Contains(line, h) {
+					continue lines
+				}
+			}
+			t.Errorf("turn %d: copilot's log: %s", turn, line)
+		}
+	}
 	if strings.TrimSpace(r.stderr) != "" {
 		t.Errorf("turn %d: copilot wrote to stderr:\n%s", turn, r.stderr)
 	}
