@@ -218,6 +218,7 @@ func TestClaude(t *testing.T) {
 	r1 := s.run("turn1", 3*time.Minute, env, claude, append([]string{"-p", "Add caching to the user lookups."}, flags("turn1")...)...)
 	calls1 := s.readCalls()
 	id := claudeSession(t, r1.stdout)
+	s.checkFirstTurn(id, calls1, "Stop")
 	f.setTurn(2)
 	r2 := s.run("turn2", 2*time.Minute, env, claude, append([]string{"-p", "continue", "--resume", id}, flags("turn2")...)...)
 	calls := s.readCalls()

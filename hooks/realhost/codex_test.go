@@ -183,6 +183,7 @@ trust_level = "trusted"
 	r1 := s.run("turn1", 3*time.Minute, env, codex, "exec", "--json", "--skip-git-repo-check", "Add caching to the user lookups.")
 	calls1 := s.readCalls()
 	id := codexSession(t, r1.stdout)
+	s.checkFirstTurn(id, calls1, "Stop")
 	f.setTurn(2)
 	r2 := s.run("turn2", 2*time.Minute, env, codex, "exec", "--json", "--skip-git-repo-check", "resume", id, "continue")
 	calls := s.readCalls()

@@ -138,6 +138,7 @@ func TestCopilot(t *testing.T) {
 	r1 := s.run("turn1", 3*time.Minute, env, copilot, append([]string{"-p", "Add caching to the user lookups."}, flags("turn1")...)...)
 	calls1 := s.readCalls()
 	id := copilotSession(t, r1.stdout)
+	s.checkFirstTurn(id, calls1, "agentStop")
 	f.setTurn(2)
 	r2 := s.run("turn2", 2*time.Minute, env, copilot, append([]string{"-p", "continue", "--resume", id}, flags("turn2")...)...)
 	calls := s.readCalls()

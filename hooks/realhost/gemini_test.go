@@ -157,6 +157,7 @@ func TestGemini(t *testing.T) {
 	r1 := s.run("turn1", 3*time.Minute, env, gemini, append([]string{"-p", "Add caching to the user lookups."}, flags...)...)
 	calls1 := s.readCalls()
 	id := geminiSession(t, r1.stdout)
+	s.checkFirstTurn(id, calls1, "AfterAgent")
 	f.setTurn(2)
 	r2 := s.run("turn2", 2*time.Minute, env, gemini, append([]string{"-p", "continue", "--resume", "latest"}, flags...)...)
 	calls := s.readCalls()

@@ -621,3 +621,25 @@ func (s *session) record(calls []call, sessionIDs []string, fields map[string]an
 	}
 	s.t.Logf("recorded %d hook payloads in %s", n, dir)
 }
+
+// checkFirstTurn checks the session after its first turn: the stop gate
+// held (the host's stop event answered with plangit's text), and the
+// step the script left open is not done — plangit marks no step done
+// that nobody finished.
+func (s *session) checkFirstTurn(id string, calls []call, stopEvent string) {
+	s.t.Helper()
+	held := false
+	for _, c := range calls {
+		held = held || c.hook && c.event == stopEvent && len(c.texts()) > 0
+	}
+	if !held {
+		s.t.Errorf("turn 1: the stop gate did not hold: no %s answer with plangit's text", stopEvent)
+	}
+	if !fileExists(filepath.Join(s.project, ".code-agent", "plans", id)) {
+		s.t.Errorf("turn 1: the host's session %s has no plan", id)
+		return
+	}
+	if st := s.show(id).steps()["Test the cache"]; st == "completed" || st == "skipped" {
+		s.t.Errorf("turn 1: step %q is %s, but the script has not finished it", "Test the cache", st)
+	}
+}
