@@ -83,7 +83,7 @@ func newSession(t *testing.T, host string) *session {
 	}
 	path += ":/usr/local/bin:/usr/bin:/bin"
 	s.env = []string{"HOME=" + s.home, "PATH=" + path, "SHELL=/bin/bash", "TERM=dumb", "LANG=C.UTF-8",
-		"USER=" + cmp(os.Getenv("USER"), "root"), "TMPDIR=" + os.TempDir(),
+		"USER=" + orDefault(os.Getenv("USER"), "root"), "TMPDIR=" + os.TempDir(),
 		"PLANGIT_BIN=" + binDir, "PLANGIT_CALLS=" + s.calls}
 	return s
 }
@@ -100,7 +100,7 @@ func nodeDir() string {
 	return ""
 }
 
-func cmp(a, b string) string {
+func orDefault(a, b string) string {
 	if a != "" {
 		return a
 	}
