@@ -101,8 +101,10 @@ func (f *Factory) Project() (repo.Project, error) {
 
 // SessionID is --session, else PLANGIT_SESSION, else the session id the
 // agent host gives its shell commands (hooks.SessionVars:
-// CLAUDE_CODE_SESSION_ID, CODEX_THREAD_ID) when the project has a session
-// of that id — the one its hooks keep — else .code-agent/active.
+// CLAUDE_CODE_SESSION_ID, CODEX_THREAD_ID, COPILOT_AGENT_SESSION_ID), or
+// the one its hooks recorded for the host process (Gemini CLI:
+// hooks.RecordedShellSession), when the project has a session of that id
+// — the one its hooks keep — else .code-agent/active.
 func (f *Factory) SessionID(p repo.Project) (string, error) {
 	id := f.SessionFlag
 	if id == "" {
@@ -125,10 +127,15 @@ func (f *Factory) SessionID(p repo.Project) (string, error) {
 }
 
 // hostSession is the session the agent host names in the environment
-// (hooks.SessionVars), if the project has a session of that id.
+// (hooks.SessionVars), or its hooks recorded for the shell
+// (hooks.RecordedShellSession), if the project has a session of that id.
 func (f *Factory) hostSession(p repo.Project) string {
+	ids := make([]string, 0, len(hooks.SessionVars)+1)
 	for _, name := range hooks.SessionVars {
-		id := f.Getenv(name)
+		ids = append(ids, f.Getenv(name))
+	}
+	ids = append(ids, hooks.RecordedShellSession(p, f.Getenv))
+	for _, id := range ids {
 		if id == "" || repo.ValidateSessionID(id) != nil {
 			continue
 		}

@@ -481,6 +481,9 @@ exact command, e.g. plangit adopt 20261120-103000-7f3a9c --session <the new sess
 				}
 			}
 			if to == "" {
+				to = hooks.RecordedShellSession(proj, f.Getenv)
+			}
+			if to == "" {
 				return usagef("say which session takes the plan over: --session ID")
 			}
 			s, res, err := proj.Adopt(args[0], to, f.Options())

@@ -143,6 +143,12 @@ func initRun(o *initOptions) error {
 		}
 	}
 	if id == "" {
+		// Gemini CLI's shell names no session: the one its hooks recorded.
+		if v := hooks.RecordedShellSession(proj, f.Getenv); v != "" && repo.ValidateNewSessionID(v) == nil {
+			id, fromEnv = v, true
+		}
+	}
+	if id == "" {
 		id = newSessionID(f)
 	}
 	if err := repo.ValidateNewSessionID(id); err != nil {

@@ -97,6 +97,7 @@ func (e *engine) dispatch() (*Output, error) {
 		return nil, err
 	}
 	defer e.publish()
+	e.recordShell()
 	switch e.in.Event {
 	case SessionStart:
 		return e.sessionStart()
@@ -104,10 +105,24 @@ func (e *engine) dispatch() (*Output, error) {
 		return e.userPromptSubmit()
 	case PreToolUse:
 		return e.preToolUse()
-	case PostToolUse:
-		return e.postToolUse()
-	case PostToolUseFailure:
-		return e.postToolUseFailure()
+	case PostToolUse, PostToolUseFailure:
+		recalled, err := e.afterCompaction()
+		if err != nil {
+			return nil, err
+		}
+		var out *Output
+		if e.in.Event == PostToolUse {
+			out, err = e.postToolUse()
+		} else {
+			out, err = e.postToolUseFailure()
+		}
+		if recalled != "" && err == nil {
+			if out == nil {
+				out = &Output{}
+			}
+			out.Context = strings.TrimSpace(recalled + "\n" + out.Context)
+		}
+		return out, err
 	case Stop, SubagentStop:
 		return e.stop()
 	case PreCompact:
@@ -116,6 +131,69 @@ func (e *engine) dispatch() (*Output, error) {
 		return e.sessionEnd()
 	}
 	return nil, nil
+}
+
+// afterCompaction is what a tool's event does first when the host's
+// context was compacted since the last request and the host said so by no
+// event of its own (Input.Compacted): the checkpoint a PreCompact makes
+// elsewhere, the turn memory started over — the agent lost what it was
+// told — and the plan recalled, as SessionStart does after a compaction.
+// It returns the recall; "" when there is none to make.
+func (e *engine) afterCompaction() (string, error) {
+	if e.in.Compacted == "" || e.replaying() {
+		return "", nil
+	}
+	s, err := e.session()
+	if err != nil || s == nil {
+		return "", err
+	}
+	mark := []byte(e.in.Compacted + "\n")
+	if b, _ := os.ReadFile(s.PrivatePath(compactedFile)); string(b) == string(mark) {
+		return "", nil // another tool of the same response saw it first
+	}
+	if err := s.WritePrivate(compactedFile, mark); err != nil {
+		return "", err
+	}
+	res, err := e.update(s, func(st *plan.State) (plan.Change, error) {
+		st.Plan.Updated = plan.Stamp(e.env.Now())
+		return plan.Change{Op: "checkpoint", Summary: "checkpoint: the context was compacted (auto)", Marker: true}, nil
+	})
+	if err != nil {
+		return "", err
+	}
+	st := res.State
+	p := st.Plan
+	p.Rules = e.cfg.Rules()
+	old := e.turn(s)
+	t := &hookwire.Turn{Shell: old.Shell || e.in.ShellSession}
+	lines := hookwire.BeginLine(curID(p), stepSig(p), t.Shell)
+	if !p.Status.Unfinished() {
+		e.beginTurn(s, old, lines)
+		return "", nil
+	}
+	e.beginTurn(s, old, lines+hookwire.SaidLines(names(p)...))
+	return brief.Fit(render.Reminder(st, s.ID, e.cli(t)), e.cfg.ContextBudget), nil
+}
+
+// compactedFile names the response after the last compaction a tool's
+// event recalled the plan for (afterCompaction).
+const compactedFile = "compacted"
+
+// recordShell records, for a host whose agent's shell has no session
+// variable, the session of the host process that runs this hook, where
+// the CLI in that shell finds it (hookwire.RecordShellSession); once it
+// did, suggested commands need no --session. SessionEnd forgets it.
+func (e *engine) recordShell() {
+	if !e.in.RecordShell || e.replaying() {
+		return
+	}
+	if e.in.Event == SessionEnd {
+		hookwire.ForgetShellSession(e.proj.Dir(), e.in.Host, e.in.SessionID)
+		return
+	}
+	if hookwire.RecordShellSession(e.proj.Dir(), e.in.Host, e.in.SessionID) {
+		e.in.ShellSession = true
+	}
 }
 
 // said is what the agent said in the current turn, oldest first: the
@@ -512,10 +590,9 @@ func isContinue(prompt string) bool {
 	return containsAny(p, "继续执行", "continue the plan", "resume the plan")
 }
 
-// plangitsText reports whether a prompt is plangit's own words, which some
-// hosts hand back as the next prompt (Gemini CLI after an AfterAgent deny,
-// Copilot CLI after a stop hook's reason): never read as the person's.
-func plangitsText(prompt string) bool { return strings.Contains(prompt, "[plangit]") }
+// plangitsText reports whether a prompt is plangit's own words
+// (hookwire.PlangitsText).
+func plangitsText(prompt string) bool { return hookwire.PlangitsText(prompt) }
 
 // isNotDone reports whether a prompt says a step is not done (还没完成).
 func isNotDone(prompt string) bool {
@@ -546,11 +623,15 @@ func (e *engine) userPromptSubmit() (*Output, error) {
 		}
 		return nil, nil
 	}
+	if plangitsText(e.in.Prompt) {
+		// The host hands plangit's stop reason back as the next prompt:
+		// the turn goes on, and what it said stays said.
+		return nil, nil
+	}
 	old := e.turn(s)
 	t := &hookwire.Turn{Shell: old.Shell || e.in.ShellSession}
-	person := !plangitsText(e.in.Prompt)
 	switch {
-	case person && g.Status == string(plan.PlanPaused) && isContinue(e.in.Prompt):
+	case g.Status == string(plan.PlanPaused) && isContinue(e.in.Prompt):
 		var used int
 		res, err := e.update(s, func(st *plan.State) (plan.Change, error) {
 			hs := e.state(s)
@@ -569,7 +650,7 @@ func (e *engine) userPromptSubmit() (*Output, error) {
 		p := res.State.Plan
 		e.beginTurn(s, old, hookwire.BeginLine(curID(p), stepSig(p), t.Shell)+hookwire.SaidLines(names(p)...))
 		return e.context(render.ResumeSummary(res.State, used, e.cfg.MaxIterations)), nil
-	case person && g.Status == string(plan.PlanRunning) && len(old.Advanced) > 0 && isNotDone(e.in.Prompt):
+	case g.Status == string(plan.PlanRunning) && len(old.Advanced) > 0 && isNotDone(e.in.Prompt):
 		adv := old.Advanced[len(old.Advanced)-1]
 		res, err := e.update(s, func(st *plan.State) (plan.Change, error) { return undoAdvance(st.Plan, adv, e.env.Now()) })
 		if err != nil {

@@ -70,9 +70,13 @@ func (Gemini) Decode(event string, payload []byte) (*Input, error) {
 			in.ToolName = "write_todos" // not a list the engine can read
 		}
 	}
+	if in.Event == PreCompact && in.Trigger != "manual" {
+		in.MaybeCompact = true // 0.61.0 fires it before every request
+	}
 	if in.Event == PostToolUse {
-		if msg := geminiFailure(in.ToolName, in.ToolResponse); msg != "" {
-			in.Event, in.Error, in.ToolResponse = PostToolUseFailure, msg, nil
+		in.Compacted = hookwire.PromptShrank(in.TranscriptPath)
+		if msg, errored := geminiFailure(in.ToolName, in.ToolResponse); msg != "" {
+			in.Event, in.Error, in.ToolResponse, in.ErrorOnly = PostToolUseFailure, msg, nil, errored
 		}
 	}
 	return in, nil
@@ -82,9 +86,10 @@ func (Gemini) Decode(event string, payload []byte) (*Input, error) {
 var geminiExit = regexp.MustCompile(`(?m)^Exit Code: (-?[0-9]+)\s*$`)
 
 // geminiFailure is the error an AfterTool reports: tool_response.error
-// (a string, or an object with a message), or, for a shell command, its
+// (a string, or an object with a message: errored is true, and that
+// message is all Gemini shows the model), or, for a shell command, its
 // llmContent saying it exited non-zero; "" when the tool succeeded.
-func geminiFailure(tool string, response json.RawMessage) string {
+func geminiFailure(tool string, response json.RawMessage) (msg string, errored bool) {
 	var llm, failure string
 	hookwire.Members(response, func(key string, value []byte) error {
 		switch key {
@@ -105,22 +110,53 @@ func geminiFailure(tool string, response json.RawMessage) string {
 		return nil
 	})
 	if strings.TrimSpace(failure) != "" {
-		return strings.TrimSpace(failure)
+		return strings.TrimSpace(failure), true
 	}
 	if tool == "Bash" {
 		if m := geminiExit.FindStringSubmatch(llm); m != nil {
-			output := llm
-			if _, after, ok := strings.Cut(llm, "Output: "); ok {
-				output, _, _ = strings.Cut(after, "\nError: ")
-			}
-			return exitFailure(m[1], output)
+			return exitFailure(m[1], geminiShellOutput(llm)), false
 		}
 	}
-	return ""
+	return "", false
 }
 
-// geminiTodos reads write_todos' {"todos":[{"description","status"}]} as
-// TodoWrite's {"todos":[{"content","status","activeForm"}]}, leaving out
+// geminiShellOutput is the command's output in run_shell_command's
+// llmContent, without Gemini's wrapper: 0.61.0 writes
+//
+//	<untrusted_context>
+//	Output: <output, or (empty)>
+//	[Error: …]
+//	[Exit Code: N]
+//	Process Group PGID: <pid>
+//	</untrusted_context>
+//
+// and other releases drop the wrapper or add Signal and Background PIDs
+// lines. The output is what follows "Output: " up to the first of
+// Gemini's own lines.
+func geminiShellOutput(llm string) string {
+	text := strings.TrimSpace(llm)
+	text = strings.TrimPrefix(text, "<untrusted_context>")
+	text = strings.TrimSuffix(text, "</untrusted_context>")
+	if _, after, ok := strings.Cut(text, "Output: "); ok {
+		text = after
+	}
+	var out []string
+	for line := range strings.SplitSeq(text, "\n") {
+		if geminiTrailer.MatchString(line) {
+			break
+		}
+		out = append(out, line)
+	}
+	output := strings.TrimSpace(strings.Join(out, "\n"))
+	if output == "(empty)" {
+		return ""
+	}
+	return output
+}
+
+// geminiTrailer is a line Gemini writes after a shell command's output.
+var geminiTrailer = regexp.MustCompile(`^(Error|Exit Code|Signal|Background PIDs|Process Group PGID): |^</untrusted_context>$`)
+
 // cancelled todos; nil when it is not that shape.
 func geminiTodos(input json.RawMessage) json.RawMessage {
 	var args struct {
@@ -150,6 +186,19 @@ func (Gemini) Nothing() []byte { return []byte(hookwire.GeminiNothing) }
 
 // Encode writes Gemini's answer (hookwire.EncodeGemini). The exit code is
 // always 0: exit 2 is a block, other codes warnings.
+// RecordsShell: Gemini CLI gives the agent's shell GEMINI_CLI=1 and no
+// session id (GEMINI_SESSION_ID is in its hooks' environment alone): the
+// hooks record the session for the Gemini process (Input.RecordShell).
+func (Gemini) RecordsShell() bool { return true }
+
 func (Gemini) Encode(in *Input, out *Output) ([]byte, int) {
+	if in.Event == PostToolUseFailure && in.ErrorOnly && !out.Empty() && !out.Block && !out.Stop && strings.TrimSpace(out.Context) != "" {
+		// Gemini gives the model only {"error": message} for a tool that
+		// errored, dropping additionalContext: a denial's reason replaces
+		// the result, so it carries the error and plangit's context.
+		context := strings.ReplaceAll(out.Context, "TodoWrite", "write_todos")
+		reason := strings.TrimSpace(in.Error + "\n\n" + context)
+		return append(hookwire.Object(nil).Str("systemMessage", out.Notice).Str("decision", "deny").Str("reason", reason).Close(), '\n'), 0
+	}
 	return hookwire.EncodeGemini(in.Event, out), 0
 }

@@ -51,11 +51,20 @@ type Input struct {
 	ToolResponse         json.RawMessage // PostToolUse: the tool's result
 	Error                string          // PostToolUseFailure
 	IsInterrupt          bool            // PostToolUseFailure: the user interrupted
+	ErrorOnly            bool            // PostToolUseFailure: the host shows the model the tool's error alone, no context (Gemini CLI)
 	StopHookActive       bool            // Stop: the agent is already continuing because of a stop hook
 	LastAssistantMessage string          // Stop: the agent's last message
 	Trigger              string          // PreCompact: manual or auto
-	TranscriptPath       string          // the host's transcript: what the agent said in the turn (hookwire.TurnMessages)
-	HostAsks             bool            // the host puts a PreToolUse "ask" to the person (Asker)
+	// MaybeCompact says the host fires PreCompact whether or not it
+	// compacts (Gemini CLI's PreCompress, before every request): no
+	// checkpoint then. Compacted, when not "", says the host's transcript
+	// shows the context was compacted since the last request, and names
+	// the first response after it (Gemini CLI, which has no SessionStart
+	// after a compaction): the checkpoint, and the plan recalled, once.
+	MaybeCompact   bool
+	Compacted      string
+	TranscriptPath string // the host's transcript: what the agent said in the turn (hookwire.TurnMessages)
+	HostAsks       bool   // the host puts a PreToolUse "ask" to the person (Asker)
 
 	// AgentID is the subagent the event comes from (Claude Code:
 	// agent_id); "" for the main agent. A subagent's Stop is gated only on
@@ -82,6 +91,11 @@ type Input struct {
 	// and "export PLANGIT_ROOT=…" to it, and from then on the session's
 	// suggested commands do without --session. "" when the host has none.
 	EnvFile string
+	// RecordShell says the host's agent shell has no variable naming the
+	// session (Gemini CLI): the hook records the session for the host
+	// process that runs it, where the CLI in that shell finds it
+	// (hookwire.RecordShellSession), and ShellSession holds once it did.
+	RecordShell bool
 }
 
 // SessionVars are the environment variables through which agent hosts
@@ -89,6 +103,17 @@ type Input struct {
 // session_id: plangit's CLI reads them after PLANGIT_SESSION, when a
 // session of that id exists (cmd.Factory.SessionID).
 var SessionVars = []string{"CLAUDE_CODE_SESSION_ID", "CODEX_THREAD_ID", "COPILOT_AGENT_SESSION_ID"}
+
+// RecordedShellSession is the session the hooks recorded for the host
+// process the CLI runs under, in the agent's shell of a host that gives
+// that shell no session variable (Gemini CLI: GEMINI_CLI=1 alone;
+// hookwire.RecordShellSession); "" anywhere else, or when none did.
+func RecordedShellSession(p repo.Project, getenv func(string) string) string {
+	if getenv("GEMINI_CLI") == "" {
+		return ""
+	}
+	return hookwire.ShellSession(p.Dir(), HostGemini)
+}
 
 // ShellHosts are the environment variables through which an agent host's
 // shell says which host it is and its session: the CLI records them
@@ -208,6 +233,9 @@ func Run(h Host, event string, stdin io.Reader, env Env) (stdout []byte, exitCod
 	if a, ok := h.(Asker); ok {
 		in.HostAsks = a.Asks()
 	}
+	if r, ok := h.(ShellRecorder); ok {
+		in.RecordShell = r.RecordsShell()
+	}
 	if env.Problem != nil {
 		logFailure(env, in.Cwd, event, in.SessionID, env.Problem)
 	}
@@ -219,6 +247,10 @@ func Run(h Host, event string, stdin io.Reader, env Env) (stdout []byte, exitCod
 	}
 	return h.Encode(in, out)
 }
+
+// ShellRecorder is a host whose agent's shell has no variable naming the
+// session: its hooks record it (Input.RecordShell).
+type ShellRecorder interface{ RecordsShell() bool }
 
 // Asker is a host that puts a PreToolUse "ask" to the person and runs
 // the call only with their yes (Claude Code, Copilot CLI); the others'

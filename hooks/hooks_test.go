@@ -574,7 +574,7 @@ func TestStopGate(t *testing.T) {
 		}
 		// A new turn, the step still in progress: blocked once again.
 		f.run("user_prompt_submit_other.json")
-		if out := f.run("stop.json"); !strings.Contains(out, `"decision":"block"`) {
+		if out := f.run("stop.json"); !held(out) {
 			t.Errorf("a new turn: %s", out)
 		}
 		if len(f.revisions(sessionID)) != 1 {
@@ -594,7 +594,7 @@ func TestStopGate(t *testing.T) {
 		f.change(sessionID, func(p *plan.Plan) (plan.Change, error) {
 			return p.Transition("3", plan.ActStart, plan.TransitionOpts{}, f.now)
 		})
-		if out := f.run("stop.json"); !strings.Contains(out, `"decision":"block"`) || !strings.Contains(out, "Phase 2 Build: ◐ 3 Build the cache layer; ○ 4 Use it in GetUser") {
+		if out := f.run("stop.json"); !held(out) || !strings.Contains(out, "Phase 2 Build: ◐ 3 Build the cache layer; ○ 4 Use it in GetUser") {
 			t.Errorf("a turn that started a step: %s", out)
 		}
 	})
@@ -604,7 +604,7 @@ func TestStopGate(t *testing.T) {
 		f.config(`{"stop_mode": "always"}`)
 		f.run("user_prompt_submit_other.json")
 		for i := 0; i < 3; i++ {
-			if out := f.run("stop.json"); !strings.Contains(out, `"decision":"block"`) {
+			if out := f.run("stop.json"); !held(out) {
 				t.Fatalf("block %d: %s", i+1, out)
 			}
 		}
@@ -615,7 +615,7 @@ func TestStopGate(t *testing.T) {
 			t.Errorf("stop_hook_active: %s", out)
 		}
 		f.run("user_prompt_submit_other.json") // a new turn counts again
-		if out := f.run("stop.json"); !strings.Contains(out, `"decision":"block"`) {
+		if out := f.run("stop.json"); !held(out) {
 			t.Errorf("a new turn: %s", out)
 		}
 	})
@@ -931,4 +931,10 @@ func TestAdvanceWords(t *testing.T) {
 	if hookwire.Advance("现在", 1, 10) || !hookwire.Advance("nothing", 10, 10) {
 		t.Error("the use counts")
 	}
+}
+
+// held reports whether Claude Code's Stop answer holds the stop: the
+// reason as the Stop's additionalContext (hookwire.EncodeClaude).
+func held(out string) bool {
+	return strings.Contains(out, `"hookSpecificOutput":{"hookEventName":"Stop","additionalContext":"[plangit] `)
 }

@@ -203,7 +203,10 @@ func TestEncodeMatchesEncodingJSON(t *testing.T) {
 			a.HookSpecificOutput.PermissionDecision = out.Permission
 			a.HookSpecificOutput.PermissionDecisionReason = out.PermissionReason
 		}
-		if out.Block {
+		if out.Block && in.Event == Stop && strings.TrimSpace(out.Reason) != "" {
+			// A held Stop is context, which reaches the model once.
+			a.HookSpecificOutput = &specific{HookEventName: Stop, AdditionalContext: out.Reason}
+		} else if out.Block {
 			a.Decision, a.Reason = "block", out.Reason
 		}
 		if out.Stop {

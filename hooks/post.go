@@ -596,6 +596,9 @@ func resultLine(msg string) string {
 // preCompact commits a checkpoint before the host compacts the agent's
 // context: the tool-use count goes into the plan.
 func (e *engine) preCompact() (*Output, error) {
+	if e.in.MaybeCompact {
+		return nil, nil // the tool event after a compaction checkpoints (afterCompaction)
+	}
 	s, err := e.session()
 	if err != nil || s == nil {
 		return nil, err

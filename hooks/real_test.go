@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/plangit/plangit/hooks/hookwire"
 	"github.com/plangit/plangit/plan"
 )
 
@@ -335,6 +336,268 @@ func TestRealCopilot(t *testing.T) {
 	steps := f.state(sessionID).Plan.Steps()
 	if last := steps[len(steps)-1]; last.Text != "Document the cache" || last.Status != plan.StepPending {
 		t.Errorf("[Step] in the transcript: %+v", last)
+	}
+	if log := f.log(); log != "" {
+		t.Errorf("logged: %s", log)
+	}
+}
+
+// geminiTranscript is where the recorded Gemini payloads' transcript_path
+// points, under {{RUN}}.
+const geminiTranscript = "home/.gemini/tmp/proj/chats/session-<TIME>-<SHORTID>.jsonl"
+
+// TestRealGemini plays Gemini CLI 0.61.0's payloads: PreCompress before
+// every request commits nothing; a failed command's error is logged
+// without Gemini's wrapper; a tool that errored, of which Gemini shows the
+// model only the error, gets plangit's context in a denial's reason,
+// which replaces the result; the AfterAgent reason handed back as the
+// next BeforeAgent prompt is not read as the person's, and answered with
+// nothing; a compaction the transcript shows checkpoints once and
+// recalls the plan.
+func TestRealGemini(t *testing.T) {
+	f := newHostFixture(t)
+	for _, name := range []string{"01-SessionStart", "02-BeforeAgent", "03-PreCompress", "04-BeforeTool-run_shell_command", "05-AfterTool-run_shell_command"} {
+		f.real(Gemini{}, HostGemini, name)
+	}
+	f.addSteps(sessionID, "Write the cache", "Test the cache")
+	revs := len(f.revisions(sessionID))
+	for range 3 {
+		if out := f.real(Gemini{}, HostGemini, "06-PreCompress"); strings.TrimSpace(out) != "{}" {
+			t.Errorf("PreCompress: %s", out)
+		}
+	}
+	if got := len(f.revisions(sessionID)); got != revs {
+		t.Errorf("PreCompress before every request made %d revisions", got-revs)
+	}
+
+	f.real(Gemini{}, HostGemini, "29-AfterTool-run_shell_command") // ls build: Exit Code: 2
+	errs := f.state(sessionID).Errors
+	if len(errs) != 1 || errs[0].Message != "Exit code 2\nls: cannot access 'build': No such file or directory" {
+		t.Fatalf("the failed command's error: %+v", errs)
+	}
+
+	// read_file of a missing file, three times: the third strike's advice
+	// goes in a denial, with the tool's error.
+	f.real(Gemini{}, HostGemini, "20-AfterTool-read_file")
+	f.real(Gemini{}, HostGemini, "20-AfterTool-read_file")
+	a := answer(t, "AfterTool", f.real(Gemini{}, HostGemini, "20-AfterTool-read_file"), map[string]byte{"decision": 's', "reason": 's'})
+	if r, _ := a["reason"].(string); a["decision"] != "deny" || !strings.HasPrefix(r, "File not found: "+f.root+"/missing.txt\n\n[plangit] ") ||
+		!strings.Contains(r, "failed 3 times") {
+		t.Errorf("the third strike on a tool that errored: %v", a)
+	}
+
+	// The stop gate, then its reason as the next prompt.
+	stop := answer(t, "AfterAgent", f.real(Gemini{}, HostGemini, "49-AfterAgent"), map[string]byte{"decision": 's', "reason": 's'})
+	if stop["decision"] != "deny" {
+		t.Fatalf("the stop: %v", stop)
+	}
+	s, _ := f.proj().Open(sessionID)
+	before, _ := os.ReadFile(s.PrivatePath(hookwire.TurnFile))
+	if out := f.real(Gemini{}, HostGemini, "50-BeforeAgent"); strings.TrimSpace(out) != "{}" {
+		t.Errorf("plangit's own reason as the prompt: %s", out)
+	}
+	if after, _ := os.ReadFile(s.PrivatePath(hookwire.TurnFile)); !bytes.Equal(before, after) {
+		t.Errorf("the turn memory started over on plangit's own words:\n%s\n%s", before, after)
+	}
+
+	// A compaction: the last response's prompt is a third of the one
+	// before. The next tool's answer recalls the plan, once.
+	path := filepath.Join(f.realRun(), geminiTranscript)
+	os.MkdirAll(filepath.Dir(path), 0o755)
+	os.WriteFile(path, []byte(`{"sessionId":"s","projectHash":"h","startTime":"2026-11-25T21:47:00.000Z","lastUpdated":"2026-11-25T21:47:00.000Z","kind":"main"}
+{"id":"m1","timestamp":"2026-11-25T21:47:01.000Z","type":"gemini","content":"","thoughts":[],"tokens":{"input":600000,"output":10,"cached":0,"thoughts":0,"tool":0,"total":600010},"model":"gemini-2.5-pro"}
+{"$set":{"lastUpdated":"2026-11-25T21:47:02.000Z"}}
+{"id":"m2","timestamp":"2026-11-25T21:47:03.000Z","type":"gemini","content":"","thoughts":[],"tokens":{"input":190000,"output":10,"cached":0,"thoughts":0,"tool":0,"total":190010},"model":"gemini-2.5-pro"}
+{"id":"m2","timestamp":"2026-11-25T21:47:03.000Z","type":"gemini","content":"","thoughts":[],"tokens":{"input":190000,"output":10,"cached":0,"thoughts":0,"tool":0,"total":190010},"model":"gemini-2.5-pro","toolCalls":[]}
+`), 0o644)
+	revs = len(f.revisions(sessionID))
+	out := f.real(Gemini{}, HostGemini, "05-AfterTool-run_shell_command")
+	if !strings.Contains(out, "[plangit] Your plan (session "+sessionID+")") {
+		t.Errorf("after a compaction, the plan recalled: %s", out)
+	}
+	if out := f.real(Gemini{}, HostGemini, "05-AfterTool-run_shell_command"); strings.Contains(out, "Your plan") {
+		t.Errorf("recalled twice: %s", out)
+	}
+	revisions := f.revisions(sessionID)
+	if last := revisions[len(revisions)-1]; len(revisions) != revs+1 || !strings.Contains(last.Summary, "the context was compacted") {
+		t.Errorf("one checkpoint: %d revisions, %+v", len(revisions)-revs, last)
+	}
+	if log := f.log(); log != "" {
+		t.Errorf("logged: %s", log)
+	}
+}
+
+// TestGeminiShellOutput: the command's output in run_shell_command's
+// llmContent, as 0.61.0 wraps it and as earlier releases wrote it.
+func TestGeminiShellOutput(t *testing.T) {
+	for _, c := range []struct{ llm, want string }{
+		{"<untrusted_context>\nOutput: ls: cannot access 'build': No such file or directory\nExit Code: 2\nProcess Group PGID: 7533\n</untrusted_context>", "ls: cannot access 'build': No such file or directory"},
+		{"<untrusted_context>\nOutput: (empty)\nExit Code: 1\nProcess Group PGID: 7534\n</untrusted_context>", ""},
+		{"Command: go test ./...\nDirectory: (root)\nOutput: --- FAIL: TestCache (0.01s)\nFAIL\nError: (none)\nExit Code: 1\nSignal: (none)\nBackground PIDs: (none)\nProcess Group PGID: 4243", "--- FAIL: TestCache (0.01s)\nFAIL"},
+	} {
+		if got := geminiShellOutput(c.llm); got != c.want {
+			t.Errorf("%q: got %q", c.llm, got)
+		}
+	}
+}
+
+// modelText is what an answer puts before the model: additional context,
+// a stop's reason, a denial's reason.
+func modelText(t *testing.T, out string) []string {
+	t.Helper()
+	if strings.TrimSpace(out) == "" {
+		return nil
+	}
+	var a struct {
+		Reason   string `json:"reason"`
+		Decision string `json:"decision"`
+		Specific struct {
+			Context string `json:"additionalContext"`
+			Reason  string `json:"permissionDecisionReason"`
+		} `json:"hookSpecificOutput"`
+	}
+	if err := json.Unmarshal([]byte(out), &a); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	var texts []string
+	for _, s := range []string{a.Specific.Context, a.Specific.Reason, a.Reason} {
+		if s != "" {
+			texts = append(texts, s)
+		}
+	}
+	return texts
+}
+
+// turnBudget is the most plangit may say to the model over the scripted
+// turn, on Claude Code and Codex CLI (bytes).
+const turnBudget = 1200
+
+// replayTurn sends a host's recorded turn, payload by payload, doing
+// before each what the agent's own plangit commands did then (acts, by
+// payload number), and returns every text that reached the model. The
+// payloads skip names are left out: what the host sent because plangit
+// did then what it no longer does.
+func (f *fixture) replayTurn(h Host, host string, last int, skip map[int]bool, acts map[int]func()) []string {
+	f.t.Helper()
+	names, _ := filepath.Glob(filepath.Join("..", "testdata", "hooks", "real", host, "[0-9]*.json"))
+	var said []string
+	for _, path := range names {
+		name := strings.TrimSuffix(filepath.Base(path), ".json")
+		var n int
+		for _, c := range name[:2] {
+			n = n*10 + int(c-'0')
+		}
+		if n > last {
+			break
+		}
+		if skip[n] {
+			continue
+		}
+		for i := range n + 1 {
+			if act, ok := acts[i]; ok {
+				act()
+				delete(acts, i)
+			}
+		}
+		out := f.real(h, host, name)
+		for _, s := range modelText(f.t.(*testing.T), out) {
+			if strings.Contains(s, "TodoWrite") && host == HostClaude {
+				f.t.Errorf("%s names TodoWrite, which Claude Code's -p mode does not offer: %s", name, s)
+			}
+			said = append(said, s)
+		}
+	}
+	return said
+}
+
+// checkTurn: what reached the model over the turn is within the budget
+// and says nothing twice.
+func checkTurn(t *testing.T, said []string) {
+	t.Helper()
+	total := 0
+	seen := map[string]bool{}
+	for _, s := range said {
+		total += len(s)
+		for line := range strings.SplitSeq(s, "\n") {
+			if seen[line] && strings.TrimSpace(line) != "" {
+				t.Errorf("said twice: %s", line)
+			}
+			seen[line] = true
+		}
+	}
+	if total > turnBudget || total == 0 {
+		t.Errorf("%d bytes reached the model over the turn (budget %d):\n%s", total, turnBudget, strings.Join(said, "\n---\n"))
+	}
+	t.Logf("%d bytes in %d texts", total, len(said))
+}
+
+// TestRealClaudeTurn replays Claude Code 2.1.328's scripted turn: the
+// plan started from the prompt, the agent's steps, a failure and its
+// resolution, Task tools, MCP, the stop gate. The held Stop is
+// additionalContext, which reaches the model once, and the second Stop
+// (stop_hook_active) passes; within the budget, nothing twice, TodoWrite
+// never named.
+func TestRealClaudeTurn(t *testing.T) {
+	f := newFixture(t) // CLAUDE_CODE_SESSION_ID in the hooks' environment
+	step := func(id string, act plan.Action) func() {
+		return func() {
+			f.change(sessionID, func(p *plan.Plan) (plan.Change, error) {
+				if act == "" {
+					_, err := p.AddStep(plan.StepSpec{Text: "Write the cache"}, f.now)
+					return plan.Change{Op: "step.add", Summary: "step add"}, err
+				}
+				_, err := p.Transition(id, act, plan.TransitionOpts{Result: "done", Force: true}, f.now)
+				return plan.Change{Op: "step." + string(act), Summary: "step " + string(act)}, err
+			})
+		}
+	}
+	// 08 is the agent's plangit init failing, as it did before init took
+	// over a plan the hooks started from the prompt.
+	said := f.replayTurn(Claude{}, HostClaude, 43, map[int]bool{8: true}, map[int]func(){11: step("", ""), 14: step("1", plan.ActStart), 39: step("1", plan.ActDone)})
+	checkTurn(t, said)
+	if last := said[len(said)-1]; !strings.Contains(last, "not done") {
+		t.Errorf("the stop gate held last: %s", last)
+	}
+	if log := f.log(); log != "" {
+		t.Errorf("logged: %s", log)
+	}
+}
+
+// TestRealCodexTurn replays Codex CLI 0.169.0's scripted turn, with its
+// transcript: no --session anywhere, the failures logged, within the
+// budget, nothing twice.
+func TestRealCodexTurn(t *testing.T) {
+	f := newHostFixture(t)
+	f.realFile(HostCodex, "transcript-at-08-false.jsonl", codexTranscript, nil)
+	path := filepath.Join(f.realRun(), strings.ReplaceAll(codexTranscript, "{{SESSION}}", sessionID))
+	// call_s1_2 is the agent's plangit init, which failed before init took
+	// over a plan the hooks started from the prompt.
+	for _, c := range []struct {
+		id, command string
+	}{{"call_s1_2", "plangit init"}, {"call_s8_9", "mkdir -p build"}, {"call_s9_10", "ls build"}, {"call_s11_12", "plangit step done 1"}, {"call_s12_13", "plangit show"}} {
+		appendCodexItem(t, path, c.id, c.command, "", 0)
+	}
+	step := func(id string, act plan.Action) func() {
+		return func() {
+			f.change(sessionID, func(p *plan.Plan) (plan.Change, error) {
+				if act == "" {
+					_, err := p.AddStep(plan.StepSpec{Text: "Write the cache"}, f.now)
+					return plan.Change{Op: "step.add", Summary: "step add"}, err
+				}
+				_, err := p.Transition(id, act, plan.TransitionOpts{Result: "done", Force: true}, f.now)
+				return plan.Change{Op: "step." + string(act), Summary: "step " + string(act)}, err
+			})
+		}
+	}
+	said := f.replayTurn(Codex{}, HostCodex, 30, nil, map[int]func(){6: step("", ""), 8: step("1", plan.ActStart), 26: step("1", plan.ActDone)})
+	checkTurn(t, said)
+	for _, s := range said {
+		if strings.Contains(s, "--session") {
+			t.Errorf("--session: %s", s)
+		}
+	}
+	if errs := f.state(sessionID).Errors; len(errs) != 2 {
+		t.Errorf("ls build and false logged: %+v", errs)
 	}
 	if log := f.log(); log != "" {
 		t.Errorf("logged: %s", log)

@@ -60,6 +60,7 @@ func serve(ctx context.Context, f *cmd.Factory) error {
 	defer stop()
 	log := slog.New(slog.NewTextHandler(f.IO.ErrOut, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	s := New(cmd.NewTools(f), log)
+	s.Structured = f.Getenv("PLANGIT_MCP_STRUCTURED") == "1"
 	err := s.Run(ctx, &wire{in: io.NopCloser(f.IO.In), out: f.IO.Out, log: log})
 	s.Wait()
 	if err == nil || errors.Is(err, io.EOF) || errors.Is(err, mcp.ErrConnectionClosed) || ctx.Err() != nil {

@@ -60,7 +60,7 @@ func testEnv(t *testing.T, root string, extra ...string) []string {
 		}
 	}
 	return append(env, append([]string{"PLANGIT_ROOT=" + root, "PLANGIT_NOW=" + now, "HOME=" + filepath.Join(root, ".home"),
-		"GIT_CONFIG_NOSYSTEM=1", "PLANGIT_LOCK_WAIT=30s"}, extra...)...)
+		"GIT_CONFIG_NOSYSTEM=1", "PLANGIT_LOCK_WAIT=30s", "PLANGIT_MCP_STRUCTURED=1"}, extra...)...)
 }
 
 // connect starts plangit mcp for a project and connects a client to it.

@@ -4,9 +4,9 @@
 //
 // The tools are cmd.Tools — the same functions the command line runs —
 // and this package only presents them: names, descriptions and schemas
-// written for a model, results as structured content (what --json prints)
-// with the text a person would read, and plangit's errors as tool errors
-// carrying their code. It links the MCP SDK, so only the plangit-mcp
+// written for a model, results as the text a person would read (and, with
+// PLANGIT_MCP_STRUCTURED=1, as structured content: what --json prints),
+// and plangit's errors as tool errors carrying their code. It links the MCP SDK, so only the plangit-mcp
 // binary links it; plangit itself, which every hook starts, does not.
 package mcpserver
 
@@ -43,7 +43,17 @@ type Server struct {
 	// inflight counts the tool calls running, so the process does not
 	// end in the middle of a change when the client goes away.
 	inflight sync.WaitGroup
+	// Structured makes every result carry, as structured content, the
+	// data of the command's --json envelope (an error: its error). Off,
+	// results are the text alone: hosts that show the model structured
+	// content rather than the text (Claude Code 2.1.328 gives it only the
+	// JSON) then show it the text, a fraction of the size.
+	Structured bool
 }
+
+// ran marks, in a tool call's context, that the tool's handler ran:
+// a result it did not make is the SDK's refusal of the input.
+type ran struct{}
 
 // New builds the server: its tools, the plan files as resources, and a
 // prompt that teaches the planning loop. Log messages go to log.
@@ -96,16 +106,17 @@ func (s *Server) toolCalls(next mcp.MethodHandler) mcp.MethodHandler {
 			if json.Unmarshal(p.Arguments, &args) == nil {
 				for _, name := range slices.Sorted(maps.Keys(args)) {
 					if !slices.Contains(inputs, name) {
-						return errorResult(nil, plan.Errorf(plan.CodeInvalidArgument, "%s takes no input %q; its inputs: %s", p.Name, name, strings.Join(inputs, ", "))), nil
+						return s.errorResult(nil, plan.Errorf(plan.CodeInvalidArgument, "%s takes no input %q; its inputs: %s", p.Name, name, strings.Join(inputs, ", "))), nil
 					}
 				}
 			}
 		}
-		res, err := next(ctx, method, req)
-		if r, ok := res.(*mcp.CallToolResult); ok && err == nil && r.IsError && r.StructuredContent == nil {
+		handled := new(bool)
+		res, err := next(context.WithValue(ctx, ran{}, handled), method, req)
+		if r, ok := res.(*mcp.CallToolResult); ok && err == nil && r.IsError && !*handled {
 			// Refused before the tool ran: the input does not fit its schema.
 			msg := strings.NewReplacer(`validating "arguments": `, "", "validating root: ", "").Replace(textOf(r))
-			*r = *errorResult(nil, plan.Errorf(plan.CodeInvalidArgument, "%s: %s", p.Name, msg))
+			*r = *s.errorResult(nil, plan.Errorf(plan.CodeInvalidArgument, "%s: %s", p.Name, msg))
 		}
 		return res, err
 	}
@@ -138,21 +149,27 @@ func addTool[In any](s *Server, name, desc string, h func(In) (*cmd.ToolResult, 
 	s.inputs[name] = schema.PropertyOrder
 	mcp.AddTool(s.Server, &mcp.Tool{Name: name, Description: desc, InputSchema: schema},
 		func(ctx context.Context, _ *mcp.CallToolRequest, in In) (result *mcp.CallToolResult, out any, _ error) {
+			if handled, ok := ctx.Value(ran{}).(*bool); ok {
+				*handled = true
+			}
 			defer func() {
 				// A bug in a tool is that call's error, not the end of the
 				// server the host started for its whole session.
 				if p := recover(); p != nil {
 					s.log.Error("tool panicked", "tool", name, "panic", p, "stack", string(debug.Stack()))
-					result, out = errorResult(nil, fmt.Errorf("plangit failed inside the %s tool: %v", name, p)), nil
+					result, out = s.errorResult(nil, fmt.Errorf("plangit failed inside the %s tool: %v", name, p)), nil
 				}
 			}()
 			res, err := h(in)
 			if err != nil {
-				return errorResult(res, err), nil, nil
+				return s.errorResult(res, err), nil, nil
 			}
 			text := res.Text
 			if note := res.Note(); note != "" {
 				text = note + "\n" + text
+			}
+			if !s.Structured {
+				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, nil, nil
 			}
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, res.Data, nil
 		})
@@ -168,6 +185,16 @@ func errorResult(res *cmd.ToolResult, err error) *mcp.CallToolResult {
 	}
 	r := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}, StructuredContent: body}
 	r.SetError(err)
+	return r
+}
+
+// errorResult is errorResult, its structured content kept only when the
+// server gives structured content (Structured).
+func (s *Server) errorResult(res *cmd.ToolResult, err error) *mcp.CallToolResult {
+	r := errorResult(res, err)
+	if !s.Structured {
+		r.StructuredContent = nil
+	}
 	return r
 }
 

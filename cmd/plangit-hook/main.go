@@ -81,6 +81,11 @@ type host struct {
 	// Copilot CLI: COPILOT_AGENT_SESSION_ID): suggested commands need no
 	// --session.
 	shellAlways bool
+	// recordShell says the host's agent shell has no session variable
+	// (Gemini CLI): the hook records the session for the host process, as
+	// plangit's does (hookwire.RecordShellSession), and the shell then
+	// reaches it.
+	recordShell string
 	encode      func(event, sessionID string, out *hookwire.Output) []byte
 	nothing     string // the answer that says nothing
 	asks        bool   // the host puts a PreToolUse "ask" to the person (hooks.Asker)
@@ -94,7 +99,7 @@ var (
 	cursor = host{events: [][2]string{{"preToolUse", "PreToolUse"}, {"beforeSubmitPrompt", "UserPromptSubmit"}},
 		decode: decodeCursor, tool: hookwire.CursorTool, encode: hookwire.EncodeCursor}
 	gemini = host{events: [][2]string{{"BeforeTool", "PreToolUse"}, {"BeforeAgent", "UserPromptSubmit"}},
-		decode: hookwire.DecodeGemini, tool: hookwire.GeminiTool, todo: "write_todos",
+		decode: hookwire.DecodeGemini, tool: hookwire.GeminiTool, todo: "write_todos", recordShell: hookwire.HostGemini,
 		encode: func(event, _ string, out *hookwire.Output) []byte { return hookwire.EncodeGemini(event, out) }, nothing: hookwire.GeminiNothing}
 	copilot = host{events: [][2]string{{"preToolUse", "PreToolUse"}, {"userPromptSubmitted", "UserPromptSubmit"}},
 		decode: decodeCopilot, tool: hookwire.CopilotTool, todo: "update_todo", shellAlways: true, encode: hookwire.EncodeCopilot, asks: true}
@@ -223,7 +228,8 @@ func answer(event string, h *host, payload []byte, getenv func(string) string) (
 	if fi, err := disk.Stat(p.Cwd); err != nil || !fi.Dir {
 		return nil, false
 	}
-	c := &call{event: event, host: h, p: p, dir: disk.SessionDir(disk.FindRoot(p.Cwd), p.SessionID),
+	root := disk.FindRoot(p.Cwd)
+	c := &call{event: event, host: h, p: p, dir: disk.SessionDir(root, p.SessionID),
 		shell: h.shellAlways || h.shellVar != "" && getenv(h.shellVar) == p.SessionID}
 	if _, err := disk.Lstat(c.dir); err != nil {
 		// No plan: nothing to say before a tool or to count after one;
@@ -232,6 +238,9 @@ func answer(event string, h *host, payload []byte, getenv func(string) string) (
 		none := event == "PreToolUse" || event == "PostToolUse" && !hookwire.PlanningTool(p.ToolName) && !c.prompted() ||
 			event == "Stop" && len(hookwire.StepDeclarations(p.LastAssistantMessage)) == 0 && !declaredInTurn(p.TranscriptPath)
 		return nil, os.IsNotExist(err) && none
+	}
+	if h.recordShell != "" && hookwire.RecordShellSession(filepath.Join(root, disk.ProjectDir), h.recordShell, p.SessionID) {
+		c.shell = true
 	}
 	switch event {
 	case "PostToolUse":
@@ -263,6 +272,9 @@ func answer(event string, h *host, payload []byte, getenv func(string) string) (
 		}
 		a = g.PreToolUse(tc, t, hookwire.CLI(p.SessionID, shell), p.SessionID)
 	case "UserPromptSubmit":
+		if hookwire.PlangitsText(p.Prompt) {
+			return nil, true // plangit's stop reason handed back as the prompt: the turn goes on
+		}
 		if g.Status == "paused" || len(t.Advanced) > 0 || t.Size >= hookwire.TurnMaxSize {
 			return nil, false // a resume, an advance taken back, or a memory to start over: plangit's
 		}

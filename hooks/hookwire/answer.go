@@ -46,6 +46,7 @@ type ToolCall struct {
 	GatePlan bool     // it changes something, and plan confirmation is on
 	GateStep bool     // it starts a step, and step confirmation is on
 	Approves bool     // it runs plangit approve
+	Own      bool     // it runs plangit: the agent works the plan itself, and plangit's output tells it where it stands
 	Todos    []string // a todo list's items it starts (TodoStarts)
 }
 
@@ -62,7 +63,7 @@ func (r Rules) Tool(tool string, input []byte) (c ToolCall, ok bool) {
 	c = ToolCall{Tool: tool, Key: key, Critical: critical,
 		GatePlan: r.PlanConfirmation && changes && !PlangitOnly(command),
 		GateStep: r.StepConfirmation && StartsStep(command),
-		Approves: RunsPlangit(command) && strings.Contains(command, "approve")}
+		Approves: RunsPlangit(command) && strings.Contains(command, "approve"), Own: RunsPlangit(command)}
 	if r.StepConfirmation && PlanningTool(tool) {
 		c.Todos = TodoStarts(tool, input)
 		c.GateStep = len(c.Todos) > 0
@@ -83,13 +84,15 @@ func Say(t *Turn, parts []Part, budget int, cli string) (text, remember string) 
 
 // PreToolUse answers before a tool call: the current step and the tool's
 // open errors — the one this very call met before first — each once a
-// turn; and, while the plan awaits approval or steps need confirmation, a
+// turn, except before the agent's own plangit command, whose output says
+// where the plan stands once it ran (hosts show a PreToolUse's context
+// with the call's result); and, while the plan awaits approval or steps need confirmation, a
 // question, for the person, whose shell does not reach the session by
 // itself: the commands it names carry --session. A nil t (an event
 // replayed from the queue, whose answer goes nowhere) hears nothing.
 func (g *Glance) PreToolUse(c ToolCall, t *Turn, cli, sessionID string) Answer {
 	var a Answer
-	if c.Critical && g.Unfinished && t != nil {
+	if c.Critical && g.Unfinished && t != nil && !c.Own {
 		a.Context, a.Remember = Say(t, g.ToolParts(c.Tool, c.Key), g.Rules.Budget, cli)
 	}
 	switch {

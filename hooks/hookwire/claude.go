@@ -85,11 +85,15 @@ var claudeContextEvents = []string{"SessionStart", "UserPromptSubmit", "PreToolU
 // there is nothing to say.
 //
 // Context reaches the agent as hookSpecificOutput.additionalContext on the
-// events above. Stop and SubagentStop take additionalContext too (since
-// 2.1.163), but there it means "keep going", as a block does: plangit says
-// what it means, with decision "block" and a reason, and never sends
-// additionalContext on a Stop. Context for Stop that is no block (advise
-// mode) goes to the person, as systemMessage. PreCompact and SessionEnd
+// events above. A Stop that plangit holds is answered the same way:
+// Claude Code (2.1.163 and later) gives the model a Stop's
+// additionalContext once and goes on with the turn, as a block does,
+// while a decision "block" reaches the model twice (2.1.328: a "Stop hook
+// feedback" user message and a "Stop hook blocking error" system message)
+// and shows the person "stop hook reported a problem"; exit code 2 with
+// the reason on stderr reaches it once but still shows that. A held
+// SubagentStop keeps decision "block" with a reason. Context for Stop that
+// is no block (advise mode) goes to the person, as systemMessage. PreCompact and SessionEnd
 // answers are discarded by Claude Code (systemMessage included), so
 // nothing is sent for them.
 func EncodeClaude(event string, out *Output) []byte {
@@ -110,7 +114,9 @@ func EncodeClaude(event string, out *Output) []byte {
 		o = o.Raw("continue", "false").Str("stopReason", out.StopReason)
 	}
 	o = o.Str("systemMessage", system)
-	if out.Block {
+	if out.Block && event == "Stop" && strings.TrimSpace(out.Reason) != "" {
+		context = out.Reason
+	} else if out.Block {
 		o = o.Str("decision", "block").Str("reason", out.Reason)
 	}
 	permission := out.Permission != "" && event == "PreToolUse"

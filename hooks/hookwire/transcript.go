@@ -338,3 +338,54 @@ func lastLine(path string, max int64, match func(line []byte) bool) []byte {
 	}
 	return nil
 }
+
+// PromptShrank is the id of the last response in Gemini CLI's transcript
+// at path when it shows the model's context cut since the previous
+// request: the prompt of that response (a "gemini" line's tokens.input) is
+// less than half that of the response before, which held at least 8,192
+// tokens; "" otherwise. Gemini fires
+// PreCompress before every request (0.61.0: before it checks whether the
+// history needs compressing) and no SessionStart after it compresses:
+// a prompt that shrank is how a compression that happened shows. The
+// transcript is read from its end, at most its last 4 MB.
+func PromptShrank(path string) string {
+	if path == "" {
+		return ""
+	}
+	var ids []string
+	var tokens []int
+	lastLine(path, 4<<20, func(line []byte) bool {
+		if !bytes.Contains(line, []byte(`"tokens"`)) {
+			return false
+		}
+		var typ, id string
+		var input int
+		var have bool
+		Members(line, func(key string, value []byte) error {
+			switch key {
+			case "type":
+				typ, _ = String(value)
+			case "id":
+				id, _ = String(value)
+			case "tokens":
+				Members(value, func(k string, v []byte) error {
+					if k == "input" {
+						n, err := strconv.Atoi(string(bytes.TrimSpace(v)))
+						input, have = n, err == nil
+					}
+					return nil
+				})
+			}
+			return nil
+		})
+		if typ != "gemini" || !have || len(ids) > 0 && ids[len(ids)-1] == id {
+			return false // a message written again, with its tool calls
+		}
+		ids, tokens = append(ids, id), append(tokens, input)
+		return len(tokens) == 2
+	})
+	if len(tokens) == 2 && tokens[1] >= 8192 && tokens[0]*2 < tokens[1] {
+		return ids[0]
+	}
+	return ""
+}

@@ -195,3 +195,10 @@ func SaidLines(keys ...string) string {
 	}
 	return b.String()
 }
+
+// PlangitsText reports whether a prompt is plangit's own words, which some
+// hosts hand back as the next prompt — Gemini CLI after an AfterAgent
+// deny, Copilot CLI after an agentStop block, each with the reason as
+// the prompt: never read as the person's (a "not done" in it takes back
+// no step), and answered with nothing, the turn going on.
+func PlangitsText(prompt string) bool { return strings.Contains(prompt, "[plangit]") }

@@ -1,0 +1,221 @@
+package hookwire
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// A host whose agent's shell has no variable naming the session (Gemini
+// CLI 0.61.0 gives it GEMINI_CLI=1 alone) is reached through records its
+// hooks keep: each hook notes, in .code-agent/hosts/HOST/PID, the session
+// of the host process PID that runs it — its first ancestor that is not a
+// shell — with that process's start time. The CLI run in the agent's shell
+// walks its own ancestors and takes the record of the nearest one: the
+// host process that runs it. Two sessions of the host in one project are
+// two processes, each with its record; a record whose process is gone, or
+// is another process under the same PID, is stale: never read, and
+// removed when a hook records. Process ancestry is read from /proc: where
+// there is none, nothing is recorded or found, and the agent's commands
+// name --session.
+
+// hostsDir holds the records, under .code-agent.
+const hostsDir = "hosts"
+
+// maxAncestors bounds the walk up the process tree.
+const maxAncestors = 24
+
+// proc is what /proc/PID/stat says of a process.
+type proc struct {
+	pid, ppid int
+	comm      string
+	start     string // start time, in clock ticks since boot
+}
+
+// readProc reads /proc/PID/stat; ok is false where it cannot.
+func readProc(pid int) (p proc, ok bool) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return proc{}, false
+	}
+	open, close := bytes.IndexByte(b, '('), bytes.LastIndexByte(b, ')')
+	if open < 0 || close < open {
+		return proc{}, false
+	}
+	f := strings.Fields(string(b[close+1:]))
+	if len(f) < 20 {
+		return proc{}, false
+	}
+	ppid, err := strconv.Atoi(f[1])
+	if err != nil {
+		return proc{}, false
+	}
+	return proc{pid: pid, ppid: ppid, comm: string(b[open+1 : close]), start: f[19]}, true
+}
+
+// ancestors are the processes above pid, nearest first, at most
+// maxAncestors of them, ending before init.
+func ancestors(pid int) []proc {
+	var out []proc
+	for len(out) < maxAncestors {
+		p, ok := readProc(pid)
+		if !ok || p.ppid <= 1 {
+			return out
+		}
+		parent, ok := readProc(p.ppid)
+		if !ok {
+			return out
+		}
+		out = append(out, parent)
+		pid = parent.pid
+	}
+	return out
+}
+
+// shellProgram reports whether a process is a shell or a program that
+// only runs another (how hosts start hooks: bash -c, env, timeout), which
+// a hook looks past to find its host.
+func shellProgram(comm string) bool {
+	switch comm {
+	case "sh", "bash", "dash", "zsh", "ksh", "mksh", "fish", "busybox", "env", "timeout", "nice", "nohup", "stdbuf", "setsid":
+		return true
+	}
+	return false
+}
+
+// hostProcess is the process that runs a hook: its first ancestor that is
+// not a shell; ok is false where there is none to read.
+func hostProcess(chain []proc) (proc, bool) {
+	for _, p := range chain {
+		if !shellProgram(p.comm) {
+			return p, true
+		}
+	}
+	return proc{}, false
+}
+
+// RecordShellSession notes, under codeAgent (a project's .code-agent),
+// that the host process running this hook has session: see above. ok is
+// false when there is no process tree to read, or the record cannot be
+// written; then the CLI in the agent's shell does not find the session by
+// itself.
+func RecordShellSession(codeAgent, host, session string) bool {
+	return recordShell(codeAgent, host, session, hostChain(os.Getpid()), readProc)
+}
+
+// hostChain is the processes above pid up to the first that is not a
+// shell: all a hook needs to find its host.
+func hostChain(pid int) []proc {
+	var out []proc
+	for len(out) < maxAncestors {
+		p, ok := readProc(pid)
+		if !ok || p.ppid <= 1 {
+			return out
+		}
+		parent, ok := readProc(p.ppid)
+		if !ok {
+			return out
+		}
+		out = append(out, parent)
+		if !shellProgram(parent.comm) {
+			return out
+		}
+		pid = parent.pid
+	}
+	return out
+}
+
+// recordShell records session for the host process in chain; running
+// reads a process by its PID, to tell stale records.
+func recordShell(codeAgent, host, session string, chain []proc, running func(pid int) (proc, bool)) bool {
+	p, ok := hostProcess(chain)
+	if !ok || session == "" || strings.ContainsAny(session, "\n ") {
+		return false
+	}
+	dir := filepath.Join(codeAgent, hostsDir, host)
+	path := filepath.Join(dir, strconv.Itoa(p.pid))
+	line := p.start + " " + session + "\n"
+	if b, err := os.ReadFile(path); err == nil && string(b) == line {
+		return true
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return false
+	}
+	tmp := path + ".new"
+	if err := os.WriteFile(tmp, []byte(line), 0o644); err != nil {
+		return false
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return false
+	}
+	forgetStale(dir, running)
+	return true
+}
+
+// forgetStale removes the records of processes that are gone.
+func forgetStale(dir string, running func(pid int) (proc, bool)) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		p, alive := running(pid)
+		if _, ok := recordOf(dir, p); !alive || !ok {
+			os.Remove(filepath.Join(dir, e.Name()))
+		}
+	}
+}
+
+// recordOf reads the record of process p in dir: its session, when the
+// record is p's (the same start time).
+func recordOf(dir string, p proc) (session string, ok bool) {
+	b, err := os.ReadFile(filepath.Join(dir, strconv.Itoa(p.pid)))
+	if err != nil {
+		return "", false
+	}
+	start, session, found := strings.Cut(strings.TrimSpace(string(b)), " ")
+	if !found || start != p.start || session == "" {
+		return "", false
+	}
+	return session, true
+}
+
+// ShellSession is the session the hooks recorded, under codeAgent, for
+// the host process this process runs under (RecordShellSession); "" when
+// none did.
+func ShellSession(codeAgent, host string) string {
+	return shellSession(codeAgent, host, ancestors(os.Getpid()))
+}
+
+func shellSession(codeAgent, host string, chain []proc) string {
+	dir := filepath.Join(codeAgent, hostsDir, host)
+	if _, err := os.Stat(dir); err != nil {
+		return ""
+	}
+	for _, p := range chain {
+		if session, ok := recordOf(dir, p); ok {
+			return session
+		}
+	}
+	return ""
+}
+
+// ForgetShellSession removes the record of the host process running this
+// hook, if it names session: the host's session ends.
+func ForgetShellSession(codeAgent, host, session string) {
+	p, ok := hostProcess(hostChain(os.Getpid()))
+	if !ok {
+		return
+	}
+	dir := filepath.Join(codeAgent, hostsDir, host)
+	if s, ok := recordOf(dir, p); ok && s == session {
+		os.Remove(filepath.Join(dir, strconv.Itoa(p.pid)))
+	}
+}
