@@ -174,6 +174,9 @@ func (m *claudeModel) actions(turn int, tools, deferred map[string]bool) []actio
 		action{"start the plan through MCP", "mcp__plangit__plan", map[string]any{"action": "init", "title": "Add caching", "goal": "cache lookups", "phases": []string{"Build"}}},
 		bash("add a step", `plangit step add "Write the cache"`),
 		bash("start it", `plangit next`),
+		// In the background: its end comes back mid-turn as a prompt of
+		// Claude Code's own (<task-notification>), not the person's.
+		action{"a long-running command", "Bash", map[string]any{"command": "sleep 1; echo built", "description": "a long-running command", "run_in_background": true}},
 		action{"read a file", "Read", map[string]string{"file_path": p("README.md")}},
 		bash("a search that finds nothing", "grep -n NoSuchName README.md"),
 		bash("a failing command", "ls cachedir"),
@@ -184,7 +187,6 @@ func (m *claudeModel) actions(turn int, tools, deferred map[string]bool) []actio
 		action{"todo: a second task", "TaskCreate", map[string]any{"subject": "Test the cache", "description": "Test the cache", "activeForm": "Testing the cache"}},
 		action{"todo: the first in progress", "TaskUpdate", map[string]any{"taskId": "1", "status": "in_progress"}},
 		action{"the plan through MCP", "mcp__plangit__show", map[string]any{}},
-		action{"a long-running command", "Bash", map[string]any{"command": "sleep 2; echo built", "description": "a long-running command", "run_in_background": true}},
 		bash("finish step 1", `plangit step done 1 --result "done"`),
 	)
 }
