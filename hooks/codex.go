@@ -19,8 +19,9 @@ import (
 // tool_name, tool_input, tool_response, stop_hook_active,
 // last_assistant_message — plus model, turn_id and tool_use_id. plangit
 // hooks SessionStart, UserPromptSubmit, PreToolUse, PostToolUse, Stop,
-// SubagentStop and PreCompact; not SessionEnd, which only newer releases
-// know (Codex refuses a hooks file that names an event it does not).
+// SubagentStop and PreCompact; not SessionEnd, which older releases did
+// not know (0.169.0 fires it, its timeout clamped to 3 s, and ignores
+// event names it does not know).
 //
 // Mapped onto the engine: the shell tool is reported as Bash already, and
 // a command that only reads or searches (cat, sed -n, rg, ls, …) is the
