@@ -449,6 +449,7 @@ func modelText(t *testing.T, out string) []string {
 		return nil
 	}
 	var a struct {
+		Context  string `json:"additionalContext"` // Copilot CLI's, top-level
 		Reason   string `json:"reason"`
 		Decision string `json:"decision"`
 		Specific struct {
@@ -460,7 +461,7 @@ func modelText(t *testing.T, out string) []string {
 		t.Fatalf("%v: %s", err, out)
 	}
 	var texts []string
-	for _, s := range []string{a.Specific.Context, a.Specific.Reason, a.Reason} {
+	for _, s := range []string{a.Context, a.Specific.Context, a.Specific.Reason, a.Reason} {
 		if s != "" {
 			texts = append(texts, s)
 		}
@@ -500,6 +501,9 @@ func (f *fixture) replayTurn(h Host, host string, last int, skip map[int]bool, a
 			}
 		}
 		out := f.real(h, host, name)
+		if os.Getenv("PLANGIT_REPLAY_DEBUG") != "" {
+			f.t.Logf("%s: %s", name, out)
+		}
 		for _, s := range modelText(f.t.(*testing.T), out) {
 			if strings.Contains(s, "TodoWrite") && host == HostClaude {
 				f.t.Errorf("%s names TodoWrite, which Claude Code's -p mode does not offer: %s", name, s)
@@ -598,6 +602,44 @@ func TestRealCodexTurn(t *testing.T) {
 	}
 	if errs := f.state(sessionID).Errors; len(errs) != 2 {
 		t.Errorf("ls build and false logged: %+v", errs)
+	}
+	if log := f.log(); log != "" {
+		t.Errorf("logged: %s", log)
+	}
+}
+
+// TestRealCopilotTurn replays Copilot CLI 1.0.102's scripted turn, the
+// agent's plangit commands reaching the hooks' session through
+// COPILOT_AGENT_SESSION_ID: no --session anywhere, nothing said twice, the
+// failed command logged, the stop held.
+func TestRealCopilotTurn(t *testing.T) {
+	f := newHostFixture(t)
+	act := func(fn func(p *plan.Plan) error) func() {
+		return func() {
+			f.change(sessionID, func(p *plan.Plan) (plan.Change, error) { return plan.Change{Op: "step", Summary: "step"}, fn(p) })
+		}
+	}
+	add := func(text string) func() {
+		return act(func(p *plan.Plan) error { _, err := p.AddStep(plan.StepSpec{Text: text}, f.now); return err })
+	}
+	move := func(a plan.Action) func() {
+		return act(func(p *plan.Plan) error {
+			_, err := p.Transition("1", a, plan.TransitionOpts{Result: "done"}, f.now)
+			return err
+		})
+	}
+	said := f.replayTurn(Copilot{}, HostCopilot, 40, nil, map[int]func(){10: add("Write the cache"), 13: add("Test the cache"), 16: move(plan.ActStart), 37: move(plan.ActDone)})
+	checkTurn(t, said)
+	for _, s := range said {
+		if strings.Contains(s, "--session") {
+			t.Errorf("--session: %s", s)
+		}
+	}
+	if last := said[len(said)-1]; !strings.Contains(last, "1 of 2 steps is not done") {
+		t.Errorf("the stop gate held last: %s", last)
+	}
+	if e := f.state(sessionID).Errors.ByID("1"); e == nil || e.Key != "ls cachedir" || !e.Resolved {
+		t.Errorf("the failed command, logged and resolved: %+v", e)
 	}
 	if log := f.log(); log != "" {
 		t.Errorf("logged: %s", log)
