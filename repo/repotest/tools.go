@@ -42,6 +42,8 @@ var howToGet = map[string]string{
 	"git-http-backend": "apt-get install git (git-http-backend comes with it)",
 	"git":              "on Windows, Git for Windows; none runs under Wine",
 	"symbolic links":   "a system that makes them; Wine 8.0 reports success and makes none",
+	"host CLIs":        "set PLANGIT_HOSTS to the directory .ci/hosts installs them in",
+	"PLANGIT_LONG=1":   "the long suites: PLANGIT_LONG=1 go test",
 }
 
 // notProvided are what .ci/run cannot provide where it runs tests under
@@ -116,6 +118,21 @@ func RequireSymlink(t testing.TB, target, link string) {
 	if !Symlink(t, target, link) {
 		Missing(t, "symbolic links", "this system made no symbolic link")
 	}
+}
+
+// Short skips a test that runs only in the long suites (PLANGIT_LONG=1,
+// which .ci/run sets), saying so in Main's note, as Missing does for a
+// program; unlike Missing it skips under CI too, whose short pass runs
+// before the long one.
+func Short(t testing.TB, msg string) {
+	t.Helper()
+	if !inMain {
+		t.Fatalf("%s; and this package's TestMain is not repotest.Main, which reports such skips", msg)
+	}
+	skipsMu.Lock()
+	skips["PLANGIT_LONG=1"] = append(skips["PLANGIT_LONG=1"], t.Name())
+	skipsMu.Unlock()
+	t.Skip(msg)
 }
 
 // skipNote is a file in the package's directory (git ignores it) that
