@@ -48,10 +48,13 @@ func notTheProjects(tool string, input json.RawMessage, msg string) string {
 	if hookwire.PlangitTool(tool) {
 		return plangitsOwn
 	}
-	if tool != "Bash" {
+	// A shell command: Bash, or a look-up a host's shell tool ran (Codex
+	// CLI's exec_command read as Grep, LS, Read…), whose input is still
+	// the command.
+	command := inputString(input, "command")
+	if tool != "Bash" && command == "" {
 		return ""
 	}
-	command := inputString(input, "command")
 	if hookwire.RunsPlangit(command) && (hookwire.PlangitOnly(command) || strings.Contains(command, "plangit approve") || plangitRefusal(msg) != "") {
 		return plangitsOwn
 	}
