@@ -590,9 +590,9 @@ func isContinue(prompt string) bool {
 	return containsAny(p, "继续执行", "continue the plan", "resume the plan")
 }
 
-// plangitsText reports whether a prompt is plangit's own words
-// (hookwire.PlangitsText).
-func plangitsText(prompt string) bool { return hookwire.PlangitsText(prompt) }
+// notThePersons reports whether a prompt is plangit's own words or a
+// host's notice (hookwire.NotThePersons).
+func notThePersons(prompt string) bool { return hookwire.NotThePersons(prompt) }
 
 // isNotDone reports whether a prompt says a step is not done (还没完成).
 func isNotDone(prompt string) bool {
@@ -617,15 +617,16 @@ func (e *engine) userPromptSubmit() (*Output, error) {
 	if err != nil {
 		return nil, err
 	}
+	if notThePersons(e.in.Prompt) {
+		// The host hands plangit's stop reason back as the next prompt,
+		// or delivers a notice of its own as one: the turn goes on, what
+		// it said stays said, and no plan is started from it.
+		return nil, nil
+	}
 	if s == nil {
 		if e.cfg.AutoCreatePlan {
 			return nil, e.notePrompt()
 		}
-		return nil, nil
-	}
-	if plangitsText(e.in.Prompt) {
-		// The host hands plangit's stop reason back as the next prompt:
-		// the turn goes on, and what it said stays said.
 		return nil, nil
 	}
 	old := e.turn(s)
@@ -715,7 +716,7 @@ func undoAdvance(p *plan.Plan, adv [2]string, now time.Time) (plan.Change, error
 // is not kept.
 func (e *engine) notePrompt() error {
 	prompt := strings.TrimSpace(e.in.Prompt)
-	if prompt == "" || strings.HasPrefix(prompt, "/") || isContinue(prompt) || isNotDone(prompt) || plangitsText(prompt) || e.replaying() {
+	if prompt == "" || strings.HasPrefix(prompt, "/") || isContinue(prompt) || isNotDone(prompt) || notThePersons(prompt) || e.replaying() {
 		return nil
 	}
 	return e.proj.NotePrompt(e.in.SessionID, prompt)

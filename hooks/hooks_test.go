@@ -606,6 +606,25 @@ func TestStopGate(t *testing.T) {
 			t.Errorf("a turn that started a step: %s", out)
 		}
 	})
+	t.Run("a host's notice mid-turn", func(t *testing.T) {
+		// Claude Code delivers the end of a command it ran in the
+		// background as a UserPromptSubmit whose prompt is its
+		// <task-notification> (seen by the real-host suite): not the
+		// person's prompt, so the turn that started a step goes on, and
+		// its stop is held.
+		f := newFixture(t)
+		f.withPlan(sessionID, func(st *plan.State) { st.Plan.Transition("2", plan.ActDone, plan.TransitionOpts{}, t0) })
+		f.run("user_prompt_submit_other.json")
+		f.change(sessionID, func(p *plan.Plan) (plan.Change, error) {
+			return p.Transition("3", plan.ActStart, plan.TransitionOpts{}, f.now)
+		})
+		if out := f.run("user_prompt_submit_task_notification.json"); out != "" {
+			t.Errorf("a notice is answered: %s", out)
+		}
+		if out := f.run("stop.json"); !held(out) {
+			t.Errorf("the turn's stop after a notice: %s", out)
+		}
+	})
 	t.Run("always", func(t *testing.T) {
 		f := newFixture(t)
 		f.withPlan(sessionID)

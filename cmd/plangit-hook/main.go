@@ -275,8 +275,8 @@ func answer(event string, h *host, payload []byte, getenv func(string) string) (
 		}
 		a = g.PreToolUse(tc, t, hookwire.CLI(p.SessionID, shell), p.SessionID)
 	case "UserPromptSubmit":
-		if hookwire.PlangitsText(p.Prompt) {
-			return nil, true // plangit's stop reason handed back as the prompt: the turn goes on
+		if hookwire.NotThePersons(p.Prompt) {
+			return nil, true // plangit's stop reason handed back, or a host's notice: the turn goes on
 		}
 		if g.Status == "paused" || len(t.Advanced) > 0 || t.Size >= hookwire.TurnMaxSize {
 			return nil, false // a resume, an advance taken back, or a memory to start over: plangit's

@@ -202,3 +202,12 @@ func SaidLines(keys ...string) string {
 // the prompt: never read as the person's (a "not done" in it takes back
 // no step), and answered with nothing, the turn going on.
 func PlangitsText(prompt string) bool { return strings.Contains(prompt, "[plangit]") }
+
+// NotThePersons reports whether a prompt is not the person's: plangit's
+// own words handed back (PlangitsText), or a host's notice delivered as a
+// prompt — Claude Code's <task-notification> when a command it ran in the
+// background ends mid-turn. Neither starts a turn nor is read for what
+// the person asks.
+func NotThePersons(prompt string) bool {
+	return PlangitsText(prompt) || strings.HasPrefix(strings.TrimSpace(prompt), "<task-notification>")
+}
