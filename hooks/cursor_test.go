@@ -58,7 +58,7 @@ func TestCursorSession(t *testing.T) {
 	}
 	a := f.cursor("post_tool_use_shell")
 	ctx, _ := a["additional_context"].(string)
-	if !strings.Contains(ctx, "Started a plan for this session") || !strings.Contains(ctx, "plangit --session "+sessionID+" step add") {
+	if !strings.Contains(ctx, "Plan started from the request") || !strings.Contains(ctx, "plangit --session "+sessionID+" step add") {
 		t.Fatalf("the agent's first tool starts the plan, reached with --session: %v", a)
 	}
 	if strings.Contains(ctx, "[Step]") || strings.Contains(ctx, "TodoWrite") {

@@ -750,8 +750,8 @@ func (e *engine) startFromPrompt() (string, error) {
 	e.remember(s, hookwire.BeginLine("", stepSig(p), t.Shell))
 	e.proj.UnmarkShell(e.in.SessionID)
 	cli := e.cli(t)
-	return fmt.Sprintf("[plangit] Started a plan for this session from the request (revision %s): %q. %s init \"Title\" --goal \"...\" --phase NAME makes it yours; %s step add \"...\" adds a step.",
-		res.Commit.Hash[:7], p.Title, cli, cli), nil
+	return fmt.Sprintf("[plangit] Plan started from the request: %q (%s). %s init \"Title\" --goal \"...\" makes it yours; %s step add \"...\" adds a step.",
+		p.Title, res.Commit.Hash[:7], cli, cli), nil
 }
 
 // promptTitle is a plan's title made of a person's request: its first

@@ -239,7 +239,7 @@ func TestUserPromptSubmit(t *testing.T) {
 		// The agent's first tool does, from the request, titled with a
 		// line of it.
 		out := f.send("PostToolUse", readUse)
-		if !strings.Contains(out, `Started a plan for this session from the request`) || !strings.Contains(out, `plangit init "Title" --goal "..." --phase NAME makes it yours`) {
+		if !strings.Contains(out, `Plan started from the request`) || !strings.Contains(out, `plangit init "Title" --goal "..." makes it yours`) {
 			t.Errorf("the first tool use: %s", out)
 		}
 		st := f.state(sessionID)
