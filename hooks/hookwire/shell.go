@@ -56,8 +56,9 @@ func readProc(pid int) (p proc, ok bool) {
 }
 
 // ancestors are the processes above pid, nearest first, at most
-// maxAncestors of them, ending before init.
-func ancestors(pid int) []proc {
+// maxAncestors of them, ending before init, or with the first that last
+// accepts (nil: none).
+func ancestors(pid int, last func(proc) bool) []proc {
 	var out []proc
 	for len(out) < maxAncestors {
 		p, ok := readProc(pid)
@@ -69,6 +70,9 @@ func ancestors(pid int) []proc {
 			return out
 		}
 		out = append(out, parent)
+		if last != nil && last(parent) {
+			return out
+		}
 		pid = parent.pid
 	}
 	return out
@@ -108,23 +112,7 @@ func RecordShellSession(codeAgent, host, session string) bool {
 // hostChain is the processes above pid up to the first that is not a
 // shell: all a hook needs to find its host.
 func hostChain(pid int) []proc {
-	var out []proc
-	for len(out) < maxAncestors {
-		p, ok := readProc(pid)
-		if !ok || p.ppid <= 1 {
-			return out
-		}
-		parent, ok := readProc(p.ppid)
-		if !ok {
-			return out
-		}
-		out = append(out, parent)
-		if !shellProgram(parent.comm) {
-			return out
-		}
-		pid = parent.pid
-	}
-	return out
+	return ancestors(pid, func(p proc) bool { return !shellProgram(p.comm) })
 }
 
 // recordShell records session for the host process in chain; running
@@ -191,7 +179,7 @@ func recordOf(dir string, p proc) (session string, ok bool) {
 // the host process this process runs under (RecordShellSession); "" when
 // none did.
 func ShellSession(codeAgent, host string) string {
-	return shellSession(codeAgent, host, ancestors(os.Getpid()))
+	return shellSession(codeAgent, host, ancestors(os.Getpid(), nil))
 }
 
 func shellSession(codeAgent, host string, chain []proc) string {
