@@ -441,12 +441,18 @@ var (
 	docHeadingTag = regexp.MustCompile(`^(#{1,6})\s+(.*?)\s*#*\s*$`)
 )
 
-// docAnchors are the anchors GitHub gives a markdown file's headings.
-func docAnchors(src []byte) map[string]bool {
-	anchors := map[string]bool{}
-	seen := map[string]int{}
+// docLine is a line of a file and its index.
+type docLine struct {
+	n    int
+	text string
+}
+
+// proseLines are a markdown file's lines outside fenced code blocks, in
+// order, each with its index in the file.
+func proseLines(src []byte) []docLine {
+	var out []docLine
 	fence := ""
-	for _, l := range strings.Split(string(src), "\n") {
+	for i, l := range strings.Split(string(src), "\n") {
 		if m := docFence.FindStringSubmatch(l); m != nil {
 			switch {
 			case fence == "":
@@ -456,10 +462,19 @@ func docAnchors(src []byte) map[string]bool {
 			}
 			continue
 		}
-		if fence != "" {
-			continue
+		if fence == "" {
+			out = append(out, docLine{i, l})
 		}
-		m := docHeadingTag.FindStringSubmatch(l)
+	}
+	return out
+}
+
+// docAnchors are the anchors GitHub gives a markdown file's headings.
+func docAnchors(src []byte) map[string]bool {
+	anchors := map[string]bool{}
+	seen := map[string]int{}
+	for _, pl := range proseLines(src) {
+		m := docHeadingTag.FindStringSubmatch(pl.text)
 		if m == nil {
 			continue
 		}
@@ -491,20 +506,8 @@ func checkDocLinks(t *testing.T, files []string) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		fence := ""
-		for i, l := range strings.Split(string(src), "\n") {
-			if m := docFence.FindStringSubmatch(l); m != nil {
-				switch {
-				case fence == "":
-					fence = m[2]
-				case strings.HasPrefix(strings.TrimSpace(l), fence):
-					fence = ""
-				}
-				continue
-			}
-			if fence != "" {
-				continue
-			}
+		for _, pl := range proseLines(src) {
+			i, l := pl.n, pl.text
 			for _, m := range docLink.FindAllStringSubmatch(docCodeSpan.ReplaceAllString(l, ""), -1) {
 				target := m[1]
 				if strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:") {

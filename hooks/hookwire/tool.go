@@ -190,42 +190,35 @@ func TodoStarts(tool string, input []byte) []string {
 	switch tool {
 	case "TodoWrite":
 		Members(input, func(key string, value []byte) error {
-			if key != "todos" {
-				return nil
-			}
-			Elements(value, func(item []byte) {
-				var content, status string
-				Members(item, func(k string, v []byte) error {
-					switch k {
-					case "content":
-						content, _ = String(v)
-					case "status":
-						status, _ = String(v)
+			if key == "todos" {
+				Elements(value, func(item []byte) {
+					if content, status := withStatus(item, "content"); status == "in_progress" {
+						out = append(out, ClipLine(content))
 					}
-					return nil
 				})
-				if status == "in_progress" {
-					out = append(out, ClipLine(content))
-				}
-			})
+			}
 			return nil
 		})
 	case "TaskUpdate":
-		var id, status string
-		Members(input, func(k string, v []byte) error {
-			switch k {
-			case "taskId":
-				id, _ = String(v)
-			case "status":
-				status, _ = String(v)
-			}
-			return nil
-		})
-		if status == "in_progress" {
+		if id, status := withStatus(input, "taskId"); status == "in_progress" {
 			out = append(out, "task "+id)
 		}
 	}
 	return out
+}
+
+// withStatus reads an object's string member name and its status.
+func withStatus(object []byte, name string) (value, status string) {
+	Members(object, func(k string, v []byte) error {
+		switch k {
+		case name:
+			value, _ = String(v)
+		case "status":
+			status, _ = String(v)
+		}
+		return nil
+	})
+	return value, status
 }
 
 // ClipLine is s on one line, white space collapsed, at most 80 bytes (a
