@@ -535,6 +535,21 @@ func checkTurn(t *testing.T, said []string) {
 	t.Logf("%d bytes in %d texts", total, len(said))
 }
 
+// agentStep is what the agent's own plangit command did at a point of a
+// replayed turn: act on step id, or, with act "", add "Write the cache".
+func (f *fixture) agentStep(id string, act plan.Action) func() {
+	return func() {
+		f.change(sessionID, func(p *plan.Plan) (plan.Change, error) {
+			if act == "" {
+				_, err := p.AddStep(plan.StepSpec{Text: "Write the cache"}, f.now)
+				return plan.Change{Op: "step.add", Summary: "step add"}, err
+			}
+			_, err := p.Transition(id, act, plan.TransitionOpts{Result: "done", Force: true}, f.now)
+			return plan.Change{Op: "step." + string(act), Summary: "step " + string(act)}, err
+		})
+	}
+}
+
 // TestRealClaudeTurn replays Claude Code 2.1.328's scripted turn: the
 // plan started from the prompt, the agent's steps, a failure and its
 // resolution, Task tools, MCP, the stop gate. The held Stop is
@@ -543,18 +558,7 @@ func checkTurn(t *testing.T, said []string) {
 // never named.
 func TestRealClaudeTurn(t *testing.T) {
 	f := newFixture(t) // CLAUDE_CODE_SESSION_ID in the hooks' environment
-	step := func(id string, act plan.Action) func() {
-		return func() {
-			f.change(sessionID, func(p *plan.Plan) (plan.Change, error) {
-				if act == "" {
-					_, err := p.AddStep(plan.StepSpec{Text: "Write the cache"}, f.now)
-					return plan.Change{Op: "step.add", Summary: "step add"}, err
-				}
-				_, err := p.Transition(id, act, plan.TransitionOpts{Result: "done", Force: true}, f.now)
-				return plan.Change{Op: "step." + string(act), Summary: "step " + string(act)}, err
-			})
-		}
-	}
+	step := f.agentStep
 	// 08 is the agent's plangit init failing, as it did before init took
 	// over a plan the hooks started from the prompt.
 	said := f.replayTurn(Claude{}, HostClaude, 43, map[int]bool{8: true}, map[int]func(){11: step("", ""), 14: step("1", plan.ActStart), 39: step("1", plan.ActDone)})
@@ -581,18 +585,7 @@ func TestRealCodexTurn(t *testing.T) {
 	}{{"call_s1_2", "plangit init"}, {"call_s8_9", "mkdir -p build"}, {"call_s9_10", "ls build"}, {"call_s11_12", "plangit step done 1"}, {"call_s12_13", "plangit show"}} {
 		appendCodexItem(t, path, c.id, c.command, "", 0)
 	}
-	step := func(id string, act plan.Action) func() {
-		return func() {
-			f.change(sessionID, func(p *plan.Plan) (plan.Change, error) {
-				if act == "" {
-					_, err := p.AddStep(plan.StepSpec{Text: "Write the cache"}, f.now)
-					return plan.Change{Op: "step.add", Summary: "step add"}, err
-				}
-				_, err := p.Transition(id, act, plan.TransitionOpts{Result: "done", Force: true}, f.now)
-				return plan.Change{Op: "step." + string(act), Summary: "step " + string(act)}, err
-			})
-		}
-	}
+	step := f.agentStep
 	said := f.replayTurn(Codex{}, HostCodex, 30, nil, map[int]func(){6: step("", ""), 8: step("1", plan.ActStart), 26: step("1", plan.ActDone)})
 	checkTurn(t, said)
 	for _, s := range said {
