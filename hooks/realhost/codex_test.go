@@ -182,7 +182,7 @@ trust_level = "trusted"
 	f.setTurn(1)
 	r1 := s.run("turn1", 3*time.Minute, env, codex, "exec", "--json", "--skip-git-repo-check", "Add caching to the user lookups.")
 	calls1 := s.readCalls()
-	id := codexSession(t, r1.stdout)
+	id := streamEvent(t, "codex", r1.stdout, "thread.started", "thread_id")
 	s.checkFirstTurn(id, calls1, "Stop")
 	f.setTurn(2)
 	r2 := s.run("turn2", 2*time.Minute, env, codex, "exec", "--json", "--skip-git-repo-check", "resume", id, "continue")
@@ -214,22 +214,6 @@ trust_level = "trusted"
 	s.checkContext(f, 1, calls1, calls, 1200, map[string]bool{"SessionEnd": true}, nil)
 	s.checkContext(f, 2, calls2, calls, 1200, map[string]bool{"SessionEnd": true}, nil)
 	s.record(calls, []string{id}, map[string]any{"turn_id": "turn-1"})
-}
-
-// codexSession reads the thread id from codex exec --json.
-func codexSession(t *testing.T, stream string) string {
-	t.Helper()
-	for _, line := range strings.Split(stream, "\n") {
-		var ev struct {
-			Type     string `json:"type"`
-			ThreadID string `json:"thread_id"`
-		}
-		if json.Unmarshal([]byte(line), &ev) == nil && ev.Type == "thread.started" && ev.ThreadID != "" {
-			return ev.ThreadID
-		}
-	}
-	t.Fatalf("no thread.started event in codex's output:\n%s", tail(stream, 2000))
-	return ""
 }
 
 // checkCodexOutput fails on an error item, a failed turn, or a line on

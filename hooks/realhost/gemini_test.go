@@ -156,7 +156,7 @@ func TestGemini(t *testing.T) {
 	f.setTurn(1)
 	r1 := s.run("turn1", 3*time.Minute, env, gemini, append([]string{"-p", "Add caching to the user lookups."}, flags...)...)
 	calls1 := s.readCalls()
-	id := geminiSession(t, r1.stdout)
+	id := streamEvent(t, "gemini", r1.stdout, "init", "session_id")
 	s.checkFirstTurn(id, calls1, "AfterAgent")
 	f.setTurn(2)
 	r2 := s.run("turn2", 2*time.Minute, env, gemini, append([]string{"-p", "continue", "--resume", "latest"}, flags...)...)
@@ -199,22 +199,6 @@ func TestGemini(t *testing.T) {
 	s.checkContext(f, 1, calls1, calls, 0, dropped, escape)
 	s.checkContext(f, 2, calls2, calls, 0, dropped, escape)
 	s.record(calls, []string{id}, map[string]any{"timestamp": "2026-01-01T00:00:00.000Z"})
-}
-
-// geminiSession reads the session id from gemini's stream-json.
-func geminiSession(t *testing.T, stream string) string {
-	t.Helper()
-	for _, line := range strings.Split(stream, "\n") {
-		var ev struct {
-			Type      string `json:"type"`
-			SessionID string `json:"session_id"`
-		}
-		if json.Unmarshal([]byte(line), &ev) == nil && ev.Type == "init" && ev.SessionID != "" {
-			return ev.SessionID
-		}
-	}
-	t.Fatalf("no init event in gemini's output:\n%s", tail(stream, 2000))
-	return ""
 }
 
 // geminiHookNotice is the notice Gemini CLI prints, headless, instead of

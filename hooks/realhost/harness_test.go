@@ -648,3 +648,19 @@ func (s *session) checkFirstTurn(id string, calls []call, stopEvent string) {
 		s.t.Errorf("turn 1: step %q is %s, but the script has not finished it", "Test the cache", st)
 	}
 }
+
+// streamEvent reads, from a host's JSON-lines output, the string member
+// field of the first event of type typ: the session id a host prints.
+func streamEvent(t *testing.T, host, stream, typ, field string) string {
+	t.Helper()
+	for _, line := range strings.Split(stream, "\n") {
+		var ev map[string]any
+		if json.Unmarshal([]byte(line), &ev) == nil && ev["type"] == typ {
+			if v, _ := ev[field].(string); v != "" {
+				return v
+			}
+		}
+	}
+	t.Fatalf("no %s event with a %s in %s's output:\n%s", typ, field, host, tail(stream, 2000))
+	return ""
+}
