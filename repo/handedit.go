@@ -75,6 +75,8 @@ func (s *Session) editBase(head plumbing.Hash, headFiles map[string]plumbing.Has
 			h, ok := tree[name]
 			n, err := distance(name, h, ok)
 			if err != nil {
+				// A blob that cannot be read: no base is guessed, and the
+				// edit is read against the last revision, as it stands.
 				return head, 0, nil
 			}
 			d += n
