@@ -401,8 +401,9 @@ func TestAgentLoop(t *testing.T) {
 	bin := filepath.Dir(buildPlangit(t))
 	h := &loopHost{t: t, bin: bin, root: t.TempDir(), hooks: t.TempDir()}
 	h.calls = filepath.Join(h.hooks, "calls")
-	if out, err := exec.Command("go", "build", "-o", filepath.Join(h.hooks, "plangit-hook"), "./cmd/plangit-hook").CombinedOutput(); err != nil {
-		t.Fatalf("go build plangit-hook: %v\n%s", err, out)
+	// The hook binary as installed, beside the logging plangit.
+	if hook, err := os.ReadFile(filepath.Join(bin, "plangit-hook")); err != nil || os.WriteFile(filepath.Join(h.hooks, "plangit-hook"), hook, 0o755) != nil {
+		t.Fatalf("copying plangit-hook: %v", err)
 	}
 	os.WriteFile(filepath.Join(h.hooks, "plangit"), []byte("#!/bin/sh\n[ \"$1\" = hook ] && [ \"$2\" = PreToolUse -o \"$2\" = UserPromptSubmit -o \"$2\" = PostToolUse -o \"$2\" = Stop ] && echo \"$2\" >> "+h.calls+"\nexec "+filepath.Join(bin, "plangit")+" \"$@\"\n"), 0o755)
 	outside := t.TempDir()

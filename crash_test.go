@@ -72,14 +72,10 @@ type result struct {
 	took   time.Duration
 }
 
+// buildPlangit is the plangit program the tests run as a process.
 func buildPlangit(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "plangit")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
+	return repotest.Program(repotest.RequirePrograms(t), "plangit")
 }
 
 // run runs plangit to its end.

@@ -302,11 +302,7 @@ func TestDocExamples(t *testing.T) {
 	if err != nil {
 		t.Skip("needs bash")
 	}
-	bin := t.TempDir()
-	build := exec.Command("go", "build", "-o", bin+string(os.PathSeparator), ".", "./cmd/plangit-hook", "./cmd/plangit-mcp")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := repotest.RequirePrograms(t)
 	_, gitErr := exec.LookPath("git")
 	files := docFiles(t)
 	t.Run("links", func(t *testing.T) { checkDocLinks(t, files) })

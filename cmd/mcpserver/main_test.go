@@ -26,24 +26,13 @@ import (
 var bin string // the directory holding plangit and plangit-mcp
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "plangit-mcp-test")
+	dir, err := repotest.Programs()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
 	bin = dir
-	for name, pkg := range map[string]string{"plangit": "github.com/plangit/plangit", "plangit-mcp": "github.com/plangit/plangit/cmd/plangit-mcp"} {
-		build := exec.Command("go", "build", "-o", filepath.Join(dir, name), pkg)
-		build.Env = append(os.Environ(), "CGO_ENABLED=0")
-		if out, err := build.CombinedOutput(); err != nil {
-			fmt.Fprintf(os.Stderr, "go build %s: %v\n%s", pkg, err, out)
-			os.RemoveAll(dir)
-			os.Exit(1)
-		}
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
+	os.Exit(m.Run())
 }
 
 // now is the clock of every test process, so the MCP server and the CLI
