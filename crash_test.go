@@ -19,7 +19,7 @@ package main
 //
 // Half the kills stop the process at a named point of a change (the
 // test-only PLANGIT_CRASH_AT, see repo/crash.go); the other half after a
-// random delay within the time the command takes. go test ./... runs 20
+// random delay within the time the command takes. go test ./... runs 8
 // kills, PLANGIT_LONG=1 (.ci/run) 200, and
 // PLANGIT_CRASH_KILLS=1000 go test -run TestCrash -v . a thousand
 // (PLANGIT_CRASH_SEED repeats one).
@@ -295,7 +295,7 @@ func TestCrash(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("needs git")
 	}
-	kills := 20 // go test ./...: a taste; .ci/run (PLANGIT_LONG) runs 200
+	kills := 8 // go test ./...: a taste; .ci/run (PLANGIT_LONG) runs 200
 	if repotest.Long() {
 		kills = 200
 	}

@@ -316,6 +316,11 @@ func TestReportsShowDeliverableAndResolvedErrors(t *testing.T) {
 // requests, which have no page origin, are left out).
 func chromium(t *testing.T, page, screenshot string, flags ...string) (dom string, requests []string) {
 	t.Helper()
+	// Headless Chromium takes seconds a page: the long suites (and -update,
+	// which refreshes the screenshot) open it.
+	if !repotest.Long() && !*repotest.Update {
+		repotest.Short(t, "opens headless Chromium")
+	}
 	bin := repotest.RequireTool(t, "chromium", "chromium-browser")
 	dir := t.TempDir()
 	netlog := filepath.Join(dir, "netlog.json")
