@@ -639,7 +639,8 @@ func (s *HookFile) Save() error {
 }
 
 // Installed lists, for each event, plangit's command in this file ("" when
-// none), as a shell would read it.
+// none): a command line as the entry has it, in its shell's quoting; a
+// program and its arguments as a POSIX shell would read them.
 func (s *HookFile) Installed() map[string]string {
 	out := map[string]string{}
 	for _, p := range s.ours() {
@@ -648,7 +649,11 @@ func (s *HookFile) Installed() map[string]string {
 		}
 		var h hookEntry
 		json.Unmarshal(p.raw, &h)
-		out[p.event] = ShellJoin(h.argv())
+		if h.Command != "" && h.Exec == "" && len(h.Args) == 0 {
+			out[p.event] = h.Command
+		} else {
+			out[p.event] = ShellJoin(h.argv())
+		}
 	}
 	return out
 }

@@ -145,6 +145,9 @@ func TestInstallWindowsShells(t *testing.T) {
 			if got := f.Program(); got != win.Plangit {
 				t.Errorf("Program: %q", got)
 			}
+			if h := cmds[events[0].Name]; len(h.Args) == 0 && f.Installed()[events[0].Name] != h.Command {
+				t.Errorf("Installed: %q, want the entry's own %q", f.Installed()[events[0].Name], h.Command)
+			}
 			if err := f.Install(win); err != nil || f.Changed() {
 				t.Errorf("installing twice changed the file (%v): %s", err, f.Bytes())
 			}
