@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"slices"
 	"strings"
 
@@ -40,10 +41,14 @@ import (
 //     The file must hold only "hooks": Codex refuses unknown keys.
 //   - Cursor: .cursor/hooks.json, ~/.cursor/hooks.json; {"version": 1,
 //     "hooks": {event: [entry, …]}}, entries without groups; seconds;
-//     shell form (cursor.com/docs/agent/hooks).
+//     shell form (cursor.com/docs/agent/hooks); PowerShell on Windows.
 //   - Gemini CLI: "hooks" in .gemini/settings.json, ~/.gemini/settings.json;
 //     matcher groups; timeout in milliseconds; bash -c, so shell form
-//     (gemini-cli docs/hooks/reference.md).
+//     (gemini-cli docs/hooks/reference.md); PowerShell on Windows.
+//
+// A shell-form entry is quoted for the shell its host runs it through on
+// the system the hooks are for (windowsShells, in quote.go, says which
+// and where each host's source says so).
 //   - GitHub Copilot CLI: a file of its own in .github/hooks/ or
 //     $COPILOT_HOME/hooks/ (~/.copilot); {"version": 1, "hooks": {event:
 //     [entry, …]}}; "timeoutSec"; "exec" with "args" runs without a shell
@@ -89,6 +94,10 @@ type Programs struct {
 	// Hook is the hook binary installed beside plangit ("plangit-hook" or
 	// its path); "" when there is none, and plangit answers every event.
 	Hook string
+	// OS is the system the hosts run the hooks on, as runtime.GOOS names
+	// it ("" for this one): it picks the shell whose quoting a command-line
+	// entry takes.
+	OS string
 }
 
 // hookFile is how a host keeps its hooks in a JSON file.
@@ -230,9 +239,9 @@ func (h hookEntry) argv() []string {
 	case h.Command != "" && len(h.Args) > 0:
 		return append([]string{h.Command}, h.Args...)
 	case h.Command != "":
-		return shellFields(h.Command)
+		return commandFields(h.Command)
 	}
-	return shellFields(h.Bash)
+	return commandFields(h.Bash)
 }
 
 // shellFields splits a simple shell command line into words, removing the
@@ -294,12 +303,15 @@ func isOurs(raw json.RawMessage) bool {
 	if len(argv) < 2 {
 		return false
 	}
-	base := filepath.Base(argv[0])
+	base := programBase(argv[0])
 	return strings.HasPrefix(base, HookProgram) || strings.HasPrefix(base, "plangit") && argv[1] == "hook"
 }
 
-// want is the entry install writes for one of the host's events.
-func (f *hookFile) want(ev HostEvent, prog Programs) hookEntry {
+// want is the entry install writes for one of the host's events: a
+// command line in the quoting of the shell the host runs it through on
+// prog.OS, or a program and its arguments where the host runs them
+// without a shell.
+func (f *hookFile) want(ev HostEvent, prog Programs) (hookEntry, error) {
 	argv := []string{prog.Plangit, "hook", ev.Name}
 	if f.host != HostClaude {
 		// Claude Code's entries name no host: Cursor and Copilot CLI run
@@ -311,13 +323,23 @@ func (f *hookFile) want(ev HostEvent, prog Programs) hookEntry {
 	}
 	switch f.host {
 	case HostClaude:
-		return hookEntry{Type: "command", Command: argv[0], Args: argv[1:], Timeout: hookTimeout}
+		return hookEntry{Type: "command", Command: argv[0], Args: argv[1:], Timeout: hookTimeout}, nil
 	case HostCopilot:
-		return hookEntry{Type: "command", Exec: argv[0], Args: argv[1:], TimeoutSec: hookTimeout}
-	case HostGemini:
-		return hookEntry{Name: "plangit", Type: "command", Command: ShellJoin(argv), Timeout: hookTimeout * 1000}
+		return hookEntry{Type: "command", Exec: argv[0], Args: argv[1:], TimeoutSec: hookTimeout}, nil
 	}
-	return hookEntry{Type: "command", Command: ShellJoin(argv), Timeout: hookTimeout}
+	goos := prog.OS
+	if goos == "" {
+		goos = runtime.GOOS
+	}
+	sh := hostShell(f.host, goos)
+	line, err := sh.Join(argv)
+	if err != nil {
+		return hookEntry{}, plan.WrapError(plan.CodeInvalidArgument, err, "cannot install hooks for %s", f.host)
+	}
+	if f.host == HostGemini {
+		return hookEntry{Name: "plangit", Type: "command", Command: line, Timeout: hookTimeout * 1000}, nil
+	}
+	return hookEntry{Type: "command", Command: line, Timeout: hookTimeout}, nil
 }
 
 // hookGroup is one matcher group of an event.
@@ -474,13 +496,21 @@ func (s *HookFile) Install(prog Programs) error {
 	if err != nil {
 		return err
 	}
+	// Every entry is written before the file changes: one that cannot be
+	// changes nothing.
+	wants := make([]hookEntry, len(events))
+	for i, ev := range events {
+		if wants[i], err = s.spec.want(ev, prog); err != nil {
+			return err
+		}
+	}
 	if !s.exists && s.spec.version && s.doc.Lookup("version") == nil {
 		if err := s.doc.Set([]string{"version"}, 1); err != nil {
 			return plan.WrapError(plan.CodeInternal, err, "cannot write %s", s.Path)
 		}
 	}
-	for _, ev := range events {
-		want := s.spec.want(ev, prog)
+	for i, ev := range events {
+		want := wants[i]
 		ps, _ := s.entries(ev.Name)
 		var mine []place
 		for _, p := range ps {
@@ -609,7 +639,8 @@ func (s *HookFile) Save() error {
 }
 
 // Installed lists, for each event, plangit's command in this file ("" when
-// none), as a shell would read it.
+// none): a command line as the entry has it, in its shell's quoting; a
+// program and its arguments as a POSIX shell would read them.
 func (s *HookFile) Installed() map[string]string {
 	out := map[string]string{}
 	for _, p := range s.ours() {
@@ -618,7 +649,11 @@ func (s *HookFile) Installed() map[string]string {
 		}
 		var h hookEntry
 		json.Unmarshal(p.raw, &h)
-		out[p.event] = ShellJoin(h.argv())
+		if h.Command != "" && h.Exec == "" && len(h.Args) == 0 {
+			out[p.event] = h.Command
+		} else {
+			out[p.event] = ShellJoin(h.argv())
+		}
 	}
 	return out
 }
@@ -645,7 +680,8 @@ func (s *HookFile) State(prog Programs) (state string, differ []string) {
 				mine = append(mine, p)
 			}
 		}
-		if len(mine) != 1 || !sameEntry(mine[0].raw, s.spec.want(ev, prog)) {
+		want, err := s.spec.want(ev, prog)
+		if len(mine) != 1 || err != nil || !sameEntry(mine[0].raw, want) {
 			differ = append(differ, ev.Name)
 		}
 	}
@@ -701,7 +737,7 @@ func (s *HookFile) Program() string {
 	for _, p := range s.ours() {
 		var h hookEntry
 		json.Unmarshal(p.raw, &h)
-		if argv := h.argv(); !strings.HasPrefix(filepath.Base(argv[0]), HookProgram) {
+		if argv := h.argv(); !strings.HasPrefix(programBase(argv[0]), HookProgram) {
 			return argv[0]
 		}
 	}
