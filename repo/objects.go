@@ -74,9 +74,9 @@ func (o *objects) write(t plumbing.ObjectType, data []byte) (plumbing.Hash, bool
 
 // looseWriters hold zlib writers at git's compression level for loose
 // objects (core.looseCompression: best speed). At the default level each
-// use of a writer clears 640 KB of match tables — every page of them
-// touched for the first time in a new process — which cost a change more
-// than compressing its files did.
+// use of a writer clears 640 KB of match tables: 160 pages, each touched
+// for the first time in a new process (about 110 of a step change's page
+// faults).
 var looseWriters = sync.Pool{New: func() any {
 	w, _ := zlib.NewWriterLevel(nil, zlib.BestSpeed)
 	return w
