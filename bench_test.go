@@ -258,31 +258,50 @@ func dirSize(t *testing.T, dir string) int64 {
 	return n
 }
 
-func TestBench(t *testing.T) {
-	runs := envInt("PLANGIT_BENCH_RUNS", 41)
-	big := envInt("PLANGIT_BENCH_REVS", 10000)
-	work := os.Getenv("PLANGIT_BENCH_DIR") // kept for a look afterwards; empty or absent
+// benchWork is the directory a run works in: PLANGIT_BENCH_DIR, kept for a
+// look afterwards (it must be empty), else a temporary one.
+func benchWork(t *testing.T) string {
+	work := os.Getenv("PLANGIT_BENCH_DIR")
 	if work == "" {
-		work = t.TempDir()
-	} else if entries, _ := os.ReadDir(work); len(entries) > 0 {
+		return t.TempDir()
+	}
+	if entries, _ := os.ReadDir(work); len(entries) > 0 {
 		t.Fatalf("PLANGIT_BENCH_DIR %s is not empty", work)
 	}
-	b := &bench{t: t, bin: filepath.Join(work, "plangit")}
+	return work
+}
+
+// newBench builds plangit, and rsswrap to read peak memory with, in work,
+// and sets the environment every timed process gets.
+func newBench(t *testing.T, work string) *bench {
+	b := &bench{t: t, bin: filepath.Join(work, "plangit"), rsswrap: filepath.Join(work, "rsswrap")}
 	home := filepath.Join(work, "home")
 	os.MkdirAll(home, 0o755)
 	b.env = append(os.Environ(), "HOME="+home, "GIT_CONFIG_NOSYSTEM=1", "PLANGIT_ACTOR=agent",
 		"GIT_AUTHOR_NAME=bench", "GIT_AUTHOR_EMAIL=bench@example.com", "GIT_COMMITTER_NAME=bench", "GIT_COMMITTER_EMAIL=bench@example.com")
+	b.build(map[string]string{b.bin: ".", b.rsswrap: "./testdata/rsswrap"})
+	return b
+}
 
-	b.rsswrap = filepath.Join(work, "rsswrap")
-	hookBin := filepath.Join(work, "plangit-hook")
-	emptyHook := filepath.Join(work, "emptyhook")
-	for bin, pkg := range map[string]string{b.bin: ".", b.rsswrap: "./testdata/rsswrap", hookBin: "./cmd/plangit-hook", emptyHook: "./testdata/emptyhook"} {
+// build builds each package into its binary, as the README installs plangit.
+func (b *bench) build(bins map[string]string) {
+	for bin, pkg := range bins {
 		build := exec.Command("go", "build", "-trimpath", "-o", bin, pkg)
 		build.Env = append(os.Environ(), "CGO_ENABLED=0")
 		if out, err := build.CombinedOutput(); err != nil {
-			t.Fatalf("go build %s: %v\n%s", pkg, err, out)
+			b.t.Fatalf("go build %s: %v\n%s", pkg, err, out)
 		}
 	}
+}
+
+func TestBench(t *testing.T) {
+	runs := envInt("PLANGIT_BENCH_RUNS", 41)
+	big := envInt("PLANGIT_BENCH_REVS", 10000)
+	work := benchWork(t)
+	b := newBench(t, work)
+	hookBin := filepath.Join(work, "plangit-hook")
+	emptyHook := filepath.Join(work, "emptyhook")
+	b.build(map[string]string{hookBin: "./cmd/plangit-hook", emptyHook: "./testdata/emptyhook"})
 
 	// Sessions of 10, 1,000 and big revisions, each in its own project.
 	sizes := []int{10, 1000, big}
@@ -473,6 +492,13 @@ func TestBench(t *testing.T) {
 		b.peak(ta, done(n))
 		b.record(row{name: fmt.Sprintf("step change at %d revisions (both without a shell)", n), a: fmt.Sprintf("at %d", n), b: "at 10", ta: ta, tb: tb, budget: 1.2, hasRSS: true})
 	}
+	// The same change as the plan grows; the small run times the largest
+	// plan only.
+	planSteps := []int{1, 40, 200}
+	if big <= 1000 {
+		planSteps = []int{200}
+	}
+	b.planSizes(runs, work, planSteps)
 
 	// log against git log --oneline, both at the largest session.
 	bigDir := filepath.Join(roots[big], repo.DirName, "plans", "s")
@@ -518,6 +544,149 @@ func TestBench(t *testing.T) {
 	b.report(runs)
 	if b.failed {
 		t.Fail()
+	}
+}
+
+// TestBenchPlanSize runs only the rows of a step change by plan size:
+//
+//	go test -tags bench -run '^TestBenchPlanSize$' -v .
+func TestBenchPlanSize(t *testing.T) {
+	work := benchWork(t)
+	b := newBench(t, work)
+	runs := envInt("PLANGIT_BENCH_RUNS", 41)
+	b.planSizes(runs, work, []int{1, 40, 200})
+	b.report(runs)
+	if b.failed {
+		t.Fail()
+	}
+}
+
+// sizedPlan is a plan of n steps: n-1 steps that each need the one before,
+// in phases of 20, then a phase of one step that needs nothing (the step
+// the benchmark completes and reopens). A 200-step plan has 30 findings,
+// a smaller one 1; each has one error logged.
+func sizedPlan(t *testing.T, n int, now time.Time) *plan.State {
+	p, err := plan.New("bench", "Add caching to UserService", "cache user lookups without changing the public API", nil, now, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i < n; i++ {
+		if (i-1)%20 == 0 {
+			p.AddPhase(fmt.Sprintf("Phase %d of the work", len(p.Phases)+1), "", now)
+		}
+		spec := plan.StepSpec{Text: fmt.Sprintf("Change pkg/file%d.go and run the tests", i), Phase: p.Phases[len(p.Phases)-1].ID}
+		if i > 1 {
+			spec.Needs = []string{strconv.Itoa(i - 1)}
+		}
+		if _, err := p.AddStep(spec, now); err != nil {
+			t.Fatal(err)
+		}
+	}
+	last, _ := p.AddPhase("Independent checks", "", now)
+	if _, err := p.AddStep(plan.StepSpec{Text: "Check the cache's expiry", Phase: last.ID}, now); err != nil {
+		t.Fatal(err)
+	}
+	st := &plan.State{Plan: p}
+	findings := 1
+	if n >= 200 {
+		findings = 30
+	}
+	for i := 1; i <= findings; i++ {
+		st.Findings.Add(plan.Finding{Category: plan.CatCode, Title: fmt.Sprintf("GetUser path %d is hot", i), Source: fmt.Sprintf("service.go:%d", 40+i),
+			Content: "70% of calls go through it, all uncached; the cache must keep the public API"}, now)
+	}
+	st.Errors.Record(plan.ErrorRecord{Tool: "Bash", Message: "go test ./...: TestCache timed out after 30s", Step: "1"}, now)
+	return st
+}
+
+// planSizes times a step change — step done of the plan's last step,
+// which needs nothing, put back by an untimed step reopen — on plans of
+// each number of steps, against git add and commit of the same edit in a
+// plain repository holding the same files, launched alike: both through
+// sh -c, then both without a shell (the git pair as two processes).
+func (b *bench) planSizes(runs int, work string, sizes []int) {
+	t := b.t
+	now := time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC)
+	for _, n := range sizes {
+		root := filepath.Join(work, fmt.Sprintf("steps%d", n))
+		st := sizedPlan(t, n, now)
+		if _, _, err := (repo.Project{Root: root}).Create("s", st, plan.Change{Op: "init", Summary: "init"}, repo.Options{Now: now}); err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(root, repo.DirName, "active"), []byte("s\n"), 0o644)
+		os.WriteFile(filepath.Join(root, repo.DirName, "config.json"), []byte(`{"phase_order": "free"}`+"\n"), 0o644)
+		dir := filepath.Join(root, repo.DirName, "plans", "s")
+		peer := filepath.Join(work, fmt.Sprintf("peer%d", n))
+		os.MkdirAll(peer, 0o755)
+		gitRun := func(args ...string) {
+			cmd := exec.Command("git", args...)
+			cmd.Dir, cmd.Env = peer, b.env
+			if out, err := cmd.CombinedOutput(); err != nil {
+				t.Fatalf("git %v: %v\n%s", args, err, out)
+			}
+		}
+		gitRun("init", "-q", "-b", "main")
+		for _, f := range []string{"task_plan.md", "findings.md", "errors.md"} {
+			data, err := os.ReadFile(filepath.Join(dir, f))
+			if err != nil {
+				t.Fatal(err)
+			}
+			os.WriteFile(filepath.Join(peer, f), data, 0o644)
+		}
+		gitRun("add", "-A")
+		gitRun("commit", "-q", "-m", "init")
+		exec.Command("sync").Run()
+
+		free := strconv.Itoa(n)
+		completed := false
+		reopen := func() {
+			if completed {
+				wrap := b.wrap
+				b.wrap = false
+				b.run(root, nil, b.bin, "step", "reopen", free)
+				b.wrap = wrap
+			}
+			completed = true
+		}
+		done := func(int) (time.Duration, int64) {
+			reopen()
+			return b.run(root, nil, b.bin, "step", "done", free, "--result", "checked")
+		}
+		doneShell := func(int) (time.Duration, int64) {
+			reopen()
+			return b.run(root, nil, "sh", "-c", b.bin+" step done "+free+" --result checked")
+		}
+		// The peer's edit, written before it is timed: the plan as it
+		// stands, and a line that differs each run.
+		edit := func(i int) {
+			data, err := os.ReadFile(filepath.Join(dir, "task_plan.md"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			os.WriteFile(filepath.Join(peer, "task_plan.md"), append(data, fmt.Sprintf("<!-- %d -->\n", i)...), 0o644)
+		}
+		gitShell := func(i int) (time.Duration, int64) {
+			edit(i)
+			return b.run(peer, nil, "sh", "-c", "git add -A && git commit -q -m msg")
+		}
+		gitExec := func(i int) (time.Duration, int64) {
+			edit(i)
+			d1, r1 := b.run(peer, nil, "git", "add", "-A")
+			d2, r2 := b.run(peer, nil, "git", "commit", "-q", "-m", "msg")
+			return d1 + d2, max(r1, r2)
+		}
+		size := fmt.Sprintf("%d-step plan", n)
+		if n == 1 {
+			size = "1-step plan"
+		}
+		if findings := len(st.Findings); findings > 1 {
+			size += fmt.Sprintf(", %d findings", findings)
+		}
+		ta, tb := b.pair(runs, doneShell, gitShell)
+		b.record(row{name: "step change (both through sh -c), " + size, a: "sh -c 'plangit step done N'", b: "sh -c 'git add -A && git commit'", ta: ta, tb: tb, budget: 0.8})
+		ta, tb = b.pair(runs, done, gitExec)
+		b.peak(ta, done)
+		b.record(row{name: "step change (both without a shell), " + size, a: "plangit step done N", b: "git add -A, then git commit (two processes)", ta: ta, tb: tb, budget: 0.8, hasRSS: true})
 	}
 }
 

@@ -74,8 +74,14 @@ func stepPart(p *plan.Plan, cli string) hookwire.Part {
 // hook can tell whether any changed.
 func stepSig(p *plan.Plan) string {
 	h := fnv.New64a()
-	for _, s := range p.Steps() {
-		h.Write([]byte(s.ID + "\x00" + string(s.Status) + "\x00" + s.Text + "\x00"))
+	var buf []byte
+	for _, ph := range p.Phases {
+		for _, s := range ph.Steps {
+			buf = append(buf[:0], s.ID...)
+			buf = append(append(buf, 0), s.Status...)
+			buf = append(append(buf, 0), s.Text...)
+			h.Write(append(buf, 0))
+		}
 	}
 	return strconv.FormatUint(h.Sum64(), 16)
 }

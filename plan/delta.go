@@ -60,11 +60,12 @@ func DiffSteps(a, b *Plan) []StepDelta {
 		phase string
 	}
 	index := func(p *Plan) (map[string]loc, []string) {
-		m := map[string]loc{}
-		var order []string
 		if p == nil {
-			return m, nil
+			return map[string]loc{}, nil
 		}
+		n := p.stepCount()
+		m := make(map[string]loc, n)
+		order := make([]string, 0, n)
 		for _, ph := range p.Phases {
 			for _, s := range ph.Steps {
 				m[s.ID] = loc{s, ph.ID}

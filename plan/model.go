@@ -265,7 +265,11 @@ func (ph *Phase) MarshalJSON() ([]byte, error) {
 
 // Steps returns every step in plan order.
 func (p *Plan) Steps() []*Step {
-	var out []*Step
+	n := p.stepCount()
+	if n == 0 {
+		return nil
+	}
+	out := make([]*Step, 0, n)
 	for _, ph := range p.Phases {
 		out = append(out, ph.Steps...)
 	}
@@ -359,7 +363,7 @@ func (p *Plan) Ready() []*Step {
 	var out []*Step
 	for _, ph := range p.Phases {
 		for _, s := range ph.Steps {
-			if s.Status == StepPending && len(s.Conflicts) == 0 && len(openNeeds(s, byID)) == 0 {
+			if s.Status == StepPending && len(s.Conflicts) == 0 && needsMet(s, byID) {
 				out = append(out, s)
 			}
 		}
@@ -418,8 +422,27 @@ func openNeeds(s *Step, byID map[string]*Step) []string {
 	return open
 }
 
+// needsMet reports whether every step s needs is completed or skipped.
+func needsMet(s *Step, byID map[string]*Step) bool {
+	for _, n := range s.Needs {
+		if d, ok := byID[n]; !ok || !d.Status.Resolved() {
+			return false
+		}
+	}
+	return true
+}
+
+// stepCount is how many steps the plan has.
+func (p *Plan) stepCount() int {
+	n := 0
+	for _, ph := range p.Phases {
+		n += len(ph.Steps)
+	}
+	return n
+}
+
 func (p *Plan) index() map[string]*Step {
-	m := make(map[string]*Step)
+	m := make(map[string]*Step, p.stepCount())
 	for _, ph := range p.Phases {
 		for _, s := range ph.Steps {
 			m[s.ID] = s

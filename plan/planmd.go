@@ -50,6 +50,7 @@ var stepIcons = []string{"○", "◐", "●", "✖", "⊘"}
 // WritePlan writes a plan as task_plan.md.
 func WritePlan(p *Plan) []byte {
 	var b strings.Builder
+	b.Grow(1024 + 96*p.stepCount()) // a step's line is 60 to 90 bytes: one allocation for most plans
 	b.WriteString("# ")
 	b.WriteString(p.Title)
 	b.WriteString("\n\n")
@@ -119,23 +120,38 @@ func writeStep(b *strings.Builder, s *Step) {
 	if s.Status == StepCompleted {
 		box = "[x]"
 	}
-	machine := []string{"#" + s.ID}
-	if len(s.Needs) > 0 {
-		machine = append(machine, "needs:"+strings.Join(s.Needs, ","))
+	// The step line, written piece by piece: a plan writes one per step.
+	b.WriteString("- ")
+	b.WriteString(box)
+	b.WriteByte(' ')
+	b.WriteString(s.Status.Icon())
+	b.WriteByte(' ')
+	b.WriteString(s.Text)
+	b.WriteString(" `#")
+	b.WriteString(s.ID)
+	for i, n := range s.Needs {
+		if i == 0 {
+			b.WriteString(" needs:")
+		} else {
+			b.WriteByte(',')
+		}
+		b.WriteString(n)
 	}
 	if s.Progress.Total > 0 {
-		machine = append(machine, "progress:"+s.Progress.String())
+		b.WriteString(" progress:")
+		b.WriteString(s.Progress.String())
 	}
 	if s.Retries > 0 {
-		machine = append(machine, "retries:"+strconv.Itoa(s.Retries))
+		b.WriteString(" retries:")
+		b.WriteString(strconv.Itoa(s.Retries))
 	}
 	if s.Status == StepBlocked {
-		machine = append(machine, "blocked")
+		b.WriteString(" blocked")
 	}
 	if s.Auto && s.Status == StepCompleted {
-		machine = append(machine, "auto")
+		b.WriteString(" auto")
 	}
-	fmt.Fprintf(b, "- %s %s %s `%s`\n", box, s.Status.Icon(), s.Text, strings.Join(machine, " "))
+	b.WriteString("`\n")
 	detail := func(key, value string) {
 		if value != "" {
 			b.WriteString("  - " + key + ": " + joinLines(value) + "\n")

@@ -101,8 +101,8 @@ func (p *Plan) Validate() error {
 	if _, ok := ParsePlanStatus(string(p.Status)); !ok {
 		return Errorf(CodeInvalidStatus, "unknown plan status %q", p.Status)
 	}
-	phases := make(map[string]bool)
-	steps := make(map[string]bool)
+	phases := make(map[string]bool, len(p.Phases))
+	steps := make(map[string]bool, p.stepCount())
 	for _, ph := range p.Phases {
 		if phases[ph.ID] {
 			return Errorf(CodeInvalidArgument, "two phases have id %s", ph.ID)
