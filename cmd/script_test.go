@@ -27,10 +27,16 @@ import (
 var updateScripts = flag.Bool("update-scripts", false, "rewrite the expected output in test scripts")
 
 func TestMain(m *testing.M) {
-	testscript.Main(m, map[string]func(){
+	testscript.Main(noted{m}, map[string]func(){
 		"plangit": func() { os.Exit(Main()) },
 	})
 }
+
+// noted runs the tests through repotest.Main, which says which tests the
+// run skipped for the long suites.
+type noted struct{ m *testing.M }
+
+func (n noted) Run() int { return repotest.Main(n.m) }
 
 // TestScripts runs the end-to-end scripts in testdata/script: the real
 // plangit binary, driven as an agent or a person would.
@@ -69,6 +75,7 @@ func TestScripts(t *testing.T) {
 			"cmpjson":  cmpjson,
 			"waitfile": waitfile,
 			"maxwidth": maxwidth,
+			"longonly": longonly,
 		},
 	})
 }
@@ -99,6 +106,19 @@ func shippedPlangit(t *testing.T) string {
 		}
 	}
 	return dir
+}
+
+// longonly: the script runs only in the long suites (PLANGIT_LONG=1, as
+// .ci/run sets). It notes the script for the line repotest.Main prints
+// after the package's result; the script's "[!long] skip" that follows
+// skips it.
+func longonly(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 0 {
+		ts.Fatalf("usage: longonly")
+	}
+	if !repotest.Long() {
+		repotest.NoteShort("TestScripts/" + ts.Name())
+	}
 }
 
 // gitcheck [DIR]: every session under DIR (default $WORK) passes

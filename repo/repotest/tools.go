@@ -129,10 +129,16 @@ func Short(t testing.TB, msg string) {
 	if !inMain {
 		t.Fatalf("%s; and this package's TestMain is not repotest.Main, which reports such skips", msg)
 	}
-	skipsMu.Lock()
-	skips["PLANGIT_LONG=1"] = append(skips["PLANGIT_LONG=1"], t.Name())
-	skipsMu.Unlock()
+	NoteShort(t.Name())
 	t.Skip(msg)
+}
+
+// NoteShort records, for Main's note, a test that the caller skips because
+// it runs only in the long suites: a test script, which is no testing.TB.
+func NoteShort(name string) {
+	skipsMu.Lock()
+	skips["PLANGIT_LONG=1"] = append(skips["PLANGIT_LONG=1"], name)
+	skipsMu.Unlock()
 }
 
 // skipNote is a file in the package's directory (git ignores it) that
