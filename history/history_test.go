@@ -372,7 +372,7 @@ func TestTextDiffAppliesWithGit(t *testing.T) {
 		patch.WriteString(d.Unified)
 	}
 	os.WriteFile(filepath.Join(dir, "p.diff"), []byte(patch.String()), 0o644)
-	cmd := exec.Command("git", "apply", "p.diff")
+	cmd := exec.Command(repotest.RequireTool(t, "git"), "apply", "p.diff")
 	cmd.Dir = dir
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("git apply: %v\n%s\n%s", err, out, patch.String())

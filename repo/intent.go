@@ -106,7 +106,7 @@ func (s *Session) intact(fi fs.FileInfo) bool {
 // can be.
 func (s *Session) clearIntent() error {
 	path := s.intentPath()
-	f, err := os.OpenFile(path, os.O_WRONLY|disk.NoFollow|disk.NonBlock, 0)
+	f, err := disk.OpenFile(path, os.O_WRONLY|disk.NonBlock, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
@@ -279,7 +279,7 @@ func firstOf(first, err error) error {
 // readWorkingFile reads a working file, never through a symbolic link.
 // have is false when it does not exist.
 func readWorkingFile(path string) (data []byte, have bool, err error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|disk.NoFollow|disk.NonBlock, 0)
+	f, err := disk.OpenFile(path, os.O_RDONLY|disk.NonBlock, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, false, nil
 	}

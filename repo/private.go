@@ -46,11 +46,11 @@ func (s *Session) AppendPrivate(name string, data []byte) error {
 // 0644) only when create is set. It never appends through a symbolic link:
 // a link at path is an IO_ERROR.
 func AppendFile(path string, data []byte, create bool) error {
-	flags := os.O_WRONLY | os.O_APPEND | disk.NoFollow
+	flags := os.O_WRONLY | os.O_APPEND
 	if create {
 		flags |= os.O_CREATE
 	}
-	f, err := os.OpenFile(path, flags, 0o644)
+	f, err := disk.OpenFile(path, flags, 0o644)
 	if err != nil {
 		if disk.IsLinkErr(err) {
 			return plan.Errorf(plan.CodeIOError, "%s is a symbolic link; plangit never appends through one", path)
@@ -97,7 +97,7 @@ func (p Project) AppendLog(now time.Time, line string) error {
 	if err := p.Check(); err != nil {
 		return err
 	}
-	f, err := os.OpenFile(filepath.Join(p.Dir(), LogFile), os.O_WRONLY|os.O_APPEND|os.O_CREATE|disk.NoFollow, 0o644)
+	f, err := disk.OpenFile(filepath.Join(p.Dir(), LogFile), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
 		return err
 	}

@@ -347,7 +347,7 @@ func (s *Session) lockPush(wait time.Duration) (*os.File, error) {
 	deadline := time.Now().Add(wait)
 	delay := time.Millisecond
 	for {
-		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|disk.NoFollow, 0o644)
+		f, err := disk.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 		if err != nil {
 			if disk.IsLinkErr(err) {
 				return nil, plan.Errorf(plan.CodeIOError, "%s is a symbolic link; plangit never follows one (remove it)", path).With("session", s.ID)

@@ -169,7 +169,7 @@ func (s *Session) appendRevlog(e revEntry) (int, error) {
 		return entries[len(entries)-1].N, nil
 	}
 	e.N = last.N + 1
-	f, err := os.OpenFile(s.revlogPath(), os.O_WRONLY|os.O_APPEND|os.O_CREATE|disk.NoFollow, 0o644)
+	f, err := disk.OpenFile(s.revlogPath(), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
 		return 0, plan.WrapError(plan.CodeIOError, err, "cannot write the revision log")
 	}

@@ -350,7 +350,7 @@ func (s *Session) setRefIf(next, old plumbing.Hash, still func() bool) error {
 // or cannot be made; true with an error when it was made but not written
 // (the caller removes it).
 func lockRef(lock string, data []byte) (held bool, err error) {
-	f, err := os.OpenFile(lock, os.O_WRONLY|os.O_CREATE|os.O_EXCL|disk.NoFollow, 0o644)
+	f, err := disk.OpenFile(lock, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if errors.Is(err, fs.ErrExist) {
 		return false, nil
 	}

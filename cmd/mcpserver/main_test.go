@@ -32,7 +32,7 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	bin = dir
-	os.Exit(m.Run())
+	os.Exit(repotest.Main(m)) // which says which tests skipped for want of git (under Wine)
 }
 
 // now is the clock of every test process, so the MCP server and the CLI
@@ -187,7 +187,11 @@ func startRaw(t *testing.T, root string, extra ...string) *rawServer {
 		t.Fatal(err)
 	}
 	r.stdin, r.in, r.out = stdin, bufio.NewWriter(stdin), bufio.NewReaderSize(stdout, 1<<20)
-	t.Cleanup(func() { r.cmd.Process.Kill(); r.cmd.Wait() })
+	// On Windows plangit mcp runs plangit-mcp as a child, which a kill of
+	// plangit leaves running, holding the standard error Wait reads to
+	// its end: closing the input ends it; WaitDelay bounds the wait.
+	r.cmd.WaitDelay = 10 * time.Second
+	t.Cleanup(func() { stdin.Close(); r.cmd.Process.Kill(); r.cmd.Wait() })
 	return r
 }
 

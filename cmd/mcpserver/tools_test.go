@@ -8,6 +8,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/plangit/plangit/repo/repotest"
 )
 
 // step is one operation, made through a tool and through the CLI.
@@ -153,7 +155,8 @@ func runCLI(t *testing.T, root, stdin string, args ...string) any {
 // normalize makes the project's own path neutral, through JSON.
 func normalize(v any, root string) any {
 	b, _ := json.Marshal(v)
-	b = []byte(strings.ReplaceAll(string(b), root, "ROOT"))
+	r, _ := json.Marshal(root) // as the JSON has it: on Windows, its backslashes escaped
+	b = []byte(strings.ReplaceAll(string(b), string(r[1:len(r)-1]), "ROOT"))
 	var out any
 	json.Unmarshal(b, &out)
 	return out
@@ -164,7 +167,7 @@ func sameJSON(a, b any) bool { return reflect.DeepEqual(a, b) }
 // gitLog is a session's history as git shows it: hashes, messages, dates.
 func gitLog(t *testing.T, dir string) string {
 	t.Helper()
-	c := exec.Command("git", "log", "--format=%H %ad%n%B", "--date=iso-strict")
+	c := exec.Command(repotest.RequireTool(t, "git"), "log", "--format=%H %ad%n%B", "--date=iso-strict")
 	c.Dir, c.Env = dir, append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+dir)
 	out, err := c.Output()
 	if err != nil {

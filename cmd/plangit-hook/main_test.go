@@ -2,7 +2,9 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -25,31 +27,90 @@ import (
 // bin holds plangit and plangit-hook, as repotest.Programs builds them, and
 // spy: a plangit beside a second copy of plangit-hook that logs each
 // call to the real one, so the tests see when the hook binary falls back.
+// The spy's plangit is this test binary (spyMain): a Go program, so the
+// tests run where no shell does (Windows).
 var bin, spy string
 
 // tmp is the directory the tests' programs and templates are in.
 var tmp string
 
+// exe is what the system's programs' names end in.
+var exe = map[bool]string{true: ".exe"}[runtime.GOOS == "windows"]
+
+// The environment of the spy: where it logs each call (one line of its
+// arguments), and the plangit it then runs — none: it reads the payload
+// and answers nothing.
+const (
+	spyLog  = "PLANGIT_SPY_LOG"
+	spyReal = "PLANGIT_SPY_REAL"
+)
+
 func TestMain(m *testing.M) {
-	if runtime.GOOS == "windows" {
-		os.Exit(0) // the spy is a shell script
+	if strings.TrimSuffix(filepath.Base(os.Args[0]), ".exe") == "plangit" {
+		os.Exit(spyMain(os.Args[1:]))
 	}
+	os.Exit(testMain(m))
+}
+
+func testMain(m *testing.M) int {
 	dir, err := os.MkdirTemp("", "plangit-hook-test")
 	if err != nil {
 		panic(err)
 	}
+	defer os.RemoveAll(dir)
 	tmp = dir
 	spy = filepath.Join(dir, "spy")
 	if bin, err = repotest.Programs(); err != nil {
 		panic(err)
 	}
 	os.MkdirAll(spy, 0o755)
-	hook, _ := os.ReadFile(filepath.Join(bin, "plangit-hook"))
-	os.WriteFile(filepath.Join(spy, "plangit-hook"), hook, 0o755)
-	os.WriteFile(filepath.Join(spy, "plangit"), []byte("#!/bin/sh\necho \"$@\" >> \"$PLANGIT_SPY_LOG\"\nexec "+filepath.Join(bin, "plangit")+" \"$@\"\n"), 0o755)
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
+	if err := copyProgram(filepath.Join(bin, "plangit-hook"+exe), filepath.Join(spy, "plangit-hook"+exe)); err != nil {
+		panic(err)
+	}
+	self, err := os.Executable()
+	if err == nil {
+		err = copyProgram(self, filepath.Join(spy, "plangit"+exe))
+	}
+	if err != nil {
+		panic(err)
+	}
+	os.Setenv(spyReal, filepath.Join(bin, "plangit"+exe))
+	return repotest.Main(m)
+}
+
+// copyProgram copies the program at from to to.
+func copyProgram(from, to string) error {
+	b, err := os.ReadFile(from)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(to, b, 0o755)
+}
+
+// spyMain is this test binary run as the spy's plangit: it appends its
+// arguments to $PLANGIT_SPY_LOG, then runs $PLANGIT_SPY_REAL on the same
+// arguments, standard input and output — or, where that is empty, reads
+// the payload and answers nothing.
+func spyMain(args []string) int {
+	if f, err := os.OpenFile(os.Getenv(spyLog), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644); err == nil {
+		fmt.Fprintln(f, strings.Join(args, " "))
+		f.Close()
+	}
+	real := os.Getenv(spyReal)
+	if real == "" {
+		io.Copy(io.Discard, os.Stdin)
+		return 0
+	}
+	c := exec.Command(real, args...)
+	c.Stdin, c.Stdout, c.Stderr = os.Stdin, os.Stdout, os.Stderr
+	if err := c.Run(); err != nil {
+		if e, ok := err.(*exec.ExitError); ok {
+			return e.ExitCode()
+		}
+		fmt.Fprintln(os.Stderr, "spy:", err)
+		return 1
+	}
+	return 0
 }
 
 const session = "6b1d8c2e-0d4f-4f7e-9d1a-2c3b4a5d6e7f"
@@ -165,6 +226,30 @@ func hookRun(t *testing.T, root, prog string, args []string, fixture []byte, env
 	return out.String(), code
 }
 
+// shellCommand is the program and arguments that run the command line
+// "command ARGS…" as a host does, through sh. On Windows, where the
+// hosts' shells are PowerShell or cmd and no sh runs, it is the program
+// itself: command with "exec " cut.
+func shellCommand(command string, args ...string) (string, []string) {
+	if runtime.GOOS == "windows" {
+		return strings.TrimPrefix(command, "exec "), args
+	}
+	return "sh", []string{"-c", command + " " + strings.Join(args, " ")}
+}
+
+// countsItself reports whether the hook binary takes the events that
+// count (PostToolUse, Stop) itself in root's session: they are taken
+// under the session lock, which it takes only where disk.TryLockSession
+// can (Unix); elsewhere it hands them to plangit, which answers the same.
+func countsItself(root string) bool {
+	lock := disk.TryLockSession(filepath.Join(disk.SessionDir(root, session), ".git", disk.PrivateDir))
+	if lock == nil {
+		return false
+	}
+	lock.Close()
+	return true
+}
+
 // readFixture reads a hook fixture of testdata/hooks: Claude Code's when
 // dir is "", else the host's of that directory.
 func readFixture(t *testing.T, dir, name string) []byte {
@@ -178,7 +263,8 @@ func readFixture(t *testing.T, dir, name string) []byte {
 
 // payloadIn is a fixture's payload for the session in root.
 func payloadIn(root string, fixture []byte) []byte {
-	return bytes.ReplaceAll(bytes.ReplaceAll(fixture, []byte("{{SESSION}}"), []byte(session)), []byte("{{CWD}}"), []byte(root))
+	cwd, _ := json.Marshal(root)
+	return bytes.ReplaceAll(bytes.ReplaceAll(fixture, []byte("{{SESSION}}"), []byte(session)), []byte("{{CWD}}"), cwd[1:len(cwd)-1])
 }
 
 // BenchmarkAnswer: a read-only call answered in process from a fresh
@@ -452,6 +538,16 @@ func TestAnswersWithoutPlangit(t *testing.T) {
 	fixture := func(name string) []byte { return readFixture(t, "", name) }
 	pre, prompt := fixture("pre_tool_use_bash"), fixture("user_prompt_submit_other")
 	hookBin := filepath.Join(spy, "plangit-hook")
+	counts := countsItself(root)
+	handed := func(log []byte) string { // the calls plangit should not have had
+		var calls []string
+		for _, call := range strings.SplitAfter(string(log), "\n") {
+			if counts || !strings.HasPrefix(call, "hook PostToolUse") && !strings.HasPrefix(call, "hook Stop") {
+				calls = append(calls, call)
+			}
+		}
+		return strings.Join(calls, "")
+	}
 	said := ""
 	for i := 0; i < 3; i++ {
 		hookRun(t, root, hookBin, []string{"UserPromptSubmit"}, prompt, "PLANGIT_SPY_LOG="+log)
@@ -467,7 +563,7 @@ func TestAnswersWithoutPlangit(t *testing.T) {
 			said += out
 		}
 	}
-	if b, err := os.ReadFile(log); err == nil {
+	if b, _ := os.ReadFile(log); handed(b) != "" {
 		t.Errorf("plangit was run with a fresh glance:\n%s", b)
 	}
 	for _, want := range []string{"2 look-ups since your last finding", "You changed files during step 1 (Design the cache)", `"hookEventName":"Stop","additionalContext":"[plangit] `} {
@@ -488,7 +584,7 @@ func TestAnswersWithoutPlangit(t *testing.T) {
 	if out, _ := hookRun(t, root, hookBin, []string{"PostToolUse"}, fixture("post_tool_use_read"), "PLANGIT_SPY_LOG="+log); !strings.Contains(out, "Step 1 is marked done after 12 tool uses") {
 		t.Errorf("step 1 did not advance: %s", out)
 	}
-	if b, _ := os.ReadFile(log); strings.Count(string(b), "hook PostToolUse") != 2 {
+	if b, _ := os.ReadFile(log); counts && strings.Count(string(b), "hook PostToolUse") != 2 {
 		t.Errorf("plangit ran for other calls than the two changes:\n%s", b)
 	}
 	os.Remove(log)
@@ -556,7 +652,8 @@ func TestCodexWithoutPlangit(t *testing.T) {
 	fixture := func(name string) []byte { return readFixture(t, "codex", name) }
 	hookBin := filepath.Join(spy, "plangit-hook")
 	codex := func(event, name string, env ...string) string {
-		out, code := hookRun(t, root, "sh", []string{"-c", "exec " + hookBin + " " + event + " --host codex"}, fixture(name), append(env, "PLANGIT_SPY_LOG="+log)...)
+		prog, args := shellCommand("exec "+hookBin, event, "--host", "codex")
+		out, code := hookRun(t, root, prog, args, fixture(name), append(env, "PLANGIT_SPY_LOG="+log)...)
 		if code != 0 {
 			t.Fatalf("%s: exit %d", name, code)
 		}
@@ -603,7 +700,8 @@ func TestGeminiWithoutPlangit(t *testing.T) {
 	fixture := func(name string) []byte { return readFixture(t, "gemini", name) }
 	hookBin := filepath.Join(spy, "plangit-hook")
 	gemini := func(root, event, name string) string {
-		out, code := hookRun(t, root, "bash", []string{"-c", hookBin + " " + event + " --host gemini"}, fixture(name), "PLANGIT_SPY_LOG="+log)
+		prog, args := shellCommand(hookBin, event, "--host", "gemini")
+		out, code := hookRun(t, root, prog, args, fixture(name), "PLANGIT_SPY_LOG="+log)
 		if code != 0 {
 			t.Fatalf("%s: exit %d", name, code)
 		}
@@ -693,7 +791,8 @@ func TestCursorWithoutPlangit(t *testing.T) {
 	hookBin := filepath.Join(spy, "plangit-hook")
 	root := project(t, plan)
 	cursor := func(event, name string) string {
-		out, code := hookRun(t, root, "sh", []string{"-c", hookBin + " " + event + " --host cursor"}, fixture(name), "PLANGIT_SPY_LOG="+log)
+		prog, args := shellCommand(hookBin, event, "--host", "cursor")
+		out, code := hookRun(t, root, prog, args, fixture(name), "PLANGIT_SPY_LOG="+log)
 		if code != 0 {
 			t.Fatalf("%s: exit %d", name, code)
 		}
@@ -723,9 +822,8 @@ func TestHandsOn(t *testing.T) {
 	root := project(t, append([][]string{{"config", "set", "push_on", "stop"}}, plan...))
 	dir := t.TempDir()
 	log := filepath.Join(dir, "calls")
-	hook, _ := os.ReadFile(filepath.Join(bin, "plangit-hook"))
-	os.WriteFile(filepath.Join(dir, "plangit-hook"), hook, 0o755)
-	os.WriteFile(filepath.Join(dir, "plangit"), []byte("#!/bin/sh\ncat > /dev/null\necho \"$@\" >> "+log+"\n"), 0o755)
+	hookBin := filepath.Join(spy, "plangit-hook")
+	noting := []string{spyLog + "=" + log, spyReal + "="}
 	for _, c := range []struct{ event, fixture string }{
 		{"Stop", "stop"}, {"SubagentStop", "subagent_stop"}, {"Stop", "stop_steps"},
 		{"PostToolUse", "post_tool_use_todowrite"}, {"PostToolUse", "post_tool_use_edit_plan"},
@@ -735,7 +833,7 @@ func TestHandsOn(t *testing.T) {
 			t.Fatal(err)
 		}
 		os.Remove(log)
-		hookRun(t, root, filepath.Join(dir, "plangit-hook"), []string{c.event}, b)
+		hookRun(t, root, hookBin, []string{c.event}, b, noting...)
 		if got, _ := os.ReadFile(log); string(got) != "hook "+c.event+"\n" {
 			t.Errorf("%s: plangit was run as %q", c.fixture, got)
 		}
@@ -758,9 +856,9 @@ func TestHandsOn(t *testing.T) {
 			b = bytes.Replace(stop, []byte("I wrote the cache layer and its tests pass."), []byte(c.message), 1)
 		}
 		os.Remove(log)
-		out, _ := hookRun(t, root, filepath.Join(dir, "plangit-hook"), []string{"Stop"}, b)
+		out, _ := hookRun(t, root, hookBin, []string{"Stop"}, b, noting...)
 		got, _ := os.ReadFile(log)
-		if handed := string(got) == "hook Stop\n"; handed != c.handed || !handed && !strings.Contains(out, `"hookEventName":"Stop","additionalContext"`) {
+		if handed := string(got) == "hook Stop\n"; handed != (c.handed || !countsItself(root)) || !handed && !strings.Contains(out, `"hookEventName":"Stop","additionalContext"`) {
 			t.Errorf("%s uses, %q: handed to plangit %v (%q), answered %s", c.uses, c.message, handed, got, out)
 		}
 	}
@@ -820,7 +918,7 @@ func TestEventFromPayload(t *testing.T) {
 			t.Errorf("%s without EVENT: %d %q\nwith it: %d %q", c.fixture, code, got, wantCode, want)
 		}
 		calls, _ := os.ReadFile(log)
-		if handed := strings.Contains(string(calls), "hook"); handed != (c.event == "SessionStart") {
+		if handed := strings.Contains(string(calls), "hook"); handed != (c.event == "SessionStart" || !countsItself(without) && (c.event == "PostToolUse" || c.event == "Stop")) {
 			t.Errorf("%s: plangit ran %v: %q", c.fixture, handed, calls)
 		}
 		os.Remove(log)
@@ -839,9 +937,7 @@ func TestProjectDirLinkedOut(t *testing.T) {
 	if err := os.Rename(filepath.Join(root, ".code-agent"), elsewhere); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Symlink(elsewhere, filepath.Join(root, ".code-agent")); err != nil {
-		t.Fatal(err)
-	}
+	repotest.RequireSymlink(t, elsewhere, filepath.Join(root, ".code-agent"))
 	snapshot := func() string {
 		var b strings.Builder
 		filepath.WalkDir(elsewhere, func(path string, d fs.DirEntry, err error) error {

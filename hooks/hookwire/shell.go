@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 )
@@ -34,8 +35,13 @@ type proc struct {
 	start     string // start time, in clock ticks since boot
 }
 
-// readProc reads /proc/PID/stat; ok is false where it cannot.
+// readProc reads /proc/PID/stat; ok is false where it cannot. Windows has
+// no /proc, and its process IDs are not a /proc's: under Wine the path
+// reaches Linux's, where the same number is another process.
 func readProc(pid int) (p proc, ok bool) {
+	if runtime.GOOS == "windows" {
+		return proc{}, false
+	}
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {
 		return proc{}, false

@@ -211,7 +211,7 @@ func joinLines(parts []string) string {
 // readTail reads at most the last n bytes of the regular file at path,
 // from the start of a line.
 func readTail(path string, n int64) []byte {
-	f, err := os.OpenFile(path, os.O_RDONLY|disk.NoFollow|disk.NonBlock, 0)
+	f, err := disk.OpenShared(path, os.O_RDONLY|disk.NonBlock, 0)
 	if err != nil {
 		return nil
 	}
@@ -300,7 +300,7 @@ func CommandExit(path, id string) (code int, output string, ok bool) {
 // accepts, reading backwards a block at a time and at most max bytes; nil
 // when none does within them.
 func lastLine(path string, max int64, match func(line []byte) bool) []byte {
-	f, err := os.OpenFile(path, os.O_RDONLY|disk.NoFollow|disk.NonBlock, 0)
+	f, err := disk.OpenShared(path, os.O_RDONLY|disk.NonBlock, 0)
 	if err != nil {
 		return nil
 	}

@@ -46,7 +46,7 @@ func TempFile(dir, pattern string, data []byte, perm os.FileMode, durable bool) 
 	prefix, suffix, _ := strings.Cut(pattern, "*")
 	for try := 0; ; try++ {
 		tmp := filepath.Join(dir, prefix+strconv.FormatUint(rand.Uint64(), 36)+suffix)
-		f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|NoFollow, perm)
+		f, err := OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
 		if errors.Is(err, fs.ErrExist) && try < 100 {
 			continue
 		}
@@ -95,7 +95,7 @@ const TempPrefix = "tmp-"
 // a cut-off copy of which reads as pending or invalid): a reader may see
 // it half written.
 func Overwrite(path string, data []byte) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|NoFollow, 0o644)
+	f, err := OpenFile(path, os.O_WRONLY|os.O_CREATE, 0o644)
 	if err != nil {
 		return err
 	}

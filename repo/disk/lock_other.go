@@ -16,17 +16,16 @@ const (
 )
 
 // IsLinkErr reports whether an open failed because the path is a
-// symbolic link or junction: here only the opens that check (OpenShared).
+// symbolic link or junction: on Windows, an open through OpenFile or
+// OpenShared, which refuse one.
 func IsLinkErr(err error) bool { return errors.Is(err, errLink) }
 
-// errLink is why an open that follows no link refused one.
-var errLink = errors.New("is a symbolic link or junction")
-
 // OpenLockTarget opens what the session lock is taken on: here, a lock
-// file in privateDir, which path names.
+// file in privateDir, which path names, never through a symbolic link or
+// junction (on Windows; OpenFile).
 func OpenLockTarget(privateDir string) (f *os.File, path string, err error) {
 	path = filepath.Join(privateDir, "lock")
-	f, err = os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	f, err = OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 	return f, path, err
 }
 

@@ -36,6 +36,13 @@ func IsLinkErr(err error) bool {
 func OpenLockTarget(privateDir string) (f *os.File, path string, err error) {
 	path = filepath.Dir(privateDir)
 	f, err = os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_DIRECTORY, 0)
+	if errors.Is(err, syscall.ENOTDIR) {
+		// Linux answers a link with ENOTDIR before O_NOFOLLOW's ELOOP:
+		// say it is a link.
+		if fi, lerr := os.Lstat(path); lerr == nil && fi.Mode()&os.ModeSymlink != 0 {
+			err = &os.PathError{Op: "open", Path: path, Err: syscall.ELOOP}
+		}
+	}
 	return f, path, err
 }
 

@@ -12,3 +12,10 @@ import "os"
 func OpenShared(path string, flag int, perm os.FileMode) (*os.File, error) {
 	return os.OpenFile(path, flag|NoFollow, perm)
 }
+
+// OpenFile is os.OpenFile never through a symbolic link at path, where
+// the system can refuse one (O_NOFOLLOW): the open fails, and IsLinkErr
+// says why.
+func OpenFile(path string, flag int, perm os.FileMode) (*os.File, error) {
+	return os.OpenFile(path, flag|NoFollow, perm)
+}

@@ -35,8 +35,18 @@ var (
 // takes one to two seconds of a two-core machine, and the packages that
 // run plangit linked it eleven times a run). The directory is kept between
 // runs; tests never write in it.
+//
+// PLANGIT_TEST_BIN, when set, names a directory holding the programs built
+// for the tests' system, used as they are: under Wine, where no go command
+// runs (.ci/wine builds them).
 func Programs() (string, error) {
-	programsOnce.Do(func() { programsDir, programsErr = buildPrograms() })
+	programsOnce.Do(func() {
+		if dir := os.Getenv("PLANGIT_TEST_BIN"); dir != "" {
+			programsDir = dir
+			return
+		}
+		programsDir, programsErr = buildPrograms()
+	})
 	return programsDir, programsErr
 }
 
