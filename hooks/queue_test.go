@@ -78,6 +78,7 @@ func TestTwoHundredHooksAtOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	AttachQueue(s, Env{}, 0)
+	s.OnWarning(func(msg string) { t.Errorf("applying what was queued: %s", msg) })
 	s.CatchUp()
 	if s.Queued() {
 		t.Fatal("events are still queued")

@@ -23,8 +23,11 @@ import (
 // as a live event).
 //
 //   - Appending is one write of "\nRECORD\n" to the file opened with
-//     O_APPEND, under a shared flock. A record cut short by a killed
-//     appender spoils only its own line.
+//     O_APPEND, under a shared flock: Unix makes each such write whole,
+//     so appenders need not wait for each other. Windows does not (under
+//     Wine, two appends at once spoiled each other's line), so there the
+//     writes themselves take turns (disk.LockAppend). A record cut short
+//     by a killed appender spoils only its own line.
 //   - Reading, under the session lock: an exclusive flock on the file for
 //     the moment of reading it, so no append is half-done.
 //   - Applying, in batches (batch.go): queue.progress records how far the
@@ -98,6 +101,10 @@ func (s *Session) Enqueue(record []byte) error {
 		if !sameFile(f, path) {
 			f.Close() // emptied meanwhile: append to the new queue
 			continue
+		}
+		if err := disk.LockAppend(f); err != nil {
+			f.Close()
+			return plan.WrapError(plan.CodeIOError, err, "cannot queue an event for session %s", s.ID)
 		}
 		_, err = f.Write(line)
 		if cerr := f.Close(); err == nil {

@@ -21,8 +21,16 @@ const (
 	errorLockViolation      = syscall.Errno(33)
 )
 
-func lockFile(f *os.File, flags uint32) error {
-	var ov syscall.Overlapped
+func lockFile(f *os.File, flags uint32) error { return lockByte(f, flags, 0) }
+
+// lockByte locks one byte at 2^62 + offset. Windows' byte-range locks are
+// mandatory: no handle writes within a shared lock's range, its holder's
+// included, and none but its holder within an exclusive one. A lock on a
+// byte the file holds would fail the queue's appends, which write under a
+// shared lock and, into an empty queue, at offset 0; no file plangit
+// writes reaches 2^62.
+func lockByte(f *os.File, flags, offset uint32) error {
+	ov := syscall.Overlapped{Offset: offset, OffsetHigh: 1 << 30}
 	r, _, err := lockFileEx.Call(f.Fd(), uintptr(flags), 0, 1, 0, uintptr(unsafe.Pointer(&ov)))
 	if r != 0 {
 		return nil
@@ -49,3 +57,11 @@ func TryLock(f *os.File, exclusive bool) (bool, error) {
 
 // LockWait takes a lock on f, waiting for it.
 func LockWait(f *os.File, exclusive bool) error { return lockFile(f, lockFlags(exclusive)) }
+
+// LockAppend makes f's appends take turns with other appenders' that hold
+// a lock on the file (LockWait, shared), until f is closed. Windows writes
+// two appends at once into each other (as Wine does), where Unix writes
+// each whole: appends made at once were seen to spoil each other's line.
+// The lock is on the byte after LockWait's, so that it does not hold off
+// a reader's exclusive lock.
+func LockAppend(f *os.File) error { return lockByte(f, lockfileExclusiveLock, 1) }
