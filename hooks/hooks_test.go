@@ -828,7 +828,7 @@ func TestFailOpen(t *testing.T) {
 		return string(out)
 	}
 	payload := func(root, event string) string {
-		return `{"session_id":"` + sessionID + `","cwd":"` + root + `","hook_event_name":"` + event + `","tool_name":"Bash","tool_input":{"command":"ls"},"error":"boom"}`
+		return `{"session_id":"` + sessionID + `","cwd":"` + string(inJSON(root)) + `","hook_event_name":"` + event + `","tool_name":"Bash","tool_input":{"command":"ls"},"error":"boom"}`
 	}
 	t.Run("garbage, empty, huge", func(t *testing.T) {
 		f := newFixture(t)
@@ -841,7 +841,7 @@ func TestFailOpen(t *testing.T) {
 		if !strings.Contains(f.log(), "malformed hook payload") {
 			t.Errorf("the failure is logged: %q", f.log())
 		}
-		huge := `{"session_id":"` + sessionID + `","cwd":"` + f.root + `","hook_event_name":"PostToolUse","tool_name":"Read","tool_response":"` + strings.Repeat("x", maxPayload) + `"}`
+		huge := `{"session_id":"` + sessionID + `","cwd":"` + string(inJSON(f.root)) + `","hook_event_name":"PostToolUse","tool_name":"Read","tool_response":"` + strings.Repeat("x", maxPayload) + `"}`
 		if out := run(t, f.root, "PostToolUse", huge); out != "" {
 			t.Errorf("%s", out)
 		}
@@ -851,10 +851,10 @@ func TestFailOpen(t *testing.T) {
 	})
 	t.Run("unknown event and hostile session", func(t *testing.T) {
 		f := newFixture(t)
-		if out := run(t, f.root, "Teatime", `{"session_id":"x","cwd":"`+f.root+`"}`); out != "" {
+		if out := run(t, f.root, "Teatime", `{"session_id":"x","cwd":"`+string(inJSON(f.root))+`"}`); out != "" {
 			t.Error(out)
 		}
-		if out := run(t, f.root, "SessionStart", `{"session_id":"../../etc","cwd":"`+f.root+`","hook_event_name":"SessionStart"}`); out != "" {
+		if out := run(t, f.root, "SessionStart", `{"session_id":"../../etc","cwd":"`+string(inJSON(f.root))+`","hook_event_name":"SessionStart"}`); out != "" {
 			t.Error(out)
 		}
 		if !strings.Contains(f.log(), "INVALID_SESSION_ID") {

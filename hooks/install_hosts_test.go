@@ -138,7 +138,7 @@ func TestHookFileHomes(t *testing.T) {
 		if !ok {
 			t.Fatalf("no user file of %s in the test", host)
 		}
-		if got, err := HookFilePath(host, ScopeUser, "/p", getenv); got != want {
+		if got, err := HookFilePath(host, ScopeUser, "/p", getenv); got != filepath.FromSlash(want) {
 			t.Errorf("%s user: %s %v, want %s", host, got, err, want)
 		}
 	}

@@ -214,7 +214,7 @@ func TestInstallRefusesBrokenSettings(t *testing.T) {
 
 func TestSettingsPath(t *testing.T) {
 	for scope, want := range map[string]string{"project": "/p/.claude/settings.json", "local": "/p/.claude/settings.local.json", "user": "/h/.claude/settings.json"} {
-		if got, _ := SettingsPath(scope, "/p", "/h"); got != want {
+		if got, _ := SettingsPath(scope, "/p", "/h"); got != filepath.FromSlash(want) {
 			t.Errorf("%s: %s", scope, got)
 		}
 	}

@@ -170,7 +170,8 @@ func (f *fixture) real(h Host, host, name string) string {
 	if err != nil {
 		f.t.Fatal(err)
 	}
-	b = bytes.ReplaceAll(b, []byte("{{RUN}}"), []byte(f.realRun()))
+	b = bytes.ReplaceAll(b, []byte("{{RUN}}"), inJSON(f.realRun()))
+	b = []byte(recordedDate.Replace(string(b)))
 	return f.sendTo(h, realEvent(name+".json"), b)
 }
 
@@ -186,11 +187,12 @@ func (f *fixture) realFile(host, name, path string, keep func(line string) bool)
 	var out []string
 	for line := range strings.SplitSeq(strings.TrimRight(string(b), "\n"), "\n") {
 		if keep == nil || keep(line) {
-			line = strings.NewReplacer("{{CWD}}", f.root, "{{SESSION}}", sessionID, "{{RUN}}", f.realRun()).Replace(line)
+			// The recorded files are JSON lines: paths as JSON writes them.
+			line = strings.NewReplacer("{{CWD}}", string(inJSON(f.root)), "{{SESSION}}", sessionID, "{{RUN}}", string(inJSON(f.realRun()))).Replace(line)
 			out = append(out, line)
 		}
 	}
-	path = strings.NewReplacer("{{SESSION}}", sessionID).Replace(path)
+	path = recordedDate.Replace(strings.NewReplacer("{{SESSION}}", sessionID).Replace(path))
 	path = filepath.Join(f.realRun(), path)
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		f.t.Fatal(err)
@@ -199,6 +201,10 @@ func (f *fixture) realFile(host, name, path string, keep func(line string) bool)
 		f.t.Fatal(err)
 	}
 }
+
+// recordedDate fills what the recorded paths name as <Y>, <M>, <D>, <TIME>
+// and <SHORTID>: Windows allows no < or > in a file's name.
+var recordedDate = strings.NewReplacer("<Y>", "2026", "<M>", "11", "<D>", "20", "<TIME>", "2026-11-20T10-00-00", "<SHORTID>", "6b1d8c2e")
 
 // codexTranscript is where the recorded Codex payloads' transcript_path
 // points, under {{RUN}}.
@@ -232,7 +238,7 @@ func TestRealCodexFailures(t *testing.T) {
 	// The transcript as it stands when ls build succeeds (call_s9_10,
 	// exit 0): the error is resolved.
 	f.realFile(HostCodex, "transcript-at-08-false.jsonl", codexTranscript, nil)
-	appendCodexItem(t, filepath.Join(f.realRun(), strings.ReplaceAll(codexTranscript, "{{SESSION}}", sessionID)), "call_s9_10", "ls build", "", 0)
+	appendCodexItem(t, filepath.Join(f.realRun(), recordedDate.Replace(strings.ReplaceAll(codexTranscript, "{{SESSION}}", sessionID))), "call_s9_10", "ls build", "", 0)
 	out := f.real(Codex{}, HostCodex, "22-PostToolUse-Bash")
 	if !strings.Contains(out, "Error #1 is resolved") {
 		t.Errorf("ls build succeeding: %s", out)
@@ -402,7 +408,7 @@ func TestRealGemini(t *testing.T) {
 
 	// A compaction: the last response's prompt is a third of the one
 	// before. The next tool's answer recalls the plan, once.
-	path := filepath.Join(f.realRun(), geminiTranscript)
+	path := filepath.Join(f.realRun(), recordedDate.Replace(geminiTranscript))
 	os.MkdirAll(filepath.Dir(path), 0o755)
 	os.WriteFile(path, []byte(`{"sessionId":"s","projectHash":"h","startTime":"2026-11-25T21:47:00.000Z","lastUpdated":"2026-11-25T21:47:00.000Z","kind":"main"}
 {"id":"m1","timestamp":"2026-11-25T21:47:01.000Z","type":"gemini","content":"","thoughts":[],"tokens":{"input":600000,"output":10,"cached":0,"thoughts":0,"tool":0,"total":600010},"model":"gemini-2.5-pro"}
@@ -577,7 +583,7 @@ func TestRealClaudeTurn(t *testing.T) {
 func TestRealCodexTurn(t *testing.T) {
 	f := newHostFixture(t)
 	f.realFile(HostCodex, "transcript-at-08-false.jsonl", codexTranscript, nil)
-	path := filepath.Join(f.realRun(), strings.ReplaceAll(codexTranscript, "{{SESSION}}", sessionID))
+	path := filepath.Join(f.realRun(), recordedDate.Replace(strings.ReplaceAll(codexTranscript, "{{SESSION}}", sessionID)))
 	// call_s1_2 is the agent's plangit init, which failed before init took
 	// over a plan the hooks started from the prompt.
 	for _, c := range []struct {
