@@ -37,6 +37,7 @@ import (
 	"time"
 
 	"github.com/plangit/plangit/plan"
+	"github.com/plangit/plangit/plan/plantest"
 	"github.com/plangit/plangit/render"
 	"github.com/plangit/plangit/repo"
 )
@@ -561,44 +562,6 @@ func TestBenchPlanSize(t *testing.T) {
 	}
 }
 
-// sizedPlan is a plan of n steps: n-1 steps that each need the one before,
-// in phases of 20, then a phase of one step that needs nothing (the step
-// the benchmark completes and reopens). A 200-step plan has 30 findings,
-// a smaller one 1; each has one error logged.
-func sizedPlan(t *testing.T, n int, now time.Time) *plan.State {
-	p, err := plan.New("bench", "Add caching to UserService", "cache user lookups without changing the public API", nil, now, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := 1; i < n; i++ {
-		if (i-1)%20 == 0 {
-			p.AddPhase(fmt.Sprintf("Phase %d of the work", len(p.Phases)+1), "", now)
-		}
-		spec := plan.StepSpec{Text: fmt.Sprintf("Change pkg/file%d.go and run the tests", i), Phase: p.Phases[len(p.Phases)-1].ID}
-		if i > 1 {
-			spec.Needs = []string{strconv.Itoa(i - 1)}
-		}
-		if _, err := p.AddStep(spec, now); err != nil {
-			t.Fatal(err)
-		}
-	}
-	last, _ := p.AddPhase("Independent checks", "", now)
-	if _, err := p.AddStep(plan.StepSpec{Text: "Check the cache's expiry", Phase: last.ID}, now); err != nil {
-		t.Fatal(err)
-	}
-	st := &plan.State{Plan: p}
-	findings := 1
-	if n >= 200 {
-		findings = 30
-	}
-	for i := 1; i <= findings; i++ {
-		st.Findings.Add(plan.Finding{Category: plan.CatCode, Title: fmt.Sprintf("GetUser path %d is hot", i), Source: fmt.Sprintf("service.go:%d", 40+i),
-			Content: "70% of calls go through it, all uncached; the cache must keep the public API"}, now)
-	}
-	st.Errors.Record(plan.ErrorRecord{Tool: "Bash", Message: "go test ./...: TestCache timed out after 30s", Step: "1"}, now)
-	return st
-}
-
 // planSizes times a step change — step done of the plan's last step,
 // which needs nothing, put back by an untimed step reopen — on plans of
 // each number of steps, against git add and commit of the same edit in a
@@ -609,7 +572,7 @@ func (b *bench) planSizes(runs int, work string, sizes []int) {
 	now := time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC)
 	for _, n := range sizes {
 		root := filepath.Join(work, fmt.Sprintf("steps%d", n))
-		st := sizedPlan(t, n, now)
+		st := plantest.Sized(t, n, now)
 		if _, _, err := (repo.Project{Root: root}).Create("s", st, plan.Change{Op: "init", Summary: "init"}, repo.Options{Now: now}); err != nil {
 			t.Fatal(err)
 		}
