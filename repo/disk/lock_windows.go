@@ -59,9 +59,9 @@ func TryLock(f *os.File, exclusive bool) (bool, error) {
 func LockWait(f *os.File, exclusive bool) error { return lockFile(f, lockFlags(exclusive)) }
 
 // LockAppend makes f's appends take turns with other appenders' that hold
-// a lock on the file (LockWait, shared), until f is closed. Windows writes
-// two appends at once into each other (as Wine does), where Unix writes
-// each whole: appends made at once were seen to spoil each other's line.
+// a lock on the file (LockWait, shared), until f is closed. Unix writes
+// each O_APPEND write whole; Windows does not promise to, and under Wine
+// appends made at once were seen to spoil each other's line.
 // The lock is on the byte after LockWait's, so that it does not hold off
 // a reader's exclusive lock.
 func LockAppend(f *os.File) error { return lockByte(f, lockfileExclusiveLock, 1) }

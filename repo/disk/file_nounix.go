@@ -1,16 +1,29 @@
-//go:build !unix && !windows
+//go:build !unix
 
 package disk
 
-import "os"
+import (
+	"io"
+	"os"
+)
 
-// ReadFile reads the regular file at path.
-func ReadFile(path string) ([]byte, error) { return os.ReadFile(path) }
+// ReadFile reads the regular file at path, never through a symbolic link
+// or junction where the system can refuse one (OpenShared does on
+// Windows, as O_NOFOLLOW does on Unix).
+func ReadFile(path string) ([]byte, error) {
+	f, err := OpenShared(path, os.O_RDONLY, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(f)
+}
 
 // AppendFile appends data to the file at path in one write, creating it
-// (mode 0644) when missing.
+// (mode 0644) when missing, never through a symbolic link or junction
+// where the system can refuse one.
 func AppendFile(path string, data []byte) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	f, err := OpenShared(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
 		return err
 	}
