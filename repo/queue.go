@@ -24,10 +24,10 @@ import (
 //
 //   - Appending is one write of "\nRECORD\n" to the file opened with
 //     O_APPEND, under a shared flock: Unix makes each such write whole,
-//     so appenders need not wait for each other. Windows does not (under
-//     Wine, two appends at once spoiled each other's line), so there the
-//     writes themselves take turns (disk.LockAppend). A record cut short
-//     by a killed appender spoils only its own line.
+//     so appenders need not wait for each other. Windows does not promise
+//     to (under Wine, two appends at once spoiled each other's line), so
+//     there the writes themselves take turns (disk.LockAppend). A record
+//     cut short by a killed appender spoils only its own line.
 //   - Reading, under the session lock: an exclusive flock on the file for
 //     the moment of reading it, so no append is half-done.
 //   - Applying, in batches (batch.go): queue.progress records how far the
