@@ -2,7 +2,6 @@ package repo
 
 import (
 	"bytes"
-	"compress/zlib"
 	"errors"
 	"fmt"
 	"io"
@@ -11,7 +10,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -72,34 +70,12 @@ func (o *objects) write(t plumbing.ObjectType, data []byte) (plumbing.Hash, bool
 	}
 }
 
-// looseWriters hold zlib writers at git's compression level for loose
-// objects (core.looseCompression: best speed). At the default level each
-// use of a writer clears 640 KB of match tables: 160 pages, each touched
-// for the first time in a new process (about 110 of a step change's page
-// faults).
-var looseWriters = sync.Pool{New: func() any {
-	w, _ := zlib.NewWriterLevel(nil, zlib.BestSpeed)
-	return w
-}}
-
 // encodeObject is an object as a loose file holds it: its header
-// ("blob 42\0") and content, zlib-compressed.
+// ("blob 42\0") and content, zlib-compressed (deflateLoose).
 func encodeObject(t plumbing.ObjectType, data []byte) ([]byte, error) {
-	var buf bytes.Buffer
-	buf.Grow(len(data)/2 + 64)
-	w := looseWriters.Get().(*zlib.Writer)
-	defer looseWriters.Put(w)
-	w.Reset(&buf)
 	header := append(t.Bytes(), ' ')
 	header = strconv.AppendInt(header, int64(len(data)), 10)
-	_, err := w.Write(append(header, 0))
-	if err == nil {
-		_, err = w.Write(data)
-	}
-	if cerr := w.Close(); err == nil {
-		err = cerr
-	}
-	return buf.Bytes(), err
+	return deflateLoose(append(header, 0), data), nil
 }
 
 // place writes an encoded object to a temporary file and renames it to
