@@ -97,7 +97,7 @@ func TestMCPServerApart(t *testing.T) {
 // TestHookBinaryLinksTheStandardLibraryAlone: the hook binary, which runs
 // on every tool call and every prompt, links the standard library,
 // hookwire, the ground floor it shares with plangit (disk, brief) and its
-// own bigstack, nothing else of plangit or of anyone — however plangit
+// bigstack, nothing else of plangit or of anyone — however plangit
 // grows. So does hookwire itself; disk and brief link the standard
 // library alone; bigstack imports nothing at all, as its place in the
 // order of initialisation needs.
@@ -108,7 +108,7 @@ func TestHookBinaryLinksTheStandardLibraryAlone(t *testing.T) {
 		hookwire   = module + "hooks/hookwire"
 		disk       = module + "repo/disk"
 		brief      = module + "render/brief"
-		bigstack   = hookBinary + "/internal/bigstack"
+		bigstack   = module + "cmd/internal/bigstack"
 	)
 	allowed := map[string][]string{
 		hookBinary: {hookwire, disk, brief, bigstack},

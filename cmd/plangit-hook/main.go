@@ -5,7 +5,7 @@
 // tool use, and Stop, which holds a stop with steps left; and the
 // read-only ones — before a tool, at a prompt — of the other hosts: Codex
 // CLI, Cursor, Gemini CLI and Copilot CLI. It links the standard library, package
-// hookwire and its own bigstack alone, so it starts in about the time of
+// hookwire and bigstack alone, so it starts in about the time of
 // an empty Go program. Every other case — another event or host, a stale
 // or missing glance, a paused plan, a change waiting to land, a busy
 // session, anything that changes the plan — it hands to `plangit hook`
@@ -31,7 +31,7 @@ import (
 	"strings"
 	"time"
 
-	_ "github.com/plangit/plangit/cmd/plangit-hook/internal/bigstack"
+	_ "github.com/plangit/plangit/cmd/internal/bigstack"
 	"github.com/plangit/plangit/hooks/hookwire"
 	"github.com/plangit/plangit/repo/disk"
 )

@@ -865,32 +865,34 @@ func TestHandsOn(t *testing.T) {
 }
 
 // TestBigstackInitialisesFirst: package bigstack, which grows the stack
-// for the whole process, is initialised before the first standard
-// package whose initialisation calls deep (internal/godebug, which os
-// imports) — the order its place in the import paths gives it, which an
-// import of its own would lose. GODEBUG=inittrace=1 has the runtime
-// print each package's initialisation, in order.
+// for the whole process, is initialised in plangit-hook and in plangit
+// before the first standard package whose initialisation calls deep
+// (internal/godebug, which os imports) — the order its place in the import
+// paths gives it, which an import of its own would lose. GODEBUG=inittrace=1
+// has the runtime print each package's initialisation, in order.
 func TestBigstackInitialisesFirst(t *testing.T) {
 	root := t.TempDir() // no plan: the hook binary answers alone
-	c := exec.Command(filepath.Join(bin, "plangit-hook"), "PreToolUse")
-	c.Dir = root
-	c.Stdin = strings.NewReader(`{"session_id":"s","cwd":` + strconv.Quote(root) + `,"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"}}`)
-	c.Env = append(os.Environ(), "GODEBUG=inittrace=1", "PLANGIT_NOW=", "PLANGIT_ROOT=", "PLANGIT_LOCK_WAIT=")
-	var stderr bytes.Buffer
-	c.Stderr = &stderr
-	if out, err := c.Output(); err != nil || len(out) > 0 {
-		t.Fatalf("plangit-hook: %v, %q\n%s", err, out, stderr.String())
-	}
-	var order []string
-	for _, line := range strings.Split(stderr.String(), "\n") {
-		if pkg, ok := strings.CutPrefix(line, "init "); ok {
-			pkg, _, _ = strings.Cut(pkg, " ")
-			order = append(order, pkg)
+	hook := exec.Command(filepath.Join(bin, "plangit-hook"), "PreToolUse")
+	hook.Stdin = strings.NewReader(`{"session_id":"s","cwd":` + strconv.Quote(root) + `,"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"}}`)
+	for _, c := range []*exec.Cmd{hook, exec.Command(filepath.Join(bin, "plangit"), "version")} {
+		c.Dir = root
+		c.Env = append(os.Environ(), "GODEBUG=inittrace=1", "PLANGIT_NOW=", "PLANGIT_ROOT=", "PLANGIT_LOCK_WAIT=")
+		var stderr bytes.Buffer
+		c.Stderr = &stderr
+		if out, err := c.Output(); err != nil || c == hook && len(out) > 0 {
+			t.Fatalf("%s: %v, %q\n%s", c, err, out, stderr.String())
 		}
-	}
-	first, godebug := slices.Index(order, "github.com/plangit/plangit/cmd/plangit-hook/internal/bigstack"), slices.Index(order, "internal/godebug")
-	if first < 0 || godebug < 0 || first > godebug {
-		t.Errorf("bigstack is initialised at %d, internal/godebug at %d, in %q", first, godebug, order)
+		var order []string
+		for _, line := range strings.Split(stderr.String(), "\n") {
+			if pkg, ok := strings.CutPrefix(line, "init "); ok {
+				pkg, _, _ = strings.Cut(pkg, " ")
+				order = append(order, pkg)
+			}
+		}
+		first, godebug := slices.Index(order, "github.com/plangit/plangit/cmd/internal/bigstack"), slices.Index(order, "internal/godebug")
+		if first < 0 || godebug < 0 || first > godebug {
+			t.Errorf("%s: bigstack is initialised at %d, internal/godebug at %d, in %q", filepath.Base(c.Path), first, godebug, order)
+		}
 	}
 }
 
