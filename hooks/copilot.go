@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/plangit/plangit/hooks/hookwire"
 )
@@ -120,14 +121,16 @@ func copilotResultText(result json.RawMessage) string {
 // output: "<shellId: 4 completed with exit code 2>" (1.0.102, seen on the
 // real host), or "<exited with exit code 1>" (as ACP clients of Copilot
 // read it).
-var copilotExit = regexp.MustCompile(`<(?:shellId: \S+ completed with|exited with) exit code (-?[0-9]+)>$`)
+var copilotExit = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`<(?:shellId: \S+ completed with|exited with) exit code (-?[0-9]+)>$`)
+})
 
 // copilotShellFailure is the error of a bash call whose result says its
 // command exited non-zero, which Copilot reports as a successful tool use
 // (resultType "success").
 func copilotShellFailure(text string) string {
 	t := strings.TrimSpace(text)
-	m := copilotExit.FindStringSubmatchIndex(t)
+	m := copilotExit().FindStringSubmatchIndex(t)
 	if m == nil {
 		return ""
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/plangit/plangit/hooks/hookwire"
 )
@@ -83,7 +84,7 @@ func (Gemini) Decode(event string, payload []byte) (*Input, error) {
 }
 
 // geminiExit is how run_shell_command's result reports a non-zero exit.
-var geminiExit = regexp.MustCompile(`(?m)^Exit Code: (-?[0-9]+)\s*$`)
+var geminiExit = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^Exit Code: (-?[0-9]+)\s*$`) })
 
 // geminiFailure is the error an AfterTool reports: tool_response.error
 // (a string, or an object with a message: errored is true, and that
@@ -113,7 +114,7 @@ func geminiFailure(tool string, response json.RawMessage) (msg string, errored b
 		return strings.TrimSpace(failure), true
 	}
 	if tool == "Bash" {
-		if m := geminiExit.FindStringSubmatch(llm); m != nil {
+		if m := geminiExit().FindStringSubmatch(llm); m != nil {
 			return exitFailure(m[1], geminiShellOutput(llm)), false
 		}
 	}
@@ -142,7 +143,7 @@ func geminiShellOutput(llm string) string {
 	}
 	var out []string
 	for line := range strings.SplitSeq(text, "\n") {
-		if geminiTrailer.MatchString(line) {
+		if geminiTrailer().MatchString(line) {
 			break
 		}
 		out = append(out, line)
@@ -155,7 +156,9 @@ func geminiShellOutput(llm string) string {
 }
 
 // geminiTrailer is a line Gemini writes after a shell command's output.
-var geminiTrailer = regexp.MustCompile(`^(Error|Exit Code|Signal|Background PIDs|Process Group PGID): |^</untrusted_context>$`)
+var geminiTrailer = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(Error|Exit Code|Signal|Background PIDs|Process Group PGID): |^</untrusted_context>$`)
+})
 
 // cancelled todos; nil when it is not that shape.
 func geminiTodos(input json.RawMessage) json.RawMessage {

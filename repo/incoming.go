@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/go-git/go-git/v5/plumbing"
 
@@ -272,7 +273,7 @@ func (q *quarantine) install(s *Session) error {
 
 // fsckLine finds what git's checks of a fetch found: "error: object
 // 1234…: badEmail: invalid author/committer line - bad email".
-var fsckLine = regexp.MustCompile(`(?m)^error: object ([0-9a-f]{40}): (.*)$`)
+var fsckLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^error: object ([0-9a-f]{40}): (.*)$`) })
 
 // fetchRefused says a session on a remote is refused, and why.
 func (r *Remote) fetchRefused(s *Session, tip plumbing.Hash, rf *refusal) error {

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -265,12 +266,14 @@ func refNotUpdated(summary string) bool {
 // refLock finds the lock files a remote's receive-pack names: "error:
 // cannot lock ref 'refs/plangit/sessions/s1': Unable to create
 // '/srv/git/p.git/refs/plangit/sessions/s1.lock': File exists."
-var refLock = regexp.MustCompile(`cannot lock ref '([^']+)': Unable to create '([^']+\.lock)': File exists`)
+var refLock = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`cannot lock ref '([^']+)': Unable to create '([^']+\.lock)': File exists`)
+})
 
 // refLocks returns ref → the lock file the remote found in its way.
 func refLocks(stderr string) map[string]string {
 	out := map[string]string{}
-	for _, m := range refLock.FindAllStringSubmatch(stderr, -1) {
+	for _, m := range refLock().FindAllStringSubmatch(stderr, -1) {
 		out[m[1]] = filepath.Clean(m[2])
 	}
 	return out
@@ -585,7 +588,7 @@ func (r *Remote) fetchTracking(s *Session) (plumbing.Hash, error) {
 			if strings.Contains(ge.stderr, "couldn't find remote ref") {
 				return plumbing.ZeroHash, plan.Errorf(plan.CodeSessionNotFound, "%s has no session %s; plangit sessions --remote lists the sessions there", r.Name, s.ID).With("session", s.ID).With("remote", r.Name)
 			}
-			if m := fsckLine.FindStringSubmatch(ge.stderr); m != nil {
+			if m := fsckLine().FindStringSubmatch(ge.stderr); m != nil {
 				return plumbing.ZeroHash, r.fetchRefused(s, plumbing.ZeroHash, &refusal{plumbing.NewHash(m[1]), "object " + short(plumbing.NewHash(m[1])) + " fails git's checks (" + strings.TrimSpace(m[2]) + ")"})
 			}
 		}
