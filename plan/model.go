@@ -359,10 +359,13 @@ func (p *Plan) Current() *Step {
 // whose needs are all completed or skipped and — unless the plan's phases
 // run free — whose earlier phases are done.
 func (p *Plan) Ready() []*Step {
-	byID := p.index()
+	var byID map[string]*Step // built for the first step that needs another
 	var out []*Step
 	for _, ph := range p.Phases {
 		for _, s := range ph.Steps {
+			if byID == nil && len(s.Needs) > 0 {
+				byID = p.index()
+			}
 			if s.Status == StepPending && len(s.Conflicts) == 0 && needsMet(s, byID) {
 				out = append(out, s)
 			}
@@ -430,6 +433,18 @@ func needsMet(s *Step, byID map[string]*Step) bool {
 		}
 	}
 	return true
+}
+
+// hasNeeds reports whether any step needs another.
+func (p *Plan) hasNeeds() bool {
+	for _, ph := range p.Phases {
+		for _, s := range ph.Steps {
+			if len(s.Needs) > 0 {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // stepCount is how many steps the plan has.

@@ -510,7 +510,10 @@ func (p *Plan) finishCompleted(result string, now time.Time) {
 }
 
 func (p *Plan) checkNeeds(s *Step) error {
-	byID := p.index()
+	var byID map[string]*Step
+	if len(s.Needs) > 0 {
+		byID = p.index()
+	}
 	var open []string
 	for _, n := range s.Needs {
 		if d, ok := byID[n]; ok && !d.Status.Resolved() {

@@ -139,6 +139,9 @@ func (p *Plan) Validate() error {
 // findCycle returns a dependency cycle as a path that starts and ends on the
 // same step id, or nil.
 func (p *Plan) findCycle() []string {
+	if !p.hasNeeds() {
+		return nil
+	}
 	byID := p.index()
 	const (
 		unseen = iota
