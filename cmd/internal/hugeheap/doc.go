@@ -12,13 +12,16 @@
 // faults against 339).
 //
 // The runtime leaves huge pages to the system's setting, which is
-// "madvise" on most distributions: none for the heap unless asked. This
-// package asks, with madvise(2), for the 2 MB region holding the heap's
-// first allocations and the one after it (MADV_HUGEPAGE: the next fault
-// in an untouched region maps a whole huge page), and collapses the first
-// into a huge page at once (MADV_COLLAPSE, Linux 6.1: the pages already
-// touched are copied into it). Where huge pages are off, the kernel is
-// older, or no huge page is free, the calls fail and nothing changes.
+// "madvise" on most distributions: none for the heap unless asked. The
+// runtime maps the heap in 4 MB chunks, each aligned to its size; this
+// package asks, with madvise(2), for huge pages in the chunk holding the
+// heap's first allocations (MADV_HUGEPAGE: the first fault in an untouched
+// 2 MB half maps a whole huge page), and collapses the half already in
+// use into one at once (MADV_COLLAPSE, Linux 6.1: the pages touched so far
+// are copied into it). The heap starts at a random offset in its chunk,
+// so a command whose heap outgrows what is left of it takes 4 KB pages
+// beyond. Where huge pages are off, the kernel is older, or no huge page
+// is free, the calls fail and nothing changes.
 //
 // The cost is a huge page's worth of memory per process, and the time to
 // clear it: a quarter to half a millisecond here, several when the host
