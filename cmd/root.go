@@ -233,8 +233,8 @@ Then:        plangit step add "..."   plangit next   plangit step done 1 --resul
 		&cobra.Group{ID: "agent", Title: "Agent hooks and settings:"})
 	if only != nil {
 		// The command line names one of plangit's commands, so it does not
-		// ask for completion: skip building cobra's completion command,
-		// whose help text alone touched fourteen fresh pages of every start.
+		// ask for completion: cobra need not build its completion command
+		// and that command's help texts.
 		root.CompletionOptions.DisableDefaultCmd = true
 		c := only.build(f)
 		c.GroupID = only.group
