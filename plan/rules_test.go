@@ -3,6 +3,7 @@ package plan
 import (
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -585,5 +586,33 @@ func TestPhaseStatus(t *testing.T) {
 	}
 	if _, err := ParsePhaseStatus("done"); !HasCode(err, CodeInvalidArgument) {
 		t.Errorf("an unknown phase status: %v", err)
+	}
+}
+
+// TestNeedsQuestionsAllocateLittle: the questions views ask of every step
+// — its open needs, the steps ready — build no map of every step when they
+// need none: show of a 200-step plan once allocated 2 MB doing so.
+func TestNeedsQuestionsAllocateLittle(t *testing.T) {
+	p := benchPlan(t, 200) // a third done; each step needs the one before
+	done, _, _ := p.Step("10")
+	waiting, _, _ := p.Step("150")
+	if n := testing.AllocsPerRun(20, func() { p.OpenNeeds(done) }); n != 0 {
+		t.Errorf("OpenNeeds of a step whose needs are done: %v allocations, want 0", n)
+	}
+	if n := testing.AllocsPerRun(20, func() { p.OpenNeeds(waiting) }); n > 1 {
+		t.Errorf("OpenNeeds of a step with one open need: %v allocations, want 1", n)
+	}
+	if got := p.OpenNeeds(waiting); len(got) != 1 || got[0] != "149" {
+		t.Errorf("OpenNeeds(150) = %q, want [149]", got)
+	}
+	free := &Plan{Phases: []*Phase{{ID: "1"}}}
+	for i := 1; i <= 200; i++ {
+		free.Phases[0].Steps = append(free.Phases[0].Steps, &Step{ID: strconv.Itoa(i), Status: StepPending})
+	}
+	if n := testing.AllocsPerRun(20, func() { free.Ready() }); n > 10 {
+		t.Errorf("Ready of 200 steps that need nothing: %v allocations", n)
+	}
+	if cycle := free.findCycle(); cycle != nil {
+		t.Errorf("findCycle = %q", cycle)
 	}
 }
