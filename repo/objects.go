@@ -52,10 +52,7 @@ func (o *objects) write(t plumbing.ObjectType, data []byte) (plumbing.Hash, bool
 	if _, err := os.Lstat(path); err == nil {
 		return h, false, nil
 	}
-	enc, err := encodeObject(t, data)
-	if err != nil {
-		return h, false, err
-	}
+	enc := encodeObject(t, data)
 	for try := 0; ; try++ {
 		err := o.place(path, enc)
 		if err == nil {
@@ -72,10 +69,10 @@ func (o *objects) write(t plumbing.ObjectType, data []byte) (plumbing.Hash, bool
 
 // encodeObject is an object as a loose file holds it: its header
 // ("blob 42\0") and content, zlib-compressed (deflateLoose).
-func encodeObject(t plumbing.ObjectType, data []byte) ([]byte, error) {
+func encodeObject(t plumbing.ObjectType, data []byte) []byte {
 	header := append(t.Bytes(), ' ')
 	header = strconv.AppendInt(header, int64(len(data)), 10)
-	return deflateLoose(append(header, 0), data), nil
+	return deflateLoose(append(header, 0), data)
 }
 
 // place writes an encoded object to a temporary file and renames it to
