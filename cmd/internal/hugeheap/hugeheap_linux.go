@@ -16,11 +16,13 @@ const (
 	hugePage = 2 << 20
 )
 
-// first is the heap's first allocation of this package: the chunk that
-// holds it is the one the heap is filling.
-var first = new([16]byte)
+// first is this package's first allocation, made in init (where it is a
+// heap allocation: a package-level new may be laid out statically): the
+// chunk that holds it is the one the heap is filling.
+var first *[16]byte
 
 func init() {
+	first = new([16]byte)
 	start := uintptr(unsafe.Pointer(first)) &^ (chunk - 1)
 	// The addresses stay numbers: the calls name memory, not Go values.
 	// Errors are expected where huge pages are off; either way the heap
