@@ -40,6 +40,7 @@ import (
 	"github.com/plangit/plangit/hooks/hookwire"
 	"github.com/plangit/plangit/plan"
 	"github.com/plangit/plangit/repo"
+	"github.com/plangit/plangit/repo/repotest"
 )
 
 // loopHost is the project and the plangit binary the agents share.
@@ -666,12 +667,12 @@ func checkRepos(t *testing.T, root string) {
 	t.Helper()
 	dirs, _ := filepath.Glob(filepath.Join(root, repo.DirName, "plans", "*"))
 	for _, dir := range dirs {
-		for _, args := range [][]string{{"fsck", "--strict", "--no-progress"}, {"status", "--porcelain"}} {
+		for _, args := range [][]string{repotest.FsckArgs(dir), {"status", "--porcelain"}} {
 			cmd := exec.Command("git", args...)
 			cmd.Dir = dir
 			cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_OPTIONAL_LOCKS=0")
 			if out, err := cmd.CombinedOutput(); err != nil || len(bytes.TrimSpace(out)) > 0 {
-				t.Errorf("git %s in %s: %v\n%s", args[0], dir, err, out)
+				t.Errorf("git %s in %s: %v\n%s", strings.Join(args, " "), dir, err, out)
 			}
 		}
 	}

@@ -218,7 +218,7 @@ func (c *crasher) settled(session string) {
 func (c *crasher) check(session string) {
 	c.t.Helper()
 	c.settled(session)
-	if out := c.git(session, "fsck", "--strict", "--no-dangling", "--no-progress"); strings.TrimSpace(out) != "" {
+	if out := c.git(session, repotest.FsckArgs(c.dir(session), "--no-dangling")...); strings.TrimSpace(out) != "" {
 		c.t.Fatalf("after %s: git fsck --strict:\n%s", c.lastKill, out)
 	}
 	log := c.git(session, "log", "--format=%H %(trailers:key=Plangit-Actor,valueonly,separator=)")

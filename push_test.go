@@ -136,7 +136,7 @@ func TestConcurrentPushes(t *testing.T) {
 	}
 
 	for _, dir := range []string{bare, a, b} {
-		if out := git(dir, "fsck", "--strict", "--no-progress"); strings.TrimSpace(out) != "" {
+		if out := git(dir, repotest.FsckArgs(dir)...); strings.TrimSpace(out) != "" {
 			t.Errorf("git fsck --strict in %s:\n%s", dir, out)
 		}
 	}

@@ -159,7 +159,7 @@ func gitcheck(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	for _, d := range dirs {
 		dir := filepath.Dir(d)
-		if out := git(ts, dir, "fsck", "--strict", "--no-progress"); strings.TrimSpace(out) != "" {
+		if out := git(ts, dir, repotest.FsckArgs(dir)...); strings.TrimSpace(out) != "" {
 			ts.Fatalf("git fsck --strict in %s:\n%s", dir, out)
 		}
 		if out := git(ts, dir, "status", "--porcelain"); out != "" {

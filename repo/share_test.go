@@ -214,7 +214,7 @@ func fsckAll(t testing.TB, w *world) {
 	t.Helper()
 	for _, dir := range []string{w.bare, w.agent.Root, w.reviewer.Root} {
 		// A pruned session leaves its commits dangling on the remote: unreferenced, not damaged.
-		if out := gitIn(t, dir, "fsck", "--strict", "--no-progress", "--no-dangling"); strings.TrimSpace(out) != "" {
+		if out := gitIn(t, dir, repotest.FsckArgs(dir, "--no-dangling")...); strings.TrimSpace(out) != "" {
 			t.Errorf("git fsck --strict in %s:\n%s", dir, out)
 		}
 	}

@@ -4,7 +4,9 @@ package repotest
 
 import (
 	"bytes"
+	"errors"
 	"flag"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -57,11 +59,37 @@ func Git(t testing.TB, dir string, args ...string) string {
 	return string(out)
 }
 
+// FsckArgs is the argument list of `git fsck --strict --no-progress`,
+// followed by flags, for the repository in dir (a working tree or a bare
+// repository). git fsck checks the commit-graph and the multi-pack-index
+// with two git processes of its own, which it starts whether or not the
+// repository has either file. Where the repository has neither (plangit
+// writes neither) and borrows no objects (no alternates), both checks
+// are switched off. That checks the same and runs one process instead of
+// three: a third of a test's fsck time.
+func FsckArgs(dir string, flags ...string) []string {
+	args := []string{"fsck", "--strict", "--no-progress"}
+	objects := filepath.Join(dir, ".git", "objects")
+	if _, err := os.Stat(objects); err != nil {
+		objects = filepath.Join(dir, "objects")
+	}
+	optional := false
+	for _, f := range []string{"info/commit-graph", "info/commit-graphs", "info/alternates", "pack/multi-pack-index"} {
+		if _, err := os.Lstat(filepath.Join(objects, f)); !errors.Is(err, fs.ErrNotExist) {
+			optional = true
+		}
+	}
+	if _, err := os.Stat(objects); err == nil && !optional {
+		args = append([]string{"-c", "core.commitGraph=false", "-c", "core.multiPackIndex=false"}, args...)
+	}
+	return append(args, flags...)
+}
+
 // Check runs the checks every written session must pass: git fsck --strict
 // finds nothing, and git status --porcelain is empty.
 func Check(t testing.TB, sessionDir string) {
 	t.Helper()
-	if out := Git(t, sessionDir, "fsck", "--strict", "--no-progress"); strings.TrimSpace(out) != "" {
+	if out := Git(t, sessionDir, FsckArgs(sessionDir)...); strings.TrimSpace(out) != "" {
 		t.Errorf("git fsck --strict in %s reports:\n%s", sessionDir, out)
 	}
 	if out := Git(t, sessionDir, "status", "--porcelain"); out != "" {
