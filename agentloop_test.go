@@ -393,6 +393,7 @@ func todo(content, status, phase string) map[string]any {
 }
 
 func TestAgentLoop(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("sh"); err != nil {
 		t.Skip("needs sh")
 	}

@@ -296,6 +296,7 @@ func (b *bench) build(bins map[string]string) {
 }
 
 func TestBench(t *testing.T) {
+	t.Parallel()
 	runs := envInt("PLANGIT_BENCH_RUNS", 41)
 	big := envInt("PLANGIT_BENCH_REVS", 10000)
 	work := benchWork(t)
@@ -552,6 +553,7 @@ func TestBench(t *testing.T) {
 //
 //	go test -tags bench -run '^TestBenchPlanSize$' -v .
 func TestBenchPlanSize(t *testing.T) {
+	t.Parallel()
 	work := benchWork(t)
 	b := newBench(t, work)
 	runs := envInt("PLANGIT_BENCH_RUNS", 41)

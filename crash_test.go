@@ -292,6 +292,7 @@ func (c *crasher) head(session string) string {
 }
 
 func TestCrash(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("needs git")
 	}

@@ -64,6 +64,7 @@ var linked = []string{
 // nothing beyond what it links today; the hooks package, the logic every
 // hook runs, links neither cobra nor the network.
 func TestLinkedPackages(t *testing.T) {
+	t.Parallel()
 	for p, std := range goList(t, ".") {
 		if networkPackage(p) {
 			t.Errorf("plangit links %s; remotes are reached through the user's git, never a transport of plangit's own", p)
@@ -84,6 +85,7 @@ func TestLinkedPackages(t *testing.T) {
 // would pay — is linked by plangit-mcp alone; plangit runs it for
 // `plangit mcp`.
 func TestMCPServerApart(t *testing.T) {
+	t.Parallel()
 	for p := range goList(t, ".") {
 		if strings.HasPrefix(p, "github.com/modelcontextprotocol/") || p == "github.com/plangit/plangit/cmd/mcpserver" {
 			t.Errorf("plangit links %s; only plangit-mcp may", p)
@@ -102,6 +104,7 @@ func TestMCPServerApart(t *testing.T) {
 // library alone; bigstack imports nothing at all, as its place in the
 // order of initialisation needs.
 func TestHookBinaryLinksTheStandardLibraryAlone(t *testing.T) {
+	t.Parallel()
 	const (
 		module     = "github.com/plangit/plangit/"
 		hookBinary = module + "cmd/plangit-hook"
@@ -162,6 +165,7 @@ func floorOf(rel string) int {
 // TestImportDirection: no package of plangit's imports one above it, and
 // the ground floor imports none, in its code or its tests.
 func TestImportDirection(t *testing.T) {
+	t.Parallel()
 	const module = "github.com/plangit/plangit"
 	out, err := exec.Command("go", "list", "-f", "{{.ImportPath}}|{{join .Imports \" \"}} {{join .TestImports \" \"}}", module+"/...").Output()
 	if err != nil {

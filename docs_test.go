@@ -298,6 +298,7 @@ func docMatch(want, got []string) bool {
 // TestDocExamples runs the examples of README.md and docs/*.md, as the
 // comment at the top of this file says.
 func TestDocExamples(t *testing.T) {
+	t.Parallel()
 	bash, err := exec.LookPath("bash")
 	if err != nil {
 		t.Skip("needs bash")

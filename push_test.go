@@ -25,6 +25,7 @@ import (
 // remote ends on the session's head, and every repository passes git fsck
 // --strict. A background push (push_on) records no failure.
 func TestConcurrentPushes(t *testing.T) {
+	t.Parallel()
 	repotest.RequireTool(t, "git")
 	bin := buildPlangit(t)
 	base := t.TempDir()

@@ -23,6 +23,7 @@ import (
 // naming the file and the fix, leave the session as it was (repair finds
 // nothing to mend), and once fixed the next change works.
 func TestUnwritableWorkingFile(t *testing.T) {
+	t.Parallel()
 	bin := buildPlangit(t)
 	// A directory of the user's own, reachable by it: t.TempDir's parents
 	// are root's alone.

@@ -14,6 +14,7 @@ import (
 // on Windows, where no file has an executable bit), and a file that is no
 // program is passed over.
 func TestHookProgramsFindsTheHookBinary(t *testing.T) {
+	t.Parallel()
 	exe := ""
 	if runtime.GOOS == "windows" {
 		exe = ".exe"

@@ -11,6 +11,7 @@ import (
 // each command as its constructor does, and lists every command of the
 // whole tree once.
 func TestCommandTable(t *testing.T) {
+	t.Parallel()
 	f := NewFactory()
 	var names []string
 	for _, c := range commands() {
@@ -35,6 +36,7 @@ func TestCommandTable(t *testing.T) {
 // TestCommandWord: the word a command line names, past the root's flags
 // and their values; none where the whole tree must be built.
 func TestCommandWord(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		args []string
 		want string

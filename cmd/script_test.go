@@ -41,6 +41,7 @@ func (n noted) Run() int { return repotest.Main(n.m) }
 // TestScripts runs the end-to-end scripts in testdata/script: the real
 // plangit binary, driven as an agent or a person would.
 func TestScripts(t *testing.T) {
+	t.Parallel()
 	shipped := shippedPlangit(t)
 	testscript.Run(t, testscript.Params{
 		Dir:                 filepath.Join("testdata", "script"),

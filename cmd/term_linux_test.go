@@ -11,6 +11,7 @@ import (
 // TestTerminalPTY: a pseudo-terminal is a terminal, and its width is the
 // one set on it.
 func TestTerminalPTY(t *testing.T) {
+	t.Parallel()
 	master, err := os.OpenFile("/dev/ptmx", os.O_RDWR, 0)
 	if err != nil {
 		t.Skipf("no pseudo-terminals here: %v", err)

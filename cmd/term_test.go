@@ -9,6 +9,7 @@ import (
 // terminal, so output sent there is treated as piped (plain, buffered,
 // actor agent).
 func TestTerminal(t *testing.T) {
+	t.Parallel()
 	null, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
 	if err != nil {
 		t.Fatal(err)

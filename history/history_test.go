@@ -81,6 +81,7 @@ func (s *session) files() map[string][]byte {
 // mistaken completion of a step, 5 changes to other steps, then step
 // revert.
 func TestRevertMistakenCompletion(t *testing.T) {
+	t.Parallel()
 	s := newSession(t, 12)
 	for i := 0; i < 30; i++ {
 		id := strconv.Itoa(i/3%6 + 1)
@@ -149,6 +150,7 @@ func TestRevertMistakenCompletion(t *testing.T) {
 }
 
 func TestRevertRefusals(t *testing.T) {
+	t.Parallel()
 	s := newSession(t, 3)
 	if _, err := RevertStep(s.Session, "1", s.opts()); plan.CodeOf(err) != plan.CodeInvalidStatus {
 		t.Fatalf("a step that never changed status: %v", err)
@@ -174,6 +176,7 @@ func TestRevertRefusals(t *testing.T) {
 }
 
 func TestRollbackThenUndoIsExact(t *testing.T) {
+	t.Parallel()
 	s := newSession(t, 4)
 	for _, id := range []string{"1", "2", "3"} {
 		s.step(id, plan.ActStart)
@@ -225,6 +228,7 @@ func equalFiles(a, b map[string][]byte) bool {
 }
 
 func TestUndoFirstRevision(t *testing.T) {
+	t.Parallel()
 	s := newSession(t, 1)
 	if _, err := Undo(s.Session, s.opts()); plan.CodeOf(err) != plan.CodeRevisionNotFound {
 		t.Fatalf("got %v", err)
@@ -232,6 +236,7 @@ func TestUndoFirstRevision(t *testing.T) {
 }
 
 func TestSemanticDiff(t *testing.T) {
+	t.Parallel()
 	s := newSession(t, 3)
 	s.step("1", plan.ActStart)
 	s.step("1", plan.ActDone)
@@ -305,6 +310,7 @@ func TestSemanticDiff(t *testing.T) {
 // A revision that only sets the deliverable, edits a phase or resolves an
 // error is no "no changes": the diff says what it did.
 func TestSemanticDiffOfDeliverableAndErrors(t *testing.T) {
+	t.Parallel()
 	s := newSession(t, 2)
 	o := s.opts()
 	s.Update(o, func(st *plan.State) (plan.Change, error) {
@@ -348,6 +354,7 @@ func TestSemanticDiffOfDeliverableAndErrors(t *testing.T) {
 
 // TestTextDiffAppliesWithGit: the unified diff is one the real git applies.
 func TestTextDiffAppliesWithGit(t *testing.T) {
+	t.Parallel()
 	s := newSession(t, 8)
 	for _, id := range []string{"1", "5", "8"} {
 		s.step(id, plan.ActDone)
@@ -389,6 +396,7 @@ func TestTextDiffAppliesWithGit(t *testing.T) {
 }
 
 func TestBlameAndTimeline(t *testing.T) {
+	t.Parallel()
 	s := newSession(t, 3)
 	s.step("1", plan.ActStart) // @2 10:01
 	s.step("1", plan.ActDone)  // @3 10:02
@@ -429,6 +437,7 @@ func TestBlameAndTimeline(t *testing.T) {
 }
 
 func TestLogFilters(t *testing.T) {
+	t.Parallel()
 	s := newSession(t, 2)
 	s.step("1", plan.ActStart)
 	s.step("2", plan.ActStart)

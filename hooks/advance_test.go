@@ -44,6 +44,7 @@ var (
 // TestAutoAdvanceIsOffByDefault: a step a dozen tool uses into its work
 // is still in progress: nobody said it was done.
 func TestAutoAdvanceIsOffByDefault(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.withPlan(sessionID)
 	for range 12 {
@@ -60,6 +61,7 @@ func TestAutoAdvanceIsOffByDefault(t *testing.T) {
 // and marks the completion as its own guess, with a result in the agent's
 // words.
 func TestAutoAdvanceCountsTheAgentsWork(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.withPlan(sessionID)
 	f.config(`{"auto_advance": true, "advance_after": 3}`)
@@ -96,6 +98,7 @@ func TestAutoAdvanceCountsTheAgentsWork(t *testing.T) {
 // (a plangit step command, its todo tool), its word decides: no count and
 // no transition word completes a step for it.
 func TestDrivenStepsNeverAutoAdvance(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.withPlan(sessionID)
 	f.config(`{"auto_advance": true, "advance_after": 2}`)
@@ -112,6 +115,7 @@ func TestDrivenStepsNeverAutoAdvance(t *testing.T) {
 // TestTheAgentTakesBackAnAutoAdvance: the agent saying the step is not
 // done, right after auto-advance completed it, puts it back in progress.
 func TestTheAgentTakesBackAnAutoAdvance(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.withPlan(sessionID)
 	f.config(`{"auto_advance": true, "advance_after": 2}`)
@@ -129,6 +133,7 @@ func TestTheAgentTakesBackAnAutoAdvance(t *testing.T) {
 // TestStepLinesFromTheWholeTurn: [Step] lines of every message of the
 // turn become steps, not only those of the last one.
 func TestStepLinesFromTheWholeTurn(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.withPlan(sessionID)
 	path := f.transcript("Plan:\n[Step] Measure the hit rate", "Reading GetUser.", "[Step] Add metrics\n[Step] Measure the hit rate")

@@ -180,6 +180,7 @@ func codexSaid(a map[string]any) string {
 // three times, a stop held once and then let through, [Step] lines in the
 // agent's last message, a subagent, compaction.
 func TestCodexSession(t *testing.T) {
+	t.Parallel()
 	f := newHostFixture(t)
 	if a := f.codex("session_start"); a != nil {
 		t.Errorf("no plan anywhere, yet: %v", a)
@@ -261,6 +262,7 @@ func TestCodexSession(t *testing.T) {
 }
 
 func TestCodexAnswers(t *testing.T) {
+	t.Parallel()
 	t.Run("the agent's shell reaches the session by CODEX_THREAD_ID", func(t *testing.T) {
 		f := newHostFixture(t) // the hook's environment has no CODEX_THREAD_ID
 		f.codex("user_prompt_submit")
@@ -326,6 +328,7 @@ func TestCodexAnswers(t *testing.T) {
 // TestCodexSchemaCheck: the schema check itself refuses what Codex
 // refuses, so that the answers it passes are worth something.
 func TestCodexSchemaCheck(t *testing.T) {
+	t.Parallel()
 	for event, bad := range map[string]string{
 		"Stop":             `{"decision":"block","reason":"  "}`,
 		"PreCompact":       `{"hookSpecificOutput":{"hookEventName":"PreCompact","additionalContext":"x"}}`,
@@ -353,6 +356,7 @@ func TestCodexSchemaCheck(t *testing.T) {
 // TestCodexEveryFixture: every Codex fixture, on a plan under way, gets an
 // answer Codex accepts.
 func TestCodexEveryFixture(t *testing.T) {
+	t.Parallel()
 	fixtures, _ := filepath.Glob(filepath.Join("..", "testdata", "hooks", "codex", "*.json"))
 	if len(fixtures) < 10 {
 		t.Fatalf("%d fixtures", len(fixtures))

@@ -70,6 +70,7 @@ func (f *fixture) copilot(name string) map[string]any {
 }
 
 func TestCopilotSession(t *testing.T) {
+	t.Parallel()
 	f := newHostFixture(t)
 	if a := f.copilot("session_start"); a != nil {
 		t.Errorf("no plan anywhere, yet: %v", a)
@@ -157,6 +158,7 @@ func TestCopilotSession(t *testing.T) {
 }
 
 func TestCopilotAnswers(t *testing.T) {
+	t.Parallel()
 	t.Run("plan confirmation asks", func(t *testing.T) {
 		f := newHostFixture(t)
 		f.config(`{"plan_confirmation": true}`)

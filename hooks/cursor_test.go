@@ -49,6 +49,7 @@ func (f *fixture) cursor(name string) map[string]any {
 }
 
 func TestCursorSession(t *testing.T) {
+	t.Parallel()
 	f := newHostFixture(t)
 	if a := f.cursor("session_start"); a != nil {
 		t.Errorf("no plan anywhere, yet: %v", a)
@@ -156,6 +157,7 @@ func (f *fixture) lastOut(a map[string]any) string {
 }
 
 func TestCursorAnswers(t *testing.T) {
+	t.Parallel()
 	t.Run("plan confirmation denies, since Cursor does not enforce ask", func(t *testing.T) {
 		f := newHostFixture(t)
 		f.config(`{"plan_confirmation": true}`)

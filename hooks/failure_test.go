@@ -9,6 +9,7 @@ import (
 // TestNotTheProjects: plangit's own refusals and exit statuses that answer
 // a question are not the project's errors; everything else is.
 func TestNotTheProjects(t *testing.T) {
+	t.Parallel()
 	bash := func(cmd string) json.RawMessage { b, _ := json.Marshal(map[string]string{"command": cmd}); return b }
 	for _, c := range []struct {
 		tool  string
@@ -52,6 +53,7 @@ func TestNotTheProjects(t *testing.T) {
 // said; a search that found nothing logs nothing and says nothing; a real
 // failure is logged.
 func TestOnlyTheProjectsErrorsAreLogged(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.withPlan(sessionID)
 	before := len(f.state(sessionID).Errors)

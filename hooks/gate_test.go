@@ -17,6 +17,7 @@ import (
 // and they said yes (the asked record, once); MCP never; a person at a
 // terminal always.
 func TestGatesHoldOnEveryPath(t *testing.T) {
+	t.Parallel()
 	approve := func(p *plan.Plan) (plan.Change, error) { return p.Approve(t0) }
 	agent, person := repo.Meta{Actor: "agent"}, repo.Meta{Actor: "user"}
 	todo := func(content, status string) map[string]any {
@@ -76,6 +77,7 @@ func TestGatesHoldOnEveryPath(t *testing.T) {
 // at a session's start, and once when the plan is complete, however it
 // came to be (here the agent's own plangit step done).
 func TestNoticesForThePerson(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.withPlan(sessionID)
 	notice := func(out string) string {
@@ -108,6 +110,7 @@ func TestNoticesForThePerson(t *testing.T) {
 // one, nor the session starting — tells the person, and runs at most once
 // an hour.
 func TestCleanupOn(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.withPlan(sessionID)
 	old := f.now.Add(-30 * 24 * time.Hour)

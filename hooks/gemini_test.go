@@ -121,6 +121,7 @@ func asWithTree(out string) string {
 // steps, look-ups, a write, a test run that exits 1 three times, a failed
 // edit, a stop held once and then let through, [Step] lines, compression.
 func TestGeminiSession(t *testing.T) {
+	t.Parallel()
 	f := newHostFixture(t)
 	if a := f.gemini("session_start"); a != nil {
 		t.Errorf("no plan anywhere, yet: %v", a)
@@ -209,6 +210,7 @@ func TestGeminiSession(t *testing.T) {
 }
 
 func TestGeminiAnswers(t *testing.T) {
+	t.Parallel()
 	t.Run("plan confirmation denies, since Gemini does not document ask", func(t *testing.T) {
 		f := newHostFixture(t)
 		f.config(`{"plan_confirmation": true}`)
@@ -253,6 +255,7 @@ func TestGeminiAnswers(t *testing.T) {
 // TestGeminiEveryFixture: every Gemini fixture, on a plan under way, gets
 // an answer Gemini reads as plangit means it.
 func TestGeminiEveryFixture(t *testing.T) {
+	t.Parallel()
 	fixtures, _ := filepath.Glob(filepath.Join("..", "testdata", "hooks", "gemini", "*.json"))
 	if len(fixtures) < 10 {
 		t.Fatalf("%d fixtures", len(fixtures))

@@ -132,6 +132,7 @@ func writeFile(t *testing.T, path, text string) {
 }
 
 func TestRecognise(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		path string
 		want Host
@@ -179,6 +180,7 @@ func TestRecognise(t *testing.T) {
 }
 
 func TestHostRows(t *testing.T) {
+	t.Parallel()
 	for _, host := range []string{HostCursor, HostCopilot} {
 		evs, err := HostEvents(host)
 		if err != nil {
@@ -198,6 +200,7 @@ func TestHostRows(t *testing.T) {
 }
 
 func TestNativeHooksInstalled(t *testing.T) {
+	t.Parallel()
 	root, home := t.TempDir(), t.TempDir()
 	getenv := func(k string) string { return map[string]string{"HOME": home}[k] }
 	if nativeHooksInstalled(HostCursor, root, getenv) || nativeHooksInstalled(HostCopilot, root, getenv) {
@@ -244,6 +247,7 @@ func mustJSON(t testing.TB, v any) []byte {
 // and injects once; with plangit only in Claude Code's settings, those
 // hooks answer as the host.
 func TestActOnce(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		host         Host
 		claudeEvent  string // as Claude Code's settings name it

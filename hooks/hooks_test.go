@@ -148,6 +148,7 @@ func (f *fixture) golden(name, out string) {
 }
 
 func TestSessionStart(t *testing.T) {
+	t.Parallel()
 	t.Run("unfinished plan", func(t *testing.T) {
 		f := newFixture(t)
 		f.withPlan(sessionID)
@@ -193,6 +194,7 @@ func TestSessionStart(t *testing.T) {
 }
 
 func TestUserPromptSubmit(t *testing.T) {
+	t.Parallel()
 	for _, payload := range []string{"user_prompt_submit_continue.json", "user_prompt_submit_chinese.json"} {
 		t.Run(payload, func(t *testing.T) {
 			f := newFixture(t)
@@ -293,6 +295,7 @@ func TestUserPromptSubmit(t *testing.T) {
 }
 
 func TestPreToolUse(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.withPlan(sessionID)
 	f.golden("pre_tool_use_bash", f.run("pre_tool_use_bash.json"))
@@ -343,6 +346,7 @@ func TestPreToolUse(t *testing.T) {
 // TestGlance: the read-only hooks answer from the glance while the files
 // stand, and see every change — plangit's, a hand edit, a damaged glance.
 func TestGlance(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	s := f.withPlan(sessionID)
 	first := f.run("pre_tool_use_bash.json")
@@ -415,6 +419,7 @@ func TestGlance(t *testing.T) {
 }
 
 func TestPostToolUseSyncsTodos(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.withPlan(sessionID)
 	f.golden("post_tool_use_todowrite", f.run("post_tool_use_todowrite.json"))
@@ -444,6 +449,7 @@ func TestPostToolUseSyncsTodos(t *testing.T) {
 }
 
 func TestPostToolUseStartsAPlanFromTodos(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.golden("post_tool_use_todowrite_new", f.run("post_tool_use_todowrite.json"))
 	st := f.state(sessionID)
@@ -453,6 +459,7 @@ func TestPostToolUseStartsAPlanFromTodos(t *testing.T) {
 }
 
 func TestPostToolUseSyncsTasks(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.withPlan(sessionID)
 	f.run("post_tool_use_taskcreate.json")
@@ -469,6 +476,7 @@ func TestPostToolUseSyncsTasks(t *testing.T) {
 }
 
 func TestTwoActionRule(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.withPlan(sessionID)
 	if out := f.run("post_tool_use_read.json"); out != "" {
@@ -493,6 +501,7 @@ func TestTwoActionRule(t *testing.T) {
 }
 
 func TestWriteReminderAndAdoption(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.withPlan(sessionID)
 	f.golden("post_tool_use_write_reminder", f.run("post_tool_use_edit.json"))
@@ -507,6 +516,7 @@ func TestWriteReminderAndAdoption(t *testing.T) {
 }
 
 func TestIterationLimit(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.withPlan(sessionID)
 	f.config(`{"max_iterations": 3}`)
@@ -525,6 +535,7 @@ func TestIterationLimit(t *testing.T) {
 }
 
 func TestThreeStrikes(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.withPlan(sessionID, func(st *plan.State) { st.Errors = nil })
 	if out := f.run("post_tool_use_failure_bash.json"); out != "" {
@@ -566,6 +577,7 @@ func (f *fixture) changeAs(meta repo.Meta, asked bool, id string, fn func(p *pla
 }
 
 func TestStopGate(t *testing.T) {
+	t.Parallel()
 	t.Run("gate", func(t *testing.T) {
 		f := newFixture(t)
 		f.withPlan(sessionID)
@@ -788,6 +800,7 @@ func TestStopGate(t *testing.T) {
 }
 
 func TestStepDeclarations(t *testing.T) {
+	t.Parallel()
 	msg := "Plan:\n[Step] plain\n**[Step]** bold\n**[Step] all bold**\n1. [Step] numbered\n- [step] listed: lower case\n" +
 		"> [Step] quoted\n   [Step]   indented  \n```\n[Step] in code\n```\n~~~~\n[Step] in tildes\n~~~~\n" +
 		"text [Step] not at the start\n[Step]\n[Step] plain\n"
@@ -801,6 +814,7 @@ func TestStepDeclarations(t *testing.T) {
 }
 
 func TestPreCompactAndSessionEnd(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.withPlan(sessionID)
 	f.run("post_tool_use_read.json")
@@ -820,6 +834,7 @@ func TestPreCompactAndSessionEnd(t *testing.T) {
 }
 
 func TestFailOpen(t *testing.T) {
+	t.Parallel()
 	run := func(t *testing.T, dir, event, payload string) string {
 		out, code := Run(Claude{}, event, strings.NewReader(payload), Env{Now: func() time.Time { return t0 }, Getwd: func() (string, error) { return dir, nil }})
 		if code != 0 {
@@ -934,6 +949,7 @@ func TestFailOpen(t *testing.T) {
 }
 
 func TestEventNames(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{"pre-tool-use": PreToolUse, "PreToolUse": PreToolUse, "post_tool_use_failure": PostToolUseFailure, "sessionstart": SessionStart} {
 		if got := EventName(in); got != want {
 			t.Errorf("%s → %s", in, got)
@@ -944,6 +960,7 @@ func TestEventNames(t *testing.T) {
 // Transition words advance a step; ordinary English with "next", "now"
 // or "then" in it does not.
 func TestAdvanceWords(t *testing.T) {
+	t.Parallel()
 	for msg, want := range map[string]bool{
 		"现在让我运行测试":                                       true,
 		"Next I will: wire the cache into GetUser.":      true,

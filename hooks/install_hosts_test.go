@@ -28,6 +28,7 @@ var hostFiles = map[string]string{
 // for byte, or removes the file install created; a file that is not as the
 // host reads it is refused and left alone.
 func TestInstallEveryHostAndScope(t *testing.T) {
+	t.Parallel()
 	for _, host := range HostNames() {
 		existing, ok := hostFiles[host]
 		if !ok {
@@ -127,6 +128,7 @@ func TestInstallEveryHostAndScope(t *testing.T) {
 // TestHookFileHomes: Codex's user file follows CODEX_HOME and Copilot
 // CLI's COPILOT_HOME, as each host reads them.
 func TestHookFileHomes(t *testing.T) {
+	t.Parallel()
 	env := map[string]string{"HOME": "/h", "CODEX_HOME": "/c", "COPILOT_HOME": "/k"}
 	getenv := func(k string) string { return env[k] }
 	wants := map[string]string{
@@ -224,6 +226,7 @@ func checkEntries(t *testing.T, host string, events []HostEvent, data []byte) {
 // where they are, and uninstall gives the file back byte for byte. Claude
 // Code's settings are strict JSON: a comment there is refused.
 func TestInstallGeminiComments(t *testing.T) {
+	t.Parallel()
 	const text = "{\n  // chosen by the team\n  \"theme\": \"GitHub\", /* for now */\n  \"hooks\": {\n    // formatting after writes\n    \"AfterTool\": [\n      { \"matcher\": \"write_file\", \"hooks\": [ { \"name\": \"fmt\", \"type\": \"command\", \"command\": \"./fmt.sh\" } ] }\n    ]\n  }\n}\n"
 	path := filepath.Join(t.TempDir(), ".gemini", "settings.json")
 	os.MkdirAll(filepath.Dir(path), 0o755)
@@ -263,6 +266,7 @@ func TestInstallGeminiComments(t *testing.T) {
 // preToolUse in exec form — and plangit every other event; an install from before the
 // hook binary is outdated in exactly those events, and upgraded in place.
 func TestInstallHookBinaryPerHost(t *testing.T) {
+	t.Parallel()
 	plain, withHook := Programs{Plangit: "plangit"}, Programs{Plangit: "plangit", Hook: "plangit-hook"}
 	for _, host := range HostNames() {
 		if host == HostClaude {

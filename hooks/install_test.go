@@ -45,6 +45,7 @@ func decode(t *testing.T, b []byte) any {
 }
 
 func TestInstallMergesIdempotently(t *testing.T) {
+	t.Parallel()
 	for _, name := range []string{"team.json", "local.json", "empty.json", "compact.json", "oneline.json", "tabs.json"} {
 		t.Run(name, func(t *testing.T) {
 			path, original := settingsFixture(t, name)
@@ -130,6 +131,7 @@ func TestInstallMergesIdempotently(t *testing.T) {
 // gone after uninstall; one written in between stays, with only plangit's
 // entries taken out.
 func TestInstallCreatesUninstallRemoves(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), ".claude", "settings.json")
 	s := load(t, path)
 	s.Install(Programs{Plangit: "plangit"})
@@ -164,6 +166,7 @@ func TestInstallCreatesUninstallRemoves(t *testing.T) {
 }
 
 func TestUninstallKeepsSharedGroups(t *testing.T) {
+	t.Parallel()
 	path, _ := settingsFixture(t, "shared_group.json")
 	s := load(t, path)
 	if s.Installed()[SessionStart] == "" {
@@ -196,6 +199,7 @@ func TestUninstallKeepsSharedGroups(t *testing.T) {
 }
 
 func TestInstallRefusesBrokenSettings(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "settings.json")
 	for _, bad := range []string{`{"hooks": [}`, `["not", "an", "object"]`, `{"hooks": []}`, `{"hooks": {"Stop": {"x": 1}}}`} {
 		os.WriteFile(path, []byte(bad), 0o644)
@@ -213,6 +217,7 @@ func TestInstallRefusesBrokenSettings(t *testing.T) {
 }
 
 func TestSettingsPath(t *testing.T) {
+	t.Parallel()
 	for scope, want := range map[string]string{"project": "/p/.claude/settings.json", "local": "/p/.claude/settings.local.json", "user": "/h/.claude/settings.json"} {
 		if got, _ := SettingsPath(scope, "/p", "/h"); got != filepath.FromSlash(want) {
 			t.Errorf("%s: %s", scope, got)
@@ -229,6 +234,7 @@ func TestSettingsPath(t *testing.T) {
 // PostToolUse and Stop when it is installed beside plangit. A change of programs makes the file
 // outdated, and installing again upgrades it in place.
 func TestInstallExecForm(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), ".claude", "settings.json")
 	s := load(t, path)
 	full := Programs{Plangit: "/opt/my tools/plangit"}
@@ -279,6 +285,7 @@ func TestInstallExecForm(t *testing.T) {
 // TestInstallRemovesDoubles: two plangit entries for one event, or one for
 // an event plangit does not hook, are taken out by install.
 func TestInstallRemovesDoubles(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "settings.json")
 	os.WriteFile(path, []byte(`{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "plangit hook Stop"}]}, {"hooks": [{"type": "command", "command": "/usr/bin/plangit hook Stop"}]}], "Notification": [{"hooks": [{"type": "command", "command": "plangit hook Notification"}, {"type": "command", "command": "say hi"}]}]}}`), 0o644)
 	s := load(t, path)
@@ -293,6 +300,7 @@ func TestInstallRemovesDoubles(t *testing.T) {
 }
 
 func TestShellFields(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string][]string{
 		"plangit hook PreToolUse":                        {"plangit", "hook", "PreToolUse"},
 		`'/opt/my tools/plangit' hook Stop --host codex`: {"/opt/my tools/plangit", "hook", "Stop", "--host", "codex"},

@@ -77,6 +77,7 @@ var decodeCases = []string{
 }
 
 func TestDecodeMatchesEncodingJSON(t *testing.T) {
+	t.Parallel()
 	for _, c := range decodeCases {
 		checkDecode(t, []byte(c))
 	}
@@ -128,6 +129,7 @@ func marshalString(s string) string {
 }
 
 func TestAppendJSONString(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewPCG(1, 2))
 	for i := 0; i < 5000; i++ {
 		s := trickyString(r)
@@ -151,6 +153,7 @@ func FuzzJSONString(f *testing.F) {
 // TestEncodeMatchesEncodingJSON: Claude.Encode writes what encoding/json
 // writes for the answer's struct, for every event and every kind of answer.
 func TestEncodeMatchesEncodingJSON(t *testing.T) {
+	t.Parallel()
 	type specific struct {
 		HookEventName            string `json:"hookEventName"`
 		AdditionalContext        string `json:"additionalContext,omitempty"`
@@ -226,6 +229,7 @@ func TestEncodeMatchesEncodingJSON(t *testing.T) {
 // TestGlanceEncoding: a glance reads back as written, whatever its text
 // holds, and no part of one is read as a glance.
 func TestGlanceEncoding(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewPCG(5, 6))
 	var prev []byte
 	for i := 0; i < 500; i++ {

@@ -75,6 +75,7 @@ func bash(command string) map[string]any {
 }
 
 func TestEnvFile(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.environ = map[string]string{} // a host whose shell gets no session id of its own
 	f.withPlan(sessionID)
@@ -148,6 +149,7 @@ func TestEnvFile(t *testing.T) {
 }
 
 func TestTurnMemory(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "turn")
 	if tm := hookwire.ReadTurn(path); tm.Begun || tm.SaidCount() != 0 {
@@ -188,6 +190,7 @@ func TestTurnMemory(t *testing.T) {
 }
 
 func TestErrorsHaveALife(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.withPlan(sessionID, func(st *plan.State) { st.Errors = nil })
 	fail := func(command string) string {
@@ -245,6 +248,7 @@ func TestErrorsHaveALife(t *testing.T) {
 }
 
 func TestTodoListExtras(t *testing.T) {
+	t.Parallel()
 	todo := func(content, status, phase string) map[string]any {
 		m := map[string]any{"content": content, "status": status, "activeForm": content + "ing"}
 		if phase != "" {
@@ -307,6 +311,7 @@ func TestTodoListExtras(t *testing.T) {
 }
 
 func TestPlanConfirmationGatesChanges(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.withPlan(sessionID, func(st *plan.State) { st.Plan.Status = plan.PlanPending })
 	f.config(`{"plan_confirmation": true}`)
@@ -345,6 +350,7 @@ func TestPlanConfirmationGatesChanges(t *testing.T) {
 // read — the last revision restored, the rejected text kept beside it —
 // tells the agent and the person once, and answers on the repaired plan.
 func TestUnreadablePlan(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	s := f.withPlan(sessionID)
 	broken := "# Broken\n\n- [ ] ◐ a step `#2 needs:zz`\n"
@@ -370,6 +376,7 @@ func TestUnreadablePlan(t *testing.T) {
 }
 
 func TestSessionStartReminder(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.withPlan(sessionID, func(st *plan.State) {
 		for _, title := range []string{"a", "b", "c", "d"} {
@@ -392,6 +399,7 @@ func TestSessionStartReminder(t *testing.T) {
 }
 
 func TestSessionEndCheckpoint(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.withPlan(sessionID)
 	f.run("post_tool_use_read.json")
@@ -408,6 +416,7 @@ func TestSessionEndCheckpoint(t *testing.T) {
 }
 
 func TestNormKey(t *testing.T) {
+	t.Parallel()
 	for _, k := range []string{"", " go  test\t./... ", strings.Repeat("é", 600), strings.Repeat("a ", 700), "x\ny"} {
 		if hookwire.NormKey(k) != plan.NormalizeKey(k) {
 			t.Errorf("hookwire.NormKey(%q) = %q, plan.NormalizeKey %q", k, hookwire.NormKey(k), plan.NormalizeKey(k))

@@ -12,6 +12,7 @@ import (
 // only that event, only for a session with something to push — and a
 // push that cannot start is logged, the hook answering as ever.
 func TestPublish(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	s := f.withPlan(sessionID)
 	var started []string

@@ -43,6 +43,7 @@ func todoWrite(root string, todos ...[2]string) []byte {
 // take is logged, not asserted: a timed test fails on a loaded machine,
 // and the benchmarks measure speed.
 func TestTwoHundredHooksAtOnce(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.withPlan(sessionID)
 	const n = 200
@@ -98,6 +99,7 @@ func TestTwoHundredHooksAtOnce(t *testing.T) {
 // TestTodoMapSurvivesUndo is the sequence that once completed the wrong
 // step: a todo mapped to step N, an undo, a new step, the todo completed.
 func TestTodoMapSurvivesUndo(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	s := f.withPlan(sessionID) // steps 1–4
 	run := func(payload []byte) {
@@ -143,6 +145,7 @@ func TestTodoMapSurvivesUndo(t *testing.T) {
 // TestHookWithoutAProjectCreatesNothing sends hooks whose cwd is missing,
 // or is a file, and checks nothing was created anywhere.
 func TestHookWithoutAProjectCreatesNothing(t *testing.T) {
+	t.Parallel()
 	base := t.TempDir()
 	file := filepath.Join(base, "a-file")
 	os.WriteFile(file, []byte("x"), 0o644)
@@ -168,6 +171,7 @@ func TestHookWithoutAProjectCreatesNothing(t *testing.T) {
 // TestQueuedEventsRunTheSameRules queues a Stop with [Step] lines and a
 // failure while the session is busy: the next holder applies both.
 func TestQueuedEventsRunTheSameRules(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	s := f.withPlan(sessionID)
 	held, release, done := make(chan struct{}), make(chan struct{}), make(chan struct{})

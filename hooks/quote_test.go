@@ -34,6 +34,7 @@ var hostilePaths = []string{
 // PowerShell's call operator before single quotes with quotes doubled,
 // cmd.exe's double quotes; and every hostile path reads back as written.
 func TestShellJoin(t *testing.T) {
+	t.Parallel()
 	args := []string{"hook", "SessionStart", "--host", "codex"}
 	for _, c := range []struct {
 		prog                string
@@ -78,6 +79,7 @@ func TestShellJoin(t *testing.T) {
 // double quote) is refused with INVALID_ARGUMENT, naming the character;
 // PowerShell's single quotes take them as they are.
 func TestShellJoinCmdRefuses(t *testing.T) {
+	t.Parallel()
 	for _, p := range []string{`C:\50%\plangit.exe`, `C:\%PATH%\plangit.exe`, `C:\wow!\plangit.exe`, `C:\a"b\plangit.exe`, "C:\\a\nb\\plangit.exe"} {
 		argv := []string{p, "hook", "Stop"}
 		_, err := ShellCmd.Join(argv)
@@ -101,6 +103,7 @@ func TestShellJoinCmdRefuses(t *testing.T) {
 // reads the program back, and an entry in the POSIX form is upgraded in
 // place.
 func TestInstallWindowsShells(t *testing.T) {
+	t.Parallel()
 	dir := `C:\Program Files\it's & co\`
 	win := Programs{Plangit: dir + "plangit.exe", Hook: dir + "plangit-hook.exe", OS: "windows"}
 	for _, host := range HostNames() {

@@ -16,6 +16,7 @@ import (
 // program whose directory has spaces, quotes, & ^ % ! $ ` and non-ASCII
 // letters gets exactly its arguments.
 func TestShellJoinRunsInSh(t *testing.T) {
+	t.Parallel()
 	sh, err := exec.LookPath("sh")
 	if err != nil {
 		t.Fatalf("no sh: %v", err)

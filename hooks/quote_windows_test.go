@@ -20,6 +20,7 @@ import (
 // PowerShell's form is checked by TestShellJoin only: no PowerShell runs
 // here (Wine's powershell.exe is a stub).
 func TestShellJoinRunsInCmd(t *testing.T) {
+	t.Parallel()
 	self, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)

@@ -82,6 +82,7 @@ func realEvent(name string) string {
 // plangit reads of it, with the type plangit reads, and the host's
 // adapter decodes it.
 func TestRealPayloads(t *testing.T) {
+	t.Parallel()
 	for host, reads := range realReads {
 		names, err := filepath.Glob(filepath.Join("..", "testdata", "hooks", "real", host, "*.json"))
 		if err != nil || len(names) < 20 {
@@ -217,6 +218,7 @@ const codexTranscript = "codexhome/sessions/<Y>/<M>/<D>/rollout-<TIME>-{{SESSION
 // Suggested commands name no --session: the agent's shell has
 // CODEX_THREAD_ID, though the hook's environment does not.
 func TestRealCodexFailures(t *testing.T) {
+	t.Parallel()
 	f := newHostFixture(t)
 	f.realFile(HostCodex, "transcript-at-08-false.jsonl", codexTranscript, nil)
 	for _, name := range []string{"01-SessionStart", "02-UserPromptSubmit", "03-PreToolUse-Bash", "04-PostToolUse-Bash"} {
@@ -271,6 +273,7 @@ func appendCodexItem(t *testing.T, path, id, command, output string, code int) {
 // holds no item for the call (a command that outlived Codex's yield time
 // and was polled), logs nothing: no error, no failure of the hook.
 func TestRealCodexTranscriptMissing(t *testing.T) {
+	t.Parallel()
 	f := newHostFixture(t)
 	f.real(Codex{}, HostCodex, "02-UserPromptSubmit")
 	f.real(Codex{}, HostCodex, "04-PostToolUse-Bash")
@@ -289,6 +292,7 @@ func TestRealCodexTranscriptMissing(t *testing.T) {
 // TestRealCodexDeny: a denial's reason does not end in ".", to which Codex
 // appends ". Command: …".
 func TestRealCodexDeny(t *testing.T) {
+	t.Parallel()
 	f := newHostFixture(t)
 	f.config(`{"plan_confirmation": true}`)
 	f.real(Codex{}, HostCodex, "02-UserPromptSubmit")
@@ -310,6 +314,7 @@ const copilotTranscript = "home/.copilot/session-state/{{SESSION}}/events.jsonl"
 // (COPILOT_AGENT_SESSION_ID is in the agent's shell); agentStop, which
 // carries no message, reads [Step] lines from the transcript.
 func TestRealCopilot(t *testing.T) {
+	t.Parallel()
 	f := newHostFixture(t)
 	for _, name := range []string{"01-sessionStart", "02-userPromptSubmitted", "03-preToolUse-bash", "04-postToolUse-bash"} {
 		f.real(Copilot{}, HostCopilot, name)
@@ -361,6 +366,7 @@ const geminiTranscript = "home/.gemini/tmp/proj/chats/session-<TIME>-<SHORTID>.j
 // nothing; a compaction the transcript shows checkpoints once and
 // recalls the plan.
 func TestRealGemini(t *testing.T) {
+	t.Parallel()
 	f := newHostFixture(t)
 	for _, name := range []string{"01-SessionStart", "02-BeforeAgent", "03-PreCompress", "04-BeforeTool-run_shell_command", "05-AfterTool-run_shell_command"} {
 		f.real(Gemini{}, HostGemini, name)
@@ -436,6 +442,7 @@ func TestRealGemini(t *testing.T) {
 // TestGeminiShellOutput: the command's output in run_shell_command's
 // llmContent, as 0.61.0 wraps it and as earlier releases wrote it.
 func TestGeminiShellOutput(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ llm, want string }{
 		{"<untrusted_context>\nOutput: ls: cannot access 'build': No such file or directory\nExit Code: 2\nProcess Group PGID: 7533\n</untrusted_context>", "ls: cannot access 'build': No such file or directory"},
 		{"<untrusted_context>\nOutput: (empty)\nExit Code: 1\nProcess Group PGID: 7534\n</untrusted_context>", ""},
@@ -563,6 +570,7 @@ func (f *fixture) agentStep(id string, act plan.Action) func() {
 // (stop_hook_active) passes; within the budget, nothing twice, TodoWrite
 // never named.
 func TestRealClaudeTurn(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t) // CLAUDE_CODE_SESSION_ID in the hooks' environment
 	step := f.agentStep
 	// 08 is the agent's plangit init failing, as it did before init took
@@ -581,6 +589,7 @@ func TestRealClaudeTurn(t *testing.T) {
 // transcript: no --session anywhere, the failures logged, within the
 // budget, nothing twice.
 func TestRealCodexTurn(t *testing.T) {
+	t.Parallel()
 	f := newHostFixture(t)
 	f.realFile(HostCodex, "transcript-at-08-false.jsonl", codexTranscript, nil)
 	path := filepath.Join(f.realRun(), recordedDate.Replace(strings.ReplaceAll(codexTranscript, "{{SESSION}}", sessionID)))
@@ -612,6 +621,7 @@ func TestRealCodexTurn(t *testing.T) {
 // COPILOT_AGENT_SESSION_ID: no --session anywhere, nothing said twice, the
 // failed command logged, the stop held.
 func TestRealCopilotTurn(t *testing.T) {
+	t.Parallel()
 	f := newHostFixture(t)
 	act := func(fn func(p *plan.Plan) error) func() {
 		return func() {

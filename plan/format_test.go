@@ -34,10 +34,12 @@ func demoPlan(t *testing.T) *Plan {
 }
 
 func TestWritePlanGolden(t *testing.T) {
+	t.Parallel()
 	golden(t, "demo_plan.md", WritePlan(demoPlan(t)))
 }
 
 func TestPlanRoundTrip(t *testing.T) {
+	t.Parallel()
 	p := demoPlan(t)
 	out := WritePlan(p)
 	q, err := ParsePlan(out)
@@ -60,6 +62,7 @@ func assertSamePlan(t *testing.T, p, q *Plan) {
 }
 
 func TestHandEdits(t *testing.T) {
+	t.Parallel()
 	base := string(WritePlan(demoPlan(t)))
 	cases := []struct {
 		name  string
@@ -163,6 +166,7 @@ func TestHandEdits(t *testing.T) {
 }
 
 func TestParseErrorsCarryPosition(t *testing.T) {
+	t.Parallel()
 	base := string(WritePlan(demoPlan(t)))
 	cases := []struct {
 		name, src, want string
@@ -194,6 +198,7 @@ func TestParseErrorsCarryPosition(t *testing.T) {
 }
 
 func TestSemanticErrorsFromFile(t *testing.T) {
+	t.Parallel()
 	base := string(WritePlan(demoPlan(t)))
 	_, err := ParsePlan([]byte(strings.Replace(base, "`#4 needs:3", "`#4 needs:3,9", 1)))
 	wantCode(t, err, CodeInvalidDependency)
@@ -318,6 +323,7 @@ func randomConflicts(r *rand.Rand, p *Plan) {
 // TestRoundTripProperty: for random plans, parse(write(p)) equals p and
 // write(parse(write(p))) == write(p).
 func TestRoundTripProperty(t *testing.T) {
+	t.Parallel()
 	n := 2000
 	if testing.Short() {
 		n = 200
@@ -373,6 +379,7 @@ func randomErrors(r *rand.Rand) ErrorLog {
 }
 
 func TestFindingsAndErrorsRoundTrip(t *testing.T) {
+	t.Parallel()
 	for seed := 0; seed < 1000; seed++ {
 		r := rand.New(rand.NewPCG(uint64(seed), 11))
 		fs := randomFindings(r)
@@ -401,6 +408,7 @@ func TestFindingsAndErrorsRoundTrip(t *testing.T) {
 }
 
 func TestFindingsAndErrorsGolden(t *testing.T) {
+	t.Parallel()
 	var fs Findings
 	fs.Add(Finding{Category: CatInsight, Title: "GetUser dominates", Content: "70% of calls.\n\n```go\nfunc GetUser()\n```", Step: "1"}, t0)
 	fs.Add(Finding{Category: CatCode, Title: "Cache interface", Source: "internal/cache/cache.go:12", Content: "Has Get/Set/Delete."}, t0.Add(time.Minute))
@@ -418,6 +426,7 @@ func TestFindingsAndErrorsGolden(t *testing.T) {
 // errors.md written before errors had ids still reads: the records get ids
 // oldest first, and keep them once written.
 func TestErrorsWithoutIDs(t *testing.T) {
+	t.Parallel()
 	old := "# Errors\n\n## Bash ×2\n\n- first: 2026-11-20T10:00:00Z\n- last: 2026-11-20T10:02:00Z\n\n> newest\n\n## Edit ×1 `#4`\n\n> middle\n\n## Read ×1\n\n> oldest\n"
 	l, err := ParseErrors([]byte(old))
 	if err != nil {
@@ -440,6 +449,7 @@ func TestErrorsWithoutIDs(t *testing.T) {
 // not counted by the 3-strike rule, and the same error coming back starts
 // a new record.
 func TestErrorLifecycle(t *testing.T) {
+	t.Parallel()
 	var l ErrorLog
 	l.Record(ErrorRecord{Tool: "Bash", Message: "exit status 1", Key: "go test ./..."}, t0)
 	l.Record(ErrorRecord{Tool: "Bash", Message: "exit status 1", Key: "go test  ./..."}, t0)
@@ -478,6 +488,7 @@ func TestErrorLifecycle(t *testing.T) {
 }
 
 func TestFindingsHandEdit(t *testing.T) {
+	t.Parallel()
 	src := "# Findings\n\n## Insights\n\n### A new note\n\nJust a paragraph.\n\n## Dependencies\n\n### Uses redis `#4`\n\n- source: go.mod\n"
 	fs, err := ParseFindings([]byte(src))
 	if err != nil {

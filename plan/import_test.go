@@ -67,6 +67,7 @@ func importDump(in *Imported) []byte {
 // round-trips through plangit's files, leaves at most one step in progress
 // and invents no time.
 func TestImportFixtures(t *testing.T) {
+	t.Parallel()
 	for name, format := range fixtures {
 		t.Run(name, func(t *testing.T) {
 			src := readFixture(t, name)
@@ -106,6 +107,7 @@ func TestImportFixtures(t *testing.T) {
 
 // What each seed's design holds arrives where it belongs.
 func TestImportKeepsWhatTheSourcesHold(t *testing.T) {
+	t.Parallel()
 	imp := func(name string) *State {
 		t.Helper()
 		in, err := Import(name, readFixture(t, name), "", tImport)
@@ -278,6 +280,7 @@ func droppedAt(dropped []Dropped, field string) bool {
 // generically — every JSON leaf, every markdown block and table cell — so
 // a field the importer forgets is caught.
 func TestImportAccountsForEveryField(t *testing.T) {
+	t.Parallel()
 	for name := range fixtures {
 		t.Run(name, func(t *testing.T) {
 			src := readFixture(t, name)
@@ -435,6 +438,7 @@ func paragraphsOf(n ast.Node) func(func(ast.Node) bool) {
 }
 
 func TestImportRejects(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name, src, format string
 		code              Code
@@ -479,6 +483,7 @@ func TestImportRejects(t *testing.T) {
 // progress in the plan stays the one in progress; findings and errors join
 // the session's; what the plan keeps of its own is reported.
 func TestMerge(t *testing.T) {
+	t.Parallel()
 	st := &State{Plan: samplePlan(t)}
 	st.Plan.Transition("1", ActStart, TransitionOpts{}, t0)
 	in, err := Import("input", readFixture(t, "pwf_full_task_plan.md"), "", tImport)
@@ -526,6 +531,7 @@ func TestMerge(t *testing.T) {
 // A plan in one file with several steps in progress keeps the first (or
 // the one the file names as current) and says so.
 func TestImportOneStepInProgress(t *testing.T) {
+	t.Parallel()
 	src := `{"todos":[{"content":"a","status":"in_progress"},{"content":"b","status":"in_progress"}]}`
 	in, err := Import("input", []byte(src), "", tImport)
 	if err != nil {
@@ -548,6 +554,7 @@ func TestImportOneStepInProgress(t *testing.T) {
 // (the seed's initial status before any step runs) is one not started
 // yet, imported running with its steps pending — never awaiting approval.
 func TestImportMaxclawPending(t *testing.T) {
+	t.Parallel()
 	src := []byte(`{"id":"plan_abc123","goal":"下载腾讯财报","status":"pending","created_at":"2026-02-24T10:00:00Z","updated_at":"2026-02-24T10:00:00Z",
 "steps":[{"id":"step_1","description":"搜索财报链接","status":"pending","result":""}],"current_step_index":0,"iteration_count":0}`)
 	in, err := Import("plan.json", src, "", tImport)
@@ -564,6 +571,7 @@ func TestImportMaxclawPending(t *testing.T) {
 // plangit's own files: every finding with its category, content and
 // source; every error with its tool, time, count, message and params.
 func TestManusFindingsAndErrors(t *testing.T) {
+	t.Parallel()
 	fs, err := ParseFindings(readFixture(t, "manus_findings.md"))
 	if err != nil {
 		t.Fatal(err)

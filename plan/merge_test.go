@@ -107,6 +107,7 @@ func step(t *testing.T, st *State, id string) *Step {
 // the other adds a finding and edits another step: everything is kept,
 // nothing conflicts.
 func TestMergeDifferentRecords(t *testing.T) {
+	t.Parallel()
 	base := mergeBase(t)
 	agent := edit(t, base, func(st *State, now time.Time) error {
 		if _, err := st.Plan.Transition("1", ActStart, TransitionOpts{}, now); err != nil {
@@ -156,6 +157,7 @@ func TestMergeDifferentRecords(t *testing.T) {
 // rest merge. resolve settles it either way; until then the step takes no
 // change.
 func TestMergeConflictingStatus(t *testing.T) {
+	t.Parallel()
 	base := mergeBase(t)
 	start := func(st *State, now time.Time) error {
 		_, err := st.Plan.Transition("3", ActStart, TransitionOpts{Force: true}, now)
@@ -235,6 +237,7 @@ func TestMergeConflictingStatus(t *testing.T) {
 // later is renumbered past every id either side issued, and the needs and
 // references of its side follow it.
 func TestMergeBothAdd(t *testing.T) {
+	t.Parallel()
 	base := mergeBase(t)
 	agent := edit(t, base, func(st *State, now time.Time) error {
 		s5, err := st.Plan.AddStep(StepSpec{Text: "Benchmark", Phase: "2"}, now)
@@ -316,6 +319,7 @@ func TestMergeBothAdd(t *testing.T) {
 // changed is kept with a conflict; one the other left alone goes; one a
 // step of the other side needs stays.
 func TestMergeRemovedAndChanged(t *testing.T) {
+	t.Parallel()
 	base := mergeBase(t)
 	agent := edit(t, base, func(st *State, now time.Time) error {
 		for _, id := range []string{"4", "1"} {
@@ -361,6 +365,7 @@ func TestMergeRemovedAndChanged(t *testing.T) {
 // deliverable conflict in the header and between markers, settled by
 // resolve.
 func TestMergePlanFieldsAndDeliverable(t *testing.T) {
+	t.Parallel()
 	base := mergeBase(t)
 	base.Deliverable = []byte("# Result\n\nfirst draft\n")
 	agent := edit(t, base, func(st *State, now time.Time) error {
@@ -413,6 +418,7 @@ func TestMergePlanFieldsAndDeliverable(t *testing.T) {
 // TestMergeSameChange: both sides made the same change — the same status
 // at different times, the same finding — and it merges once.
 func TestMergeSameChange(t *testing.T) {
+	t.Parallel()
 	base := mergeBase(t)
 	done := func(at time.Duration) func(*State, time.Time) error {
 		return func(st *State, now time.Time) error {
@@ -481,6 +487,7 @@ func randomSide(r *rand.Rand, st *State, marker string, n int, now time.Time) {
 // either order gives the same files, ids stay unique, and the files read
 // back as they are written.
 func TestMergeProperty(t *testing.T) {
+	t.Parallel()
 	n := 300
 	switch {
 	case testing.Short():

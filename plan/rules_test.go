@@ -41,6 +41,7 @@ func wantCode(t *testing.T, err error, code Code) {
 }
 
 func TestTransitionsFromEveryStatus(t *testing.T) {
+	t.Parallel()
 	for _, from := range stepStatuses {
 		for _, a := range Actions {
 			t.Run(string(from)+"/"+string(a), func(t *testing.T) {
@@ -75,6 +76,7 @@ func TestTransitionsFromEveryStatus(t *testing.T) {
 }
 
 func TestTransitionEffects(t *testing.T) {
+	t.Parallel()
 	p := samplePlan(t)
 	c, err := p.Transition("1", ActStart, TransitionOpts{}, t0)
 	if err != nil || c.Summary != "step 1: pending → in_progress" || c.Op != "step.start" {
@@ -109,6 +111,7 @@ func TestTransitionEffects(t *testing.T) {
 // A failed step goes back to pending up to MaxRetries times, as
 // PlanManager's failTask(should_retry=true) does; then the failure sticks.
 func TestFailRetriesByDefault(t *testing.T) {
+	t.Parallel()
 	p := samplePlan(t)
 	var got []string
 	for range 4 {
@@ -143,6 +146,7 @@ func TestFailRetriesByDefault(t *testing.T) {
 // In a plan with phases, a step waits for every step of the earlier phases
 // unless the phases run free.
 func TestPhaseOrder(t *testing.T) {
+	t.Parallel()
 	p, _ := New("", "t", "", []string{"A", "B", "C"}, t0, false)
 	for _, x := range [][2]string{{"a1", "1"}, {"a2", "1"}, {"b1", "2"}, {"c1", "3"}} {
 		if _, err := p.AddStep(StepSpec{Text: x[0], Phase: x[1]}, t0); err != nil {
@@ -186,6 +190,7 @@ func mustStep(t *testing.T, p *Plan, id string) *Step {
 // Completing the last step says the plan is complete; with AutoFinish the
 // same change completes the plan, its result the last step's.
 func TestCompleteAndAutoFinish(t *testing.T) {
+	t.Parallel()
 	p := samplePlan(t)
 	p.Transition("1", ActDone, TransitionOpts{}, t0)
 	p.Transition("2", ActDone, TransitionOpts{}, t0)
@@ -213,6 +218,7 @@ func TestCompleteAndAutoFinish(t *testing.T) {
 // PlanManager's rules: a step in progress is edited only with Force, and a
 // paused or finished plan takes no change to its steps or phases.
 func TestEditRulesOfPlanManager(t *testing.T) {
+	t.Parallel()
 	p := samplePlan(t)
 	p.Transition("1", ActStart, TransitionOpts{}, t0)
 	text := "Analyze deeply"
@@ -247,6 +253,7 @@ func TestEditRulesOfPlanManager(t *testing.T) {
 }
 
 func TestStepIDForms(t *testing.T) {
+	t.Parallel()
 	p := samplePlan(t)
 	for _, id := range []string{"2", "#2", " 2 ", "step_2", "Step-2", "task_2", "task-2"} {
 		if s, _, err := p.Step(id); err != nil || s.ID != "2" {
@@ -264,6 +271,7 @@ func TestStepIDForms(t *testing.T) {
 }
 
 func TestNeedsGateStartAndDone(t *testing.T) {
+	t.Parallel()
 	p := samplePlan(t)
 	_, err := p.Transition("2", ActStart, TransitionOpts{}, t0)
 	wantCode(t, err, CodeInvalidStatus)
@@ -276,6 +284,7 @@ func TestNeedsGateStartAndDone(t *testing.T) {
 }
 
 func TestReadyAndCurrent(t *testing.T) {
+	t.Parallel()
 	p := samplePlan(t)
 	if r := p.Ready(); len(r) != 1 || r[0].ID != "1" {
 		t.Fatalf("ready = %v", ids(r))
@@ -304,6 +313,7 @@ func ids(steps []*Step) []string {
 }
 
 func TestDependencies(t *testing.T) {
+	t.Parallel()
 	p := samplePlan(t)
 	before := string(WritePlan(p))
 
@@ -329,6 +339,7 @@ func TestDependencies(t *testing.T) {
 }
 
 func TestIDsAreNeverReused(t *testing.T) {
+	t.Parallel()
 	p := samplePlan(t)
 	s, _ := p.AddStep(StepSpec{Text: "temp"}, t0)
 	if _, err := p.RemoveStep(s.ID, t0); err != nil {
@@ -350,6 +361,7 @@ func TestIDsAreNeverReused(t *testing.T) {
 }
 
 func TestAddStepPlacement(t *testing.T) {
+	t.Parallel()
 	p := samplePlan(t)
 	s, err := p.AddStep(StepSpec{Text: "Review", After: "1"}, t0)
 	if err != nil {
@@ -373,6 +385,7 @@ func TestAddStepPlacement(t *testing.T) {
 }
 
 func TestRemoveAndEditRules(t *testing.T) {
+	t.Parallel()
 	p := samplePlan(t)
 	_, err := p.RemoveStep("1", t0)
 	wantCode(t, err, CodeInvalidDependency) // step 2 needs it
@@ -393,6 +406,7 @@ func TestRemoveAndEditRules(t *testing.T) {
 }
 
 func TestPlanStatusRules(t *testing.T) {
+	t.Parallel()
 	p := samplePlan(t)
 	if _, err := p.Pause("lunch", t0); err != nil {
 		t.Fatal(err)
@@ -431,6 +445,7 @@ func TestPlanStatusRules(t *testing.T) {
 }
 
 func TestLimits(t *testing.T) {
+	t.Parallel()
 	p := samplePlan(t)
 	huge := strings.Repeat("x", 10<<20)
 	_, err := p.AddStep(StepSpec{Text: huge}, t0)
@@ -446,6 +461,7 @@ func TestLimits(t *testing.T) {
 }
 
 func TestParseProgressAndNeeds(t *testing.T) {
+	t.Parallel()
 	if pr, err := ParseProgress(" 2 / 5 "); err != nil || pr != (Progress{2, 5}) {
 		t.Fatal(pr, err)
 	}
@@ -460,6 +476,7 @@ func TestParseProgressAndNeeds(t *testing.T) {
 }
 
 func TestErrorLogCountsUp(t *testing.T) {
+	t.Parallel()
 	var l ErrorLog
 	l.Record(ErrorRecord{Tool: "Bash", Message: "exit status 1: timeout after 30s"}, t0)
 	l.Record(ErrorRecord{Tool: "Read", Message: "no such file"}, t0.Add(time.Minute))
@@ -480,6 +497,7 @@ func TestErrorLogCountsUp(t *testing.T) {
 }
 
 func TestFormatDuration(t *testing.T) {
+	t.Parallel()
 	for d, want := range map[time.Duration]string{
 		0: "0s", 59 * time.Second: "59s", 61 * time.Minute: "1h1m", 2 * time.Hour: "2h",
 		49 * time.Hour: "2d1h", 48 * time.Hour: "2d", -90 * time.Second: "-1m",
@@ -495,6 +513,7 @@ func TestFormatDuration(t *testing.T) {
 // takes the result its doer records with done afterwards; a step with a
 // result, or done without one, is still an illegal transition.
 func TestDoneRecordsResultOfCompletedStep(t *testing.T) {
+	t.Parallel()
 	p := samplePlan(t)
 	p.Transition("1", ActDone, TransitionOpts{}, t0)
 	c, err := p.Transition("1", ActDone, TransitionOpts{Result: "3 hot paths"}, t0.Add(time.Minute))
@@ -517,6 +536,7 @@ func TestDoneRecordsResultOfCompletedStep(t *testing.T) {
 // task_plan.md; the agent's step done confirms it with its result, its
 // step start takes it back; any other transition clears the mark.
 func TestAutoCompletion(t *testing.T) {
+	t.Parallel()
 	p, _ := New("s", "T", "", []string{"Build"}, t0, false)
 	p.AddStep(StepSpec{Text: "Write the cache"}, t0)
 	p.Transition("1", ActStart, TransitionOpts{}, t0)
@@ -555,6 +575,7 @@ func TestAutoCompletion(t *testing.T) {
 // TestPhaseStatus: a phase's status is its steps'; setting it moves them,
 // and the phase then has the status asked for.
 func TestPhaseStatus(t *testing.T) {
+	t.Parallel()
 	p, _ := New("s", "T", "", []string{"A", "B"}, t0, false)
 	p.AddStep(StepSpec{Text: "a1", Phase: "1"}, t0)
 	p.AddStep(StepSpec{Text: "a2", Phase: "1"}, t0)

@@ -20,6 +20,7 @@ func trickyPlan(t *testing.T) *plan.Plan {
 }
 
 func TestGraphs(t *testing.T) {
+	t.Parallel()
 	p := trickyPlan(t)
 	var m, d bytes.Buffer
 	Mermaid(&m, p)
@@ -39,6 +40,7 @@ func TestGraphs(t *testing.T) {
 // The graphs and the reports mark the steps plangit ready names, under
 // either phase order: they agree with ready and next.
 func TestGraphsMarkReady(t *testing.T) {
+	t.Parallel()
 	p := phasedPlan()
 	for _, order := range []plan.PhaseOrder{plan.PhasesStrict, plan.PhasesFree} {
 		p.Rules.PhaseOrder = order
@@ -79,6 +81,7 @@ func phasedPlan() *plan.Plan {
 
 // TestDOTAcceptedByGraphviz: Graphviz's dot renders every DOT output.
 func TestDOTAcceptedByGraphviz(t *testing.T) {
+	t.Parallel()
 	dot := repotest.RequireTool(t, "dot")
 	empty, _ := plan.New("", "Empty plan", "", []string{"Nothing yet"}, t0, false)
 	for name, p := range map[string]*plan.Plan{"sample": sampleState(t).Plan, "tricky": trickyPlan(t), "empty": empty, "ready": phasedPlan()} {

@@ -43,6 +43,7 @@ func mermaidBlocks(md string) []string {
 // progress chart — is parsed and drawn by mermaid.js in headless Chromium:
 // an SVG for each, no error, and in the graphs a node for every step.
 func TestMermaidRenders(t *testing.T) {
+	t.Parallel()
 	js := mermaidJS(t)
 	empty, _ := plan.New("", "Empty plan", "", []string{"Nothing yet"}, t0, false)
 	plans := []*plan.Plan{sampleState(t).Plan, trickyPlan(t), empty, phasedPlan()}

@@ -53,6 +53,7 @@ func sampleState(t *testing.T) *plan.State {
 }
 
 func TestTextViews(t *testing.T) {
+	t.Parallel()
 	st := sampleState(t)
 	now := t0.Add(90 * time.Minute)
 	views := map[string]func(*bytes.Buffer){
@@ -76,6 +77,7 @@ func TestTextViews(t *testing.T) {
 // TestTerminalViews: the same views on a terminal, 72 columns wide, with
 // and without colour.
 func TestTerminalViews(t *testing.T) {
+	t.Parallel()
 	st := sampleState(t)
 	st.Plan.Phases[1].Steps[1].Text = "Use it in GetUser, and in GetUsers, ListUsers and every other path that reads a user"
 	now := t0.Add(90 * time.Minute)
@@ -105,6 +107,7 @@ func termPlain(t *testing.T) string {
 }
 
 func TestColumns(t *testing.T) {
+	t.Parallel()
 	for s, want := range map[string]int{"abc": 3, "中文": 4, "●": 1, "🙂x": 3, "": 0} {
 		if got := Columns(s); got != want {
 			t.Errorf("%q: %d, want %d", s, got, want)
@@ -119,6 +122,7 @@ func TestColumns(t *testing.T) {
 }
 
 func TestEmptyViews(t *testing.T) {
+	t.Parallel()
 	p, _ := plan.New("", "Empty", "", nil, t0, true)
 	var b bytes.Buffer
 	Plan(&b, p, PlanOptions{})
@@ -130,6 +134,7 @@ func TestEmptyViews(t *testing.T) {
 }
 
 func TestStepLine(t *testing.T) {
+	t.Parallel()
 	st := sampleState(t)
 	cases := map[string]string{
 		"1": "● 1  Read the service",
@@ -146,6 +151,7 @@ func TestStepLine(t *testing.T) {
 }
 
 func TestAgo(t *testing.T) {
+	t.Parallel()
 	for d, want := range map[time.Duration]string{
 		0: "just now", 45 * time.Second: "45s ago", 5 * time.Minute: "5m ago",
 		90 * time.Minute: "1h30m ago", 50 * time.Hour: "2d2h ago", -time.Hour: "in 1h",
@@ -157,6 +163,7 @@ func TestAgo(t *testing.T) {
 }
 
 func TestJSONEnvelopes(t *testing.T) {
+	t.Parallel()
 	var b bytes.Buffer
 	JSON(&b, map[string]any{"n": 1, "html": "<b>&</b>"})
 	repotest.Golden(t, "ok.json", b.Bytes())
@@ -169,6 +176,7 @@ func TestJSONEnvelopes(t *testing.T) {
 }
 
 func TestPercent(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ n, total, want int }{
 		{0, 0, 0}, {0, 3, 0}, {1, 3, 33}, {2, 3, 67}, {5, 8, 63}, {1, 200, 1}, {199, 200, 99}, {3, 3, 100}, {1, 1000, 1},
 	} {
@@ -181,6 +189,7 @@ func TestPercent(t *testing.T) {
 // TestAutoCompletionShown: a step auto-advance completed says so wherever
 // a person reads the plan: the plan, the step's detail, the report.
 func TestAutoCompletionShown(t *testing.T) {
+	t.Parallel()
 	p, _ := plan.New("s", "T", "", []string{"Build"}, t0, false)
 	p.AddStep(plan.StepSpec{Text: "Write the cache"}, t0)
 	p.Transition("1", plan.ActDone, plan.TransitionOpts{Force: true, Auto: true}, t0)
@@ -205,6 +214,7 @@ func TestAutoCompletionShown(t *testing.T) {
 // stands in the plan and how far it got, as the maxclaw seed's system
 // prompt does ({current_step_index+1}/{len(steps)}, progress current/total).
 func TestStatusLinePosition(t *testing.T) {
+	t.Parallel()
 	p, _ := plan.New("s", "Cache", "", []string{"A"}, t0, false)
 	for _, text := range []string{"Read", "Build", "Test"} {
 		p.AddStep(plan.StepSpec{Text: text}, t0)

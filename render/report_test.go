@@ -155,6 +155,7 @@ func readHistory(t *testing.T, s *repo.Session, n int, textFrom string) historyV
 // TestTerminalHistoryViews: log, diff and timeline of the recorded session
 // on a 72-column terminal, with and without colour, and piped.
 func TestTerminalHistoryViews(t *testing.T) {
+	t.Parallel()
 	h := readHistory(t, recordedSession(t), 8, "HEAD~1")
 	revs, d, files, from, to, spans := h.revs, h.diff, h.files, h.from, h.to, h.spans
 	now := t0.Add(30 * time.Minute)
@@ -182,6 +183,7 @@ func TestTerminalHistoryViews(t *testing.T) {
 }
 
 func TestMarkdownReport(t *testing.T) {
+	t.Parallel()
 	r := recorded(t)
 	var b bytes.Buffer
 	MarkdownReport(&b, r)
@@ -204,6 +206,7 @@ func TestMarkdownReport(t *testing.T) {
 // (goldmark with the GFM extensions and raw HTML on): a checkbox per step,
 // two Mermaid blocks, the error table, text diffs in <details>.
 func TestMarkdownReportRenders(t *testing.T) {
+	t.Parallel()
 	r := recorded(t)
 	var src, out bytes.Buffer
 	MarkdownReport(&src, r)
@@ -237,6 +240,7 @@ func TestMarkdownReportRenders(t *testing.T) {
 // TestMarkdownReportLongHistory: past the newest revisions, text diffs are
 // left out and the rest is folded; the chart samples at most chartPoints.
 func TestMarkdownReportLongHistory(t *testing.T) {
+	t.Parallel()
 	r := recorded(t)
 	for len(r.Revisions) < 130 {
 		rv := r.Revisions[len(r.Revisions)-1]
@@ -259,6 +263,7 @@ func TestMarkdownReportLongHistory(t *testing.T) {
 }
 
 func TestFenced(t *testing.T) {
+	t.Parallel()
 	if got := fenced("diff", "a ``` b\n"); got != "````diff\na ``` b\n````\n" {
 		t.Errorf("fenced = %q", got)
 	}
@@ -267,6 +272,7 @@ func TestFenced(t *testing.T) {
 // TestHTMLReportSelfContained: nothing in the page is fetched: no script,
 // stylesheet link, image, font or frame, no URL but SVG's namespace.
 func TestHTMLReportSelfContained(t *testing.T) {
+	t.Parallel()
 	r := recorded(t)
 	var b bytes.Buffer
 	HTMLReport(&b, r)
@@ -289,6 +295,7 @@ func TestHTMLReportSelfContained(t *testing.T) {
 
 // Both reports show the deliverable and which errors are resolved.
 func TestReportsShowDeliverableAndResolvedErrors(t *testing.T) {
+	t.Parallel()
 	r := recorded(t)
 	st := *r.State
 	st.Deliverable = []byte("# Result\n\nGetUser is cached: p99 <40ms> → 3ms\n")
@@ -379,6 +386,7 @@ func chromium(t *testing.T, page, screenshot string, flags ...string) (dom strin
 // every graph node and the chart are in the DOM, and the page makes no
 // network request. With -update it also refreshes the README's screenshot.
 func TestReportInBrowser(t *testing.T) {
+	t.Parallel()
 	r := recorded(t)
 	dir := t.TempDir()
 	page := filepath.Join(dir, "report.html")

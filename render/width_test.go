@@ -19,6 +19,7 @@ import (
 // step texts, goals, results, findings, error messages and diff lines are
 // cut with "…", never wrapped. The goldens show each view at each width.
 func TestViewsFitTheWidth(t *testing.T) {
+	t.Parallel()
 	st := sampleState(t)
 	p := st.Plan
 	p.Goal = "cache user lookups without changing the public API, so that GetUser answers in microseconds\nand the database sees a tenth of today's reads"
@@ -83,6 +84,7 @@ func TestViewsFitTheWidth(t *testing.T) {
 // TestTimelineChartWidth: the chart is drawn from TimelineChartColumns on,
 // and not below.
 func TestTimelineChartWidth(t *testing.T) {
+	t.Parallel()
 	n := TimelineChartColumns()
 	if layoutTimeline(n).bar < timelineBar || layoutTimeline(n-1).bar != 0 {
 		t.Errorf("the chart starts at %d columns: %+v, %+v below", n, layoutTimeline(n), layoutTimeline(n-1))
@@ -95,6 +97,7 @@ func TestTimelineChartWidth(t *testing.T) {
 // TestFitANSI: colour codes take no columns, stay whole, and a cut inside
 // a colour is closed.
 func TestFitANSI(t *testing.T) {
+	t.Parallel()
 	red := "\x1b[31m"
 	for _, c := range []struct {
 		in    string

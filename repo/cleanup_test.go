@@ -33,6 +33,7 @@ func agedSession(t *testing.T, p Project, id string, at time.Time, finished bool
 }
 
 func TestCleanup(t *testing.T) {
+	t.Parallel()
 	now := t0.Add(30 * 24 * time.Hour)
 	p := Project{Root: t.TempDir()}
 	agedSession(t, p, "old-done", now.Add(-10*24*time.Hour), true)
@@ -114,6 +115,7 @@ func removed(rep *CleanupReport) []string {
 }
 
 func TestCleanupRefusesASymlinkedPlansDir(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	target := t.TempDir()
 	os.MkdirAll(filepath.Join(root, DirName), 0o755)
@@ -125,6 +127,7 @@ func TestCleanupRefusesASymlinkedPlansDir(t *testing.T) {
 }
 
 func TestConfig(t *testing.T) {
+	t.Parallel()
 	p := Project{Root: t.TempDir()}
 	c, err := p.Config()
 	if err != nil || c.RetentionDays != 7 || c.StopMode != "gate" || c.ContextBudget != 2000 || !c.Hooks["Stop"] || c.StrikeLimit != 3 || c.ActionThreshold != 2 {

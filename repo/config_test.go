@@ -11,6 +11,7 @@ import (
 // The file's other keys and formatting stay byte for byte; a new file
 // holds just that key, so later changes of the other defaults apply.
 func TestSetConfigWritesOnlyTheKey(t *testing.T) {
+	t.Parallel()
 	p := Project{Root: t.TempDir()}
 	if _, err := p.SetConfig("stop_mode", "advise"); err != nil {
 		t.Fatal(err)

@@ -58,6 +58,7 @@ func actors(t *testing.T, s *Session) string {
 }
 
 func TestReaderCompletesAChangeCutAfterItsBranchMoved(t *testing.T) {
+	t.Parallel()
 	s := newTestSession(t)
 	if _, err := s.Update(Options{}, step("1", plan.ActStart)); err != nil {
 		t.Fatal(err)
@@ -98,6 +99,7 @@ func TestReaderCompletesAChangeCutAfterItsBranchMoved(t *testing.T) {
 }
 
 func TestTornRollbackIsCompletedNeverAdopted(t *testing.T) {
+	t.Parallel()
 	s := newTestSession(t)
 	first, _ := s.Head()
 	s.Update(Options{}, func(st *plan.State) (plan.Change, error) {
@@ -127,6 +129,7 @@ func TestTornRollbackIsCompletedNeverAdopted(t *testing.T) {
 }
 
 func TestChangeCutBeforeItsBranchMovedLeavesNothing(t *testing.T) {
+	t.Parallel()
 	s := newTestSession(t)
 	before := readFile(t, s, plan.PlanFile)
 	head, _ := s.readRef()
@@ -150,6 +153,7 @@ func TestChangeCutBeforeItsBranchMovedLeavesNothing(t *testing.T) {
 }
 
 func TestPersonsEditDuringLandingIsKept(t *testing.T) {
+	t.Parallel()
 	s := newTestSession(t)
 	s.Update(Options{}, step("1", plan.ActStart))
 	cutAfterBranch(t, s)
@@ -167,6 +171,7 @@ func TestPersonsEditDuringLandingIsKept(t *testing.T) {
 }
 
 func TestHandEditsRacingChangesAreNotLost(t *testing.T) {
+	t.Parallel()
 	s := newTestSession(t)
 	path := filepath.Join(s.Dir, plan.PlanFile)
 	const edits = 40
@@ -213,6 +218,7 @@ func TestHandEditsRacingChangesAreNotLost(t *testing.T) {
 }
 
 func TestLockHoldsWhenItsFileIsDeleted(t *testing.T) {
+	t.Parallel()
 	s := newTestSession(t)
 	const workers, each = 6, 20
 	var wg sync.WaitGroup
@@ -269,6 +275,7 @@ func TestLockHoldsWhenItsFileIsDeleted(t *testing.T) {
 // about the lock; replacing .git (by a copy) makes the change start over
 // under a lock on the one now in place.
 func TestChangeStartsOverWhenItsLockIsReplaced(t *testing.T) {
+	t.Parallel()
 	s := newTestSession(t)
 	dir := filepath.Join(s.gitDir, privateDir)
 	calls := 0
@@ -322,6 +329,7 @@ func copyDir(t *testing.T, from, to string) {
 }
 
 func TestNoSymbolicLinkIsFollowed(t *testing.T) {
+	t.Parallel()
 	outside := t.TempDir()
 	secret := filepath.Join(outside, "secret")
 	os.WriteFile(secret, []byte("do not read\n"), 0o600)
@@ -410,6 +418,7 @@ func TestNoSymbolicLinkIsFollowed(t *testing.T) {
 }
 
 func TestStepIDsAreNeverReused(t *testing.T) {
+	t.Parallel()
 	s := newTestSession(t) // steps 1–3
 	add := func(text string) string {
 		t.Helper()
@@ -476,6 +485,7 @@ func TestStepIDsAreNeverReused(t *testing.T) {
 }
 
 func TestDamagedHistory(t *testing.T) {
+	t.Parallel()
 	// Each case damages a session of four revisions whose working files
 	// hold HEAD, then checks what a change says and what repair recovers.
 	setup := func(t *testing.T) (*Session, []string) {
@@ -642,6 +652,7 @@ func TestDamagedHistory(t *testing.T) {
 }
 
 func TestFailuresTellTheTruth(t *testing.T) {
+	t.Parallel()
 	t.Run("before the branch moves: an error, and nothing changed", func(t *testing.T) {
 		s := newTestSession(t)
 		before := readFile(t, s, plan.PlanFile)
@@ -681,6 +692,7 @@ func TestFailuresTellTheTruth(t *testing.T) {
 }
 
 func TestQueueAppliesEventsInOrderOnce(t *testing.T) {
+	t.Parallel()
 	s := newTestSession(t)
 	var applied []string
 	replay := func(w *Session) func([]byte) error {
@@ -737,6 +749,7 @@ func TestQueueAppliesEventsInOrderOnce(t *testing.T) {
 }
 
 func TestYieldingChangeStopsWaitingBehindAQueue(t *testing.T) {
+	t.Parallel()
 	s := newTestSession(t)
 	other, _ := s.Project.Open(s.ID)
 	unlock, err := other.lock(time.Second)

@@ -32,6 +32,7 @@ func inflate(t testing.TB, z []byte) []byte {
 // TestDeflateLooseCodes: every length and distance DEFLATE codes, every
 // byte as a literal, and stored blocks, read back by compress/zlib.
 func TestDeflateLooseCodes(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(1, 2))
 	random := func(n int) []byte {
 		b := make([]byte, n)
@@ -73,6 +74,7 @@ func TestDeflateLooseCodes(t *testing.T) {
 // uses for loose objects. (For prose, such as this project's markdown, it
 // is about a quarter longer; the generated plans here, up to 40%.)
 func TestDeflateLooseRatio(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC)
 	dir := t.TempDir()
 	for _, n := range []int{1, 40, 200} {

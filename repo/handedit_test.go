@@ -48,6 +48,7 @@ func stepText(t *testing.T, st *plan.State, id string) (string, plan.StepStatus)
 // completion stay, the hand step gets an id never given, and the revision
 // says which copy the edit was made on.
 func TestStaleSaveKeepsLaterChanges(t *testing.T) {
+	t.Parallel()
 	s := newTestSession(t)
 	path := filepath.Join(s.Dir, plan.PlanFile)
 	stale := readFile(t, s, plan.PlanFile) // the editor's copy
@@ -87,6 +88,7 @@ func TestStaleSaveKeepsLaterChanges(t *testing.T) {
 // Where the person and the agent changed the same field, the person's
 // value wins, and the revision names the field.
 func TestStaleSavePersonWinsOnSameField(t *testing.T) {
+	t.Parallel()
 	s := newTestSession(t)
 	path := filepath.Join(s.Dir, plan.PlanFile)
 	stale := readFile(t, s, plan.PlanFile)
@@ -120,6 +122,7 @@ func TestStaleSavePersonWinsOnSameField(t *testing.T) {
 // An edit of the current copy is taken as it stands: removing a step by
 // hand removes it, and no older revision is mistaken for its base.
 func TestEditOfCurrentCopyStands(t *testing.T) {
+	t.Parallel()
 	s := newTestSession(t)
 	path := filepath.Join(s.Dir, plan.PlanFile)
 	mustUpdate(t, s, addStep("drop me"))
@@ -157,6 +160,7 @@ func ptr[T any](v T) *T { return &v }
 // saving stale copies of task_plan.md with a step added by hand: no change
 // the agent was told succeeded is lost, and no id is given twice.
 func TestStaleSaveCampaign(t *testing.T) {
+	t.Parallel()
 	runs, changes := 1, 20
 	if repotest.Long() {
 		runs, changes = 10, 100 // 1,000 acknowledged changes

@@ -79,6 +79,7 @@ func TestAuthor(t *testing.T) {
 }
 
 func TestGlobMatch(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		p, s string
 		want bool

@@ -39,6 +39,7 @@ func packCount(t *testing.T, s *Session) int {
 }
 
 func TestAutomaticPacking(t *testing.T) {
+	t.Parallel()
 	s := newTestSession(t)
 	churn(t, s, 3*packEvery)
 	if packCount(t, s) == 0 {
@@ -72,6 +73,7 @@ func TestAutomaticPacking(t *testing.T) {
 }
 
 func TestGCPacksEverythingIntoOne(t *testing.T) {
+	t.Parallel()
 	s := newTestSession(t)
 	churn(t, s, packEvery+10)
 	rep, err := s.GC(Options{})
@@ -96,6 +98,7 @@ func TestGCPacksEverythingIntoOne(t *testing.T) {
 }
 
 func TestFailedPackLosesNothing(t *testing.T) {
+	t.Parallel()
 	s := newTestSession(t)
 	churn(t, s, 10)
 	before, _ := s.objs.looseObjects()

@@ -46,6 +46,7 @@ func bumpAndNote(name string) func(*plan.State) (plan.Change, error) {
 // none is applied twice, no commit refers to a missing object, and the
 // working files end as HEAD has them.
 func TestLockDirectoryRemovedDuringChanges(t *testing.T) {
+	t.Parallel()
 	s := newTestSession(t)
 	workers, each := 8, size(6, 50)
 	private := filepath.Join(s.gitDir, privateDir)
@@ -137,6 +138,7 @@ func TestLockDirectoryRemovedDuringChanges(t *testing.T) {
 // Every read succeeds, and sees the files of one revision: as many steps
 // as findings (more than three, as the session started).
 func TestReadersNeverSeeAPartialFile(t *testing.T) {
+	t.Parallel()
 	s := newTestSession(t)
 	readers, reads, minChanges := 4, size(150, 1000), size(20, 200)
 	stop := make(chan struct{})
@@ -216,6 +218,7 @@ func readOnce(s *Session) error {
 // the binary run as another user, in the project's root package, covers a
 // file the system refuses to write.)
 func TestReadOnlyWorkingFile(t *testing.T) {
+	t.Parallel()
 	s := newTestSession(t)
 	path := filepath.Join(s.Dir, plan.PlanFile)
 	before, _ := os.ReadFile(path)
@@ -255,6 +258,7 @@ func TestReadOnlyWorkingFile(t *testing.T) {
 // leads, before anything is written there; one that stays inside the
 // project is followed.
 func TestProjectDirLink(t *testing.T) {
+	t.Parallel()
 	pl, _ := plan.New("s1", "Linked", "", []string{"Work"}, t0, false)
 	create := func(p Project) error {
 		_, _, err := p.Create("s1", &plan.State{Plan: pl}, plan.Change{Op: "init", Summary: "init"}, Options{Now: t0})

@@ -94,6 +94,7 @@ func TestCreateAndCommit(t *testing.T) {
 }
 
 func TestNoChangeMakesNoCommit(t *testing.T) {
+	t.Parallel()
 	s := newTestSession(t)
 	res, err := s.Update(Options{}, func(st *plan.State) (plan.Change, error) {
 		return st.Plan.SetProgress("1", plan.Progress{}, t0) // already zero
@@ -107,6 +108,7 @@ func TestNoChangeMakesNoCommit(t *testing.T) {
 }
 
 func TestFailedChangeWritesNothing(t *testing.T) {
+	t.Parallel()
 	s := newTestSession(t)
 	before := readFile(t, s, plan.PlanFile)
 	_, err := s.Update(Options{}, step("99", plan.ActDone))
@@ -123,6 +125,7 @@ func TestFailedChangeWritesNothing(t *testing.T) {
 }
 
 func TestHandEditIsAdoptedFirst(t *testing.T) {
+	t.Parallel()
 	s := newTestSession(t)
 	path := filepath.Join(s.Dir, plan.PlanFile)
 	src := readFile(t, s, plan.PlanFile)
@@ -158,6 +161,7 @@ func TestHandEditIsAdoptedFirst(t *testing.T) {
 }
 
 func TestHandEditWithoutChangeIsStillAdopted(t *testing.T) {
+	t.Parallel()
 	s := newTestSession(t)
 	path := filepath.Join(s.Dir, plan.FindingsFile)
 	os.WriteFile(path, []byte("# Findings\n\n## Insight\n\n### Noted by hand\n"), 0o644)
@@ -171,6 +175,7 @@ func TestHandEditWithoutChangeIsStillAdopted(t *testing.T) {
 }
 
 func TestInvalidHandEditIsNeverOverwritten(t *testing.T) {
+	t.Parallel()
 	s := newTestSession(t)
 	path := filepath.Join(s.Dir, plan.PlanFile)
 	broken := strings.Replace(readFile(t, s, plan.PlanFile), "`#2`", "`#two`", 1)
@@ -186,6 +191,7 @@ func TestInvalidHandEditIsNeverOverwritten(t *testing.T) {
 }
 
 func TestRevisionsAndIfRev(t *testing.T) {
+	t.Parallel()
 	s := newTestSession(t)
 	first, _ := s.Head()
 	s.Update(Options{}, step("1", plan.ActStart))
@@ -238,6 +244,7 @@ func mustResolve(t *testing.T, s *Session, rev string) string {
 }
 
 func TestRevlogRebuilds(t *testing.T) {
+	t.Parallel()
 	s := newTestSession(t)
 	s.Update(Options{}, step("1", plan.ActStart))
 	first, _ := s.Resolve("@1")
@@ -269,6 +276,7 @@ func mustLine(t *testing.T, s *Session, hash string) string {
 }
 
 func TestLockTimeout(t *testing.T) {
+	t.Parallel()
 	s := newTestSession(t)
 	other, _ := s.Project.Open(s.ID)
 	unlock, err := other.lock(time.Second)
@@ -286,6 +294,7 @@ func TestLockTimeout(t *testing.T) {
 }
 
 func TestConcurrentUpdatesLoseNothing(t *testing.T) {
+	t.Parallel()
 	s := newTestSession(t)
 	const workers, each = 8, 15
 	var wg sync.WaitGroup
@@ -320,6 +329,7 @@ func TestConcurrentUpdatesLoseNothing(t *testing.T) {
 }
 
 func TestCrashRecovery(t *testing.T) {
+	t.Parallel()
 	t.Run("files written, branch not moved", func(t *testing.T) {
 		s := newTestSession(t)
 		// What a process killed between writing the files and moving the
@@ -350,6 +360,7 @@ func TestCrashRecovery(t *testing.T) {
 }
 
 func TestSessionIDs(t *testing.T) {
+	t.Parallel()
 	p := Project{Root: t.TempDir()}
 	for _, id := range []string{"", "..", ".hidden", "a/b", `a\b`, "a\x00b", "/etc", strings.Repeat("x", 129), "sp ace", "ü"} {
 		if err := ValidateSessionID(id); plan.CodeOf(err) != plan.CodeInvalidSessionID {
@@ -376,6 +387,7 @@ func TestSessionIDs(t *testing.T) {
 }
 
 func TestCreateTwiceIsRefused(t *testing.T) {
+	t.Parallel()
 	s := newTestSession(t)
 	pl, _ := plan.New("s1", "Other", "", nil, t0, false)
 	_, _, err := s.Project.Create("s1", &plan.State{Plan: pl}, plan.Change{Op: "init"}, Options{})
@@ -388,6 +400,7 @@ func TestCreateTwiceIsRefused(t *testing.T) {
 }
 
 func TestFindRoot(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	deep := filepath.Join(root, "a", "b")
 	os.MkdirAll(filepath.Join(root, DirName), 0o755)
@@ -407,6 +420,7 @@ func TestFindRoot(t *testing.T) {
 // TestDiskLayout: the hook binary finds sessions and their private files
 // by package disk's paths, which must be the ones repo uses.
 func TestDiskLayout(t *testing.T) {
+	t.Parallel()
 	p := Project{Root: t.TempDir()}
 	pl, _ := plan.New("s1", "t", "", nil, t0, false)
 	s, _, err := p.Create("s1", &plan.State{Plan: pl}, plan.Change{Op: "init", Summary: "init"}, Options{Now: t0})
@@ -424,6 +438,7 @@ func TestDiskLayout(t *testing.T) {
 // longer runs, or it is stale: a writer that runs may be about to rename
 // it.
 func TestSweepSparesUnlockedTemps(t *testing.T) {
+	t.Parallel()
 	s := newTestSession(t)
 	dir := filepath.Join(s.gitDir, privateDir)
 	me := strconv.Itoa(os.Getpid())
@@ -461,6 +476,7 @@ func TestSweepSparesUnlockedTemps(t *testing.T) {
 // bounded length, whatever a payload put in it — escape sequences, NULs,
 // invalid UTF-8, megabytes.
 func TestAppendLogLine(t *testing.T) {
+	t.Parallel()
 	s := newTestSession(t)
 	path := filepath.Join(s.Project.Dir(), LogFile)
 	os.Remove(path)

@@ -14,6 +14,7 @@ import (
 // content — never as a protocol failure, and the failed call changed
 // nothing.
 func TestToolErrors(t *testing.T) {
+	t.Parallel()
 	root := newProject(t)
 	cs := connect(t, root, "PLANGIT_LOCK_WAIT=300ms")
 

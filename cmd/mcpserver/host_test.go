@@ -21,6 +21,7 @@ import (
 // tools in parallel. Every change is committed once, none is lost, and the
 // repository stays sound.
 func TestConcurrentClients(t *testing.T) {
+	t.Parallel()
 	root := newProject(t)
 	mustCLI(t, root, "init", "Shared", "--session", "s1", "--phase", "Work")
 	dir := filepath.Join(root, ".code-agent", "plans", "s1")
@@ -76,6 +77,7 @@ func TestConcurrentClients(t *testing.T) {
 // TestSessionChoice: a call that names no session uses PLANGIT_SESSION,
 // else the only unfinished session, else the active one — and says which.
 func TestSessionChoice(t *testing.T) {
+	t.Parallel()
 	root := newProject(t)
 	mustCLI(t, root, "init", "Done already", "--session", "old")
 	mustCLI(t, root, "finish", "--session", "old", "--result", "r")
@@ -114,6 +116,7 @@ func TestSessionChoice(t *testing.T) {
 // cancelled call, and when its client goes away it finishes the change in
 // hand before it exits.
 func TestWire(t *testing.T) {
+	t.Parallel()
 	root := newProject(t)
 	mustCLI(t, root, "init", "Wire", "--session", "s1", "--phase", "Work")
 	r := startRaw(t, root)
@@ -184,6 +187,7 @@ func TestWire(t *testing.T) {
 // TestResourcesAndPrompt: the session's files as resources, and the
 // planning loop as a prompt.
 func TestResourcesAndPrompt(t *testing.T) {
+	t.Parallel()
 	root := newProject(t)
 	mustCLI(t, root, "init", "Files", "--session", "s1", "--phase", "Work")
 	mustCLI(t, root, "finding", "add", "--title", "A finding", "its content")

@@ -120,6 +120,7 @@ func stripComments(data []byte) []byte {
 // TestInstallJSON: Claude Code, Gemini CLI and Cursor settings, in the
 // shapes people and the hosts write them, round-trip byte for byte.
 func TestInstallJSON(t *testing.T) {
+	t.Parallel()
 	files := map[string]string{
 		"other settings": `{
   "model": "opus",
@@ -165,6 +166,7 @@ func TestInstallJSON(t *testing.T) {
 // its comments and layout, and only a [mcp_servers.plangit] table of
 // plangit's is ever cut.
 func TestInstallTOML(t *testing.T) {
+	t.Parallel()
 	created := roundTrip(t, "codex", "", false)
 	if string(created) != "[mcp_servers.plangit]\ncommand = \"plangit\"\nargs = [\"mcp\"]\n" {
 		t.Errorf("a new file:\n%s", created)
@@ -244,6 +246,7 @@ command = "other"
 // TestInstallRefuses: a file that does not parse, or holds a server named
 // plangit that runs something else, is refused and left as it was.
 func TestInstallRefuses(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		host, content, code string
 		unreadable          bool // uninstall refuses it too
@@ -279,6 +282,7 @@ func TestInstallRefuses(t *testing.T) {
 // TestInstallCommand drives plangit mcp install and uninstall for every
 // host and scope, as a person runs them.
 func TestInstallCommand(t *testing.T) {
+	t.Parallel()
 	root := newProject(t)
 	home := filepath.Join(root, ".home")
 	run := func(args ...string) (string, int) {

@@ -14,6 +14,7 @@ const listBudget = 6000
 // session start: tools/list under its budget, and the resource templates
 // and the prompt within the same budget with it.
 func TestListBudget(t *testing.T) {
+	t.Parallel()
 	r := startRaw(t, newProject(t))
 	r.initialize()
 	sizes := map[string]int{}

@@ -11,6 +11,7 @@ import (
 // any, and plangit's text is what it writes for the model — and an error
 // is its "CODE: message" text, refused input included.
 func TestTextOnly(t *testing.T) {
+	t.Parallel()
 	root := newProject(t)
 	cs := connect(t, root, "PLANGIT_MCP_STRUCTURED=")
 	res := call(t, cs, "plan", map[string]any{"action": "init", "title": "Add caching", "phases": []string{"Build"}, "session": "s1"})

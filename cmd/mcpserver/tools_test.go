@@ -27,6 +27,7 @@ type step struct {
 // exactly the data of the CLI's --json envelope — revisions included,
 // since both write the same commits.
 func TestToolsMatchCLI(t *testing.T) {
+	t.Parallel()
 	viaMCP, viaCLI := newProject(t), newProject(t)
 	cs := connect(t, viaMCP)
 	todos := `{"todos":[{"content":"Write the docs","status":"pending","activeForm":"Writing the docs"},{"content":"Tag the release","status":"pending"}]}`

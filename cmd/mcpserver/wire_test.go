@@ -65,6 +65,7 @@ func (r *rawServer) answers(until func(answer) bool) []answer {
 // for (parse error, invalid request — with the line's id when it has a
 // usable one), nothing is run, and the server goes on.
 func TestMalformedInput(t *testing.T) {
+	t.Parallel()
 	root := newProject(t)
 	mustCLI(t, root, "init", "Wire", "--session", "s1", "--phase", "Work")
 	r := startRaw(t, root)
@@ -199,6 +200,7 @@ func stepTexts(t *testing.T, root string) []string {
 // applies every change once, answers each exactly once, and exits only
 // when every answer is out.
 func TestCallsInFlight(t *testing.T) {
+	t.Parallel()
 	calls := 40
 	if repotest.Long() {
 		calls = 200
@@ -282,6 +284,7 @@ func TestCallsInFlight(t *testing.T) {
 // refused (with a null id: its own would answer the other), and the
 // running call gets its one answer.
 func TestDuplicateID(t *testing.T) {
+	t.Parallel()
 	root := newProject(t)
 	mustCLI(t, root, "init", "Wire", "--session", "s1", "--phase", "Work")
 	r := startRaw(t, root)

@@ -337,6 +337,7 @@ var plan = [][]string{
 // stdout, exit code, turn memory, hook counters and revisions equal
 // plangit hook's, twice in a turn, whatever state the session is in.
 func TestParity(t *testing.T) {
+	t.Parallel()
 	// Each scenario is for the events it says: the read-only ones (r),
 	// PostToolUse (p), Stop (s); the fixtures the hook binary hands to
 	// plangit at once (the other hosts' other events)
@@ -533,6 +534,7 @@ func binaryEvent(path string, payload []byte) (event, claude string, ok bool) {
 // holds a stop once a turn itself; only a change — an error the call
 // resolves, a step's advance — or a stale glance sends it to plangit.
 func TestAnswersWithoutPlangit(t *testing.T) {
+	t.Parallel()
 	root := project(t, append([][]string{{"config", "set", "auto_advance", "true"}, {"config", "set", "advance_after", "12"}}, plan...))
 	log := filepath.Join(t.TempDir(), "calls")
 	fixture := func(name string) []byte { return readFixture(t, "", name) }
@@ -613,6 +615,7 @@ func TestAnswersWithoutPlangit(t *testing.T) {
 // key naming the files as they stand — is not answered from when it is not
 // of the commit the branch names: plangit answers, from the plan.
 func TestForgedGlanceIsNotTrusted(t *testing.T) {
+	t.Parallel()
 	root := project(t, plan)
 	hookBin := filepath.Join(bin, "plangit-hook")
 	prompt := readFixture(t, "", "user_prompt_submit_other")
@@ -647,6 +650,7 @@ func TestForgedGlanceIsNotTrusted(t *testing.T) {
 // and the error history; a look-up through the shell gets nothing. Its
 // update_plan, PostToolUse and Stop are plangit's.
 func TestCodexWithoutPlangit(t *testing.T) {
+	t.Parallel()
 	root := project(t, plan)
 	log := filepath.Join(t.TempDir(), "calls")
 	fixture := func(name string) []byte { return readFixture(t, "codex", name) }
@@ -696,6 +700,7 @@ func TestCodexWithoutPlangit(t *testing.T) {
 // memory records what was said, as plangit does; a denial while the plan
 // awaits approval. Its AfterTool and AfterAgent are plangit's.
 func TestGeminiWithoutPlangit(t *testing.T) {
+	t.Parallel()
 	log := filepath.Join(t.TempDir(), "calls")
 	fixture := func(name string) []byte { return readFixture(t, "gemini", name) }
 	hookBin := filepath.Join(spy, "plangit-hook")
@@ -741,6 +746,7 @@ func TestGeminiWithoutPlangit(t *testing.T) {
 // said, as plangit does; a question while the plan awaits approval. Its
 // postToolUse is plangit's.
 func TestCopilotWithoutPlangit(t *testing.T) {
+	t.Parallel()
 	log := filepath.Join(t.TempDir(), "calls")
 	fixture := func(name string) []byte { return readFixture(t, "copilot", name) }
 	hookBin := filepath.Join(spy, "plangit-hook")
@@ -786,6 +792,7 @@ func TestCopilotWithoutPlangit(t *testing.T) {
 // session being conversation_id and the project the first workspace
 // root. Its postToolUse is plangit's.
 func TestCursorWithoutPlangit(t *testing.T) {
+	t.Parallel()
 	log := filepath.Join(t.TempDir(), "calls")
 	fixture := func(name string) []byte { return readFixture(t, "cursor", name) }
 	hookBin := filepath.Join(spy, "plangit-hook")
@@ -819,6 +826,7 @@ func TestCursorWithoutPlangit(t *testing.T) {
 // a stop that declares steps or advances a step, and a tool use that is a
 // todo list or an edit of the plan.
 func TestHandsOn(t *testing.T) {
+	t.Parallel()
 	root := project(t, append([][]string{{"config", "set", "push_on", "stop"}}, plan...))
 	dir := t.TempDir()
 	log := filepath.Join(dir, "calls")
@@ -871,6 +879,7 @@ func TestHandsOn(t *testing.T) {
 // paths gives it, which an import of its own would lose. GODEBUG=inittrace=1
 // has the runtime print each package's initialisation, in order.
 func TestBigstackInitialisesFirst(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir() // no plan: the hook binary answers alone
 	hook := exec.Command(filepath.Join(bin, "plangit-hook"), "PreToolUse")
 	hook.Stdin = strings.NewReader(`{"session_id":"s","cwd":` + strconv.Quote(root) + `,"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"}}`)
@@ -903,6 +912,7 @@ func TestBigstackInitialisesFirst(t *testing.T) {
 // through plangit hook, which takes no EVENT either; a payload that names
 // no event is answered with nothing, and exit 0.
 func TestEventFromPayload(t *testing.T) {
+	t.Parallel()
 	with, without := project(t, plan), project(t, plan)
 	log, other := filepath.Join(t.TempDir(), "calls"), "PLANGIT_SPY_LOG="+filepath.Join(t.TempDir(), "other")
 	hookBin := filepath.Join(spy, "plangit-hook")
@@ -934,6 +944,7 @@ func TestEventFromPayload(t *testing.T) {
 // and writes nothing through it, and hands every event to plangit, which
 // refuses it; the agent is not broken.
 func TestProjectDirLinkedOut(t *testing.T) {
+	t.Parallel()
 	root := project(t, plan)
 	elsewhere := filepath.Join(t.TempDir(), "moved")
 	if err := os.Rename(filepath.Join(root, ".code-agent"), elsewhere); err != nil {

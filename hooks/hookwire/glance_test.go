@@ -13,6 +13,7 @@ import (
 // not consecutive, which Encode never writes, is refused even with a
 // right checksum.
 func TestGlanceLists(t *testing.T) {
+	t.Parallel()
 	texts := func(n int, p string) []string {
 		var l []string
 		for i := range n {

@@ -24,6 +24,7 @@ var validCases = []string{
 // and String decodes what starts as a string as json.Unmarshal does
 // (refusing what does not end as one).
 func TestValidMatchesEncodingJSON(t *testing.T) {
+	t.Parallel()
 	for _, c := range validCases {
 		checkValid(t, []byte(c))
 	}
@@ -66,6 +67,7 @@ func checkValid(t *testing.T, b []byte) {
 // TestUnquotePrefix: the glance's values read back as strconv reads them,
 // whatever they hold, and what follows them is left.
 func TestUnquotePrefix(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewPCG(7, 8))
 	pieces := []string{"a", " ", `"`, `\`, "\n", "\t", "\x00", "\x1a", "\x7f", "\xff", "é", "日本", "😀", "\u2028", "\u00ad", "plan", "\a\b\f\v\r"}
 	for i := 0; i < 20000; i++ {

@@ -14,6 +14,7 @@ import (
 // processes of one project keep two records; a record of a process that
 // is gone is removed when a hook records.
 func TestShellSession(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	gemA := proc{pid: 4100, comm: "node", start: "777"}
 	gemB := proc{pid: 4200, comm: "node", start: "888"}
@@ -69,6 +70,7 @@ func TestShellSession(t *testing.T) {
 // TestShellSessionProc: with the real process tree, what this process
 // records it finds again; with no /proc, it records nothing.
 func TestShellSessionProc(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	_, err := os.Stat("/proc/self/stat")
 	if err == nil && runtime.GOOS == "windows" {

@@ -10,6 +10,7 @@ import (
 // payloads, is recognised as the host it came from — Claude Code's at the
 // top of testdata/hooks, each other host's in its own directory.
 func TestRecognise(t *testing.T) {
+	t.Parallel()
 	// Codex's payloads are Claude Code's shape, and Codex runs no other
 	// host's hooks: its entries name it (--host codex).
 	hostOf := map[string]string{"hooks": HostClaude, "cursor": HostCursor, "copilot": HostCopilot, "codex": HostClaude, "gemini": HostGemini}
@@ -43,6 +44,7 @@ func TestRecognise(t *testing.T) {
 }
 
 func TestElements(t *testing.T) {
+	t.Parallel()
 	var got []string
 	Elements([]byte(` [ "a", {"b": [1, 2]}, [3], "d\"]" ] `), func(v []byte) { got = append(got, string(v)) })
 	want := []string{`"a"`, `{"b": [1, 2]}`, `[3]`, `"d\"]"`}

@@ -48,6 +48,7 @@ var transcripts = map[string]string{
 // TestTurnMessages: from each host's transcript, the agent's messages of
 // the current turn, once each, oldest first.
 func TestTurnMessages(t *testing.T) {
+	t.Parallel()
 	want := []string{"Reading the service.\n[Step] Read the service", "Found it.\n[Step] Write the cache"}
 	for host, text := range transcripts {
 		path := filepath.Join(t.TempDir(), host+".jsonl")

@@ -18,6 +18,7 @@ func parse(t *testing.T, src string) *Doc {
 }
 
 func TestSet(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name, src string
 		path      []string
@@ -55,6 +56,7 @@ func TestSet(t *testing.T) {
 // TestRemoveUndoesAdd: taking out what Set or Append added last gives back
 // the document byte for byte, whatever its style.
 func TestRemoveUndoesAdd(t *testing.T) {
+	t.Parallel()
 	docs := []string{
 		"{\n  \"a\": 1\n}\n",
 		"{\n    \"hooks\": {\n        \"Stop\": [\n            {\"hooks\": [{\"type\": \"command\", \"command\": \"x\"}]}\n        ]\n    }\n}",
@@ -100,6 +102,7 @@ func TestRemoveUndoesAdd(t *testing.T) {
 }
 
 func TestRemove(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		src  string
 		i    int
@@ -123,6 +126,7 @@ func TestRemove(t *testing.T) {
 }
 
 func TestParse(t *testing.T) {
+	t.Parallel()
 	for _, bad := range []string{"{", "{\"a\": }", "[1,]", "{} {}", "nul"} {
 		if _, err := Parse([]byte(bad)); err == nil {
 			t.Errorf("%q is accepted", bad)
@@ -154,6 +158,7 @@ func TestParse(t *testing.T) {
 // not there, additions go in, and removing them gives the text back byte
 // for byte, comments included. Parse, for strict JSON, refuses comments.
 func TestJSONC(t *testing.T) {
+	t.Parallel()
 	src := "{\n  // the look\n  \"theme\": \"GitHub\", /* for now */\n  \"url\": \"http://x//y\", // not a comment inside a string\n  \"general\": { \"vimMode\": true } // last\n}\n"
 	if _, err := Parse([]byte(src)); err == nil {
 		t.Fatal("strict JSON accepted comments")
@@ -198,6 +203,7 @@ func TestJSONC(t *testing.T) {
 // was written — but for blanks inside a nested empty container on one
 // line, which come back as "{}".
 func TestAddThenRemoveIsNoChange(t *testing.T) {
+	t.Parallel()
 	for _, src := range []string{
 		"{}", "{}\n", "{\n}\n", "{\n\n}\n", "{\r\n}\r\n", "[]", "{\"a\": 1, \"s\": {}}",
 		"{\n  \"a\": 1,\n  \"s\": {}\n}\n", "{\n  \"s\": {},\n  \"b\": [1]\n}\n",

@@ -9,6 +9,7 @@ import (
 // TestPathsAsJoined: the paths the hooks build without filepath.Join are
 // the ones it makes of clean directories, a root among them.
 func TestPathsAsJoined(t *testing.T) {
+	t.Parallel()
 	for _, dir := range []string{filepath.FromSlash("/"), filepath.FromSlash("/a"), filepath.FromSlash("/a/b c/.code-agent/plans/s-1"), filepath.Join(t.TempDir(), "x")} {
 		if got, want := under(dir, "name"), filepath.Join(dir, "name"); got != want {
 			t.Errorf("under(%q) = %q, want %q", dir, got, want)

@@ -33,6 +33,7 @@ func symlink(t *testing.T, target, link string) {
 // (CREATE_ALWAYS, TRUNCATE_EXISTING), which would cut a link's target
 // before the handle is seen to be a link's.
 func TestOpenDisposition(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		flag        int
 		disposition uint32
@@ -56,6 +57,7 @@ func TestOpenDisposition(t *testing.T) {
 // link or a junction, which is a directory too — is refused as a link; a
 // directory as a directory; a file, whatever else it is, not.
 func TestRefusal(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		attrs uint32
 		want  error
@@ -82,6 +84,7 @@ func TestRefusal(t *testing.T) {
 // session lock refuses one where it is taken. On Unix O_NOFOLLOW refuses;
 // on Windows the open's own check.
 func TestOpenFileRefusesLinks(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	target, dangling := filepath.Join(dir, "target"), filepath.Join(dir, "none")
 	if err := os.WriteFile(target, []byte("kept\n"), 0o644); err != nil {
@@ -117,6 +120,7 @@ func TestOpenFileRefusesLinks(t *testing.T) {
 // .git directory on Unix, the lock file elsewhere) is never reached
 // through a symbolic link put in its place.
 func TestSessionLockRefusesLink(t *testing.T) {
+	t.Parallel()
 	private := filepath.Join(t.TempDir(), ".git", PrivateDir)
 	if err := os.MkdirAll(private, 0o755); err != nil {
 		t.Fatal(err)
@@ -155,6 +159,7 @@ func TestSessionLockRefusesLink(t *testing.T) {
 // OpenShared open as os.OpenFile does: create, append at the end, cut,
 // refuse to make a file that exists, read; and refuse a directory.
 func TestOpenFileAsOSOpenFile(t *testing.T) {
+	t.Parallel()
 	for name, open := range map[string]func(string, int, os.FileMode) (*os.File, error){"OpenFile": OpenFile, "OpenShared": OpenShared} {
 		path := filepath.Join(t.TempDir(), "task_plan.md")
 		write := func(flag int, data string) error {

@@ -14,6 +14,7 @@ import (
 // once it is let go — on Windows, which refuses the rename meanwhile, too;
 // one held open longer is not, and the error says what to do.
 func TestReplaceWaitsForAFileHeldOpen(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "task_plan.md")
 	write := func(name, text string) string {

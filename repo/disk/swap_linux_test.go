@@ -14,6 +14,7 @@ import (
 // TestRenameat2: the system call this architecture numbers renameat2
 // exchanges two files, and refuses to replace one with RenameNoReplace.
 func TestRenameat2(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	a, b := filepath.Join(dir, "a"), filepath.Join(dir, "b")
 	os.WriteFile(a, []byte("A"), 0o644)
@@ -37,6 +38,7 @@ func TestRenameat2(t *testing.T) {
 // open reads it whole; a symbolic link in its place is replaced, not
 // followed; a directory in its place stays, and the write fails.
 func TestPutFile(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	target := filepath.Join(dir, "index")
 	if err := PutFile(dir, target, []byte("one"), 0o644); err != nil {

@@ -82,6 +82,13 @@ func buildPrograms() (string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
 	}
+	// One build at a time: go test ./... runs several packages' tests at
+	// once, and two go builds of the same programs both compile what
+	// neither has cached yet. The second waits, then finds them built.
+	if lock, err := os.OpenFile(filepath.Join(dir, ".build-lock"), os.O_RDWR|os.O_CREATE, 0o644); err == nil {
+		defer lock.Close()
+		lockBuild(lock) // where it cannot, the builds overlap
+	}
 	args := []string{"build", "-o", dir + string(filepath.Separator)}
 	for _, pkg := range programs {
 		args = append(args, pkg)
