@@ -93,7 +93,14 @@ func (p Project) Remote(o RemoteOptions) (*Remote, error) {
 		}
 	}
 	r.Name = o.Name
-	if r.Name == "" {
+	// The current branch matters only when some branch's upstream is a
+	// remote other than origin: otherwise the answer is origin, or none,
+	// whichever branch is checked out, and git need not be asked.
+	asks := false
+	for _, up := range upstream {
+		asks = asks || up != "origin" && up != "." && remotes[up]
+	}
+	if r.Name == "" && asks {
 		if b, err := g.run(p.Root, nil, "symbolic-ref", "-q", "--short", "HEAD"); err == nil {
 			if up := upstream[strings.TrimSpace(string(b))]; up != "" && up != "." && remotes[up] {
 				r.Name = up
