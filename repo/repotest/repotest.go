@@ -65,8 +65,8 @@ func Git(t testing.TB, dir string, args ...string) string {
 // with two git processes of its own, which it starts whether or not the
 // repository has either file. Where the repository has neither (plangit
 // writes neither) and borrows no objects (no alternates), both checks
-// are switched off. That checks the same and runs one process instead of
-// three: a third of a test's fsck time.
+// are switched off. That checks the same with one process instead of
+// three, in a third of the time.
 func FsckArgs(dir string, flags ...string) []string {
 	args := []string{"fsck", "--strict", "--no-progress"}
 	objects := filepath.Join(dir, ".git", "objects")
