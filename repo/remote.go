@@ -79,17 +79,26 @@ func (p Project) Remote(o RemoteOptions) (*Remote, error) {
 	}
 	r := &Remote{Project: p, config: filepath.Join(common, "config"), top: top, git: g}
 
-	// Every remote and every branch's upstream remote, in one call.
-	out, _ = g.run(p.Root, nil, "config", "-z", "--get-regexp", `^(remote\..+\.url|branch\..+\.remote)$`)
+	// Every remote's URLs, every branch's upstream remote and every
+	// insteadOf rule, in one call.
+	out, _ = g.run(p.Root, nil, "config", "-z", "--get-regexp", `^(remote\..+\.url|branch\..+\.remote|url\..+\.insteadof)$`)
 	remotes := map[string]bool{}
+	firstURL := map[string]string{}
 	upstream := map[string]string{}
+	rewrites := false
 	for _, kv := range strings.Split(string(out), "\x00") {
 		key, value, _ := strings.Cut(kv, "\n")
 		switch {
 		case strings.HasPrefix(key, "remote.") && strings.HasSuffix(key, ".url"):
-			remotes[key[len("remote."):len(key)-len(".url")]] = true
+			name := key[len("remote.") : len(key)-len(".url")]
+			if !remotes[name] {
+				firstURL[name] = value
+			}
+			remotes[name] = true
 		case strings.HasPrefix(key, "branch.") && strings.HasSuffix(key, ".remote"):
 			upstream[key[len("branch."):len(key)-len(".remote")]] = value
+		case strings.HasPrefix(key, "url.") && strings.HasSuffix(key, ".insteadof"):
+			rewrites = true
 		}
 	}
 	r.Name = o.Name
@@ -119,11 +128,16 @@ func (p Project) Remote(o RemoteOptions) (*Remote, error) {
 	if err := checkRefName(trackingRef(r.Name)); err != nil {
 		return nil, plan.Errorf(plan.CodeInvalidArgument, "plangit cannot keep a ref for remote %q: %v", r.Name, err).With("remote", r.Name)
 	}
-	out, err = g.run(p.Root, nil, "remote", "get-url", r.Name)
-	if err != nil {
-		return nil, plan.WrapError(plan.CodeInvalidArgument, err, "cannot read the URL of remote %s", r.Name).With("remote", r.Name)
+	// git remote get-url is the remote's first URL with the insteadOf
+	// rules applied: with no rule, it is the URL read above.
+	r.URL, r.arg = firstURL[r.Name], r.Name
+	if rewrites || r.URL == "" {
+		out, err = g.run(p.Root, nil, "remote", "get-url", r.Name)
+		if err != nil {
+			return nil, plan.WrapError(plan.CodeInvalidArgument, err, "cannot read the URL of remote %s", r.Name).With("remote", r.Name)
+		}
+		r.URL = strings.TrimSpace(string(out))
 	}
-	r.URL, r.arg = strings.TrimSpace(string(out)), r.Name
 	if isRelativePath(r.URL) {
 		// git reads a relative path from the work tree's top; plangit's git
 		// runs in the session, so it is given the path itself.

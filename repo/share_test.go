@@ -558,6 +558,17 @@ func TestRemoteChoice(t *testing.T) {
 		statuses(t, r.Push([]string{s.ID}, w.opts()), "rel1:created")
 	}
 
+	// insteadOf rules apply, as git applies them.
+	w.git(p.Root, "remote", "add", "alias", "mirror:remote.git")
+	w.git(p.Root, "config", "url."+filepath.Dir(w.bare)+"/.insteadOf", "mirror:")
+	if r, err := p.Remote(repo.RemoteOptions{Name: "alias"}); err != nil || r.URL != w.bare {
+		t.Errorf("a remote under an insteadOf rule: %v %v", r, err)
+	}
+	if r, err := p.Remote(repo.RemoteOptions{Name: "origin"}); err != nil || r.URL != w.url {
+		t.Errorf("origin beside an insteadOf rule: %v %v, want %s", r, err, w.url)
+	}
+	w.git(p.Root, "config", "--remove-section", "url."+filepath.Dir(w.bare)+"/")
+
 	// A token written into a URL stays out of messages and records.
 	w.git(p.Root, "remote", "add", "tok", "https://dev:s3cret@example.com/shop.git")
 	if r, err := p.Remote(repo.RemoteOptions{Name: "tok"}); err != nil || strings.Contains(r.URL, "s3cret") || !strings.Contains(r.URL, "dev:") {
@@ -565,7 +576,7 @@ func TestRemoteChoice(t *testing.T) {
 	}
 
 	w.git(p.Root, "branch", "-q", "--unset-upstream")
-	for _, name := range []string{"origin", "upstream", "rel", "tok"} {
+	for _, name := range []string{"origin", "upstream", "rel", "alias", "tok"} {
 		w.git(p.Root, "remote", "remove", name)
 	}
 	_, err = p.Remote(repo.RemoteOptions{What: "plangit push"})
