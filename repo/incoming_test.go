@@ -85,6 +85,7 @@ func slicesContains(list []string, s string) bool {
 // whose ids init refuses are refused too, while the clean sessions of the
 // same fetch come in.
 func TestFetchRefusesWhatGitRefuses(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, fileRemote)
 	w.start(w.agent, "clean")
 	ra, rr := w.remote(w.agent), w.remote(w.reviewer)
@@ -221,6 +222,10 @@ func gitStdin(t testing.TB, dir, in string, args ...string) string {
 	t.Helper()
 	cmd := exec.Command("git", args...)
 	cmd.Dir = dir
+	// The commits a test makes with git have an author and committer;
+	// plangit's come from the projects' git configuration.
+	cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=Project Dev", "GIT_AUTHOR_EMAIL=dev@example.com",
+		"GIT_COMMITTER_NAME=Project Dev", "GIT_COMMITTER_EMAIL=dev@example.com")
 	cmd.Stdin = strings.NewReader(in)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -235,6 +240,7 @@ func gitStdin(t testing.TB, dir, in string, args ...string) string {
 // .git/plangit/ goes with the next change; one whose fetch still runs
 // stays.
 func TestQuarantineOfKilledFetchSwept(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, fileRemote)
 	s := w.start(w.agent, "s1")
 	gone := exec.Command("true")

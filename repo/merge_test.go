@@ -1,7 +1,6 @@
 package repo_test
 
 import (
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -18,10 +17,6 @@ import (
 // config, as git would find them.
 func (w *world) people() {
 	w.t.Helper()
-	for _, k := range []string{"GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL"} {
-		w.t.Setenv(k, "")
-		os.Unsetenv(k)
-	}
 	w.git(w.agent.Root, "config", "user.name", "Dev Agent")
 	w.git(w.agent.Root, "config", "user.email", "dev@example.com")
 	w.git(w.reviewer.Root, "config", "user.name", "Rita Reviewer")
@@ -77,6 +72,7 @@ func sameNames(t *testing.T, s *repo.Session, saved map[string]string) {
 //   - every @N saved on either machine names the same revision after each
 //     merge; HEAD^2 is the merged-in tip; authors are the two people.
 func TestMergeTwoMachines(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name  string
 		serve func(*testing.T, string) string

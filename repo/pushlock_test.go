@@ -16,6 +16,7 @@ import (
 // remove it, and records nothing as pushed; once it is removed the push
 // goes through.
 func TestPushStaleRemoteLock(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, fileRemote)
 	s, ra, _ := w.shared("s1")
 	w.addStep(s, "after the lock")
@@ -46,6 +47,7 @@ func TestPushStaleRemoteLock(t *testing.T) {
 // goroutines of one process take turns too (the lock is on an open file,
 // not on the process): all succeed, and the remote ends on the head.
 func TestConcurrentPushesInProcess(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, fileRemote)
 	s, _, _ := w.shared("s1")
 	w.addStep(s, "pushed by many")
@@ -90,6 +92,7 @@ func TestConcurrentPushesInProcess(t *testing.T) {
 // as a concurrent push of the same revision from another machine does.
 // The remote holds the very revision pushed, so the push succeeded.
 func TestPushLostRaceToSameRevision(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, fileRemote)
 	s, ra, _ := w.shared("s1")
 	hook := filepath.Join(w.bare, "hooks", "pre-receive")

@@ -39,11 +39,11 @@ func newWorld(t *testing.T, serve func(t *testing.T, base string) string) *world
 	t.Helper()
 	repotest.RequireTool(t, "git")
 	base := t.TempDir()
-	isolateGit(t, base)
 	w := &world{t: t, bare: filepath.Join(base, "remote.git"), now: t0}
 	w.git(base, "init", "-q", "--bare", "-b", "main", w.bare)
 	seed := filepath.Join(base, "seed")
 	w.git(base, "init", "-q", "-b", "main", seed)
+	w.developer(seed)
 	os.WriteFile(filepath.Join(seed, "main.go"), []byte("package main\n"), 0o644)
 	w.git(seed, "add", "main.go")
 	w.git(seed, "commit", "-q", "-m", "the project's own first commit")
@@ -52,25 +52,30 @@ func newWorld(t *testing.T, serve func(t *testing.T, base string) string) *world
 	for _, p := range []*repo.Project{&w.agent, &w.reviewer} {
 		dir := filepath.Join(base, map[*repo.Project]string{&w.agent: "agent", &w.reviewer: "reviewer"}[p])
 		w.git(base, "clone", "-q", w.url, dir)
+		w.developer(dir)
 		*p = repo.Project{Root: dir}
 	}
 	return w
 }
 
-// isolateGit keeps the user's own git configuration out of a test, and
-// gives the test's commits an author.
-func isolateGit(t *testing.T, home string) {
-	t.Setenv("GIT_CONFIG_GLOBAL", "")
-	os.Unsetenv("GIT_CONFIG_GLOBAL") // restored at the test's end
+// developer gives the repository in dir its person, in its own git
+// configuration, where git and plangit find it. The process's environment
+// holds no identity and no git configuration of the user's
+// (repotest.NoIdentity), and a world leaves it as it is, so that worlds
+// run in parallel.
+func (w *world) developer(dir string) {
+	w.t.Helper()
+	w.git(dir, "config", "user.name", "Project Dev")
+	w.git(dir, "config", "user.email", "dev@example.com")
+}
+
+// globalConfig gives the test a git configuration of the user's own
+// (git config --global), in a home of its own: the test runs alone.
+func globalConfig(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("GIT_CONFIG_GLOBAL", filepath.Join(home, ".gitconfig"))
 	t.Setenv("HOME", home)
 	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
-	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
-	for _, k := range []string{"GIT_AUTHOR_NAME", "GIT_COMMITTER_NAME"} {
-		t.Setenv(k, "Project Dev")
-	}
-	for _, k := range []string{"GIT_AUTHOR_EMAIL", "GIT_COMMITTER_EMAIL"} {
-		t.Setenv(k, "dev@example.com")
-	}
 }
 
 func (w *world) git(dir string, args ...string) string {
@@ -287,6 +292,7 @@ func daemonRemote(t *testing.T, base string) string {
 // divergence merged by the push that found it, another settled by fetch
 // --theirs, and the same commits on both machines at the end.
 func TestShareRoundTrip(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name  string
 		serve func(*testing.T, string) string
@@ -601,6 +607,7 @@ func TestRemoteChoice(t *testing.T) {
 // TestPushBehindAndRefused: a remote with revisions this machine lacks
 // is never overwritten, and what the remote refuses is reported as such.
 func TestPushBehindAndRefused(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, fileRemote)
 	s, ra, rr := w.shared("s1")
 	r1 := w.open(w.reviewer, "s1")
@@ -646,6 +653,7 @@ func TestPushBehindAndRefused(t *testing.T) {
 // that are no session ids, ids no ref can carry, a missing session, and a
 // directory in the way.
 func TestFetchRefuses(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, fileRemote)
 	scratch := filepath.Join(filepath.Dir(w.bare), "scratch")
 	w.git(filepath.Dir(w.bare), "init", "-q", "-b", "main", scratch)
@@ -696,6 +704,7 @@ func TestFetchRefuses(t *testing.T) {
 // is committed before a fetch, as before any change; the fetch then finds
 // the histories diverged and merges them.
 func TestFetchAdoptsHandEditFirst(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, fileRemote)
 	s, ra, rr := w.shared("s1")
 	w.addStep(w.open(w.reviewer, "s1"), "from the reviewer")
@@ -723,6 +732,7 @@ func TestFetchAdoptsHandEditFirst(t *testing.T) {
 // this machine pushed and cleanup removed, and only while the remote still
 // holds what this machine last saw.
 func TestCleanupAndPrune(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, fileRemote)
 	finish := func(s *repo.Session) {
 		w.change(s, func(p *plan.Plan) (plan.Change, error) { return p.Finish("done", true, w.now) })
@@ -785,6 +795,7 @@ func TestCleanupAndPrune(t *testing.T) {
 // reverse index git may write beside it, is absorbed by plangit's own
 // packing and leaves nothing behind.
 func TestFetchedPackRepacked(t *testing.T) {
+	globalConfig(t)
 	w := newWorld(t, fileRemote)
 	w.git(w.reviewer.Root, "config", "--global", "pack.writeReverseIndex", "true")
 	w.git(w.reviewer.Root, "config", "--global", "transfer.unpackLimit", "1")
