@@ -26,7 +26,7 @@
 // The cost is a huge page's worth of memory per process, and the time to
 // clear it: over 200 runs here 0.43 ms at the median, 0.75 ms at the
 // 90th percentile and 5.9 ms at the 99th (when the host must first supply
-// the memory), and about what it saves where page faults are cheap. The heap of a long-lived process
-// (plangit-mcp) is otherwise untouched: the runtime may return the page to
-// the system as it likes.
+// the memory), and about what it saves where page faults are cheap. The
+// heap of a long-lived process (plangit-mcp) is otherwise untouched: the
+// runtime may return the page to the system as it likes.
 package hugeheap
