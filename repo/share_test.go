@@ -43,7 +43,6 @@ func newWorld(t *testing.T, serve func(t *testing.T, base string) string) *world
 	w.git(base, "init", "-q", "--bare", "-b", "main", w.bare)
 	seed := filepath.Join(base, "seed")
 	w.git(base, "init", "-q", "-b", "main", seed)
-	w.developer(seed)
 	os.WriteFile(filepath.Join(seed, "main.go"), []byte("package main\n"), 0o644)
 	w.git(seed, "add", "main.go")
 	w.git(seed, "commit", "-q", "-m", "the project's own first commit")
@@ -51,22 +50,14 @@ func newWorld(t *testing.T, serve func(t *testing.T, base string) string) *world
 	w.url = serve(t, base)
 	for _, p := range []*repo.Project{&w.agent, &w.reviewer} {
 		dir := filepath.Join(base, map[*repo.Project]string{&w.agent: "agent", &w.reviewer: "reviewer"}[p])
-		w.git(base, "clone", "-q", w.url, dir)
-		w.developer(dir)
+		// Each clone holds its person in its own git configuration, where
+		// plangit finds it. The process's environment holds no identity and
+		// no git configuration of the user's (repotest.NoIdentity), and a
+		// world leaves it as it is, so that worlds run in parallel.
+		w.git(base, "clone", "-q", "-c", "user.name=Project Dev", "-c", "user.email=dev@example.com", w.url, dir)
 		*p = repo.Project{Root: dir}
 	}
 	return w
-}
-
-// developer gives the repository in dir its person, in its own git
-// configuration, where git and plangit find it. The process's environment
-// holds no identity and no git configuration of the user's
-// (repotest.NoIdentity), and a world leaves it as it is, so that worlds
-// run in parallel.
-func (w *world) developer(dir string) {
-	w.t.Helper()
-	w.git(dir, "config", "user.name", "Project Dev")
-	w.git(dir, "config", "user.email", "dev@example.com")
 }
 
 // globalConfig gives the test a git configuration of the user's own
