@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -200,11 +201,37 @@ func skipSummary() string {
 	var b strings.Builder
 	pkg := filepath.Base(os.Args[0])
 	pkg = strings.TrimSuffix(pkg, ".test")
-	fmt.Fprintf(&b, "SKIP %s: tests skipped for want of outside programs or system features:\n", pkg)
+	fmt.Fprintf(&b, "SKIP %s: tests skipped for want of outside programs, system features or the long suites:\n", pkg)
 	for _, tool := range tools {
-		fmt.Fprintf(&b, "  %-10s %s — %s\n", tool, strings.Join(skips[tool], ", "), howToGet[tool])
+		fmt.Fprintf(&b, "  %-10s %s — %s\n", tool, grouped(skips[tool]), howToGet[tool])
 	}
 	return b.String()
+}
+
+// grouped lists test names, sorted, the subtests of one test together:
+// "TestA, TestScripts/{lock, share}".
+func grouped(names []string) string {
+	names = slices.Clone(names)
+	slices.Sort(names)
+	var out []string
+	for i := 0; i < len(names); {
+		parent, _, sub := strings.Cut(names[i], "/")
+		j := i + 1
+		for sub && j < len(names) && strings.HasPrefix(names[j], parent+"/") {
+			j++
+		}
+		if j-i == 1 {
+			out = append(out, names[i])
+		} else {
+			subs := make([]string, 0, j-i)
+			for _, n := range names[i:j] {
+				subs = append(subs, strings.TrimPrefix(n, parent+"/"))
+			}
+			out = append(out, parent+"/{"+strings.Join(subs, ", ")+"}")
+		}
+		i = j
+	}
+	return strings.Join(out, ", ")
 }
 
 // goOutput opens the standard output of the process that ran the test
