@@ -99,7 +99,7 @@ func TestConcurrentPushes(t *testing.T) {
 			t.Errorf("round %d: the remote holds %s, the session %s", round, got, want)
 		}
 	}
-	rounds, first, second := 1, 8, 4
+	rounds, first, second := 1, 4, 2
 	if repotest.Long() {
 		rounds, first, second = 5, 24, 24
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/plangit/plangit/plan"
 	"github.com/plangit/plangit/repo"
+	"github.com/plangit/plangit/repo/repotest"
 )
 
 // TestPushStaleRemoteLock: a ref lock a killed receive-pack left in the
@@ -16,6 +17,9 @@ import (
 // remove it, and records nothing as pushed; once it is removed the push
 // goes through.
 func TestPushStaleRemoteLock(t *testing.T) {
+	if !repotest.Long() {
+		repotest.Short(t, "a sharing case beyond the fast suite's")
+	}
 	t.Parallel()
 	w := newWorld(t, fileRemote)
 	s, ra, _ := w.shared("s1")
@@ -47,6 +51,9 @@ func TestPushStaleRemoteLock(t *testing.T) {
 // goroutines of one process take turns too (the lock is on an open file,
 // not on the process): all succeed, and the remote ends on the head.
 func TestConcurrentPushesInProcess(t *testing.T) {
+	if !repotest.Long() {
+		repotest.Short(t, "a sharing case beyond the fast suite's")
+	}
 	t.Parallel()
 	w := newWorld(t, fileRemote)
 	s, _, _ := w.shared("s1")
@@ -92,6 +99,9 @@ func TestConcurrentPushesInProcess(t *testing.T) {
 // as a concurrent push of the same revision from another machine does.
 // The remote holds the very revision pushed, so the push succeeded.
 func TestPushLostRaceToSameRevision(t *testing.T) {
+	if !repotest.Long() {
+		repotest.Short(t, "a sharing case beyond the fast suite's")
+	}
 	t.Parallel()
 	w := newWorld(t, fileRemote)
 	s, ra, _ := w.shared("s1")

@@ -695,6 +695,9 @@ func TestFetchRefuses(t *testing.T) {
 // is committed before a fetch, as before any change; the fetch then finds
 // the histories diverged and merges them.
 func TestFetchAdoptsHandEditFirst(t *testing.T) {
+	if !repotest.Long() {
+		repotest.Short(t, "a sharing case beyond the fast suite's")
+	}
 	t.Parallel()
 	w := newWorld(t, fileRemote)
 	s, ra, rr := w.shared("s1")
@@ -786,6 +789,9 @@ func TestCleanupAndPrune(t *testing.T) {
 // reverse index git may write beside it, is absorbed by plangit's own
 // packing and leaves nothing behind.
 func TestFetchedPackRepacked(t *testing.T) {
+	if !repotest.Long() {
+		repotest.Short(t, "a sharing case beyond the fast suite's")
+	}
 	globalConfig(t)
 	w := newWorld(t, fileRemote)
 	w.git(w.reviewer.Root, "config", "--global", "pack.writeReverseIndex", "true")

@@ -201,7 +201,7 @@ func stepTexts(t *testing.T, root string) []string {
 // when every answer is out.
 func TestCallsInFlight(t *testing.T) {
 	t.Parallel()
-	calls := 40
+	calls := 20
 	if repotest.Long() {
 		calls = 200
 	}
