@@ -14,6 +14,7 @@ import (
 
 	"github.com/plangit/plangit/plan"
 	"github.com/plangit/plangit/repo"
+	"github.com/plangit/plangit/repo/disk"
 )
 
 // todoWrite is a PostToolUse payload for TodoWrite, as Claude Code sends it
@@ -82,7 +83,18 @@ func TestTwoHundredHooksAtOnce(t *testing.T) {
 	s.OnWarning(func(msg string) { t.Errorf("applying what was queued: %s", msg) })
 	s.CatchUp()
 	if s.Queued() {
-		t.Fatal("events are still queued")
+		// What the queue holds and how far it was applied, to tell a
+		// lock still held from a queue that could not be read.
+		q, qerr := os.ReadFile(s.PrivatePath(disk.QueueFile))
+		p, perr := os.ReadFile(s.PrivatePath("queue.progress"))
+		records := 0
+		for _, line := range bytes.Split(q, []byte("\n")) {
+			if len(line) > 0 {
+				records++
+			}
+		}
+		t.Fatalf("events are still queued: the queue holds %d records in %d bytes (%v); its progress is %q (%v)",
+			records, len(q), qerr, p, perr)
 	}
 	st := f.state(sessionID)
 	seen := map[string]int{}
