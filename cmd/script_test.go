@@ -43,8 +43,17 @@ func (n noted) Run() int { return repotest.Main(n.m) }
 func TestScripts(t *testing.T) {
 	t.Parallel()
 	shipped := shippedPlangit(t)
+	// The scripts' work directories go in the test's own temporary
+	// directory, which the testing package removes however the run ends:
+	// the one testscript makes is left behind, empty, when -run picks some
+	// of the scripts. With -testwork they stay where testscript puts them.
+	var workRoot string
+	if f := flag.Lookup("testwork"); f == nil || f.Value.String() != "true" {
+		workRoot = t.TempDir()
+	}
 	testscript.Run(t, testscript.Params{
 		Dir:                 filepath.Join("testdata", "script"),
+		WorkdirRoot:         workRoot,
 		RequireExplicitExec: true,
 		UpdateScripts:       *updateScripts,
 		// [long]: the long suites run (PLANGIT_LONG=1, as .ci/run sets):

@@ -93,8 +93,19 @@ func TestTwoHundredHooksAtOnce(t *testing.T) {
 				records++
 			}
 		}
-		t.Fatalf("events are still queued: the queue holds %d records in %d bytes (%v); its progress is %q (%v)",
-			records, len(q), qerr, p, perr)
+		lock := disk.TryLockSession(filepath.Join(s.GitDir(), disk.PrivateDir))
+		if lock != nil {
+			lock.Close()
+		}
+		var private []string
+		ents, _ := os.ReadDir(filepath.Join(s.GitDir(), disk.PrivateDir))
+		for _, e := range ents {
+			private = append(private, e.Name())
+		}
+		time.Sleep(200 * time.Millisecond)
+		s.CatchUp()
+		t.Fatalf("events are still queued: the queue holds %d records in %d bytes (%v); its progress is %q (%v); the lock is free now: %v; .git/plangit holds %v; a second catch-up 200 ms later leaves them queued: %v",
+			records, len(q), qerr, p, perr, lock != nil, private, s.Queued())
 	}
 	st := f.state(sessionID)
 	seen := map[string]int{}
