@@ -95,7 +95,7 @@ func TestTwoHundredHooksAtOnce(t *testing.T) {
 		}
 		lock := disk.TryLockSession(filepath.Join(s.GitDir(), disk.PrivateDir))
 		if lock != nil {
-			lock.Close()
+			disk.Release(lock)
 		}
 		var private []string
 		ents, _ := os.ReadDir(filepath.Join(s.GitDir(), disk.PrivateDir))

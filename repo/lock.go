@@ -62,7 +62,7 @@ func lockPrivate(dir string, wait time.Duration, giveUp func() bool) (f *os.File
 		if sameFile(f, path) {
 			return f, path, false, nil
 		}
-		f.Close() // replaced while we waited: lock the one at the path
+		disk.Release(f) // replaced while we waited: lock the one at the path
 	}
 }
 
@@ -144,7 +144,7 @@ func (s *Session) hold(f *os.File, path string) func() {
 	s.locked, s.lockFile, s.lockTarget = true, f, path
 	return func() {
 		s.locked, s.lockFile, s.lockTarget = false, nil, ""
-		f.Close()
+		disk.Release(f)
 	}
 }
 

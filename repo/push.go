@@ -333,7 +333,7 @@ func (r *Remote) lockPushes(sessions []*Session, results []SyncResult) func() {
 	}
 	return func() {
 		for _, f := range held {
-			f.Close()
+			disk.Release(f)
 		}
 	}
 }
@@ -376,7 +376,7 @@ func (s *Session) lockPush(wait time.Duration) (*os.File, error) {
 		if disk.SameFile(f, path) {
 			return f, nil
 		}
-		f.Close()
+		disk.Release(f)
 	}
 }
 

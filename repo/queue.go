@@ -99,15 +99,15 @@ func (s *Session) Enqueue(record []byte) error {
 			return plan.WrapError(plan.CodeIOError, err, "cannot queue an event for session %s", s.ID)
 		}
 		if !sameFile(f, path) {
-			f.Close() // emptied meanwhile: append to the new queue
+			disk.Release(f) // emptied meanwhile: append to the new queue
 			continue
 		}
 		if err := disk.LockAppend(f); err != nil {
-			f.Close()
+			disk.Release(f)
 			return plan.WrapError(plan.CodeIOError, err, "cannot queue an event for session %s", s.ID)
 		}
 		_, err = f.Write(line)
-		if cerr := f.Close(); err == nil {
+		if cerr := disk.Release(f); err == nil {
 			err = cerr
 		}
 		if err != nil {
@@ -197,7 +197,7 @@ func (s *Session) pending() (records []record, applied int64, ok bool) {
 	if err != nil {
 		return nil, 0, false
 	}
-	defer f.Close()
+	defer disk.Release(f)
 	if err := disk.LockWait(f, true); err != nil {
 		return nil, 0, false
 	}
@@ -301,7 +301,7 @@ func (s *Session) emptyQueue(applied int64) bool {
 	if err != nil {
 		return true
 	}
-	defer f.Close()
+	defer disk.Release(f)
 	if err := disk.LockWait(f, true); err != nil {
 		return false
 	}

@@ -328,7 +328,7 @@ func (c *call) postToolUse() ([]byte, bool) {
 	if h == nil {
 		return nil, ok
 	}
-	defer h.lock.Close()
+	defer disk.Release(h.lock)
 	g := h.g
 	if g.Resolves(p.ToolName, key) {
 		return nil, false
@@ -349,7 +349,7 @@ func (c *call) postToolUse() ([]byte, bool) {
 	if err := h.save(); err != nil {
 		return nil, false
 	}
-	h.lock.Close()
+	disk.Release(h.lock)
 	text, remember := hookwire.Say(t, parts, g.Rules.Budget, cli)
 	c.remember(remember)
 	return c.encode(&hookwire.Output{Context: text}), true
@@ -368,7 +368,7 @@ func (c *call) stop() ([]byte, bool) {
 	if h == nil {
 		return nil, ok
 	}
-	defer h.lock.Close()
+	defer disk.Release(h.lock)
 	g, r := h.g, h.g.Rules
 	if r.PushOnStop || h.tally.AdvancesAtStop(g.PostPlan(), r, p.LastAssistantMessage, false) {
 		return nil, false // a push, or the step advances: a change
@@ -383,7 +383,7 @@ func (c *call) stop() ([]byte, bool) {
 	if !good {
 		return nil, false
 	}
-	h.lock.Close()
+	disk.Release(h.lock)
 	var out hookwire.Output
 	if len(g.Left) > 0 {
 		cli := hookwire.CLI(p.SessionID, c.shell || t.Shell)
@@ -447,10 +447,10 @@ func (c *call) hold() (h *held, ok bool) {
 	g, good := c.glance()
 	switch {
 	case !c.settled() || !good:
-		lock.Close()
+		disk.Release(lock)
 		return nil, false
 	case slices.Contains(g.Rules.Off, c.event):
-		lock.Close()
+		disk.Release(lock)
 		return nil, true
 	}
 	h = &held{lock: lock, private: private, path: disk.PrivatePath(c.dir, hookwire.TallyFile), g: g, rest: map[string][]byte{}}
@@ -460,7 +460,7 @@ func (c *call) hold() (h *held, ok bool) {
 		h.had = true
 	}
 	if err == nil && !good || err != nil && !os.IsNotExist(err) {
-		lock.Close()
+		disk.Release(lock)
 		return nil, false
 	}
 	return h, false

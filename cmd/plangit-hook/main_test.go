@@ -246,7 +246,7 @@ func countsItself(root string) bool {
 	if lock == nil {
 		return false
 	}
-	lock.Close()
+	disk.Release(lock)
 	return true
 }
 

@@ -32,3 +32,7 @@ func OpenLockTarget(privateDir string) (f *os.File, path string, err error) {
 // TryLockSession is for Unix systems alone: elsewhere the hook binary
 // hands every change to plangit, which locks as the system allows.
 func TryLockSession(privateDir string) *os.File { return nil }
+
+// Release releases the lock f holds and closes f. Here a lock goes with
+// its handle, which no program this process starts inherits.
+func Release(f *os.File) error { return f.Close() }

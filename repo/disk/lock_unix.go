@@ -60,6 +60,17 @@ func TryLock(f *os.File, exclusive bool) (ok bool, err error) {
 // another open file holds a conflicting one.
 func LockWait(f *os.File, exclusive bool) error { return flock(f, how(exclusive)) }
 
+// Release releases the lock f holds and closes f. Closing alone releases
+// an flock only once no descriptor refers to the open file: a program
+// another goroutine of this process starts at that moment holds a copy of
+// every descriptor from its fork until its exec, and the lock with it, so
+// whoever tried the lock just after would find it taken. LOCK_UN releases
+// it at once, whatever copies exist.
+func Release(f *os.File) error {
+	flock(f, syscall.LOCK_UN)
+	return f.Close()
+}
+
 // LockAppend makes f's appends take turns with other appenders'. Unix
 // writes each O_APPEND write whole, so there is nothing to take.
 func LockAppend(f *os.File) error { return nil }
@@ -81,15 +92,20 @@ func flock(f *os.File, how int) error {
 }
 
 // TryLockSession takes the session lock of privateDir if it is free right
-// now: the open directory, to be closed to release it; nil when another
+// now: the open directory, which Release releases; nil when another
 // process holds it or it cannot be taken.
 func TryLockSession(privateDir string) *os.File {
 	f, path, err := OpenLockTarget(privateDir)
 	if err != nil {
 		return nil
 	}
-	if ok, err := TryLock(f, true); !ok || err != nil || !SameFile(f, path) {
+	ok, err := TryLock(f, true)
+	if !ok || err != nil {
 		f.Close()
+		return nil
+	}
+	if !SameFile(f, path) {
+		Release(f)
 		return nil
 	}
 	return f
