@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -202,7 +203,20 @@ func TestHandEditsRacingChangesAreNotLost(t *testing.T) {
 		tmp := path + ".editor"
 		os.WriteFile(tmp, b, 0o644)
 		os.Rename(tmp, path)
-		time.Sleep(time.Millisecond)
+		// The editor reloads once its edit is taken in (the step has its
+		// id), as TestStaleSaveCampaign's does: while a change lands over
+		// a file saved that instant, the change's copy stands at the path
+		// until the person's is put back, and a copy reloaded then lacks
+		// their line (TestSaveTwiceWhileAChangeLands).
+		taken := fmt.Sprintf("hand edit %d `#", i)
+		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
+			if b, _ := os.ReadFile(path); bytes.Contains(b, []byte(taken)) {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("hand edit %d was not taken in within 10 s", i)
+			}
+		}
 	}
 	close(stop)
 	wg.Wait()
@@ -214,6 +228,76 @@ func TestHandEditsRacingChangesAreNotLost(t *testing.T) {
 		if !strings.Contains(text, fmt.Sprintf("hand edit %d `#", i)) {
 			t.Errorf("hand edit %d was lost", i)
 		}
+	}
+}
+
+// TestSaveTwiceWhileAChangeLands: a person saves task_plan.md just after
+// a change has checked it and before the change exchanges its own copy
+// in; their editor reloads the change's copy in that instant, and they
+// save again before the change puts their first save back. The swap back
+// then takes their later save: it goes back in its turn and stays, as the
+// file they saved last. The first save's line, which the later one lacks,
+// is named in a warning, never dropped silently.
+func TestSaveTwiceWhileAChangeLands(t *testing.T) {
+	t.Parallel()
+	s := newTestSession(t)
+	path := filepath.Join(s.Dir, plan.PlanFile)
+	var warnings []string
+	s.OnWarning(func(msg string) { warnings = append(warnings, msg) })
+	save := func(line string) {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b = bytes.Replace(b, []byte("\n<!-- plangit"), []byte("- [ ] "+line+"\n\n<!-- plangit"), 1)
+		if err := os.WriteFile(path+".editor", b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(path+".editor", path); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.landing = func(moment, p string) {
+		if p != path {
+			return
+		}
+		switch moment {
+		case "checked":
+			save("first save")
+		case "exchanged":
+			save("second save") // made on the change's copy
+			s.landing = nil
+		}
+	}
+	if _, err := s.Update(Options{}, func(st *plan.State) (plan.Change, error) {
+		return st.Plan.SetProgress("2", plan.Progress{Current: 1, Total: 9}, t0)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if s.landing != nil {
+		t.Fatal("the change never reached the exchange of task_plan.md")
+	}
+	b, _ := os.ReadFile(path)
+	if !bytes.Contains(b, []byte("second save")) || bytes.Contains(b, []byte("first save")) {
+		t.Fatalf("task_plan.md should hold the later save:\n%s", b)
+	}
+	if len(warnings) != 1 || !strings.Contains(warnings[0], `"- [ ] first save"`) || strings.Contains(warnings[0], "second save") {
+		t.Fatalf("warnings: %q", warnings)
+	}
+	// The next change takes the later save in, with the change's progress.
+	if _, err := s.Update(Options{}, func(*plan.State) (plan.Change, error) { return plan.Change{}, nil }); err != nil {
+		t.Fatal(err)
+	}
+	st, err := s.State()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var texts []string
+	for _, x := range st.Plan.Steps() {
+		texts = append(texts, x.Text)
+	}
+	if !slices.Contains(texts, "second save") || st.Plan.Steps()[1].Progress.Current != 1 {
+		t.Fatalf("steps after the save was taken in: %q, step 2 %+v", texts, st.Plan.Steps()[1].Progress)
 	}
 }
 

@@ -1,7 +1,9 @@
 package repo
 
 import (
+	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -245,6 +247,9 @@ func (s *Session) landFileOnce(f intentFile, b []byte) (cur []byte, exists, ours
 		}
 		return nil, false, true, false, nil
 	}
+	if s.landing != nil {
+		s.landing("checked", path)
+	}
 	swapped, err := disk.SwapIn(tmp, path, exists)
 	if !swapped {
 		if _, lerr := os.Lstat(tmp); errors.Is(lerr, fs.ErrNotExist) {
@@ -258,15 +263,86 @@ func (s *Session) landFileOnce(f intentFile, b []byte) (cur []byte, exists, ours
 		cur, exists, _ = readWorkingFile(path)
 		return cur, exists, false, false, nil
 	}
+	if s.landing != nil {
+		s.landing("exchanged", path)
+	}
 	// tmp now holds what was replaced: if a person saved the file since
 	// it was checked, their file goes back.
 	if displaced, had, err := readWorkingFile(tmp); err == nil && had && plumbing.ComputeHash(plumbing.BlobObject, displaced) != f.Old {
-		if disk.SwapBack(tmp, path) == nil {
-			return displaced, true, false, false, nil
-		}
+		cur, exists := s.putBack(f, tmp, path, displaced, b)
+		return cur, exists, false, false, nil
 	}
 	crashPoint("file")
 	return b, true, true, false, nil
+}
+
+// putBack puts back at path the person's save that the exchange of tmp
+// and path displaced, and returns what path holds then. Each exchange
+// brings into tmp what stood at path, which is the file put there last
+// unless the person saved again meanwhile: then the swap back took their
+// later save, and it goes back in its turn, as the file they saved last.
+// A save of theirs left in tmp, which goes, is never dropped silently: the
+// lines it has that neither the file at path nor the revision before the
+// change has are named in a warning.
+func (s *Session) putBack(f intentFile, tmp, path string, displaced, ours []byte) ([]byte, bool) {
+	put, expect := displaced, ours
+	for try := 0; try < 4; try++ {
+		if disk.SwapBack(tmp, path) != nil {
+			break
+		}
+		got, had, err := readWorkingFile(tmp)
+		if err != nil || !had || bytes.Equal(got, expect) {
+			break
+		}
+		put, expect = got, put
+	}
+	cur, exists, _ := readWorkingFile(path)
+	if left, had, err := readWorkingFile(tmp); err == nil && had && !bytes.Equal(left, ours) && !bytes.Equal(left, cur) {
+		old, _ := s.objs.readAs(plumbing.BlobObject, plumbing.Hash(f.Old))
+		if lines := linesMissing(left, old, cur); len(lines) > 0 {
+			s.warnf("%s was saved twice while a change wrote it; the later save stays, and these lines of the earlier one are not in it: %s", f.Name, quoteLines(lines, 5))
+		}
+	}
+	return cur, exists
+}
+
+// linesMissing are the lines of b that are in none of the others, in b's
+// order, each as often as b has it beyond them.
+func linesMissing(b []byte, others ...[]byte) []string {
+	have := map[string]int{}
+	for _, o := range others {
+		for _, l := range strings.Split(string(o), "\n") {
+			have[l]++
+		}
+	}
+	var out []string
+	for _, l := range strings.Split(string(b), "\n") {
+		if strings.TrimSpace(l) == "" {
+			continue
+		}
+		if have[l] > 0 {
+			have[l]--
+			continue
+		}
+		out = append(out, l)
+	}
+	return out
+}
+
+// quoteLines quotes at most n lines, and says how many more there are.
+func quoteLines(lines []string, n int) string {
+	var b strings.Builder
+	for i, l := range lines {
+		if i == n {
+			fmt.Fprintf(&b, " and %d more", len(lines)-n)
+			break
+		}
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%q", l)
+	}
+	return b.String()
 }
 
 func firstOf(first, err error) error {

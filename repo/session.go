@@ -43,6 +43,9 @@ type Session struct {
 	lockTarget string           // and its path
 	warn       func(msg string) // where non-fatal problems are reported
 	queue      queueReplay      // how queued hook events are applied
+	// landing, in tests alone, runs at the named moments of landing a
+	// working file ("checked", "exchanged"), to play a person's save there.
+	landing func(moment, path string)
 }
 
 // OnWarning sets where non-fatal problems (a failed automatic pack, a
