@@ -208,11 +208,13 @@ func skipSummary() string {
 	return b.String()
 }
 
-// grouped lists test names, sorted, the subtests of one test together:
+// grouped lists test names, sorted and each once (go test -count=N runs
+// a test N times), the subtests of one test together:
 // "TestA, TestScripts/{lock, share}".
 func grouped(names []string) string {
 	names = slices.Clone(names)
 	slices.Sort(names)
+	names = slices.Compact(names)
 	var out []string
 	for i := 0; i < len(names); {
 		parent, _, sub := strings.Cut(names[i], "/")
