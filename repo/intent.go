@@ -270,7 +270,7 @@ func (s *Session) landFileOnce(f intentFile, b []byte) (cur []byte, exists, ours
 	// it was checked, their file goes back.
 	if displaced, had, err := readWorkingFile(tmp); err == nil && had && plumbing.ComputeHash(plumbing.BlobObject, displaced) != f.Old {
 		cur, exists := s.putBack(f, tmp, path, displaced, b)
-		return cur, exists, false, false, nil
+		return cur, exists, exists && bytes.Equal(cur, b), false, nil
 	}
 	crashPoint("file")
 	return b, true, true, false, nil
