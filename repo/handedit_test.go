@@ -304,3 +304,20 @@ func stopped(c chan struct{}) bool {
 		return false
 	}
 }
+
+// TestLinesMissing: the lines a displaced save has that the others lack,
+// as multisets, its last line counted with or without a newline, blank
+// lines aside.
+func TestLinesMissing(t *testing.T) {
+	t.Parallel()
+	got := linesMissing([]byte("a\nb\nb\n\nc\nd"), []byte("a\nb\n"), []byte("d\n\n"))
+	if want := []string{"b", "c"}; !slices.Equal(got, want) {
+		t.Errorf("linesMissing = %q, want %q", got, want)
+	}
+	if got := linesMissing([]byte("a\n"), []byte("a")); len(got) != 0 {
+		t.Errorf("a last line without its newline is the same line: %q", got)
+	}
+	if got := quoteLines([]string{"1", "2", "3"}, 2); got != `"1", "2" and 1 more` {
+		t.Errorf("quoteLines = %s", got)
+	}
+}

@@ -306,27 +306,33 @@ func (s *Session) putBack(f intentFile, tmp, path string, displaced, ours []byte
 	return cur, exists
 }
 
-// linesMissing are the lines of b that are in none of the others, in b's
-// order, each as often as b has it beyond them.
+// linesMissing are the lines of b that are in none of the others, blank
+// ones aside, in b's order, each as often as b has it beyond them.
 func linesMissing(b []byte, others ...[]byte) []string {
 	have := map[string]int{}
 	for _, o := range others {
-		for _, l := range strings.Split(string(o), "\n") {
-			have[l]++
+		for line, n := range countLines(withNewline(o)) {
+			have[line] += n
 		}
 	}
 	var out []string
-	for _, l := range strings.Split(string(b), "\n") {
-		if strings.TrimSpace(l) == "" {
-			continue
+	for line := range bytes.Lines(withNewline(b)) {
+		if have[string(line)] > 0 {
+			have[string(line)]--
+		} else if text := strings.TrimSuffix(string(line), "\n"); strings.TrimSpace(text) != "" {
+			out = append(out, text)
 		}
-		if have[l] > 0 {
-			have[l]--
-			continue
-		}
-		out = append(out, l)
 	}
 	return out
+}
+
+// withNewline is b ending in a newline, so that its last line counts as
+// the same line elsewhere.
+func withNewline(b []byte) []byte {
+	if len(b) == 0 || b[len(b)-1] == '\n' {
+		return b
+	}
+	return append(b[:len(b):len(b)], '\n')
 }
 
 // quoteLines quotes at most n lines, and says how many more there are.
