@@ -2,8 +2,10 @@ package cmd
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -27,8 +29,9 @@ func NewCmdDemo(f *Factory) *cobra.Command {
 		Long: `demo plays what an agent does with plangit — a plan with phases and dependencies, steps
 started and completed, a finding, an error logged twice, a hand edit, a mistaken completion
 reopened — printing each command and its output. It leaves the project behind, in a new
-temporary directory or in --dir, and ends with its path, commands to look at it that work as
-printed, and how to remove it: the session there is a real git repository.`,
+temporary directory or in --dir (a directory that does not exist yet, or an empty one: the
+demo never plays into a project), and ends with its path, commands to look at it that work
+as printed, and how to remove it: the session there is a real git repository.`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			temporary := dir == ""
@@ -38,12 +41,37 @@ printed, and how to remove it: the session there is a real git repository.`,
 					return plan.WrapError(plan.CodeIOError, err, "cannot create a temporary directory")
 				}
 				dir = d
+			} else if err := demoDir(dir); err != nil {
+				return err
 			}
 			return demoRun(f, dir, temporary)
 		},
 	}
-	c.Flags().StringVar(&dir, "dir", "", "play the demo in DIR instead of a new temporary directory")
+	c.Flags().StringVar(&dir, "dir", "", "play the demo in DIR, new or empty, instead of a new temporary directory")
 	return c
+}
+
+// demoDir makes dir ready for the demo: it creates it when it does not
+// exist, and refuses it when it holds anything. The demo ends by telling
+// the user to remove the directory, and makes its session the active one:
+// neither may touch a project of the user's.
+func demoDir(dir string) error {
+	entries, err := os.ReadDir(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return plan.WrapError(plan.CodeIOError, err, "cannot create --dir %s", dir)
+		}
+		return nil
+	case err != nil:
+		if info, statErr := os.Stat(dir); statErr == nil && !info.IsDir() {
+			return plan.Errorf(plan.CodeInvalidArgument, "--dir %s is a file; name a directory that does not exist yet, or an empty one", dir)
+		}
+		return plan.WrapError(plan.CodeIOError, err, "cannot read --dir %s", dir)
+	case len(entries) > 0:
+		return plan.Errorf(plan.CodeInvalidArgument, "--dir %s is not empty; the demo plays only in a directory that does not exist yet or an empty one, never in a project (omit --dir for a new temporary directory)", dir)
+	}
+	return nil
 }
 
 // demoStep is one thing the demo does: a plangit command, or a narrated
@@ -151,7 +179,7 @@ func demoRun(f *Factory, dir string, temporary bool) error {
 	fmt.Fprintf(w, ". Look at it%s:\n", note)
 	fmt.Fprintf(w, "  git -C %s log --stat    # the plan's history, read by the real git\n", quoteArgs([]string{s.Dir}))
 	fmt.Fprintf(w, "  %s show --all    # the plan\n", root)
-	fmt.Fprintf(w, "  %s report --html plan.html    # the plan and its history as one page\n", root)
+	fmt.Fprintf(w, "  %s report --html %s    # the plan and its history as one page\n", root, quoteArgs([]string{filepath.Join(dir, "plan.html")}))
 	fmt.Fprintf(w, "Remove it when you are done:\n  rm -rf %s\n", quoteArgs([]string{dir}))
 	return nil
 }
