@@ -88,7 +88,7 @@ func wantsJSON(args []string) bool {
 }
 
 // NewCmdRoot builds the plangit command tree.
-func NewCmdRoot(f *Factory) *cobra.Command { return newRoot(f, nil) }
+func NewCmdRoot(f *Factory) *cobra.Command { return newRoot(f, nil, nil) }
 
 // command is one of plangit's commands: its name, its group in the help,
 // and its constructor.
@@ -153,10 +153,10 @@ func newCmdRootFor(f *Factory, args []string) *cobra.Command {
 	word := commandWord(args)
 	for _, c := range commands() {
 		if c.name == word {
-			return newRoot(f, &c)
+			return newRoot(f, &c, args)
 		}
 	}
-	return newRoot(f, nil)
+	return newRoot(f, nil, args)
 }
 
 // commandWord is the first word of args that is not a root flag or a
@@ -182,8 +182,8 @@ func commandWord(args []string) string {
 }
 
 // newRoot builds the root command with every command under it, or with
-// only (when not nil).
-func newRoot(f *Factory, only *command) *cobra.Command {
+// only (when not nil), for the command line args.
+func newRoot(f *Factory, only *command, args []string) *cobra.Command {
 	var version bool
 	root := &cobra.Command{
 		Use:   "plangit",
@@ -218,7 +218,7 @@ Then:        plangit step add "..."   plangit next   plangit step done 1 --resul
 			return f.checkEnv()
 		},
 	}
-	root.SetFlagErrorFunc(flagError)
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return flagError(c, err, args) })
 	root.Flags().BoolVarP(&version, "version", "v", false, "print plangit's version and the Go version it was built with")
 	pf := root.PersistentFlags()
 	pf.StringVar(&f.RootFlag, "root", "", "project root holding .code-agent/ (default: $PLANGIT_ROOT, else the nearest ancestor with .code-agent/, else the working directory)")

@@ -195,8 +195,9 @@ func quoteEach(args []string) []string {
 	return out
 }
 
-// flagError says what is wrong with a flag in plangit's words.
-func flagError(c *cobra.Command, err error) error {
+// flagError says what is wrong with a flag in plangit's words. args is
+// the command line, for the command a "-" argument needs.
+func flagError(c *cobra.Command, err error, args []string) error {
 	var (
 		notExist *pflag.NotExistError
 		needs    *pflag.ValueRequiredError
@@ -212,7 +213,7 @@ func flagError(c *cobra.Command, err error) error {
 				msg += fmt.Sprintf(" (in -%s)", group)
 			}
 			if acceptsArgs(c) {
-				msg += fmt.Sprintf("; an argument that begins with \"-\" goes after --: %s -- -%s", c.CommandPath(), group)
+				msg += fmt.Sprintf("; an argument that begins with \"-\" goes after --: %s", dashCommand(c, args, "-"+group))
 			}
 			return usagef("%s", msg)
 		}
@@ -226,6 +227,46 @@ func flagError(c *cobra.Command, err error) error {
 		return usagef("malformed flag %q", syntax.GetSpecifiedFlag())
 	}
 	return usagef("malformed flags")
+}
+
+// dashCommand is the command line args with "--" before arg, the first
+// argument that begins with "-" where c takes none: the flags after it
+// (with their values) move before the "--", which would make them
+// arguments too, and every argument keeps its place.
+func dashCommand(c *cobra.Command, args []string, arg string) string {
+	at := slices.Index(args, arg)
+	if at < 0 {
+		return c.CommandPath() + " -- " + quoteArgs([]string{arg})
+	}
+	line := append([]string{"plangit"}, args[:at]...)
+	var after []string
+	for i := at; i < len(args); i++ {
+		a := args[i]
+		fl := knownFlag(c, a)
+		if a == arg || fl == nil {
+			after = append(after, a)
+			continue
+		}
+		line = append(line, a)
+		if fl.NoOptDefVal == "" && !strings.Contains(a, "=") && i+1 < len(args) {
+			i++
+			line = append(line, args[i]) // its value
+		}
+	}
+	return quoteArgs(append(append(line, "--"), after...))
+}
+
+// knownFlag is the flag of c that a names ("--name", "--name=value",
+// "-x"), or nil.
+func knownFlag(c *cobra.Command, a string) *pflag.Flag {
+	switch {
+	case strings.HasPrefix(a, "--") && len(a) > 2:
+		name, _, _ := strings.Cut(a[2:], "=")
+		return c.Flags().Lookup(name)
+	case strings.HasPrefix(a, "-") && len(a) == 2:
+		return c.Flags().ShorthandLookup(a[1:])
+	}
+	return nil
 }
 
 // acceptsArgs reports whether c takes positional arguments, which may then
