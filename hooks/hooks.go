@@ -12,6 +12,7 @@ package hooks
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -204,8 +205,10 @@ func Run(h Host, event string, stdin io.Reader, env Env) (stdout []byte, exitCod
 		env.LockWait = DefaultLockWait
 	}
 	payload, err := io.ReadAll(io.LimitReader(stdin, maxPayload+1))
-	if err == nil && len(payload) > maxPayload {
-		err = fmt.Errorf("payload over %d bytes", maxPayload)
+	if err != nil {
+		err = plan.WrapError(plan.CodeIOError, err, "cannot read the hook payload")
+	} else if len(payload) > maxPayload {
+		err = plan.Errorf(plan.CodeInvalidArgument, "payload over %d bytes", maxPayload)
 	}
 	payload = hookwire.StripBOM(payload)
 	recognised := h == nil
@@ -280,5 +283,8 @@ func logFailure(env Env, cwd, event, session string, err error) {
 		return
 	}
 	code := plan.CodeOf(err)
+	if _, ok := errors.AsType[*hookwire.MalformedError](err); ok {
+		code = plan.CodeInvalidArgument // the host's input, not a fault of plangit's
+	}
 	repo.Project{Root: root}.AppendLog(env.Now(), fmt.Sprintf("hook %s session=%s %s: %v", event, session, code, err))
 }

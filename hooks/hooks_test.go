@@ -853,14 +853,16 @@ func TestFailOpen(t *testing.T) {
 				t.Errorf("%q: %s", p, out)
 			}
 		}
-		if !strings.Contains(f.log(), "malformed hook payload") {
-			t.Errorf("the failure is logged: %q", f.log())
+		// Logged with the code of bad input: the host's, not a fault of
+		// plangit's (INTERNAL_ERROR, which asks for a report).
+		if !strings.Contains(f.log(), "INVALID_ARGUMENT: malformed hook payload") || strings.Contains(f.log(), "INTERNAL_ERROR") {
+			t.Errorf("the failure is logged as bad input: %q", f.log())
 		}
 		huge := `{"session_id":"` + sessionID + `","cwd":"` + string(inJSON(f.root)) + `","hook_event_name":"PostToolUse","tool_name":"Read","tool_response":"` + strings.Repeat("x", maxPayload) + `"}`
 		if out := run(t, f.root, "PostToolUse", huge); out != "" {
 			t.Errorf("%s", out)
 		}
-		if !strings.Contains(f.log(), "payload over") {
+		if !strings.Contains(f.log(), "INVALID_ARGUMENT: payload over") {
 			t.Error("the oversized payload is logged")
 		}
 	})
