@@ -88,6 +88,8 @@ func (f *Factory) printChangeText(w io.Writer, d changeData, res *repo.Result, h
 		if d.Step != nil && d.Step.Status != plan.StepCompleted {
 			fmt.Fprintf(w, "  %s\n", render.StepLine(st.Plan, d.Step))
 		}
+	} else if res.Adopted != nil {
+		fmt.Fprintln(w, "nothing else changed") // the hand edit above was committed
 	} else {
 		fmt.Fprintln(w, "nothing changed")
 	}
