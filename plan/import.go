@@ -69,7 +69,9 @@ func Import(name string, src []byte, format string, now time.Time) (*Imported, e
 	if len(t) == 0 {
 		return nil, Errorf(CodeInvalidArgument, "the file is empty")
 	}
-	isJSON := t[0] == '{' || t[0] == '['
+	// A source named .json is read as JSON: one that is not gets the
+	// JSON reader's error, at its position, not the markdown detector's.
+	isJSON := t[0] == '{' || t[0] == '[' || format == "" && strings.HasSuffix(strings.ToLower(name), ".json")
 	if format == "" && !isJSON {
 		format = detectMarkdown(src)
 	}

@@ -437,6 +437,26 @@ func paragraphsOf(n ast.Node) func(func(ast.Node) bool) {
 	}
 }
 
+// A source named .json that is not JSON gets the JSON reader's error at
+// the wrong byte, not the markdown detector's; its format still decides
+// when given.
+func TestImportNamedJSONIsReadAsJSON(t *testing.T) {
+	t.Parallel()
+	_, err := Import("bad.json", []byte("not json\n"), "", tImport)
+	wantCode(t, err, CodePlanParseError)
+	if !strings.Contains(err.Error(), "bad.json:1:2: malformed JSON") {
+		t.Errorf("got %v", err)
+	}
+	_, err = Import("BROKEN.JSON", []byte(`{"todos": [ }`), "", tImport)
+	if err == nil || !strings.Contains(err.Error(), "BROKEN.JSON:1:12: malformed JSON") {
+		t.Errorf("got %v", err)
+	}
+	in, err := Import("plan.json", []byte("# Task Plan: T\n\n## Phase 1: A\n- [ ] one\n"), FormatPWF, tImport)
+	if err != nil || in.State.Plan.Counts().Total != 1 {
+		t.Errorf("--format pwf of a file named .json: %v", err)
+	}
+}
+
 func TestImportRejects(t *testing.T) {
 	t.Parallel()
 	cases := []struct {

@@ -124,8 +124,9 @@ func parseJSONTree(name string, src []byte) (*jnode, error) {
 func jsonError(name string, src []byte, err error) error {
 	var se *json.SyntaxError
 	if errors.As(err, &se) {
+		// Offset counts the bytes read, the wrong one included.
 		d := &doc{name: name, src: src}
-		return d.errAt(int(se.Offset), "malformed JSON: %s", se.Error())
+		return d.errAt(max(0, int(se.Offset)-1), "malformed JSON: %s", se.Error())
 	}
 	return WrapError(CodePlanParseError, err, "%s: malformed JSON", name)
 }
