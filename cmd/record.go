@@ -3,6 +3,7 @@ package cmd
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -77,6 +78,11 @@ func NewCmdFinding(f *Factory) *cobra.Command {
 						return err
 					}
 					fd.Content = string(b)
+				}
+				// An empty CONTENT given is most likely text that went
+				// missing (an empty variable, nothing piped): say so.
+				if strings.TrimSpace(fd.Content) == "" {
+					return usagef("the finding's CONTENT is empty; give its text, or leave CONTENT out for a finding that is its title alone")
 				}
 			}
 			return findingAddRun(f, fd)
