@@ -255,8 +255,11 @@ func (s *Session) State() (*plan.State, error) {
 }
 
 func parseFiles(files map[string][]byte) (*plan.State, error) {
+	// Every error parsing gives is about what the files hold — a line
+	// that is not plangit's format, a need of a step that does not exist,
+	// two steps with one id — and each is mended the same ways.
 	st, err := plan.ParseState(files)
-	if err != nil && plan.HasCode(err, plan.CodePlanParseError) {
+	if err != nil {
 		var e *plan.Error
 		if errors.As(err, &e) && !strings.Contains(e.Message, "plangit repair") {
 			e.Message += " (fix the file by hand, or run plangit repair to restore the last good revision)"
