@@ -630,12 +630,32 @@ func (s *HookFile) Save() error {
 		if err := os.Remove(s.Path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return plan.WrapError(plan.CodeIOError, err, "cannot remove %s", s.Path)
 		}
+		s.removeEmptyDirs()
 		return nil
 	}
 	if err := os.MkdirAll(filepath.Dir(s.Path), 0o755); err != nil {
 		return plan.WrapError(plan.CodeIOError, err, "cannot create %s", filepath.Dir(s.Path))
 	}
 	return repo.WriteFileAtomic(s.Path, s.Bytes(), 0o644, true)
+}
+
+// removeEmptyDirs removes the host's directories the removed file was in
+// (".claude"; ".github" and its "hooks"), each only when nothing else is
+// in it: install created them, and an empty one left behind would still
+// mark the project as the host's to the next install. A directory of
+// another name (CODEX_HOME, say) stays.
+func (s *HookFile) removeEmptyDirs() {
+	if s.spec == nil || s.spec.dir == "" {
+		return
+	}
+	dir := filepath.Dir(s.Path)
+	names := strings.Split(s.spec.dir, string(filepath.Separator))
+	for i := len(names) - 1; i >= 0; i-- {
+		if filepath.Base(dir) != names[i] || os.Remove(dir) != nil {
+			return // not the host's, or not empty
+		}
+		dir = filepath.Dir(dir)
+	}
 }
 
 // Installed lists, for each event, plangit's command in this file ("" when

@@ -165,6 +165,73 @@ func TestInstallCreatesUninstallRemoves(t *testing.T) {
 	}
 }
 
+// TestUninstallRemovesTheDirectoriesInstallMade: after install and
+// uninstall in a project that had none of the host's directories, none is
+// left (an empty .cursor would still mark the project as Cursor's to the
+// next install); a directory holding anything else stays, and so does a
+// directory of another name, such as CODEX_HOME.
+func TestUninstallRemovesTheDirectoriesInstallMade(t *testing.T) {
+	t.Parallel()
+	roundTrip := func(t *testing.T, host, path string) {
+		t.Helper()
+		for _, uninstall := range []bool{false, true} {
+			f, err := LoadHookFile(host, path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if uninstall {
+				f.Uninstall()
+			} else if err := f.Install(Programs{Plangit: "plangit"}); err != nil {
+				t.Fatal(err)
+			}
+			if err := f.Save(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for _, host := range []string{HostClaude, HostCodex, HostCursor, HostGemini, HostCopilot} {
+		t.Run(host, func(t *testing.T) {
+			t.Parallel()
+			root := t.TempDir()
+			path, err := HookFilePath(host, ScopeProject, root, func(string) string { return "" })
+			if err != nil {
+				t.Fatal(err)
+			}
+			roundTrip(t, host, path)
+			if left, _ := os.ReadDir(root); len(left) != 0 {
+				t.Errorf("left in the project: %v", left)
+			}
+
+			// Something else in the host's directory: it stays.
+			other := filepath.Join(filepath.Dir(path), "other.md")
+			os.MkdirAll(filepath.Dir(other), 0o755)
+			os.WriteFile(other, []byte("mine\n"), 0o644)
+			roundTrip(t, host, path)
+			if _, err := os.Stat(other); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	t.Run("CODEX_HOME", func(t *testing.T) {
+		t.Parallel()
+		home := filepath.Join(t.TempDir(), "codexhome")
+		os.Mkdir(home, 0o755)
+		path, err := HookFilePath(HostCodex, ScopeUser, "", func(k string) string {
+			if k == "CODEX_HOME" {
+				return home
+			}
+			return ""
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		roundTrip(t, HostCodex, path)
+		if _, err := os.Stat(home); err != nil {
+			t.Errorf("CODEX_HOME is the person's: %v", err)
+		}
+	})
+}
+
 func TestUninstallKeepsSharedGroups(t *testing.T) {
 	t.Parallel()
 	path, _ := settingsFixture(t, "shared_group.json")
