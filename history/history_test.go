@@ -152,7 +152,8 @@ func TestRevertMistakenCompletion(t *testing.T) {
 func TestRevertRefusals(t *testing.T) {
 	t.Parallel()
 	s := newSession(t, 3)
-	if _, err := RevertStep(s.Session, "1", s.opts()); plan.CodeOf(err) != plan.CodeInvalidStatus {
+	if _, err := RevertStep(s.Session, "1", s.opts()); plan.CodeOf(err) != plan.CodeInvalidStatus ||
+		err.Error() != "step 1 has no status change to revert: it is pending as it was added (plangit show 1 gives its history)" {
 		t.Fatalf("a step that never changed status: %v", err)
 	}
 	if _, err := RevertStep(s.Session, "9", s.opts()); plan.CodeOf(err) != plan.CodeStepNotFound {

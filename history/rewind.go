@@ -56,7 +56,7 @@ func RevertStep(s *repo.Session, id string, opts repo.Options) (*repo.Result, er
 		isStatus := func(t plan.Touch) bool { return t.From != "" && t.To != "" && t.From != t.To }
 		i, ok := l.lastChange([]*plan.Step{cur}, isStatus)[cur.ID]
 		if !ok {
-			return plan.Change{}, plan.Errorf(plan.CodeInvalidStatus, "step %s has no status change to revert", cur.ID).With("step", cur.ID)
+			return plan.Change{}, plan.Errorf(plan.CodeInvalidStatus, "step %s has no status change to revert: it is %s as it was added (plangit show %s gives its history)", cur.ID, cur.Status, cur.ID).With("step", cur.ID)
 		}
 		r := l.revs[i]
 		local := l.local(i, cur.ID)
