@@ -475,6 +475,47 @@ func TestPostToolUseSyncsTasks(t *testing.T) {
 	}
 }
 
+// TestTaskCreateIsANewTask: a task's id is new when the host creates it.
+// The id a step was mapped under before — an earlier host session's list,
+// numbered from 1 again after plangit adopt moved the plan on — names
+// another task now: the new one becomes its own step, and the update that
+// completes it completes that step, never the old one.
+func TestTaskCreateIsANewTask(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	f.withPlan(sessionID)
+	create := func(id, subject string) {
+		f.send("PostToolUse", map[string]any{"tool_name": "TaskCreate",
+			"tool_input": map[string]any{"subject": subject}, "tool_response": map[string]any{"task": map[string]any{"id": id, "subject": subject}}})
+	}
+	create("1", "Write the cache")
+	create("1", "Document the cache")
+	f.send("PostToolUse", map[string]any{"tool_name": "TaskUpdate",
+		"tool_input": map[string]any{"taskId": "1", "status": "completed"}, "tool_response": map[string]any{"success": true}})
+	st := f.state(sessionID)
+	var written, documented *plan.Step
+	for _, s := range st.Plan.Steps() {
+		switch s.Text {
+		case "Write the cache":
+			written = s
+		case "Document the cache":
+			documented = s
+		}
+	}
+	if written == nil || documented == nil {
+		t.Fatalf("steps: %+v", st.Plan.Steps())
+	}
+	if written.Status != plan.StepPending || documented.Status != plan.StepCompleted {
+		t.Errorf("written %s, documented %s", written.Status, documented.Status)
+	}
+	// The same task created again (a resumed list) is found by its text.
+	n := len(st.Plan.Steps())
+	create("2", "Document the cache")
+	if got := len(f.state(sessionID).Plan.Steps()); got != n {
+		t.Errorf("%d steps, not %d", got, n)
+	}
+}
+
 func TestTwoActionRule(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)

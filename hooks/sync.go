@@ -156,6 +156,12 @@ func syncTaskCreate(p *plan.Plan, input, response json.RawMessage, hs *state, no
 	key := taskID(response)
 	if key == "" {
 		key = "subject:" + strings.TrimSpace(in.Subject)
+	} else {
+		// The host just created the task: a step mapped under its id
+		// before was another task's (an earlier host session's list,
+		// numbered from 1 again). The new one is found by its text, or
+		// added.
+		delete(hs.Tasks, key)
 	}
 	c := syncCount{hs: hs}
 	if _, err := findOrAdd(p, hs.Tasks, key, in.Subject, in.ActiveForm, in.Description, "", now, &c); err != nil {
