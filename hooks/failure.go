@@ -55,7 +55,7 @@ func notTheProjects(tool string, input json.RawMessage, msg string) string {
 	if tool != "Bash" && command == "" {
 		return ""
 	}
-	if hookwire.RunsPlangit(command) && (hookwire.PlangitOnly(command) || strings.Contains(command, "plangit approve") || plangitRefusal(msg) != "") {
+	if hookwire.RunsPlangit(command) && (hookwire.PlangitOnly(command) || strings.Contains(command, "plangit approve") || plangitsFailure(command, msg)) {
 		return plangitsOwn
 	}
 	code, output, ok := shellExit(msg)
@@ -73,8 +73,103 @@ func notTheProjects(tool string, input json.RawMessage, msg string) string {
 	return ""
 }
 
-// plangitRefusal is the line in a failed command's output where plangit
-// says what it refused ("plangit: … [CODE]"), or "".
+// plangitsFailure reports whether a failed command line's status is
+// plangit's, in the ways an agent writes a plangit command beyond
+// PlangitOnly's: with its output redirected (2>/dev/null, 2>&1), piped
+// into a filter (| head), after cd or set, with VAR=value before it.
+//
+//   - Every command of the line is plangit or does no work of the
+//     project's (cd, set, export, echo…; a filter plangit's output is
+//     piped into): nothing else could have failed.
+//   - Or the line is commands joined by && whose last is plangit, and
+//     plangit said it refused (its error line, or --json's envelope): every
+//     command before the plangit that refused succeeded.
+//
+// A line with another command after ";" or "||" (plangit step done 9;
+// ls cache) is the project's: its status may be that command's.
+func plangitsFailure(command, msg string) bool {
+	segs, joins := splitCommands(command)
+	if len(segs) == 0 {
+		return false
+	}
+	all := true
+	for _, seg := range segs {
+		if !plangitPipeline(seg) && !harmless(seg) {
+			all = false
+		}
+	}
+	if all {
+		return true
+	}
+	for _, j := range joins {
+		if j != "&&" {
+			return false
+		}
+	}
+	return plangitPipeline(segs[len(segs)-1]) && plangitRefusal(msg) != ""
+}
+
+// splitCommands splits a command line into its commands at ;, &&, || and
+// newlines, and returns the joins between them. A pipeline stays one.
+func splitCommands(command string) (segs, joins []string) {
+	rest := command
+	for {
+		at, join := -1, ""
+		for _, sep := range []string{"&&", "||", ";", "\n"} {
+			if i := strings.Index(rest, sep); i >= 0 && (at < 0 || i < at) {
+				at, join = i, sep
+			}
+		}
+		if at < 0 {
+			break
+		}
+		if seg := strings.TrimSpace(rest[:at]); seg != "" {
+			segs = append(segs, seg)
+			joins = append(joins, join)
+		}
+		rest = rest[at+len(join):]
+	}
+	if seg := strings.TrimSpace(rest); seg != "" {
+		segs = append(segs, seg)
+	} else if len(joins) > 0 {
+		joins = joins[:len(joins)-1]
+	}
+	return segs, joins
+}
+
+// plangitPipeline reports whether one command runs plangit, with its
+// output redirected or piped into filters only.
+func plangitPipeline(seg string) bool {
+	parts := strings.Split(seg, "|")
+	if hookwire.Program(parts[0]) != "plangit" {
+		return false
+	}
+	for _, p := range parts[1:] {
+		switch hookwire.Program(p) {
+		case "head", "tail", "jq", "cat", "less", "more", "grep", "sed", "awk", "wc", "sort", "uniq", "cut", "tr", "tee", "column":
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// harmless reports whether a command does no work of the project's: it
+// moves, sets the shell up or prints.
+func harmless(seg string) bool {
+	if strings.ContainsAny(seg, "|`$(") {
+		return false
+	}
+	switch hookwire.Program(seg) {
+	case "cd", "pushd", "popd", "set", "export", "true", ":", "echo", "printf":
+		return true
+	}
+	return false
+}
+
+// plangitRefusal is what plangit said it refused in a failed command's
+// output: its error line ("plangit: … [CODE]"), or with --json the
+// envelope's message and code ("… [CODE]"); "" when there is neither.
 func plangitRefusal(msg string) string {
 	for _, line := range strings.Split(msg, "\n") {
 		line = strings.TrimSpace(line)
@@ -82,7 +177,33 @@ func plangitRefusal(msg string) string {
 			return line
 		}
 	}
-	return ""
+	return jsonRefusal(msg)
+}
+
+// jsonRefusal reads --json's error envelope, {"success": false, "error":
+// {"code", "message"}}, from the start of a failed command's output
+// ("Exit code N" first, as every adapter writes it): "message [CODE]", or
+// "".
+func jsonRefusal(msg string) string {
+	if _, out, ok := shellExit(msg); ok {
+		msg = out
+	}
+	start := strings.Index(msg, "{")
+	if start < 0 {
+		return ""
+	}
+	var env struct {
+		Success *bool `json:"success"`
+		Error   struct {
+			Code    string `json:"code"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	dec := json.NewDecoder(strings.NewReader(msg[start:]))
+	if dec.Decode(&env) != nil || env.Success == nil || *env.Success || env.Error.Code == "" {
+		return ""
+	}
+	return env.Error.Message + " [" + env.Error.Code + "]"
 }
 
 // lastProgram is the program whose exit status a shell command line

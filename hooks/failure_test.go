@@ -11,6 +11,10 @@ import (
 func TestNotTheProjects(t *testing.T) {
 	t.Parallel()
 	bash := func(cmd string) json.RawMessage { b, _ := json.Marshal(map[string]string{"command": cmd}); return b }
+	const (
+		refused     = "Exit code 1\nplangit: no step \"99\" in this plan; plangit show --all lists every step [STEP_NOT_FOUND]"
+		jsonRefused = "Exit code 1\n{\n  \"success\": false,\n  \"error\": {\n    \"code\": \"STEP_NOT_FOUND\",\n    \"message\": \"no step \\\"9\\\" in this plan\"\n  }\n}"
+	)
 	for _, c := range []struct {
 		tool  string
 		input json.RawMessage
@@ -22,6 +26,20 @@ func TestNotTheProjects(t *testing.T) {
 		{"Bash", bash("cd app && plangit step done 9"), "Exit code 1\nplangit: no step 9 [STEP_NOT_FOUND]", plangitsOwn},
 		{"Bash", bash("/usr/local/bin/plangit --session s1 step done 1"), "Exit code 1\nplangit: step 1 is completed [INVALID_STATUS]", plangitsOwn},
 		{"mcp__plangit__step", json.RawMessage(`{"action":"next"}`), "step 3 is in progress [INVALID_STATUS]", plangitsOwn},
+		// Written with its output redirected, piped into a filter, after cd
+		// or set, with VAR=value or a wrapper before it: still plangit's.
+		{"Bash", bash("plangit step done 9 --result x 2>/dev/null"), "Exit code 1", plangitsOwn},
+		{"Bash", bash("plangit step done 9 >/dev/null 2>&1"), "Exit code 1", plangitsOwn},
+		{"Bash", bash("plangit --json step done 9 2>&1"), jsonRefused, plangitsOwn},
+		{"Bash", bash("cd . && plangit --json step done 9"), jsonRefused, plangitsOwn},
+		{"Bash", bash("set -o pipefail; plangit --json step done 9 | head -5"), jsonRefused, plangitsOwn},
+		{"Bash", bash("PLANGIT_SESSION=sess-1 plangit --json step done 9"), jsonRefused, plangitsOwn},
+		{"Bash", bash(`FOO="a b" plangit step done 99`), refused, plangitsOwn},
+		{"Bash", bash("timeout 30 plangit step done 99"), refused, plangitsOwn},
+		{"Bash", bash("env plangit step done 99"), refused, plangitsOwn},
+		{"Bash", bash("nice -n 5 plangit step done 99"), refused, plangitsOwn},
+		// A command joined by && ran only if those before it succeeded.
+		{"Bash", bash("go test ./... && plangit step done 3"), refused, plangitsOwn},
 		{"Bash", bash("grep -rn TODO ."), "Exit code 1", anAnswer},
 		{"Bash", bash("cat build.log | grep ERROR"), "Exit code 1\n", anAnswer},
 		{"Bash", bash("cd src && rg -l cache"), "Exit code 1", anAnswer},
@@ -39,6 +57,11 @@ func TestNotTheProjects(t *testing.T) {
 		{"Bash", bash("go test ./..."), "Exit code 1\n--- FAIL: TestCache", ""},
 		{"Bash", bash("false"), "Exit code 1", ""},
 		{"Bash", bash("plangit show && go test ./..."), "Exit code 1\n--- FAIL: TestCache", ""},
+		{"Bash", bash("go test ./... && plangit step done 3"), "Exit code 1\n--- FAIL: TestCache", ""},
+		// After ";" or "||" the status may be another command's.
+		{"Bash", bash("plangit step progress 1 3/2; ls cachedir"), "Exit code 2\nplangit: progress \"3/2\" is not CURRENT/TOTAL [INVALID_ARGUMENT]\nls: cannot access 'cachedir': No such file or directory", ""},
+		{"Bash", bash("plangit show || make"), "Exit code 2\nmake: *** No targets.  Stop.", ""},
+		{"Bash", bash("plangit show | xargs rm"), "Exit code 123", ""},
 		{"Edit", json.RawMessage(`{"file_path":"a.go"}`), "old_string not found", ""},
 		{"mcp__github__create_issue", json.RawMessage(`{}`), "401", ""},
 	} {
@@ -75,5 +98,22 @@ func TestOnlyTheProjectsErrorsAreLogged(t *testing.T) {
 	f.send("PostToolUseFailure", map[string]any{"tool_name": "Bash", "tool_input": map[string]any{"command": "ls cachedir"}, "error": "Exit code 2\nls: cannot access 'cachedir': No such file or directory"})
 	if n := len(f.state(sessionID).Errors); n != before+1 {
 		t.Fatalf("a real failure was not logged: %d records, want %d", n, before+1)
+	}
+}
+
+// TestPlangitRefusal: what plangit said it refused, from its error line or
+// from --json's envelope.
+func TestPlangitRefusal(t *testing.T) {
+	t.Parallel()
+	for msg, want := range map[string]string{
+		"Exit code 1\nplangit: no step 9 [STEP_NOT_FOUND]":                                                         "plangit: no step 9 [STEP_NOT_FOUND]",
+		"Exit code 1\n{\"success\": false, \"error\": {\"code\": \"STEP_NOT_FOUND\", \"message\": \"no step 9\"}}": "no step 9 [STEP_NOT_FOUND]",
+		"Exit code 1\n{\"success\": true, \"data\": {}}":                                                           "",
+		"Exit code 1":                     "",
+		"Exit code 1\n{\"error\": \"x\"}": "",
+	} {
+		if got := plangitRefusal(msg); got != want {
+			t.Errorf("%q: %q, want %q", msg, got, want)
+		}
 	}
 }

@@ -116,21 +116,82 @@ func StepStarts(command string) (ids []string, next bool) {
 }
 
 // RunsPlangit reports whether a shell command runs plangit: one of its
-// simple commands starts with the program plangit (or plangit-hook).
+// simple commands runs the program plangit (or plangit-hook).
 func RunsPlangit(command string) bool {
 	segs := strings.FieldsFunc(command, func(r rune) bool {
 		return r == ';' || r == '&' || r == '|' || r == '\n' || r == '(' || r == ')' || r == '`'
 	})
 	for _, seg := range segs {
-		f := strings.Fields(seg)
-		for len(f) > 0 && strings.Contains(f[0], "=") {
-			f = f[1:] // VAR=value plangit …
-		}
-		if len(f) > 0 && (filepath.Base(strings.Trim(f[0], `"'`)) == "plangit" || filepath.Base(strings.Trim(f[0], `"'`)) == "plangit-hook") {
+		if prog := Program(seg); prog == "plangit" || prog == "plangit-hook" {
 			return true
 		}
 	}
 	return false
+}
+
+// Program is the program a simple command runs, by its base name: its
+// first word past VAR=value assignments (quoted values too), redirections,
+// and the wrappers that run a program as it is — env, command, exec,
+// time, nice, nohup, sudo, timeout (and its duration); "" for none.
+func Program(seg string) string {
+	words := shellWords(seg)
+	wrapped, duration := false, false
+	for i := 0; i < len(words); i++ {
+		w := words[i]
+		switch {
+		case strings.HasPrefix(w, ">") || strings.HasPrefix(w, "<") || len(w) > 1 && w[0] >= '0' && w[0] <= '9' && strings.ContainsAny(w, "<>"):
+			if w == ">" || w == "<" || w == ">>" || strings.HasSuffix(w, ">") && !strings.HasSuffix(w, "&>") {
+				i++ // the redirection's file
+			}
+		case strings.Contains(w, "=") && !strings.HasPrefix(w, "=") && !strings.HasPrefix(w, "-"):
+		case wrapped && strings.HasPrefix(w, "-"):
+			if w == "-n" || w == "-u" || w == "-s" || w == "-k" {
+				i++ // nice -n N, sudo -u USER, timeout -s SIGNAL, -k DURATION
+			}
+		case w == "env" || w == "command" || w == "exec" || w == "time" || w == "nice" || w == "nohup" || w == "sudo":
+			wrapped = true
+		case w == "timeout":
+			wrapped, duration = true, true
+		case duration:
+			duration = false // timeout's duration
+		default:
+			return filepath.Base(w)
+		}
+	}
+	return ""
+}
+
+// shellWords splits a simple command into words as a POSIX shell would for
+// what Program needs: blanks separate words, except inside quotes, which
+// are removed.
+func shellWords(s string) []string {
+	var words []string
+	var w strings.Builder
+	in, quote := false, byte(0)
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case quote != 0 && c == quote:
+			quote = 0
+		case quote != 0:
+			w.WriteByte(c)
+		case c == '"' || c == '\'':
+			quote, in = c, true
+		case c == ' ' || c == '\t':
+			if in {
+				words = append(words, w.String())
+				w.Reset()
+				in = false
+			}
+		default:
+			w.WriteByte(c)
+			in = true
+		}
+	}
+	if in {
+		words = append(words, w.String())
+	}
+	return words
 }
 
 // PlangitTool reports whether a tool is one of plangit's own MCP tools, as
