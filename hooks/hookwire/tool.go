@@ -144,6 +144,8 @@ func Program(seg string) string {
 				i++ // the redirection's file
 			}
 		case strings.Contains(w, "=") && !strings.HasPrefix(w, "=") && !strings.HasPrefix(w, "-"):
+		case wrapped && (w == "-v" || w == "-V") && words[i-1] == "command":
+			return "command" // command -v plangit looks plangit up; it does not run it
 		case wrapped && strings.HasPrefix(w, "-"):
 			if w == "-n" || w == "-u" || w == "-s" || w == "-k" {
 				i++ // nice -n N, sudo -u USER, timeout -s SIGNAL, -k DURATION

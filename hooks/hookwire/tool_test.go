@@ -18,6 +18,8 @@ func TestProgram(t *testing.T) {
 		"nice -n 5 plangit show":                     "plangit",
 		"time plangit show":                          "plangit",
 		"command plangit show":                       "plangit",
+		"command -v plangit":                         "command",
+		"env":                                        "",
 		"exec plangit show":                          "plangit",
 		"2>/dev/null plangit show":                   "plangit",
 		"> out.txt plangit show":                     "plangit",
