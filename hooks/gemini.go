@@ -114,11 +114,31 @@ func geminiFailure(tool string, response json.RawMessage) (msg string, errored b
 		return strings.TrimSpace(failure), true
 	}
 	if tool == "Bash" {
-		if m := geminiExit().FindStringSubmatch(llm); m != nil {
-			return exitFailure(m[1], geminiShellOutput(llm)), false
+		if code := geminiExitCode(llm); code != "" {
+			return exitFailure(code, geminiShellOutput(llm)), false
 		}
 	}
 	return "", false
+}
+
+// geminiExitCode is the exit code in run_shell_command's llmContent, ""
+// when it exited 0: read from Gemini's own lines after the output (the
+// last lines, up to the first that is not one), never from the output,
+// which may hold "Exit Code: 1" of its own.
+func geminiExitCode(llm string) string {
+	text := strings.TrimSpace(llm)
+	text = strings.TrimSpace(strings.TrimSuffix(text, "</untrusted_context>"))
+	lines := strings.Split(text, "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		line := strings.TrimRight(lines[i], "\r")
+		if !geminiTrailer().MatchString(line) {
+			break
+		}
+		if m := geminiExit().FindStringSubmatch(line); m != nil {
+			return m[1]
+		}
+	}
+	return ""
 }
 
 // geminiShellOutput is the command's output in run_shell_command's
@@ -132,21 +152,18 @@ func geminiFailure(tool string, response json.RawMessage) (msg string, errored b
 //	</untrusted_context>
 //
 // and other releases drop the wrapper or add Signal and Background PIDs
-// lines. The output is what follows "Output: " up to the first of
-// Gemini's own lines.
+// lines. The output is what follows "Output: " up to Gemini's own lines
+// at the end (lines of the output that look like them stay).
 func geminiShellOutput(llm string) string {
 	text := strings.TrimSpace(llm)
 	text = strings.TrimPrefix(text, "<untrusted_context>")
-	text = strings.TrimSuffix(text, "</untrusted_context>")
+	text = strings.TrimSpace(strings.TrimSuffix(text, "</untrusted_context>"))
 	if _, after, ok := strings.Cut(text, "Output: "); ok {
 		text = after
 	}
-	var out []string
-	for line := range strings.SplitSeq(text, "\n") {
-		if geminiTrailer().MatchString(line) {
-			break
-		}
-		out = append(out, line)
+	out := strings.Split(text, "\n")
+	for len(out) > 0 && geminiTrailer().MatchString(strings.TrimRight(out[len(out)-1], "\r")) {
+		out = out[:len(out)-1]
 	}
 	output := strings.TrimSpace(strings.Join(out, "\n"))
 	if output == "(empty)" {

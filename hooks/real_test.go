@@ -454,6 +454,30 @@ func TestGeminiShellOutput(t *testing.T) {
 	}
 }
 
+// TestGeminiExitCode: the exit code comes from Gemini's lines after the
+// output, never from the output itself. A command that exited 0 has no
+// Exit Code line (0.61.0), whatever its output prints.
+func TestGeminiExitCode(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ llm, code, output string }{
+		{"<untrusted_context>\nOutput: ls: cannot access 'build'\nExit Code: 2\nProcess Group PGID: 7533\n</untrusted_context>", "2", "ls: cannot access 'build'"},
+		{"<untrusted_context>\nOutput: case A\nExit Code: 1\ncase B: ok\nProcess Group PGID: 4242\n</untrusted_context>", "", ""},
+		{"<untrusted_context>\nOutput: case A\nExit Code: 1\ncase B: failed\nExit Code: 3\nProcess Group PGID: 4242\n</untrusted_context>", "3", "case A\nExit Code: 1\ncase B: failed"},
+		{"Command: go test ./...\nDirectory: (root)\nOutput: --- FAIL: TestCache\nError: (none)\nExit Code: 1\nSignal: (none)\nBackground PIDs: (none)\nProcess Group PGID: 4243", "1", "--- FAIL: TestCache"},
+		{"<untrusted_context>\nOutput: ok\nProcess Group PGID: 7535\n</untrusted_context>", "", ""},
+	} {
+		if got := geminiExitCode(c.llm); got != c.code {
+			t.Errorf("%q: exit code %q, want %q", c.llm, got, c.code)
+		}
+		if c.code == "" {
+			continue
+		}
+		if got := geminiShellOutput(c.llm); got != c.output {
+			t.Errorf("%q: output %q, want %q", c.llm, got, c.output)
+		}
+	}
+}
+
 // modelText is what an answer puts before the model: additional context,
 // a stop's reason, a denial's reason.
 func modelText(t *testing.T, out string) []string {
