@@ -120,16 +120,20 @@ func codexShellFailure(response json.RawMessage) string {
 		})
 		text = out
 	}
-	i := strings.Index(text, codexExit)
-	if i < 0 {
+	// The result is a header — "Chunk ID: …", "Wall time: …", "Process
+	// exited with code N", "Original token count: …" — then "Output:" and
+	// the command's output. Only the header says how the process ended: an
+	// output that prints such a line of its own says nothing of it.
+	header, output, found := strings.Cut(text, "Output:\n")
+	if !found {
 		return ""
 	}
-	code, rest, _ := strings.Cut(text[i+len(codexExit):], "\n")
-	output := rest
-	if _, after, found := strings.Cut(rest, "Output:\n"); found {
-		output = after
+	for line := range strings.SplitSeq(header, "\n") {
+		if code, ok := strings.CutPrefix(strings.TrimSpace(line), codexExit); ok {
+			return exitFailure(code, output)
+		}
 	}
-	return exitFailure(code, output)
+	return ""
 }
 
 // codexPlan reads update_plan's {"plan":[{"step","status"}]} as

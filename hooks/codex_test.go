@@ -375,3 +375,23 @@ func TestCodexEveryFixture(t *testing.T) {
 		})
 	}
 }
+
+// TestCodexShellFailure: the exit code in a Bash result, as older Codex
+// releases wrote it, comes from the header before "Output:" alone; an
+// output that prints "Process exited with code 3" of its own is no
+// failure.
+func TestCodexShellFailure(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ response, want string }{
+		{`"Chunk ID: 2a6855\nWall time: 0.0000 seconds\nProcess exited with code 2\nOriginal token count: 14\nOutput:\nls: cannot access 'build': No such file or directory\n"`, "Exit code 2\nls: cannot access 'build': No such file or directory"},
+		{`{"output": "Wall time: 0.1 seconds\nProcess exited with code 1\nOutput:\n"}`, "Exit code 1"},
+		{`"Chunk ID: b99d3d\nWall time: 0.0000 seconds\nProcess exited with code 0\nOriginal token count: 5\nOutput:\ndeploy log\n"`, ""},
+		{`"Chunk ID: b99d3d\nProcess exited with code 0\nOutput:\ndeploy log\nProcess exited with code 3\n(retried, fine)\n"`, ""},
+		{`"deploy log\nProcess exited with code 3\n(retried, fine)\n"`, ""},
+		{`""`, ""},
+	} {
+		if got := codexShellFailure(json.RawMessage(c.response)); got != c.want {
+			t.Errorf("%s: %q, want %q", c.response, got, c.want)
+		}
+	}
+}
