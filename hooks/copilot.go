@@ -172,7 +172,7 @@ func copilotTodos(args json.RawMessage) json.RawMessage {
 		status := ""
 		switch {
 		case strings.HasPrefix(l, "[ ]"):
-			status = "pending"
+			status = unchecked
 		case strings.HasPrefix(l, "[x]"), strings.HasPrefix(l, "[X]"):
 			status = "completed"
 		default:

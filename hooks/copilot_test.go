@@ -217,3 +217,24 @@ func TestCopilotAnswers(t *testing.T) {
 		}
 	})
 }
+
+// TestCopilotChecklistKeepsStartedSteps: update_todo's "- [ ]" says not
+// done, and no more: the step the agent started stays in progress, a step
+// never started stays pending, a ticked box completes its step, and a
+// done step whose box is unticked is reopened.
+func TestCopilotChecklistKeepsStartedSteps(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	f.withPlan(sessionID) // 1 done, 2 in progress, 3 and 4 pending
+	payload := `{"sessionId": "{{SESSION}}", "timestamp": 1795687200000, "cwd": "{{CWD}}", "toolName": "update_todo",
+		"toolArgs": {"todos": "- [ ] Read the service\n- [ ] Design the cache\n- [x] Build the cache layer\n- [ ] Use it in GetUser"},
+		"toolResult": {"resultType": "success", "textResultForLlm": "TODO list updated"}}`
+	f.sendTo(Copilot{}, "postToolUse", []byte(payload))
+	want := map[string]plan.StepStatus{"1": plan.StepPending, "2": plan.StepInProgress, "3": plan.StepCompleted, "4": plan.StepPending}
+	p := f.state(sessionID).Plan
+	for id, status := range want {
+		if s, _, _ := p.Step(id); s.Status != status {
+			t.Errorf("step %s (%s): %s, want %s", id, s.Text, s.Status, status)
+		}
+	}
+}

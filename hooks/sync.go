@@ -73,6 +73,11 @@ func persisted(input json.RawMessage) bool {
 	return keep
 }
 
+// unchecked is the status of a todo read from a checklist's "- [ ]"
+// (Copilot CLI's update_todo): not done, and nothing more — it does not
+// put back to pending a step the agent started.
+const unchecked = "unchecked"
+
 // syncTodos applies a TodoWrite call: {"todos":[{content,status,activeForm,
 // phaseId}], "planTitle"}. It returns the steps it started.
 func syncTodos(p *plan.Plan, input json.RawMessage, hs *state, now time.Time) (plan.Change, []string, error) {
@@ -103,7 +108,14 @@ func syncTodos(p *plan.Plan, input json.RawMessage, hs *state, now time.Time) (p
 		if err != nil {
 			return plan.Change{}, nil, err
 		}
-		if err := setStatus(p, s, plan.MapStatus(t.Status), now, &c); err != nil {
+		want := plan.MapStatus(t.Status)
+		if t.Status == unchecked {
+			if s.Status != plan.StepCompleted {
+				continue // a box cannot say started, blocked or failed: the step's own stands
+			}
+			want = plan.StepPending // unticked: no longer done
+		}
+		if err := setStatus(p, s, want, now, &c); err != nil {
 			return plan.Change{}, nil, err
 		}
 	}
