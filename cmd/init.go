@@ -331,14 +331,29 @@ func takeOver(f *Factory, proj repo.Project, id string, next *plan.Plan, in *pla
 	if err != nil {
 		return err
 	}
-	var refused error
+	var (
+		refused error
+		dropped []plan.Dropped
+	)
 	res, err := s.Update(f.Options(), func(st *plan.State) (plan.Change, error) {
 		p := st.Plan
-		if !p.Untouched() || in != nil {
+		if !p.Untouched() {
 			refused = planExists(id, st, in != nil)
 			return plan.Change{}, nil
 		}
-		return p.TakeOver(next, f.Now())
+		change, err := p.TakeOver(next, f.Now())
+		if err != nil || in == nil {
+			return change, err
+		}
+		// init --from: the file's steps, findings and errors come in too,
+		// as plangit import brings a file into a plan.
+		_, lost, err := st.UpdateFrom(in.State, f.Now())
+		if err != nil {
+			return plan.Change{}, err
+		}
+		dropped = append(append(dropped, in.Dropped...), lost...)
+		change.Summary += fmt.Sprintf(", with %s from %s", render.Count(p.Counts().Total, "step"), in.Format)
+		return change, nil
 	})
 	if err != nil {
 		return err
@@ -350,10 +365,20 @@ func takeOver(f *Factory, proj repo.Project, id string, next *plan.Plan, in *pla
 	rel, _ := filepath.Rel(proj.Root, s.Dir)
 	size := render.Count(len(p.Phases), "phase") + ", " + render.Count(p.Counts().Total, "step")
 	data := map[string]any{"session": id, "dir": s.Dir, "rev": res.Commit.Hash, "plan": p, "took_over": true}
+	if in != nil {
+		data["format"], data["dropped"] = in.Format, orNoDrops(dropped)
+	}
 	return f.print(data, func(w io.Writer) {
 		fmt.Fprintf(w, "took over session %s: %s (%s), the plan the hooks started from the request\n", id, p.Title, size)
 		fmt.Fprintf(w, "  %s  revision %s\n", rel, res.Commit.Hash[:7])
-		fmt.Fprintln(w, "next: plangit step add \"...\"")
+		if in != nil {
+			render.ImportReport(w, res.State, dropped)
+		}
+		if p.Counts().Total == 0 {
+			fmt.Fprintln(w, "next: plangit step add \"...\"")
+		} else {
+			fmt.Fprintln(w, "next: plangit next")
+		}
 	})
 }
 
