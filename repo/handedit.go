@@ -45,7 +45,7 @@ func (s *Session) editBase(head plumbing.Hash, headFiles map[string]plumbing.Has
 	}
 	want := map[string]map[string]int{} // each edited file's lines, counted
 	for _, name := range edited {
-		want[name] = countLines(files[name])
+		want[name] = countLines(layoutFree(files[name]))
 	}
 	dist := map[plumbing.Hash]int{} // blob → its distance from the working file of that name
 	distance := func(name string, h plumbing.Hash, ok bool) (int, error) {
@@ -59,7 +59,7 @@ func (s *Session) editBase(head plumbing.Hash, headFiles map[string]plumbing.Has
 		if err != nil {
 			return 0, err
 		}
-		d := lineDistance(want[name], data)
+		d := lineDistance(want[name], layoutFree(data))
 		dist[h] = d
 		return d, nil
 	}
@@ -89,6 +89,28 @@ func (s *Session) editBase(head plumbing.Hash, headFiles map[string]plumbing.Has
 		}
 	}
 	return best, bestAt, nil
+}
+
+// layoutFree is a text with what an editor or a formatter changes without
+// changing what it says set aside, line by line: line ends (CRLF), blanks
+// at the ends of lines, and the marker of a list item ("* " and "+ " read
+// as "- "). An edit that only reformats the file is then as close to its
+// base as it was, and the base search does not take an older revision
+// for it (whose steps the edit would seem to add again).
+func layoutFree(b []byte) []byte {
+	out := make([]byte, 0, len(b)+1)
+	for line := range bytes.Lines(b) {
+		line = bytes.TrimRight(line, " \t\r\n")
+		text := bytes.TrimLeft(line, " \t")
+		indent := line[:len(line)-len(text)]
+		if len(text) >= 2 && (text[0] == '*' || text[0] == '+') && text[1] == ' ' {
+			out = append(append(append(out, indent...), '-'), text[1:]...)
+		} else {
+			out = append(out, line...)
+		}
+		out = append(out, '\n')
+	}
+	return out
 }
 
 // countLines counts each line of a text.

@@ -321,3 +321,46 @@ func TestLinesMissing(t *testing.T) {
 		t.Errorf("quoteLines = %s", got)
 	}
 }
+
+// TestReformattingEditAddsNothing: an edit that only reformats
+// task_plan.md — CRLF line ends, blanks at the ends of lines, "*" list
+// markers, as editors and formatters write them — is read against the
+// copy it was made on, the last: no step comes back as new with a fresh
+// id, and nothing the revisions since did is undone.
+func TestReformattingEditAddsNothing(t *testing.T) {
+	t.Parallel()
+	for name, reformat := range map[string]func(string) string{
+		"CRLF":            func(s string) string { return strings.ReplaceAll(s, "\n", "\r\n") },
+		"trailing blanks": func(s string) string { return strings.ReplaceAll(s, "\n", " \n") },
+		"star markers":    func(s string) string { return strings.ReplaceAll(s, "\n- [", "\n* [") },
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			s := newTestSession(t) // steps 1–3
+			for _, text := range []string{"four", "five", "six"} {
+				mustUpdate(t, s, addStep(text))
+			}
+			mustUpdate(t, s, step("1", plan.ActStart))
+			path := filepath.Join(s.Dir, plan.PlanFile)
+			if err := os.WriteFile(path, []byte(reformat(readFile(t, s, plan.PlanFile))), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			mustUpdate(t, s, addStep("seven"))
+			st, err := s.State()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var texts []string
+			for _, step := range st.Plan.Steps() {
+				texts = append(texts, step.ID+" "+step.Text)
+			}
+			want := []string{"1 Analyze", "2 Design", "3 Build", "4 four", "5 five", "6 six", "7 seven"}
+			if !slices.Equal(texts, want) {
+				t.Errorf("steps %q, want %q", texts, want)
+			}
+			if _, status := stepText(t, st, "1"); status != plan.StepInProgress {
+				t.Errorf("step 1 %s", status)
+			}
+		})
+	}
+}
