@@ -55,7 +55,7 @@ func (e *engine) handle() (*Output, error) {
 	if errors.Is(err, errQueued) {
 		return nil, nil
 	}
-	if plan.HasCode(err, plan.CodePlanParseError) && !e.replaying() {
+	if unreadable(err) && !e.replaying() {
 		// The next hook repairs a plan file that cannot be read, as the
 		// maxclaw seed keeps a backup of a broken plan and goes on:
 		// plangit repair, the rejected text kept beside it, and the event
@@ -71,13 +71,20 @@ func (e *engine) handle() (*Output, error) {
 			}
 		}
 	}
-	if plan.HasCode(err, plan.CodePlanParseError) {
+	if unreadable(err) {
 		if o := e.unreadable(err); o != nil {
 			logFailure(e.env, e.in.Cwd, e.in.Event, e.in.SessionID, err)
 			return o, nil
 		}
 	}
 	return out, err
+}
+
+// unreadable reports whether err is the session's files failing to read:
+// a line plangit cannot parse, or what parses but cannot stand (two steps
+// with one id, a need of a step that does not exist, a cycle).
+func unreadable(err error) bool {
+	return errors.Is(err, repo.ErrUnreadable) || plan.HasCode(err, plan.CodePlanParseError)
 }
 
 func isDir(path string) bool {
@@ -91,7 +98,7 @@ func (e *engine) dispatch() (*Output, error) {
 		return nil, nil
 	}
 	if e.in.SessionID == "" {
-		return nil, errors.New("the payload has no session_id")
+		return nil, plan.Errorf(plan.CodeInvalidArgument, "the payload has no session_id")
 	}
 	if err := repo.ValidateSessionID(e.in.SessionID); err != nil {
 		return nil, err

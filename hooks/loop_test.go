@@ -1,6 +1,7 @@
 package hooks
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -372,6 +373,41 @@ func TestUnreadablePlan(t *testing.T) {
 	}
 	if out := f.send(PreToolUse, bash("go build ./...")); strings.Contains(out, "could not be read") {
 		t.Errorf("said twice: %s", out)
+	}
+}
+
+// TestPlanThatCannotStandIsRepaired: a hand edit that parses but cannot
+// stand — a cycle of needs, two steps with one id, a need of a step that
+// does not exist — is repaired by the next hook as an unreadable file is,
+// and the agent keeps its reminder; it is not left with silence.
+func TestPlanThatCannotStandIsRepaired(t *testing.T) {
+	t.Parallel()
+	for name, edit := range map[string][2]string{
+		"cycle":        {"`#1`", "`#1 needs:2`"},
+		"duplicate id": {"`#3", "`#2"},
+		"unknown need": {"`#2 needs:1`", "`#2 needs:77`"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t)
+			s := f.withPlan(sessionID)
+			path := filepath.Join(s.Dir, plan.PlanFile)
+			b, _ := os.ReadFile(path)
+			if !bytes.Contains(b, []byte(edit[0])) {
+				t.Fatalf("no %s in\n%s", edit[0], b)
+			}
+			os.WriteFile(path, bytes.Replace(b, []byte(edit[0]), []byte(edit[1]), 1), 0o644)
+			out := f.send(SessionStart, map[string]any{"source": "startup"})
+			if !strings.Contains(out, "[plangit] The plan's files could not be read (") || !strings.Contains(out, "plangit restored task_plan.md") {
+				t.Errorf("not repaired: %q", out)
+			}
+			if !strings.Contains(out, "Current: ◐ 2  Design the cache") {
+				t.Errorf("no reminder: %q", out)
+			}
+			if st := f.state(sessionID); len(st.Plan.Steps()) != 4 {
+				t.Errorf("the plan after the repair: %d steps", len(st.Plan.Steps()))
+			}
+		})
 	}
 }
 

@@ -261,12 +261,23 @@ func parseFiles(files map[string][]byte) (*plan.State, error) {
 	st, err := plan.ParseState(files)
 	if err != nil {
 		var e *plan.Error
-		if errors.As(err, &e) && !strings.Contains(e.Message, "plangit repair") {
-			e.Message += " (fix the file by hand, or run plangit repair to restore the last good revision)"
+		if errors.As(err, &e) {
+			if !strings.Contains(e.Message, "plangit repair") {
+				e.Message += " (fix the file by hand, or run plangit repair to restore the last good revision)"
+			}
+			if e.Err == nil {
+				e.Err = ErrUnreadable
+			}
 		}
 	}
 	return st, err
 }
+
+// ErrUnreadable is in the chain of an error reading a session's files:
+// what they hold is not a plan plangit can stand on, whatever the code
+// says of why (PLAN_PARSE_ERROR, INVALID_DEPENDENCY, …). plangit repair
+// restores them.
+var ErrUnreadable = errors.New("the session's files cannot be read")
 
 // readRef returns the commit the branch points at, or the zero hash when
 // the branch has no commit yet. It reads the loose ref and falls back to
