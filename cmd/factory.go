@@ -75,7 +75,7 @@ func NewFactory() *Factory {
 		Now:    time.Now,
 	}
 	if v := os.Getenv("PLANGIT_NOW"); v != "" {
-		if t, err := time.Parse(time.RFC3339, v); err == nil {
+		if t, ok := fixedNow(v); ok {
 			f.Now = func() time.Time { return t }
 		} else {
 			f.nowErr = f.checkEnv()
@@ -273,12 +273,19 @@ func (f *Factory) print(data any, human func(w io.Writer)) error {
 	return nil
 }
 
+// fixedNow reads PLANGIT_NOW: an RFC 3339 time no earlier than 1970, the
+// first time a git commit can carry (git fsck refuses an earlier one).
+func fixedNow(v string) (time.Time, bool) {
+	t, err := time.Parse(time.RFC3339, v)
+	return t, err == nil && t.Unix() >= 0
+}
+
 // checkEnv refuses malformed values of the environment variables plangit
 // reads, naming the variable.
 func (f *Factory) checkEnv() error {
 	if v := f.Getenv("PLANGIT_NOW"); v != "" {
-		if _, err := time.Parse(time.RFC3339, v); err != nil {
-			return usagef("PLANGIT_NOW=%q is not an RFC 3339 time such as 2026-11-20T10:00:00Z", v)
+		if _, ok := fixedNow(v); !ok {
+			return usagef("PLANGIT_NOW=%q is not an RFC 3339 time from 1970 on, such as 2026-11-20T10:00:00Z", v)
 		}
 	}
 	if v := f.Getenv("PLANGIT_LOCK_WAIT"); v != "" {
