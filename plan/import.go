@@ -309,7 +309,9 @@ func (b *builder) finish() (*Imported, error) {
 			if !ok {
 				return nil, Errorf(CodeInvalidDependency, "%s: %s: step %q depends on %q, which the file does not define", b.name, bs.needsPath, clip(bs.s.Text), clip(n)).With("field", bs.needsPath)
 			}
-			if dep != bs && !slices.Contains(bs.s.Needs, dep.s.ID) {
+			if dep == bs {
+				b.drop(bs.needsPath, n, "a step cannot wait for itself")
+			} else if !slices.Contains(bs.s.Needs, dep.s.ID) {
 				bs.s.Needs = append(bs.s.Needs, dep.s.ID)
 			}
 		}

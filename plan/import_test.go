@@ -437,6 +437,29 @@ func paragraphsOf(n ast.Node) func(func(ast.Node) bool) {
 	}
 }
 
+// TestImportSelfNeedIsReported: a step the source has waiting for itself
+// is imported without that need, and the report says so.
+func TestImportSelfNeedIsReported(t *testing.T) {
+	t.Parallel()
+	for name, src := range map[string]string{
+		"claude tasks": `{"tasks":[{"id":"1","subject":"a","blockedBy":["1"]},{"id":"2","subject":"b","blockedBy":["1"]}]}`,
+		"plan manager": `{"meta":{"goal":"g"},"tasks":[{"id":1,"name":"a","dependencies":[1]},{"id":2,"name":"b","dependencies":[1]}]}`,
+	} {
+		in, err := Import("t.json", []byte(src), "", tImport)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		s1, _, _ := in.State.Plan.Step("1")
+		s2, _, _ := in.State.Plan.Step("2")
+		if len(s1.Needs) != 0 || !slices.Equal(s2.Needs, []string{"1"}) {
+			t.Errorf("%s: needs %v, %v", name, s1.Needs, s2.Needs)
+		}
+		if len(in.Dropped) != 1 || in.Dropped[0].Value != "1" || !strings.Contains(in.Dropped[0].Why, "cannot wait for itself") {
+			t.Errorf("%s: dropped %+v", name, in.Dropped)
+		}
+	}
+}
+
 // A source named .json that is not JSON gets the JSON reader's error at
 // the wrong byte, not the markdown detector's; its format still decides
 // when given.
