@@ -185,6 +185,9 @@ func NewCmdError(f *Factory) *cobra.Command {
 
 // errorAddRun logs an error, for the step in progress unless it names one.
 func errorAddRun(f *Factory, rec plan.ErrorRecord) error {
+	if err := plan.CheckErrorSizes(rec); err != nil {
+		return err
+	}
 	return f.applyChange(func(st *plan.State) (plan.Change, error) {
 		in := rec
 		var err error

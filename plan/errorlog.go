@@ -15,13 +15,29 @@ import (
 // ErrorsFile is the name of the error log in a session.
 const ErrorsFile = "errors.md"
 
-// Limits on what an error record keeps. Errors are logged by hooks and never
-// refused, so longer values are cut, not rejected.
+// Limits on what an error record keeps. Errors the hooks log are never
+// refused, so Record cuts longer values; plangit error add refuses them
+// (CheckErrorSizes).
 const (
 	maxErrorMessage = 4 << 10
 	maxErrorParams  = 1 << 10
 	errorKeyLength  = 100
 )
+
+// CheckErrorSizes refuses an error to log whose message, params or key is
+// longer than a record keeps, naming the field: what a person or an
+// agent gives is kept whole or not taken.
+func CheckErrorSizes(e ErrorRecord) error {
+	for _, f := range []struct {
+		name, value string
+		max         int
+	}{{"tool", e.Tool, MaxLine}, {"message", e.Message, maxErrorMessage}, {"params", e.Params, maxErrorParams}, {"key", e.Key, maxErrorParams}} {
+		if len(f.value) > f.max {
+			return Errorf(CodeInvalidArgument, "the error's %s is %d bytes; an error record keeps up to %d: give its first lines, where the failure shows", f.name, len(f.value), f.max).With("field", f.name)
+		}
+	}
+	return nil
+}
 
 // ErrorRecord is one kind of error seen, with how often. An error is open
 // until it is resolved: by hand (plangit error resolve), or when the same
