@@ -183,7 +183,7 @@ func commandWord(args []string) string {
 
 // newRoot builds the root command with every command under it, or with
 // only (when not nil), for the command line args.
-func newRoot(f *Factory, only *command, args []string) *cobra.Command {
+func newRoot(f *Factory, only *command, line []string) *cobra.Command {
 	var version bool
 	root := &cobra.Command{
 		Use:   "plangit",
@@ -218,7 +218,7 @@ Then:        plangit step add "..."   plangit next   plangit step done 1 --resul
 			return f.checkEnv()
 		},
 	}
-	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return flagError(c, err, args) })
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return flagError(c, err, line) })
 	root.Flags().BoolVarP(&version, "version", "v", false, "print plangit's version and the Go version it was built with")
 	pf := root.PersistentFlags()
 	pf.StringVar(&f.RootFlag, "root", "", "project root holding .code-agent/ (default: $PLANGIT_ROOT, else the nearest ancestor with .code-agent/, else the working directory)")
@@ -231,6 +231,23 @@ Then:        plangit step add "..."   plangit next   plangit step done 1 --resul
 	root.AddGroup(&cobra.Group{ID: "plan", Title: "Plan:"}, &cobra.Group{ID: "record", Title: "Findings, errors and the deliverable:"},
 		&cobra.Group{ID: "history", Title: "History:"}, &cobra.Group{ID: "session", Title: "Sessions:"},
 		&cobra.Group{ID: "agent", Title: "Agent hooks and settings:"})
+	help := root.HelpFunc()
+	root.SetHelpFunc(func(c *cobra.Command, args []string) {
+		// --json prints one envelope, help too: the text in it. (A
+		// command that only groups others answers --help before its
+		// flags are read: the command line says.)
+		if !f.JSON && !wantsJSON(line) {
+			help(c, args)
+			return
+		}
+		var text strings.Builder
+		out := c.OutOrStdout()
+		c.SetOut(&text)
+		help(c, args)
+		c.SetOut(out)
+		f.JSON = true
+		f.print(map[string]any{"command": c.CommandPath(), "help": text.String()}, nil)
+	})
 	if only != nil {
 		// The command line names one of plangit's commands, so it does not
 		// ask for completion: cobra need not build its completion command
