@@ -422,6 +422,7 @@ func (s *State) Merge(in *State, now time.Time) (Change, []Dropped, error) {
 	}
 	cur := p.Current()
 	ids := map[string]string{}
+	copies := map[string]*Step{} // the imported step's id → its copy in p
 	n, first := 0, strconv.Itoa(p.NextStep)
 	for _, ph := range ip.Phases {
 		cp := &Phase{ID: strconv.Itoa(p.NextPhase), Title: ph.Title, Notes: ph.Notes}
@@ -431,7 +432,7 @@ func (s *State) Merge(in *State, now time.Time) (Change, []Dropped, error) {
 			c.Needs = nil
 			c.ID = strconv.Itoa(p.NextStep)
 			p.NextStep++
-			ids[st.ID] = c.ID
+			ids[st.ID], copies[st.ID] = c.ID, &c
 			if c.Status == StepInProgress {
 				if cur != nil {
 					c.Status, c.Started = StepPending, time.Time{}
@@ -447,7 +448,7 @@ func (s *State) Merge(in *State, now time.Time) (Change, []Dropped, error) {
 	}
 	for _, ph := range ip.Phases {
 		for _, st := range ph.Steps {
-			added, _, _ := p.Step(ids[st.ID])
+			added := copies[st.ID]
 			for _, need := range st.Needs {
 				added.Needs = append(added.Needs, ids[need])
 			}

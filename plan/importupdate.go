@@ -88,10 +88,20 @@ func (s *State) UpdateFrom(in *State, now time.Time) (Change, []Dropped, error) 
 			}
 		}
 	}
+	// Looked up by id below, once for each step: a plan of thousands of
+	// steps is no slower to bring in step by step.
+	isAdded := make(map[string]bool, len(added))
+	for _, id := range added {
+		isAdded[id] = true
+	}
+	byID := map[string]*Step{}
+	for _, st := range p.Steps() {
+		byID[st.ID] = st
+	}
 	for _, iph := range ip.Phases { // needs, once every imported step has its id
 		for _, ist := range iph.Steps {
-			st, _, err := p.Step(ids[ist.ID])
-			if err != nil || !slices.Contains(added, st.ID) {
+			st := byID[ids[ist.ID]]
+			if st == nil || !isAdded[st.ID] {
 				continue
 			}
 			for _, need := range ist.Needs {
@@ -102,9 +112,9 @@ func (s *State) UpdateFrom(in *State, now time.Time) (Change, []Dropped, error) 
 		}
 	}
 	// One step in progress: the one already under way stays.
-	if cur := p.Current(); cur != nil {
+	if cur := p.Current(); cur != nil && !slices.Contains(started, cur.ID) {
 		for _, id := range started {
-			if st, _, _ := p.Step(id); st != nil && st != cur && st.Status == StepInProgress && !slices.Contains(started, cur.ID) {
+			if st := byID[id]; st != nil && st != cur && st.Status == StepInProgress {
 				st.Status, st.Started = StepPending, time.Time{}
 				drop("step "+id, "in_progress", fmt.Sprintf("step %s is in progress already, so this one is pending", cur.ID))
 			}
@@ -112,7 +122,7 @@ func (s *State) UpdateFrom(in *State, now time.Time) (Change, []Dropped, error) 
 	}
 	var kept []string
 	for _, st := range p.Steps() {
-		if !matched[st] && !slices.Contains(added, st.ID) {
+		if !matched[st] && !isAdded[st.ID] {
 			kept = append(kept, st.ID)
 		}
 	}
