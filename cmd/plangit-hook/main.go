@@ -234,6 +234,12 @@ func answer(event string, h *host, payload []byte, getenv func(string) string) (
 	}
 	c := &call{event: event, host: h, p: p, dir: disk.SessionDir(root, p.SessionID),
 		shell: h.shellAlways || h.shellVar != "" && getenv(h.shellVar) == p.SessionID}
+	// The session is recorded for the host's shell whether or not it has a
+	// plan yet, as plangit's hook does: the agent's first plangit init
+	// there must find it.
+	if h.recordShell != "" && hookwire.RecordShellSession(filepath.Join(root, disk.ProjectDir), h.recordShell, p.SessionID) {
+		c.shell = true
+	}
 	if _, err := disk.Lstat(c.dir); err != nil {
 		// No plan: nothing to say before a tool or to count after one;
 		// a prompt to keep, a todo list, [Step] lines, or the agent's first
@@ -241,9 +247,6 @@ func answer(event string, h *host, payload []byte, getenv func(string) string) (
 		none := event == "PreToolUse" || event == "PostToolUse" && !hookwire.PlanningTool(p.ToolName) && !c.prompted() ||
 			event == "Stop" && len(hookwire.StepDeclarations(p.LastAssistantMessage)) == 0 && !declaredInTurn(p.TranscriptPath)
 		return nil, os.IsNotExist(err) && none
-	}
-	if h.recordShell != "" && hookwire.RecordShellSession(filepath.Join(root, disk.ProjectDir), h.recordShell, p.SessionID) {
-		c.shell = true
 	}
 	switch event {
 	case "PostToolUse":

@@ -742,6 +742,16 @@ func TestGeminiWithoutPlangit(t *testing.T) {
 	if b, err := os.ReadFile(log); err == nil {
 		t.Errorf("plangit was run with a fresh glance:\n%s", b)
 	}
+	// With no plan yet, the session is recorded for the host's shell all
+	// the same, as plangit's hook records it: the agent's first plangit
+	// init there takes this session, not one of its own.
+	bare := t.TempDir()
+	if out := gemini(bare, "BeforeTool", "before_tool_shell"); out != "{}\n" {
+		t.Errorf("before a tool, no plan: %q", out)
+	}
+	if records, _ := os.ReadDir(filepath.Join(bare, ".code-agent", "hosts", "gemini")); len(records) != 1 {
+		t.Errorf("the session is not recorded for the host's shell: %v", records)
+	}
 	gemini(root, "AfterTool", "after_tool_read")
 	gemini(root, "AfterAgent", "after_agent")
 	if b, _ := os.ReadFile(log); string(b) != "hook AfterTool --host gemini\nhook AfterAgent --host gemini\n" {
