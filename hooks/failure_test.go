@@ -89,6 +89,11 @@ func TestOnlyTheProjectsErrorsAreLogged(t *testing.T) {
 	if again := f.send("PostToolUseFailure", refusal); again != "" {
 		t.Errorf("the same refusal was answered twice in a turn: %q", again)
 	}
+	// Its output sent elsewhere, the refusal is told by its exit code.
+	silent := map[string]any{"tool_name": "Bash", "tool_input": map[string]any{"command": "plangit step done 9 2>/dev/null"}, "error": "Exit code 1"}
+	if got := f.send("PostToolUseFailure", silent); !strings.HasSuffix(got, "(not an error of the project; nothing logged): exit code 1") {
+		t.Errorf("a refusal with its output redirected was answered with %q", got)
+	}
 	if got := f.send("PostToolUseFailure", map[string]any{"tool_name": "Bash", "tool_input": map[string]any{"command": "grep -rn TODO ."}, "error": "Exit code 1"}); got != "" {
 		t.Errorf("a search that found nothing was answered: %q", got)
 	}

@@ -366,7 +366,15 @@ func (e *engine) postToolUseFailure() (*Output, error) {
 	case why == plangitsOwn:
 		said := plangitRefusal(e.in.Error)
 		if said == "" {
-			said = plan.TruncateText(strings.TrimSpace(firstLine(strings.TrimPrefix(e.in.Error, "Exit code "))), 300)
+			said = strings.TrimSpace(e.in.Error)
+			if code, output, ok := shellExit(e.in.Error); ok {
+				// Its output went elsewhere (2>/dev/null): the code is all.
+				said = fmt.Sprintf("exit code %d", code)
+				if line := strings.TrimSpace(firstLine(output)); line != "" {
+					said += ": " + line
+				}
+			}
+			said = plan.TruncateText(firstLine(said), 300)
 		}
 		p = hookwire.Part{Key: "refused " + hookwire.NormKey(said), Text: "[plangit] plangit refused that call (not an error of the project; nothing logged): " + said}
 	case why != "":
