@@ -32,7 +32,7 @@ import (
 // the exit code is read from the session's transcript (transcript_path:
 // the item_completed event of the CommandExecution whose id is the call's
 // tool_use_id, written before the hook runs), or, failing that, from a
-// "Process exited with code N" in the response (older releases); a
+// "Process exited with code N" in the response's header (older releases); a
 // command that outlives Codex's yield time gets no PostToolUse at all,
 // and nothing is logged for it; apply_patch (the patch text in
 // tool_input.command) is an Edit of the first file the patch names, or a
