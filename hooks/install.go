@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/plangit/plangit/hooks/hookwire"
 	"github.com/plangit/plangit/plan"
 	"github.com/plangit/plangit/repo"
 	"github.com/plangit/plangit/repo/confedit"
@@ -246,39 +247,7 @@ func (h hookEntry) argv() []string {
 
 // shellFields splits a simple shell command line into words, removing the
 // quotes quoteArgs puts in.
-func shellFields(s string) []string {
-	var out []string
-	var word strings.Builder
-	in, quote := false, byte(0)
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case quote != 0 && c == quote:
-			quote = 0
-		case quote != 0:
-			word.WriteByte(c)
-		case c == '\'' || c == '"':
-			quote, in = c, true
-		case c == ' ' || c == '\t' || c == '\n':
-			if in {
-				out = append(out, word.String())
-				word.Reset()
-				in = false
-			}
-		case c == '\\' && i+1 < len(s):
-			i++
-			word.WriteByte(s[i])
-			in = true
-		default:
-			word.WriteByte(c)
-			in = true
-		}
-	}
-	if in {
-		out = append(out, word.String())
-	}
-	return out
-}
+func shellFields(s string) []string { return hookwire.ShellWords(s) }
 
 // ShellJoin writes argv as a POSIX shell command line, quoting what needs it.
 func ShellJoin(argv []string) string {

@@ -134,7 +134,7 @@ func RunsPlangit(command string) bool {
 // and the wrappers that run a program as it is — env, command, exec,
 // time, nice, nohup, sudo, timeout (and its duration); "" for none.
 func Program(seg string) string {
-	words := shellWords(seg)
+	words := ShellWords(seg)
 	wrapped, duration := false, false
 	for i := 0; i < len(words); i++ {
 		w := words[i]
@@ -163,12 +163,12 @@ func Program(seg string) string {
 	return ""
 }
 
-// shellWords splits a simple command into words as a POSIX shell would for
-// what Program needs: blanks separate words, except inside quotes, which
-// are removed.
-func shellWords(s string) []string {
-	var words []string
-	var w strings.Builder
+// ShellWords splits a simple shell command line into words as a POSIX
+// shell does: blanks and newlines separate words, except inside quotes,
+// which are removed; a backslash outside them keeps the next byte.
+func ShellWords(s string) []string {
+	var out []string
+	var word strings.Builder
 	in, quote := false, byte(0)
 	for i := 0; i < len(s); i++ {
 		c := s[i]
@@ -176,24 +176,28 @@ func shellWords(s string) []string {
 		case quote != 0 && c == quote:
 			quote = 0
 		case quote != 0:
-			w.WriteByte(c)
-		case c == '"' || c == '\'':
+			word.WriteByte(c)
+		case c == '\'' || c == '"':
 			quote, in = c, true
-		case c == ' ' || c == '\t':
+		case c == ' ' || c == '\t' || c == '\n':
 			if in {
-				words = append(words, w.String())
-				w.Reset()
+				out = append(out, word.String())
+				word.Reset()
 				in = false
 			}
+		case c == '\\' && i+1 < len(s):
+			i++
+			word.WriteByte(s[i])
+			in = true
 		default:
-			w.WriteByte(c)
+			word.WriteByte(c)
 			in = true
 		}
 	}
 	if in {
-		words = append(words, w.String())
+		out = append(out, word.String())
 	}
-	return words
+	return out
 }
 
 // PlangitTool reports whether a tool is one of plangit's own MCP tools, as
