@@ -124,7 +124,7 @@ func (p *Plan) AddPhase(title, notes string, now time.Time) (*Phase, error) {
 		return nil, err
 	}
 	if title == "" {
-		return nil, Errorf(CodeInvalidArgument, "a phase needs a title")
+		return nil, Errorf(CodeInvalidArgument, "a phase needs a title, such as \"Build\"")
 	}
 	if notes, err = CleanBlock("phase notes", notes); err != nil {
 		return nil, err
@@ -163,7 +163,7 @@ func (p *Plan) EditPhase(ref string, e PhaseEdit, now time.Time) (Change, error)
 			return Change{}, err
 		}
 		if t == "" {
-			return Change{}, Errorf(CodeInvalidArgument, "a phase needs a title")
+			return Change{}, Errorf(CodeInvalidArgument, "a phase needs a title, such as \"Build\"")
 		}
 		if t != ph.Title {
 			ph.Title, changed = t, append(changed, "title")
