@@ -18,7 +18,10 @@ import (
 //   - What either side added is kept. Records both sides added under the
 //     same id are kept both: one keeps the id, the other gets a fresh one
 //     (renumbered, with the steps' needs and the references of findings
-//     and errors following it), and the report lists it.
+//     and errors following it), and the report lists it. The one that
+//     keeps it is the published side's, when the caller names one
+//     (MergeOptions.Keep: a remote's revision, whose ids other machines
+//     may have acted on already); else the choice goes by content.
 //   - A field one side changed takes that change. A field both sides
 //     changed to the same value takes it.
 //   - A field both sides changed, each its own way, is a conflict: the
@@ -34,11 +37,11 @@ import (
 //     kept (the report says so).
 //
 // The result depends on the two sides, never on their order: every
-// choice the merge makes (which record keeps a contested id, the order
-// of steps both sides added, which side a conflict names first) goes by
-// the records' content and the sides' revision names. Merging x into y and
-// y into x give the same files, so machines that merge the same two
-// revisions agree.
+// choice the merge makes (which record keeps a contested id, unless Keep
+// names the side; the order of steps both sides added; which side a
+// conflict names first) goes by the records' content and the sides'
+// revision names. Merging x into y and y into x give the same files, so
+// machines that merge the same two revisions agree.
 
 // MergeSide is one side of a merge.
 type MergeSide struct {
@@ -52,7 +55,22 @@ type MergeOptions struct {
 	// the largest step id either side's history ever issued, so that no
 	// renumbered step takes an id a removed or rolled-back step had.
 	NextStep int
+	// Keep names the side whose records keep the ids both sides used:
+	// KeepY for y when y is published (a remote's revision, whose ids
+	// other machines may already have used, and then changed those
+	// records by), so that only x's records move. KeepEither chooses by
+	// the records' content, the same whichever side is x.
+	Keep Keep
 }
+
+// Keep is the side of a merge whose records keep contested ids.
+type Keep int
+
+const (
+	KeepEither Keep = iota
+	KeepX
+	KeepY
+)
 
 // MergeReport says what a merge did: what each side brought, what it
 // renumbered, what conflicts, and what it kept that one side removed.
@@ -97,10 +115,18 @@ func Merge(base *State, x, y MergeSide, o MergeOptions) (*State, *MergeReport, e
 		{Rev: y.Rev, Changes: DescribeChanges(base, y.State)},
 	}}
 	a, b := x, y
-	if sideLess(b, a) {
+	swapped := sideLess(b, a)
+	if swapped {
 		a, b = b, a
 	}
-	m := &merger{base: base.Clone(), a: a.State.Clone(), b: b.State.Clone(), revs: [2]string{a.Rev, b.Rev}, rep: rep}
+	m := &merger{base: base.Clone(), a: a.State.Clone(), b: b.State.Clone(), revs: [2]string{a.Rev, b.Rev}, rep: rep, moves: -1}
+	if o.Keep != KeepEither {
+		// The side that moves, as a (0) or b (1).
+		m.moves = 0
+		if (o.Keep == KeepX) != swapped {
+			m.moves = 1
+		}
+	}
 	m.renumber(o)
 	out := &State{}
 	out.Plan = m.mergePlan()
@@ -157,6 +183,7 @@ func (s *State) Clone() *State {
 type merger struct {
 	base, a, b    *State
 	revs          [2]string
+	moves         int // the side whose contested records move (MergeOptions.Keep); -1: by content
 	rep           *MergeReport
 	planConflicts []Conflict   // conflicts on the plan's own records found by this merge
 	conflicts     []ConflictAt // every conflict found by this merge, for the report
@@ -243,7 +270,7 @@ func mergeConflicts(base, a, b []Conflict) []Conflict {
 func (m *merger) renumber(o MergeOptions) {
 	nextPhase := max(m.base.Plan.NextPhase, m.a.Plan.NextPhase, m.b.Plan.NextPhase, maxID(phaseIDs(m.a.Plan))+1, maxID(phaseIDs(m.b.Plan))+1)
 	pa, pb := phaseMap(m.a.Plan), phaseMap(m.b.Plan)
-	ids, side := contested(pa, pb, phaseMap(m.base.Plan), func(x, y *Phase) bool { return phaseKey(x) == phaseKey(y) }, phaseKey)
+	ids, side := m.contestedSide(contested(pa, pb, phaseMap(m.base.Plan), func(x, y *Phase) bool { return phaseKey(x) == phaseKey(y) }, phaseKey))
 	for _, id := range ids {
 		ph := [2]map[string]*Phase{pa, pb}[side][id]
 		ph.ID = strconv.Itoa(nextPhase)
@@ -259,7 +286,7 @@ func (m *merger) renumber(o MergeOptions) {
 		m.base.Plan.MaxStepID()+1, m.a.Plan.MaxStepID()+1, m.b.Plan.MaxStepID()+1)
 	sa, sb := stepLocs(m.a.Plan), stepLocs(m.b.Plan)
 	same := func(x, y *stepLoc) bool { return stepKey(x) == stepKey(y) }
-	ids, side = contested(sa, sb, stepLocs(m.base.Plan), same, func(l *stepLoc) string { return stepKey(l) })
+	ids, side = m.contestedSide(contested(sa, sb, stepLocs(m.base.Plan), same, func(l *stepLoc) string { return stepKey(l) }))
 	if len(ids) > 0 {
 		ren := map[string]string{}
 		for _, id := range ids {
@@ -274,7 +301,7 @@ func (m *merger) renumber(o MergeOptions) {
 
 	nextFinding := max(m.a.Plan.NextFinding, m.b.Plan.NextFinding, maxID(findingIDs(m.a.Findings))+1, maxID(findingIDs(m.b.Findings))+1, maxID(findingIDs(m.base.Findings))+1)
 	fa, fb := findingMap(m.a.Findings), findingMap(m.b.Findings)
-	ids, side = contested(fa, fb, findingMap(m.base.Findings), func(x, y *Finding) bool { return findingKey(x) == findingKey(y) }, findingKey)
+	ids, side = m.contestedSide(contested(fa, fb, findingMap(m.base.Findings), func(x, y *Finding) bool { return findingKey(x) == findingKey(y) }, findingKey))
 	for _, id := range ids {
 		f := [2]map[string]*Finding{fa, fb}[side][id]
 		f.ID = strconv.Itoa(nextFinding)
@@ -284,13 +311,22 @@ func (m *merger) renumber(o MergeOptions) {
 
 	nextError := max(m.a.Plan.NextError, m.b.Plan.NextError, m.a.Errors.nextID(), m.b.Errors.nextID(), m.base.Errors.nextID())
 	ea, eb := errorMap(m.a.Errors), errorMap(m.b.Errors)
-	ids, side = contested(ea, eb, errorMap(m.base.Errors), sameError, errorKey)
+	ids, side = m.contestedSide(contested(ea, eb, errorMap(m.base.Errors), sameError, errorKey))
 	for _, id := range ids {
 		e := [2]map[string]*ErrorRecord{ea, eb}[side][id]
 		e.ID = strconv.Itoa(nextError)
 		nextError++
 		m.rep.Renumbered = append(m.rep.Renumbered, Renumbered{Kind: "error", Rev: m.revs[side], From: id, To: e.ID, Title: e.Tool + ": " + firstLineOf(e.Message)})
 	}
+}
+
+// contestedSide is contested's answer with the side that moves the
+// merge's options name, where they name one.
+func (m *merger) contestedSide(ids []string, side int) ([]string, int) {
+	if m.moves >= 0 {
+		side = m.moves
+	}
+	return ids, side
 }
 
 // contested returns the ids that a and b both added (base lacks them) for

@@ -318,6 +318,66 @@ func TestMergeBothAdd(t *testing.T) {
 // TestMergeRemovedAndChanged: a step one side removed and the other
 // changed is kept with a conflict; one the other left alone goes; one a
 // step of the other side needs stays.
+// TestMergeKeepsThePublishedIDs: with one side published (Keep), every
+// record both sides added under one id keeps it on that side, whatever
+// the content would choose, and only the other side's move: a machine
+// that already pushed step 5 and then completes it still completes its
+// own step after the next merge. Which side is x does not matter.
+func TestMergeKeepsThePublishedIDs(t *testing.T) {
+	t.Parallel()
+	base := mergeBase(t)
+	add := func(text, finding string) func(*State, time.Time) error {
+		return func(st *State, now time.Time) error {
+			s, err := st.Plan.AddStep(StepSpec{Text: text, Phase: "2"}, now)
+			if err != nil {
+				return err
+			}
+			st.AddFinding(Finding{Category: CatInsight, Title: finding, Step: s.ID}, now)
+			st.RecordError(ErrorRecord{Tool: "Bash", Message: "failed: " + text}, now)
+			_, err = st.Plan.AddPhase(text+" phase", "", now)
+			return err
+		}
+	}
+	local := edit(t, base, add("Alpha: review the API", "alpha"), time.Hour) // sorts first: by content it would keep 5
+	published := edit(t, base, add("Zeta: write the migration", "zeta"), 2*time.Hour)
+	for _, order := range []struct {
+		x, y MergeSide
+		keep Keep
+	}{
+		{MergeSide{Rev: "aaaaaaa", State: local}, MergeSide{Rev: "bbbbbbb", State: published}, KeepY},
+		{MergeSide{Rev: "bbbbbbb", State: published}, MergeSide{Rev: "aaaaaaa", State: local}, KeepX},
+	} {
+		out, rep, err := Merge(base, order.x, order.y, MergeOptions{Keep: order.keep})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s, _, _ := out.Plan.Step("5"); s == nil || s.Text != "Zeta: write the migration" {
+			t.Errorf("step 5: %+v\n%s", s, WritePlan(out.Plan))
+		}
+		if s, _, _ := out.Plan.Step("6"); s == nil || s.Text != "Alpha: review the API" {
+			t.Errorf("step 6: %+v", s)
+		}
+		for _, f := range out.Findings {
+			if f.Title == "zeta" && (f.ID != "2" || f.Step != "5") || f.Title == "alpha" && (f.ID != "3" || f.Step != "6") {
+				t.Errorf("finding %+v", *f)
+			}
+		}
+		for _, e := range out.Errors {
+			if strings.Contains(e.Message, "Zeta") && e.ID != "2" || strings.Contains(e.Message, "Alpha") && e.ID != "3" {
+				t.Errorf("error %+v", *e)
+			}
+		}
+		if ph, _ := out.Plan.Phase("3"); ph == nil || ph.Title != "Zeta: write the migration phase" {
+			t.Errorf("phase 3: %+v", ph)
+		}
+		for _, r := range rep.Renumbered {
+			if r.Rev != "aaaaaaa" {
+				t.Errorf("the published side's %s %s moved", r.Kind, r.From)
+			}
+		}
+	}
+}
+
 func TestMergeRemovedAndChanged(t *testing.T) {
 	t.Parallel()
 	base := mergeBase(t)

@@ -169,7 +169,7 @@ func (s *Session) mergeEdit(head, from plumbing.Hash, since int, edited *plan.St
 		return nil, "", err
 	}
 	merged, rep, err := plan.Merge(baseSt, plan.MergeSide{Rev: short(head), State: headSt}, plan.MergeSide{Rev: editRev, State: edited},
-		plan.MergeOptions{NextStep: issued + 1})
+		plan.MergeOptions{NextStep: issued + 1, Keep: plan.KeepX}) // the revisions' records keep their ids; the edit's move
 	if err != nil {
 		return nil, "", err
 	}

@@ -221,7 +221,7 @@ func (s *Session) merge(head, tip plumbing.Hash, remote string, mode MergeMode, 
 	case MergeBoth:
 		var rep *plan.MergeReport
 		merged, rep, err = plan.Merge(baseSt, plan.MergeSide{Rev: short(head), State: ours}, plan.MergeSide{Rev: short(tip), State: theirs},
-			plan.MergeOptions{NextStep: issued + 1})
+			plan.MergeOptions{NextStep: issued + 1, Keep: plan.KeepY}) // the remote's records are published: theirs keep their ids
 		if err != nil {
 			return nil, err
 		}
