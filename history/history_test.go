@@ -228,6 +228,40 @@ func equalFiles(a, b map[string][]byte) bool {
 	return true
 }
 
+// TestUndoOfAPendingHandEdit: a hand edit not yet recorded is the most
+// recent change: undo adopts it and undoes it, says so, and history keeps
+// it; the revision under it is not undone with the edit lost.
+func TestUndoOfAPendingHandEdit(t *testing.T) {
+	t.Parallel()
+	s := newSession(t, 2)
+	s.step("1", plan.ActStart) // @2
+	path := filepath.Join(s.Dir, plan.PlanFile)
+	b, _ := os.ReadFile(path)
+	edited := bytes.Replace(b, []byte("Step 2 `#2`"), []byte("Step 2 by hand `#2`"), 1)
+	if bytes.Equal(edited, b) {
+		t.Fatalf("no step 2 line in\n%s", b)
+	}
+	os.WriteFile(path, edited, 0o644)
+	res, err := Undo(s.Session, s.opts())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Adopted == nil || res.Commit == nil || res.Commit.Change.Summary != "undo @3 (the hand edit adopted just before)" {
+		t.Fatalf("adopted %v, summary %q", res.Adopted, res.Commit.Change.Summary)
+	}
+	st, _ := s.State()
+	if s1, _, _ := st.Plan.Step("1"); s1.Status != plan.StepInProgress {
+		t.Errorf("the revision under the edit was undone: step 1 %s", s1.Status)
+	}
+	if s2, _, _ := st.Plan.Step("2"); s2.Text != "Step 2" {
+		t.Errorf("step 2 %q", s2.Text)
+	}
+	edit, _, err := s.FilesAt("@3")
+	if err != nil || !bytes.Contains(edit[plan.PlanFile], []byte("Step 2 by hand")) {
+		t.Errorf("history does not keep the edit: %v", err)
+	}
+}
+
 func TestUndoFirstRevision(t *testing.T) {
 	t.Parallel()
 	s := newSession(t, 1)

@@ -21,12 +21,23 @@ func Rollback(s *repo.Session, rev string, opts repo.Options) (*repo.Result, err
 }
 
 // Undo rolls back the most recent revision: the new revision's files equal
-// its parent's.
+// its parent's. A hand edit of the files not yet recorded is the most
+// recent: it is adopted first, as every change adopts it, and then it is
+// what is undone (history keeps it), never the revision under it with the
+// edit lost.
 func Undo(s *repo.Session, opts repo.Options) (*repo.Result, error) {
 	return s.Restore(opts, func(*plan.State) (map[string][]byte, plan.Change, error) {
 		last, err := s.Last()
 		if err != nil {
 			return nil, plan.Change{}, err
+		}
+		if s.AdoptsEdit() {
+			// cur is the edit, adopted in this change as @last+1.
+			lastFiles, _, err := s.FilesAt(last.Hash)
+			if err != nil {
+				return nil, plan.Change{}, err
+			}
+			return lastFiles, plan.Change{Op: "undo", Summary: fmt.Sprintf("undo @%d (the hand edit adopted just before)", last.N+1)}, nil
 		}
 		if last.Parent == "" {
 			return nil, plan.Change{}, plan.Errorf(plan.CodeRevisionNotFound, "nothing to undo: the session has only its first revision")

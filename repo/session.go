@@ -46,7 +46,16 @@ type Session struct {
 	// landing, in tests alone, runs at the named moments of landing a
 	// working file ("checked", "exchanged"), to play a person's save there.
 	landing func(moment, path string)
+	// adopting is true while an Update's fn runs on a hand edit that the
+	// change adopts first (AdoptsEdit).
+	adopting bool
 }
+
+// AdoptsEdit reports, from within an Update's or Restore's fn, whether the
+// change adopts a hand edit of the working files first: the state fn is
+// given is that edit, which becomes a revision of its own just before the
+// change's.
+func (s *Session) AdoptsEdit() bool { return s.adopting }
 
 // OnWarning sets where non-fatal problems (a failed automatic pack, a
 // change that landed but could not update every working file) are
@@ -661,7 +670,9 @@ func (s *Session) attempt(opts Options, fn changeFn, res *Result, head *plumbing
 	st.Plan.ReserveSteps(issued + 1)
 	reserved := st.Plan.NextStep
 
+	s.adopting = adopted != nil
 	next, nextFiles, change, err := fn(st)
+	s.adopting = false
 	if err != nil {
 		return err
 	}
