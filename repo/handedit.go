@@ -23,9 +23,15 @@ import (
 // where both changed one field the person's value wins and the revision
 // says so.
 
-// editLookback is how many revisions back an edit's base is looked for:
-// an editor's copy older than that is taken as an edit of the last.
-const editLookback = 64
+// editLookback is how many versions of the edited files back an edit's
+// base is looked for — revisions that left them as they were (a finding
+// added, for an edit of task_plan.md) do not count — and editScan how many
+// revisions at most are read for them: an editor's copy older than that
+// is taken as an edit of the last.
+const (
+	editLookback = 64
+	editScan     = 1024
+)
 
 // editBase finds the revision a hand edit of the working files started
 // from: of the last editLookback revisions, the one whose copies of the
@@ -64,11 +70,22 @@ func (s *Session) editBase(head plumbing.Hash, headFiles map[string]plumbing.Has
 		return d, nil
 	}
 	best, bestAt, bestDist := head, 0, -1
-	for i := len(entries) - 1; i >= 0 && i >= len(entries)-editLookback; i-- {
+	versions := map[string]bool{} // the edited files' blobs, as one key
+	for i := len(entries) - 1; i >= 0 && i >= len(entries)-editScan; i-- {
 		rev := entries[i].Hash
 		tree, err := s.objs.readTreeFiles(rev)
 		if err != nil {
 			break // an older revision that cannot be read is no candidate
+		}
+		var version strings.Builder
+		for _, name := range edited {
+			version.WriteString(tree[name].String())
+		}
+		if !versions[version.String()] {
+			if len(versions) == editLookback {
+				break
+			}
+			versions[version.String()] = true
 		}
 		d := 0
 		for _, name := range edited {

@@ -364,3 +364,46 @@ func TestReformattingEditAddsNothing(t *testing.T) {
 		})
 	}
 }
+
+// TestStaleSaveAfterManyOtherChanges: the revisions that left task_plan.md
+// as it was (findings added, 70 of them) do not push an editor's old copy
+// out of the base search: the completion made before them stays, and the
+// edit is read against the copy it was made on.
+func TestStaleSaveAfterManyOtherChanges(t *testing.T) {
+	t.Parallel()
+	s := newTestSession(t)
+	path := filepath.Join(s.Dir, plan.PlanFile)
+	stale := readFile(t, s, plan.PlanFile)
+	made, err := s.Last()
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustUpdate(t, s, step("1", plan.ActDone))
+	for i := range 70 {
+		mustUpdate(t, s, func(st *plan.State) (plan.Change, error) {
+			f, err := st.AddFinding(plan.Finding{Category: plan.CatCode, Title: fmt.Sprintf("finding %d", i)}, t0)
+			if err != nil {
+				return plan.Change{}, err
+			}
+			return plan.Change{Op: "finding.add", Summary: "finding " + f.ID}, nil
+		})
+	}
+	edited := strings.Replace(stale, "\n<!-- plangit", "- [ ] hand step\n\n<!-- plangit", 1)
+	if err := os.WriteFile(path, []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res := mustUpdate(t, s, step("2", plan.ActStart))
+	if res.Adopted == nil || !strings.Contains(res.Adopted.Change.Summary, "made on "+made.Hash[:7]) || !strings.Contains(res.Adopted.Change.Summary, "the 71 revisions since kept") {
+		t.Errorf("the edit is not read against its copy: %+v", res.Adopted)
+	}
+	st, err := s.State()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, status := stepText(t, st, "1"); status != plan.StepCompleted {
+		t.Errorf("the completion made before the findings was undone: %s", status)
+	}
+	if len(st.Findings) != 70 {
+		t.Errorf("%d findings", len(st.Findings))
+	}
+}
