@@ -227,6 +227,15 @@ func findingChanges(a, b plan.Findings) []Change {
 	return out
 }
 
+// errorID is an error's id in a change, its tool in a file written before
+// errors had ids.
+func errorID(e *plan.ErrorRecord) string {
+	if e.ID != "" {
+		return e.ID
+	}
+	return e.Tool
+}
+
 // errorChanges compares error logs record by record, matching records by
 // id (by tool and message where the ids disagree, as in files written
 // before errors had ids).
@@ -243,11 +252,11 @@ func errorChanges(a, b plan.ErrorLog) []Change {
 		msg := firstLine(e.Message)
 		switch {
 		case o == nil:
-			out = append(out, Change{Kind: "error", ID: e.Tool, Action: "added", To: msg,
+			out = append(out, Change{Kind: "error", ID: errorID(e), Action: "added", To: msg,
 				Detail: fmt.Sprintf("error added: %s ×%d: %s", e.Tool, e.Count, msg)})
 			continue
 		case o.Count != e.Count:
-			out = append(out, Change{Kind: "error", ID: e.Tool, Action: "counted", From: fmt.Sprint(o.Count), To: fmt.Sprint(e.Count),
+			out = append(out, Change{Kind: "error", ID: errorID(e), Action: "counted", From: fmt.Sprint(o.Count), To: fmt.Sprint(e.Count),
 				Detail: fmt.Sprintf("error counted up: %s ×%d → ×%d: %s", e.Tool, o.Count, e.Count, msg)})
 		}
 		switch {
@@ -256,14 +265,14 @@ func errorChanges(a, b plan.ErrorLog) []Change {
 			if e.Resolution != "" {
 				detail += " (" + firstLine(e.Resolution) + ")"
 			}
-			out = append(out, Change{Kind: "error", ID: e.Tool, Action: "resolved", To: e.Resolution, Detail: detail})
+			out = append(out, Change{Kind: "error", ID: errorID(e), Action: "resolved", To: e.Resolution, Detail: detail})
 		case !o.Open() && e.Open():
-			out = append(out, Change{Kind: "error", ID: e.Tool, Action: "reopened", Detail: fmt.Sprintf("error #%s reopened: %s: %s", e.ID, e.Tool, msg)})
+			out = append(out, Change{Kind: "error", ID: errorID(e), Action: "reopened", Detail: fmt.Sprintf("error #%s reopened: %s: %s", e.ID, e.Tool, msg)})
 		}
 	}
 	for _, e := range a {
 		if match(b, e) == nil {
-			out = append(out, Change{Kind: "error", ID: e.Tool, Action: "removed", From: firstLine(e.Message),
+			out = append(out, Change{Kind: "error", ID: errorID(e), Action: "removed", From: firstLine(e.Message),
 				Detail: fmt.Sprintf("error removed: %s: %s", e.Tool, firstLine(e.Message))})
 		}
 	}

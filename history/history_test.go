@@ -502,3 +502,24 @@ func TestLogFilters(t *testing.T) {
 		}
 	}
 }
+
+// TestDiffNamesErrorsByID: an error's change carries the error's id, as
+// a finding's carries the finding's, not its tool's name.
+func TestDiffNamesErrorsByID(t *testing.T) {
+	t.Parallel()
+	a := &plan.State{Plan: &plan.Plan{}}
+	b := a.Clone()
+	b.RecordError(plan.ErrorRecord{Tool: "Bash", Message: "first"}, t0)
+	b.RecordError(plan.ErrorRecord{Tool: "Bash", Message: "second"}, t0)
+	c := b.Clone()
+	c.Errors.Resolve("1", "fixed", t0)
+	var ids []string
+	for _, ch := range append(SemanticDiff(a, b), SemanticDiff(b, c)...) {
+		if ch.Kind == "error" {
+			ids = append(ids, ch.Action+" "+ch.ID)
+		}
+	}
+	if want := []string{"added 2", "added 1", "resolved 1"}; !slices.Equal(ids, want) && !slices.Equal(ids, []string{"added 1", "added 2", "resolved 1"}) {
+		t.Errorf("error changes %q, want %q", ids, want)
+	}
+}
