@@ -131,6 +131,12 @@ func (r *Remote) Push(ids []string, o SyncOptions) []SyncResult {
 		if s == nil || results[i].err != nil {
 			continue
 		}
+		// A hand edit waiting in the files is recorded first, as any
+		// change records it: what is pushed is the plan as it stands.
+		if _, err := s.Update(o.Options, func(*plan.State) (plan.Change, error) { return plan.Change{}, nil }); err != nil {
+			results[i].fail(err)
+			continue
+		}
 		head, err := s.readRef()
 		if err == nil && head.IsZero() {
 			err = plan.Errorf(plan.CodePlanNotFound, "session %s has no revision to push", s.ID).With("session", s.ID)

@@ -721,6 +721,44 @@ func TestFetchAdoptsHandEditFirst(t *testing.T) {
 	sameHistory(t, s, w.open(w.reviewer, "s1"))
 }
 
+// TestPushRecordsAWaitingHandEdit: push records a hand edit waiting in the
+// files before it compares with the remote, whether the push then finds
+// the remote up to date, behind it, or diverged: what it publishes is the
+// plan as it stands, and the files are clean after it.
+func TestPushRecordsAWaitingHandEdit(t *testing.T) {
+	if !repotest.Long() {
+		repotest.Short(t, "a sharing case beyond the fast suite's")
+	}
+	t.Parallel()
+	w := newWorld(t, fileRemote)
+	s, ra, rr := w.shared("s1")
+	path := filepath.Join(s.Dir, plan.PlanFile)
+	edit := func(from, to string) {
+		b, _ := os.ReadFile(path)
+		if !bytes.Contains(b, []byte(from)) {
+			t.Fatalf("no %q in\n%s", from, b)
+		}
+		os.WriteFile(path, bytes.Replace(b, []byte(from), []byte(to), 1), 0o644)
+	}
+	edit("Design", "Design it well") // up to date but for the edit
+	statuses(t, ra.Push([]string{"s1"}, w.opts()), "s1:pushed")
+	w.addStep(s, "committed") // ahead, and an edit on top
+	edit("Analyze", "Analyze the hot paths")
+	statuses(t, ra.Push([]string{"s1"}, w.opts()), "s1:pushed")
+	if out := w.git(s.Dir, "status", "--porcelain"); out != "" {
+		t.Errorf("the files are not clean after the push: %q", out)
+	}
+	statuses(t, rr.Fetch([]string{"s1"}, w.opts()), "s1:fast-forward")
+	r := w.open(w.reviewer, "s1")
+	b, _ := os.ReadFile(filepath.Join(r.Dir, plan.PlanFile))
+	for _, want := range []string{"Design it well", "Analyze the hot paths", "committed"} {
+		if !bytes.Contains(b, []byte(want)) {
+			t.Errorf("the other machine has no %q:\n%s", want, b)
+		}
+	}
+	sameHistory(t, s, r)
+}
+
 // TestCleanupAndPrune: with push_on set, cleanup keeps what no remote
 // holds unless forced; push --prune deletes on the remote only sessions
 // this machine pushed and cleanup removed, and only while the remote still
