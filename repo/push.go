@@ -149,26 +149,44 @@ func (r *Remote) Push(ids []string, o SyncOptions) []SyncResult {
 	}
 	r.pushAll(items)
 	// A session that diverged from the remote's copy is merged with it
-	// here, and the merge pushed.
-	var again []pushItem
+	// here, and the merge pushed. Another machine's push may land between
+	// the merge and its push: then the merge is merged again with that,
+	// a few times, as a person would fetch and push again.
+	diverged := make([]int, 0, len(items))
 	for i, it := range items {
-		if it.res.Status != "diverged" {
-			continue
+		if it.res.Status == "diverged" {
+			diverged = append(diverged, i)
 		}
-		m, err := r.mergeDiverged(it.s, o)
-		if err != nil {
-			it.res.fail(err)
-			continue
-		}
-		*it.res = SyncResult{Session: it.s.ID, Remote: r.Name, Merge: m}
-		items[i].head = plumbing.NewHash(m.Commit.Hash)
-		again = append(again, items[i])
 	}
-	r.pushAll(again)
-	for _, it := range again {
-		if it.res.Status == "pushed" {
-			it.res.Status, it.res.Published = "merged", true
-			r.conflicted(it.s, it.res)
+	for round := 0; round < pushMergeRounds && len(diverged) > 0; round++ {
+		var again []int
+		for _, i := range diverged {
+			it := items[i]
+			m, err := r.mergeDiverged(it.s, o)
+			if err != nil {
+				it.res.fail(err)
+				continue
+			}
+			*it.res = SyncResult{Session: it.s.ID, Remote: r.Name, Merge: m}
+			items[i].head = plumbing.NewHash(m.Commit.Hash)
+			again = append(again, i)
+		}
+		batch := make([]pushItem, len(again))
+		for k, i := range again {
+			batch[k] = items[i]
+		}
+		r.pushAll(batch)
+		diverged = diverged[:0]
+		for _, i := range again {
+			switch it := items[i]; it.res.Status {
+			case "pushed":
+				it.res.Status, it.res.Published = "merged", true
+				r.conflicted(it.s, it.res)
+			case "diverged":
+				if round+1 < pushMergeRounds {
+					diverged = append(diverged, i)
+				}
+			}
 		}
 	}
 	for _, it := range items {
@@ -176,6 +194,10 @@ func (r *Remote) Push(ids []string, o SyncOptions) []SyncResult {
 	}
 	return results
 }
+
+// pushMergeRounds is how many times a push merges with the remote's copy
+// and pushes the merge before it leaves the race to the person.
+const pushMergeRounds = 3
 
 // pushItem is one session a push carries.
 type pushItem struct {
