@@ -72,17 +72,21 @@ func logRun(f *Factory, o history.LogOptions, graph bool) error {
 	if err != nil {
 		return err
 	}
+	// A step the plan no longer has (removed, or gone with a rollback)
+	// still has its history: only a step no revision ever changed is
+	// unknown.
+	var unknown error
 	if o.Step != "" {
-		st, err := s.State()
-		if err == nil {
-			if _, _, err := st.Plan.Step(o.Step); err != nil {
-				return err
-			}
+		if st, err := s.State(); err == nil {
+			_, _, unknown = st.Plan.Step(o.Step)
 		}
 	}
 	revs, err := history.Log(s, o)
 	if err != nil {
 		return err
+	}
+	if unknown != nil && len(revs) == 0 {
+		return unknown
 	}
 	return f.print(map[string]any{"session": s.ID, "revisions": revs}, func(w io.Writer) {
 		if graph {
