@@ -523,3 +523,32 @@ func TestDiffNamesErrorsByID(t *testing.T) {
 		t.Errorf("error changes %q, want %q", ids, want)
 	}
 }
+
+// TestTimelineKeepsTheRecordedTimes: after an undo gives a step back its
+// completion, the timeline says when it ran — the times the plan records
+// — not when the undo was made.
+func TestTimelineKeepsTheRecordedTimes(t *testing.T) {
+	t.Parallel()
+	s := newSession(t, 2)
+	s.step("1", plan.ActStart)
+	s.step("1", plan.ActDone)
+	st, _ := s.State()
+	ran, _, _ := st.Plan.Step("1")
+	s.now = s.now.Add(time.Hour)
+	s.step("1", plan.ActReopen)
+	s.now = s.now.Add(time.Hour)
+	if _, err := Undo(s.Session, s.opts()); err != nil {
+		t.Fatal(err)
+	}
+	spans, err := Timeline(s.Session)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp := spans[0]
+	if sp.Status != plan.StepCompleted || !sp.Started.Equal(ran.Started) || !sp.Finished.Equal(ran.Completed) || sp.Duration != ran.Completed.Sub(ran.Started) {
+		t.Errorf("span %+v, the step ran %s → %s", sp, ran.Started, ran.Completed)
+	}
+	if !spans[1].Started.IsZero() || !spans[1].Finished.IsZero() {
+		t.Errorf("a step never started: %+v", spans[1])
+	}
+}

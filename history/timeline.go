@@ -26,7 +26,8 @@ type Span struct {
 
 // Timeline reads, from the status changes each commit records, when every
 // step of the current plan started and finished, and who started and
-// finished it. A reopened step's span is its latest run. Revisions
+// finished it; the times the plan itself records for a step, where it
+// has them, stand over the revisions'. A reopened step's span is its latest run. Revisions
 // merged in from another machine count as they were made, in time order.
 func Timeline(s *repo.Session) ([]Span, error) {
 	st, err := s.State()
@@ -64,6 +65,23 @@ func Timeline(s *repo.Session) ([]Span, error) {
 	out := make([]Span, 0, len(spans))
 	for _, step := range st.Plan.Steps() {
 		sp := spans[step.ID]
+		// The times the plan records for the step stand where it has them:
+		// an undo, a rollback or a step revert gives a step back its times
+		// from before, and an import keeps the source's; the revisions
+		// that did so are not when the step ran.
+		if !step.Started.IsZero() {
+			sp.Started = step.Started
+		}
+		finished := step.Status.Resolved() || step.Status == plan.StepFailed
+		switch {
+		case finished && !step.Completed.IsZero():
+			sp.Finished = step.Completed
+		case !finished:
+			sp.Finished, sp.FinishedBy = time.Time{}, ""
+		}
+		if step.Status == plan.StepPending {
+			sp.Started, sp.StartedBy = time.Time{}, ""
+		}
 		if !sp.Started.IsZero() && !sp.Finished.IsZero() {
 			sp.Duration = sp.Finished.Sub(sp.Started)
 		}
