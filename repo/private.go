@@ -140,6 +140,11 @@ func (p Project) Adopt(from, to string, opts Options) (*Session, *Result, error)
 	if err != nil {
 		return nil, nil, err
 	}
+	// What this machine pushed or fetched was session from's: the new id
+	// has never been on a remote.
+	if err := os.Remove(dst.PrivatePath(shareFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, plan.WrapError(plan.CodeIOError, err, "cannot clear what session %s shared", to)
+	}
 	if active, _ := p.Active(); active == from {
 		if err := p.SetActive(to); err != nil {
 			return nil, nil, err

@@ -454,6 +454,15 @@ func roundTrip(t *testing.T, w *world) {
 	if refs := w.git(w.reviewer.Root, "for-each-ref"); strings.Contains(refs, "plangit") {
 		t.Errorf("git fetch brought plangit's refs:\n%s", refs)
 	}
+	// A fetched session adopted into a new id: the new id was never
+	// fetched from, nor pushed to, a remote.
+	adopted, _, err := w.reviewer.Adopt("s2", "s2-continued", w.opts().Options)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st, _ := adopted.ShareStatus(); st != nil && st.Origin != nil {
+		t.Errorf("the adopted session says it came from %+v", st.Origin)
+	}
 	fsckAll(t, w)
 }
 
