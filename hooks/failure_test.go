@@ -38,6 +38,8 @@ func TestNotTheProjects(t *testing.T) {
 		{"Bash", bash("timeout 30 plangit step done 99"), refused, plangitsOwn},
 		{"Bash", bash("env plangit step done 99"), refused, plangitsOwn},
 		{"Bash", bash("nice -n 5 plangit step done 99"), refused, plangitsOwn},
+		{"Bash", bash(`bash -c "plangit step done 99"`), refused, plangitsOwn},
+		{"Bash", bash(`bash -c "go test ./..."`), "Exit code 1\n--- FAIL: TestCache", ""},
 		// A command joined by && ran only if those before it succeeded.
 		{"Bash", bash("go test ./... && plangit step done 3"), refused, plangitsOwn},
 		{"Bash", bash("grep -rn TODO ."), "Exit code 1", anAnswer},

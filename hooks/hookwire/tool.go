@@ -157,10 +157,21 @@ func Program(seg string) string {
 		case duration:
 			duration = false // timeout's duration
 		default:
-			return filepath.Base(w)
+			prog := filepath.Base(w)
+			// sh -c 'plangit …' runs what its command runs.
+			if (prog == "sh" || prog == "bash" || prog == "zsh" || prog == "dash") && i+2 < len(words) && shellC(words[i+1]) {
+				return Program(words[i+2])
+			}
+			return prog
 		}
 	}
 	return ""
+}
+
+// shellC reports whether a shell's option word includes -c: "-c", "-lc",
+// "-ec".
+func shellC(w string) bool {
+	return len(w) > 1 && w[0] == '-' && w[1] != '-' && strings.HasSuffix(w, "c")
 }
 
 // ShellWords splits a simple shell command line into words as a POSIX

@@ -29,7 +29,11 @@ func TestProgram(t *testing.T) {
 		"":                                           "",
 		"timeout 30":                                 "",
 		"echo plangit":                               "echo",
-		"bash -c 'plangit show'":                     "bash",
+		"bash -c 'plangit show'":                     "plangit",
+		`sh -lc "PLANGIT_SESSION=s1 plangit next"`:   "plangit",
+		"bash -c 'go test ./...'":                    "go",
+		"bash script.sh":                             "bash",
+		"bash --norc":                                "bash",
 		"nohup ./plangit-hook PreToolUse < in.json ": "plangit-hook",
 	} {
 		if got := Program(cmd); got != want {
