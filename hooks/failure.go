@@ -3,6 +3,7 @@ package hooks
 import (
 	"encoding/json"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -207,9 +208,9 @@ func jsonRefusal(msg string) string {
 }
 
 // lastProgram is the program whose exit status a shell command line
-// returns: the first word of its last simple command, past variable
-// assignments and wrappers (env, command, time, sudo, nice); "git grep"
-// and "git diff" for git's.
+// returns: the program of its last simple command (hookwire.Program: past
+// assignments, redirections and wrappers); "git grep" and "git diff" for
+// git's.
 func lastProgram(command string) string {
 	seg := command
 	for _, sep := range []string{"&&", "||", ";", "|", "\n"} {
@@ -217,20 +218,12 @@ func lastProgram(command string) string {
 			seg = seg[i+len(sep):]
 		}
 	}
-	words := strings.Fields(seg)
-	for len(words) > 0 {
-		w := words[0]
-		switch {
-		case strings.Contains(w, "=") && !strings.HasPrefix(w, "="):
-		case w == "env" || w == "command" || w == "time" || w == "sudo" || w == "nice" || w == "!":
-		default:
-			prog := filepath.Base(strings.Trim(w, `"'`))
-			if prog == "git" && len(words) > 1 && (words[1] == "grep" || words[1] == "diff") {
-				return "git " + words[1]
-			}
-			return prog
+	prog := hookwire.Program(seg)
+	if prog == "git" {
+		words := hookwire.ShellWords(seg)
+		if i := slices.IndexFunc(words, func(w string) bool { return filepath.Base(w) == "git" }); i+1 < len(words) && (words[i+1] == "grep" || words[i+1] == "diff") {
+			return "git " + words[i+1]
 		}
-		words = words[1:]
 	}
-	return ""
+	return prog
 }

@@ -46,6 +46,8 @@ func TestNotTheProjects(t *testing.T) {
 		{"Bash", bash("cat build.log | grep ERROR"), "Exit code 1\n", anAnswer},
 		{"Bash", bash("cd src && rg -l cache"), "Exit code 1", anAnswer},
 		{"Bash", bash("git grep -n Cache"), "Exit code 1", anAnswer},
+		{"Bash", bash("timeout 5 git grep -n Cache"), "Exit code 1", anAnswer},
+		{"Bash", bash("! grep -q TODO main.go"), "Exit code 1", anAnswer},
 		// Codex CLI's exec_command, read as a look-up: its input is the command.
 		{"Grep", bash("grep -n NoSuchName README.md"), "Exit code 1", anAnswer},
 		{"LS", bash("ls build"), "Exit code 2\nls: cannot access 'build': No such file or directory", ""},

@@ -132,7 +132,8 @@ func RunsPlangit(command string) bool {
 // Program is the program a simple command runs, by its base name: its
 // first word past VAR=value assignments (quoted values too), redirections,
 // and the wrappers that run a program as it is — env, command, exec,
-// time, nice, nohup, sudo, timeout (and its duration); "" for none.
+// time, nice, nohup, sudo, timeout (and its duration), and "!"; "" for
+// none.
 func Program(seg string) string {
 	words := ShellWords(seg)
 	wrapped, duration := false, false
@@ -150,7 +151,7 @@ func Program(seg string) string {
 			if w == "-n" || w == "-u" || w == "-s" || w == "-k" {
 				i++ // nice -n N, sudo -u USER, timeout -s SIGNAL, -k DURATION
 			}
-		case w == "env" || w == "command" || w == "exec" || w == "time" || w == "nice" || w == "nohup" || w == "sudo":
+		case w == "env" || w == "command" || w == "exec" || w == "time" || w == "nice" || w == "nohup" || w == "sudo" || w == "!":
 			wrapped = true
 		case w == "timeout":
 			wrapped, duration = true, true

@@ -20,6 +20,7 @@ func TestProgram(t *testing.T) {
 		"command plangit show":                       "plangit",
 		"command -v plangit":                         "command",
 		"env":                                        "",
+		"! plangit show":                             "plangit",
 		"exec plangit show":                          "plangit",
 		"2>/dev/null plangit show":                   "plangit",
 		"> out.txt plangit show":                     "plangit",
