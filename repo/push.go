@@ -183,9 +183,7 @@ func (r *Remote) Push(ids []string, o SyncOptions) []SyncResult {
 				it.res.Status, it.res.Published = "merged", true
 				r.conflicted(it.s, it.res)
 			case "diverged":
-				if round+1 < pushMergeRounds {
-					diverged = append(diverged, i)
-				}
+				diverged = append(diverged, i) // overtaken: the next round
 			}
 		}
 	}
