@@ -770,6 +770,63 @@ func TestPushRecordsAWaitingHandEdit(t *testing.T) {
 	sameHistory(t, s, r)
 }
 
+// TestPushMergesAgainWhenOvertaken: another machine's push lands between
+// a push's merge and the push of that merge. The push merges again with
+// what landed and pushes that, as a person would fetch and push again, and
+// every record of the three revisions is on both machines. The remote's
+// pre-receive hook plays the other push: the first time a merge comes in,
+// it moves the session's ref to the agent's next revision (outside the
+// push's quarantine, where that revision already is), so the merge's own
+// update fails.
+func TestPushMergesAgainWhenOvertaken(t *testing.T) {
+	if !repotest.Long() {
+		repotest.Short(t, "a sharing case beyond the fast suite's")
+	}
+	t.Parallel()
+	w := newWorld(t, fileRemote)
+	s, ra, rr := w.shared("s1")
+	w.addStep(s, "agent first")
+	statuses(t, ra.Push([]string{"s1"}, w.opts()), "s1:pushed")
+	w.addStep(s, "agent second") // pushed aside, where the hook finds it
+	w.git(s.Dir, "push", "-q", w.url, "HEAD:refs/aside/s1")
+	hook := filepath.Join(w.bare, "hooks", "pre-receive")
+	script := "#!/bin/sh\n" +
+		"while read old new ref; do\n" +
+		"  if [ ! -f overtaken ] && [ $(git rev-list --parents -n 1 $new | wc -w) -eq 3 ]; then\n" +
+		"    touch overtaken\n" +
+		"    env -u GIT_QUARANTINE_PATH git update-ref $ref $(git rev-parse refs/aside/s1) || exit 1\n" +
+		"  fi\n" +
+		"done\n" +
+		"exit 0\n"
+	if err := os.WriteFile(hook, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r := w.open(w.reviewer, "s1")
+	w.addStep(r, "reviewer's")
+	res := rr.Push([]string{"s1"}, w.opts())
+	statuses(t, res, "s1:merged")
+	if _, err := os.Stat(filepath.Join(w.bare, "overtaken")); err != nil {
+		t.Fatalf("the other push was never played: %v", err)
+	}
+	statuses(t, ra.Fetch([]string{"s1"}, w.opts()), "s1:fast-forward")
+	for _, sess := range []*repo.Session{s, r} {
+		st, err := sess.State()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var texts []string
+		for _, step := range st.Plan.Steps() {
+			texts = append(texts, step.Text)
+		}
+		for _, want := range []string{"agent first", "agent second", "reviewer's"} {
+			if !slices.Contains(texts, want) {
+				t.Errorf("%s has no step %q: %q", sess.Project.Root, want, texts)
+			}
+		}
+	}
+	sameHistory(t, s, r)
+}
+
 // TestCleanupAndPrune: with push_on set, cleanup keeps what no remote
 // holds unless forced; push --prune deletes on the remote only sessions
 // this machine pushed and cleanup removed, and only while the remote still
