@@ -16,6 +16,7 @@ type changeData struct {
 	Changed bool            `json:"changed"`
 	Change  *plan.Change    `json:"change,omitempty"`
 	Adopted *repo.Commit    `json:"adopted,omitempty"`
+	Stale   *repo.Stale     `json:"stale,omitempty"`
 	Status  plan.PlanStatus `json:"plan_status"`
 	Counts  plan.Counts     `json:"counts"`
 	Step    *plan.Step      `json:"step,omitempty"`
@@ -59,7 +60,7 @@ func (f *Factory) printChange(s *repo.Session, res *repo.Result, human func(io.W
 // changeData is what a change did, as --json prints it.
 func (f *Factory) changeData(s *repo.Session, res *repo.Result) changeData {
 	st := res.State
-	d := changeData{Session: s.ID, Status: st.Plan.Status, Counts: st.Plan.Counts(), Adopted: res.Adopted,
+	d := changeData{Session: s.ID, Status: st.Plan.Status, Counts: st.Plan.Counts(), Adopted: res.Adopted, Stale: res.Stale,
 		Complete: st.Plan.Complete(), Note: render.CompletedLine(st.Plan)}
 	switch {
 	case res.Commit != nil:
@@ -83,6 +84,9 @@ func (f *Factory) printChangeText(w io.Writer, d changeData, res *repo.Result, h
 	if res.Adopted != nil {
 		fmt.Fprintf(w, "%s (%s)\n", res.Adopted.Change.Summary, res.Adopted.Hash[:7])
 	}
+	if res.Stale != nil {
+		fmt.Fprintln(w, staleLine(res.Stale))
+	}
 	if res.Commit != nil {
 		fmt.Fprintf(w, "%s (%s)\n", res.Commit.Change.Summary, res.Commit.Hash[:7])
 		if d.Step != nil && d.Step.Status != plan.StepCompleted {
@@ -99,4 +103,14 @@ func (f *Factory) printChangeText(w io.Writer, d changeData, res *repo.Result, h
 	if d.Note != "" {
 		fmt.Fprintln(w, d.Note)
 	}
+}
+
+// staleLine tells a person that the files they saved held nothing the
+// plan does not, and were written back as plangit writes them.
+func staleLine(st *repo.Stale) string {
+	of := ""
+	if st.Base != "" {
+		of = " (read as an edit of revision " + st.Base + ")"
+	}
+	return st.Files + ": saved outside plangit with nothing the plan does not already hold" + of + "; rewritten in plangit's form, no edit recorded"
 }

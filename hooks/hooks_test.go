@@ -554,6 +554,19 @@ func TestWriteReminderAndAdoption(t *testing.T) {
 	if s2, _, _ := f.state(sessionID).Plan.Step("2"); s2.Status != plan.StepCompleted {
 		t.Errorf("the ticked box was adopted: %s", s2.Status)
 	}
+
+	// A write that changes only the layout is no edit: the agent hears
+	// so, and no revision records one.
+	revs := len(f.revisions(sessionID))
+	b, _ = os.ReadFile(path)
+	os.WriteFile(path, bytes.ReplaceAll(b, []byte("\n"), []byte("\r\n")), 0o644)
+	f.golden("post_tool_use_layout", f.run("post_tool_use_edit_plan.json"))
+	if n := len(f.revisions(sessionID)); n != revs {
+		t.Errorf("%d revisions after a write of the layout alone, want %d", n, revs)
+	}
+	if now, _ := os.ReadFile(path); !bytes.Equal(now, b) {
+		t.Errorf("the plan file is not plangit's again:\n%s", now)
+	}
 }
 
 func TestIterationLimit(t *testing.T) {

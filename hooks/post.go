@@ -134,6 +134,9 @@ func (e *engine) postToolUse() (*Output, error) {
 	if res.Adopted != nil && e.ownFile() {
 		notes = append(notes, hookwire.Part{Text: fmt.Sprintf("[plangit] Adopted your edit as revision %s: %s.", res.Adopted.Hash[:7], res.Adopted.Change.Summary)})
 	}
+	if res.Stale != nil && e.ownFile() {
+		notes = append(notes, hookwire.Part{Text: "[plangit] " + staleNote(res.Stale)})
+	}
 	if res.Commit != nil && sync {
 		notes = append(notes, hookwire.Part{Text: "[plangit] " + res.Commit.Change.Summary + " (revision " + res.Commit.Hash[:7] + ")."})
 	}
@@ -664,4 +667,14 @@ func clip(s string) string { return hookwire.ClipLine(s) }
 func firstLine(s string) string {
 	line, _, _ := strings.Cut(s, "\n")
 	return line
+}
+
+// staleNote tells the agent that its write of the plan's files held
+// nothing the plan does not.
+func staleNote(st *repo.Stale) string {
+	of := ""
+	if st.Base != "" {
+		of = " (read as an edit of revision " + st.Base + ", older than the plan)"
+	}
+	return "Your write of " + st.Files + " held nothing the plan does not already hold" + of + ": plangit put back its own form and recorded no edit."
 }

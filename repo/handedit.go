@@ -3,6 +3,7 @@ package repo
 import (
 	"bytes"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -32,6 +33,69 @@ const (
 	editLookback = 64
 	editScan     = 1024
 )
+
+// adoption is what adopting a hand edit of the working files makes.
+type adoption struct {
+	state *plan.State   // the plan as adopted
+	head  *plan.Plan    // the branch's plan it was laid on (nil: none readable)
+	from  plumbing.Hash // the revision the edit was made on
+	note  string        // what the revision says of the merge, if anything
+}
+
+// adoptEdit reads the working files, parsed as st, as a hand edit of the
+// branch at head (whose blobs are base): a step the edit added under an id
+// issued before gets a fresh one, and an edit of an older copy is laid on
+// head's plan by mergeEdit. st is changed in place.
+func (s *Session) adoptEdit(head plumbing.Hash, base map[string]plumbing.Hash, files map[string][]byte, st *plan.State, issued int, now time.Time) (*adoption, error) {
+	st.Plan.Updated = now
+	before, err := s.planAt(head)
+	if err != nil {
+		return nil, err
+	}
+	from, since, err := s.editBase(head, base, files)
+	if err != nil {
+		return nil, err
+	}
+	fromPlan := before
+	if from != head {
+		if fromPlan, err = s.planAt(from); err != nil {
+			return nil, err
+		}
+	}
+	st.Plan.ReserveSteps(issued + 1)
+	var reused []string
+	for _, d := range plan.DiffSteps(fromPlan, st.Plan) {
+		if n, err := strconv.Atoi(d.ID); err == nil && d.Kind == plan.StepAdded && n <= issued {
+			reused = append(reused, d.ID)
+		}
+	}
+	st.Plan.Reissue(reused)
+	a := &adoption{state: st, head: before, from: from}
+	if from != head {
+		// An edit of an older copy: the revisions since stay.
+		merged, note, err := s.mergeEdit(head, from, since, st, issued, now)
+		if err != nil {
+			return nil, err
+		}
+		merged.Plan.ReserveSteps(issued + 1)
+		a.state, a.note = merged, note
+	}
+	return a, nil
+}
+
+// unchanged reports whether the adopted plan is the branch's, base, but
+// for the time it was updated: the person saved a copy with nothing of
+// their own in it (an editor's old buffer, a layout of their own).
+func (a *adoption) unchanged(base map[string]plumbing.Hash) bool {
+	if a.head == nil {
+		return false
+	}
+	p := a.state.Plan
+	updated := p.Updated
+	p.Updated = a.head.Updated
+	defer func() { p.Updated = updated }()
+	return sameFiles(a.state.Files(), base)
+}
 
 // editBase finds the revision a hand edit of the working files started
 // from: of the last editLookback revisions, the one whose copies of the

@@ -154,6 +154,77 @@ func TestEditOfCurrentCopyStands(t *testing.T) {
 	}
 }
 
+// An editor's old copy saved back with nothing changed in it is no edit:
+// the change that finds it makes its own revision alone, nothing says a
+// person changed the plan, the revisions since stay, and the working file
+// holds the branch's again. A command that changes nothing brings the
+// file back too, with no revision at all.
+func TestStaleSaveUnchangedIsNoEdit(t *testing.T) {
+	t.Parallel()
+	s := newTestSession(t)
+	path := filepath.Join(s.Dir, plan.PlanFile)
+	stale := readFile(t, s, plan.PlanFile)
+	mustUpdate(t, s, addStep("agent step")) // step 4
+	mustUpdate(t, s, step("1", plan.ActDone))
+	first, _ := s.Head()
+
+	save := func() {
+		t.Helper()
+		if err := os.WriteFile(path, []byte(stale), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	save()
+	res := mustUpdate(t, s, step("2", plan.ActStart))
+	if res.Adopted != nil {
+		t.Errorf("an unchanged old copy was adopted as an edit: %s", res.Adopted.Change.Summary)
+	}
+	if res.Stale == nil || res.Stale.Files != plan.PlanFile || res.Stale.Base == "" {
+		t.Errorf("stale: %+v", res.Stale)
+	}
+	if res.Commit == nil {
+		t.Fatal("the change made no revision")
+	}
+	if got := strings.TrimSpace(repotest.Git(t, s.Dir, "rev-parse", "HEAD~1")); got != first {
+		t.Errorf("the change's parent is %s, want %s (one revision, no edit before it)", got, first)
+	}
+	st, err := s.State()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if text, _ := stepText(t, st, "4"); text != "agent step" {
+		t.Errorf("step 4 is %q", text)
+	}
+	if _, status := stepText(t, st, "1"); status != plan.StepCompleted {
+		t.Errorf("step 1 is %s", status)
+	}
+	if _, status := stepText(t, st, "2"); status != plan.StepInProgress {
+		t.Errorf("step 2 is %s", status)
+	}
+
+	second, _ := s.Head()
+	save()
+	res, err = s.Update(Options{Now: t0.Add(time.Minute)}, func(*plan.State) (plan.Change, error) { return plan.Change{}, nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Commit != nil || res.Adopted != nil || res.Stale == nil {
+		t.Errorf("a change of nothing on an old copy: %+v", res)
+	}
+	if head, _ := s.Head(); head != second {
+		t.Errorf("HEAD moved to %s", head)
+	}
+	if got := readFile(t, s, plan.PlanFile); strings.TrimSpace(got) != strings.TrimSpace(repotest.Git(t, s.Dir, "show", "HEAD:"+plan.PlanFile)) || got == stale {
+		t.Errorf("the working file is not the branch's:\n%s", got)
+	}
+	if got := repotest.Git(t, s.Dir, "status", "--porcelain"); got != "" {
+		t.Errorf("status: %q", got)
+	}
+	if got := repotest.Git(t, s.Dir, "log", "--format=%s", "--grep=^edit:"); got != "" {
+		t.Errorf("an edit revision: %q", got)
+	}
+}
+
 func ptr[T any](v T) *T { return &v }
 
 // TestStaleSaveCampaign runs an agent's changes while a person keeps
@@ -326,7 +397,8 @@ func TestLinesMissing(t *testing.T) {
 // task_plan.md — CRLF line ends, blanks at the ends of lines, "*" list
 // markers, as editors and formatters write them — is read against the
 // copy it was made on, the last: no step comes back as new with a fresh
-// id, and nothing the revisions since did is undone.
+// id, nothing the revisions since did is undone, and no revision says a
+// person changed the plan.
 func TestReformattingEditAddsNothing(t *testing.T) {
 	t.Parallel()
 	for name, reformat := range map[string]func(string) string{
@@ -345,7 +417,10 @@ func TestReformattingEditAddsNothing(t *testing.T) {
 			if err := os.WriteFile(path, []byte(reformat(readFile(t, s, plan.PlanFile))), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			mustUpdate(t, s, addStep("seven"))
+			res := mustUpdate(t, s, addStep("seven"))
+			if res.Adopted != nil || res.Stale == nil || res.Stale.Base != "" {
+				t.Errorf("a layout of the person's own: adopted %+v, stale %+v", res.Adopted, res.Stale)
+			}
 			st, err := s.State()
 			if err != nil {
 				t.Fatal(err)

@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
@@ -163,6 +162,16 @@ type Result struct {
 	State   *plan.State `json:"-"`
 	Adopted *Commit     `json:"adopted,omitempty"` // the hand edit committed first, if any
 	Commit  *Commit     `json:"commit,omitempty"`  // nil when the change changed nothing
+	Stale   *Stale      `json:"stale,omitempty"`   // working files saved from an old revision unchanged, brought back
+}
+
+// Stale says the working files were saved with nothing the plan does not
+// already hold — an editor's old buffer saved back, the plan in a layout of
+// the person's (CRLF, "*" markers), notes already imported — and hold the
+// branch's files again: no revision records an edit that changed nothing.
+type Stale struct {
+	Files string `json:"files"`          // the files, as "task_plan.md, findings.md"
+	Base  string `json:"base,omitempty"` // the older revision they were read as an edit of; "" for the last
 }
 
 // ReadFiles reads the session's working files, never through a symbolic
@@ -626,44 +635,29 @@ func (s *Session) attempt(opts Options, fn changeFn, res *Result, head *plumbing
 		adoptedPlan  *plan.Plan
 		adoptTouches []plan.Touch
 		editNote     string
+		stale        bool // the working files are an old copy saved unchanged
 	)
 	if edited {
-		st.Plan.Updated = now
-		before, err := s.planAt(*head)
+		a, err := s.adoptEdit(*head, base, files, st, issued, now)
 		if err != nil {
 			return err
 		}
-		from, since, err := s.editBase(*head, base, files)
-		if err != nil {
-			return err
-		}
-		fromPlan := before
-		if from != *head {
-			if fromPlan, err = s.planAt(from); err != nil {
-				return err
+		st = a.state
+		if a.unchanged(base) {
+			// Nothing of the person's own: the files go back to the
+			// branch's, and no revision says a person changed them.
+			st.Plan.Updated = a.head.Updated
+			edited, stale = false, true
+			res.Stale = &Stale{Files: editedNames(files, base)}
+			if a.from != *head {
+				res.Stale.Base = short(a.from)
 			}
+		} else {
+			editNote = a.note
+			adopted = st.Files()
+			adoptTouches = plan.Touches(plan.DiffSteps(a.head, st.Plan))
+			adoptedPlan = st.Plan.Clone()
 		}
-		// A step the edit added under an id issued before gets a fresh one.
-		st.Plan.ReserveSteps(issued + 1)
-		var reused []string
-		for _, d := range plan.DiffSteps(fromPlan, st.Plan) {
-			if n, err := strconv.Atoi(d.ID); err == nil && d.Kind == plan.StepAdded && n <= issued {
-				reused = append(reused, d.ID)
-			}
-		}
-		st.Plan.Reissue(reused)
-		if from != *head {
-			// An edit of an older copy: the revisions since stay.
-			merged, note, err := s.mergeEdit(*head, from, since, st, issued, now)
-			if err != nil {
-				return err
-			}
-			st, editNote = merged, note
-			st.Plan.ReserveSteps(issued + 1)
-		}
-		adopted = st.Files()
-		adoptTouches = plan.Touches(plan.DiffSteps(before, st.Plan))
-		adoptedPlan = st.Plan.Clone()
 	}
 	before := st.Plan.Clone()
 	fileNext := st.Plan.NextStep
@@ -706,6 +700,9 @@ func (s *Session) attempt(opts Options, fn changeFn, res *Result, head *plumbing
 		}
 	}
 	if change.Op == "" || (sameFiles(nextFiles, base) && !change.Marker) {
+		if stale {
+			return s.restoreWorking(*head, files, base)
+		}
 		if sameFiles(files, base) {
 			if idx, err := s.readIndex(); err != nil || !sameHashes(idx, base) {
 				// The files match HEAD but the index lags (a process
@@ -726,6 +723,31 @@ func (s *Session) attempt(opts Options, fn changeFn, res *Result, head *plumbing
 	*head = plumbing.NewHash(c.Hash)
 	res.Commit = c
 	return nil
+}
+
+// restoreWorking brings working files that were saved from an older
+// revision without a change of their own back to the branch's, base: as a
+// change lands its files, under an intent record, so that a process killed
+// midway leaves them for the next command to finish, and a file saved
+// again meanwhile is left as it is, for the next command to adopt.
+func (s *Session) restoreWorking(head plumbing.Hash, files map[string][]byte, base map[string]plumbing.Hash) error {
+	content := make(map[string][]byte, len(base))
+	for name, h := range base {
+		b, err := s.objs.readAs(plumbing.BlobObject, h)
+		if err != nil {
+			return s.damaged(head, err)
+		}
+		content[name] = b
+	}
+	if err := s.checkWritable(files, content); err != nil {
+		return err
+	}
+	in := &intent{Commit: head, Files: fileChanges(files, content)}
+	if _, err := s.recordIntent(in); err != nil {
+		return err
+	}
+	_, err := s.land(in, content)
+	return err
 }
 
 // planAt reads the plan of a revision.
