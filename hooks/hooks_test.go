@@ -1038,3 +1038,33 @@ func TestAdvanceWords(t *testing.T) {
 func held(out string) bool {
 	return strings.Contains(out, `"hookSpecificOutput":{"hookEventName":"Stop","additionalContext":"[plangit] `)
 }
+
+// An editor's old copy of task_plan.md saved back, not adopted yet: what
+// the hooks tell the agent is the plan the next change will make of it,
+// with the agent's completion since kept, not the old copy's.
+func TestStaleSaveShownAsAdopted(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	s := f.withPlan(sessionID)
+	path := filepath.Join(s.Dir, plan.PlanFile)
+	old, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Update(repo.Options{Now: f.now}, func(st *plan.State) (plan.Change, error) {
+		return st.Plan.Transition("2", plan.ActDone, plan.TransitionOpts{}, f.now)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, old, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out := f.run("user_prompt_submit_other.json"); !strings.Contains(out, "2/4 done") {
+		t.Errorf("the old copy is shown as the plan: %s", out)
+	}
+	// The next change finds nothing of the person's in it.
+	res, err := s.Update(repo.Options{Now: f.now}, func(*plan.State) (plan.Change, error) { return plan.Change{}, nil })
+	if err != nil || res.Stale == nil || res.Adopted != nil {
+		t.Errorf("the next change: %+v, %v", res, err)
+	}
+}

@@ -46,7 +46,8 @@ func stepText(t *testing.T, st *plan.State, id string) (string, plan.StepStatus)
 // An editor that opened task_plan.md before the agent's last changes
 // saves its old copy with a step added by hand: the agent's step and
 // completion stay, the hand step gets an id never given, and the revision
-// says which copy the edit was made on.
+// says which copy the edit was made on. Reading before the change shows
+// the same.
 func TestStaleSaveKeepsLaterChanges(t *testing.T) {
 	t.Parallel()
 	s := newTestSession(t)
@@ -60,6 +61,21 @@ func TestStaleSaveKeepsLaterChanges(t *testing.T) {
 	if err := os.WriteFile(path, []byte(edited), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// Before any change, a reader sees the plan as the change will adopt
+	// it: the agent's work is not shown undone.
+	st, err := s.State()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if text, _ := stepText(t, st, "4"); text != "agent step" {
+		t.Errorf("read before adoption: step 4 is %q", text)
+	}
+	if _, status := stepText(t, st, "1"); status != plan.StepCompleted {
+		t.Errorf("read before adoption: step 1 is %s", status)
+	}
+	if text, _ := stepText(t, st, "5"); text != "hand step" {
+		t.Errorf("read before adoption: step 5 is %q", text)
+	}
 	res := mustUpdate(t, s, step("2", plan.ActStart))
 	if res.Adopted == nil {
 		t.Fatal("the edit was not adopted")
@@ -67,7 +83,7 @@ func TestStaleSaveKeepsLaterChanges(t *testing.T) {
 	if !strings.Contains(res.Adopted.Change.Summary, "made on") || !strings.Contains(res.Adopted.Change.Summary, "the 2 revisions since kept") {
 		t.Errorf("the revision does not say the edit was of an older copy: %q", res.Adopted.Change.Summary)
 	}
-	st, err := s.State()
+	st, err = s.State()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -263,13 +263,55 @@ func (s *Session) changedSince(files map[string][]byte) bool {
 
 // State reads and parses the session's working files without taking the
 // lock: files are replaced by rename, so a reader sees whole files. A hand
-// edit not yet adopted is read as it stands.
+// edit not yet adopted is read as the next change will adopt it: an older
+// copy laid on the branch's plan, so that the revisions since it are not
+// shown undone, and steps it adds under the ids they will get.
 func (s *Session) State() (*plan.State, error) {
 	files, err := s.ReadFiles()
 	if err != nil {
 		return nil, err
 	}
-	return parseFiles(files)
+	st, err := parseFiles(files)
+	if err != nil {
+		return nil, err
+	}
+	if pending := s.pendingEdit(files); pending != nil {
+		return pending, nil
+	}
+	return st, nil
+}
+
+// pendingEdit is the state adopting the working files would make, when
+// they differ from the branch's; nil when they do not, or when the
+// history cannot say (they are read as they stand then).
+func (s *Session) pendingEdit(files map[string][]byte) *plan.State {
+	if idx, err := s.readIndex(); err == nil && sameFiles(files, idx) {
+		return nil // as the last change left them
+	}
+	head, err := s.readRef()
+	if err != nil || head.IsZero() {
+		return nil
+	}
+	base, err := s.objs.readTreeFiles(head)
+	if err != nil || sameFiles(files, base) {
+		return nil
+	}
+	issued, err := s.issuedSteps(head)
+	if err != nil {
+		return nil
+	}
+	st, err := parseFiles(files)
+	if err != nil {
+		return nil
+	}
+	a, err := s.adoptEdit(head, base, files, st, issued, st.Plan.Updated)
+	if err != nil {
+		return nil
+	}
+	if a.unchanged(base) {
+		a.state.Plan.Updated = a.head.Updated
+	}
+	return a.state
 }
 
 func parseFiles(files map[string][]byte) (*plan.State, error) {
