@@ -132,6 +132,9 @@ func importInto(f *Factory, in *plan.Imported, dryRun, appendTo bool) error {
 	d.Format, d.Dropped = in.Format, orNoDrops(dropped)
 	return f.print(d, func(w io.Writer) {
 		if res.Commit == nil && res.Adopted == nil {
+			if res.Stale != nil {
+				fmt.Fprintln(w, staleLine(res.Stale))
+			}
 			fmt.Fprintln(w, "nothing changed: the plan holds what the file says")
 			return
 		}
@@ -322,10 +325,13 @@ What could not be recovered is listed.`,
 				if rep.Adopted != nil {
 					fmt.Fprintf(w, "%s (%s)\n", rep.Adopted.Change.Summary, rep.Adopted.Hash[:7])
 				}
+				if rep.Stale != nil {
+					fmt.Fprintln(w, staleLine(rep.Stale))
+				}
 				for _, l := range rep.Lost {
 					fmt.Fprintf(w, "could not recover: %s\n", l)
 				}
-				if rep.RefRecovered == "" && len(rep.ObjectsRecovered) == 0 && len(rep.Restored) == 0 && rep.Adopted == nil && len(rep.Lost) == 0 {
+				if rep.RefRecovered == "" && len(rep.ObjectsRecovered) == 0 && len(rep.Restored) == 0 && rep.Adopted == nil && rep.Stale == nil && len(rep.Lost) == 0 {
 					fmt.Fprintln(w, "nothing to repair")
 				}
 			})

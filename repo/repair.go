@@ -49,6 +49,7 @@ type RepairReport struct {
 	// Kept is the commit of working files a lost revision left behind.
 	Kept    *Commit `json:"kept,omitempty"`
 	Adopted *Commit `json:"adopted,omitempty"` // valid hand edits, committed
+	Stale   *Stale  `json:"stale,omitempty"`   // saved files holding nothing new, rewritten
 }
 
 // RestoredFile is a working file Repair put back as the last revision has it.
@@ -158,7 +159,7 @@ func (s *Session) Repair(opts Options) (*RepairReport, error) {
 	if err != nil {
 		return rep, err
 	}
-	rep.Adopted = res.Adopted
+	rep.Adopted, rep.Stale = res.Adopted, res.Stale
 	return rep, nil
 }
 
