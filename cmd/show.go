@@ -142,6 +142,11 @@ func showRun(o *showOptions) error {
 func showStep(f *Factory, s *repo.Session, st *plan.State, rev, id string) error {
 	step, ph, err := st.Plan.Step(id)
 	if err != nil {
+		if plan.HasCode(err, plan.CodeStepNotFound) {
+			if gone := goneStep(s, id, rev); gone != nil {
+				return gone
+			}
+		}
 		return err
 	}
 	events, err := history.StepHistory(s, step.ID, rev)
@@ -288,4 +293,18 @@ func nextRun(f *Factory, also bool) error {
 		}
 		return st.Plan.Transition(ready[0].ID, plan.ActStart, plan.TransitionOpts{}, f.Now())
 	}, nil)
+}
+
+// goneStep is the error for a step the history has and the plan no longer
+// does (removed, or rolled back past): it names the last revision that
+// changed it. nil when the history never had it.
+func goneStep(s *repo.Session, id, rev string) error {
+	events, err := history.StepHistory(s, id, rev)
+	if err != nil || len(events) == 0 {
+		return nil
+	}
+	last := events[len(events)-1]
+	id = plan.NormalizeID(id)
+	return plan.Errorf(plan.CodeStepNotFound, "step %s is no longer in the plan: the last revision that changed it, @%d (%s), says %q; plangit log --step %s lists them all",
+		id, last.N, last.Rev[:7], last.Summary, id).With("step", id).With("last_rev", last.Rev)
 }
