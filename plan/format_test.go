@@ -209,6 +209,12 @@ func TestSemanticErrorsFromFile(t *testing.T) {
 	wantCode(t, err, CodeCircularDependency)
 	_, err = ParsePlan([]byte(strings.Replace(base, "`#5", "`#4", 1)))
 	wantCode(t, err, CodeInvalidArgument)
+	// A phase heading copied with its id names the copy's line.
+	_, err = ParsePlan([]byte(strings.Replace(base, "## ◐ Phase 2", "## ◐ Phase 1", 1)))
+	wantCode(t, err, CodeInvalidArgument)
+	if !strings.HasPrefix(err.Error(), "task_plan.md:20: two phases have id 1") {
+		t.Errorf("a repeated phase id names the line: %v", err)
+	}
 }
 
 // randomText draws text from an alphabet heavy in markdown punctuation.

@@ -180,7 +180,7 @@ func ParsePlan(src []byte) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	pp := planParser{doc: d, p: &Plan{Status: PlanRunning, Rules: DefaultRules()}, lines: map[string]int{}}
+	pp := planParser{doc: d, p: &Plan{Status: PlanRunning, Rules: DefaultRules()}, lines: map[string]int{}, phaseLines: map[string]int{}}
 	if err := pp.parse(); err != nil {
 		return nil, err
 	}
@@ -193,6 +193,7 @@ type planParser struct {
 	titled     bool
 	phase      *Phase
 	lines      map[string]int // step id → offset, for dependency errors
+	phaseLines map[string]int // phase id → offset of its last heading, for a repeated id
 	nextStep   int
 	nextPhase  int
 	unnumbered []*Step
@@ -220,12 +221,16 @@ func (pp *planParser) parse() error {
 	if err := pp.p.Validate(); err != nil {
 		var e *Error
 		if errors.As(err, &e) {
-			if id, ok := e.Details["step"].(string); ok {
-				if off, ok := pp.lines[id]; ok {
-					line, _ := pp.position(off)
-					e.With("line", line)
-					e.Message = fmt.Sprintf("%s:%d: %s", PlanFile, line, e.Message)
-				}
+			off, ok := -1, false
+			if id, is := e.Details["step"].(string); is {
+				off, ok = pp.lines[id]
+			} else if id, is := e.Details["phase"].(string); is {
+				off, ok = pp.phaseLines[id]
+			}
+			if ok {
+				line, _ := pp.position(off)
+				e.With("line", line)
+				e.Message = fmt.Sprintf("%s:%d: %s", PlanFile, line, e.Message)
 			}
 		}
 		return err
@@ -241,6 +246,9 @@ func (pp *planParser) block(n ast.Node) error {
 		}
 		pp.phase = pp.parsePhaseHeading(pp.headingText(n))
 		pp.p.Phases = append(pp.p.Phases, pp.phase)
+		if pp.phase.ID != "" {
+			pp.phaseLines[pp.phase.ID] = pp.start(n)
+		}
 	case *ast.Blockquote:
 		if pp.phase == nil {
 			return pp.header(n)

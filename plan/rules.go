@@ -105,7 +105,7 @@ func (p *Plan) Validate() error {
 	steps := make(map[string]bool, p.stepCount())
 	for _, ph := range p.Phases {
 		if phases[ph.ID] {
-			return Errorf(CodeInvalidArgument, "two phases have id %s", ph.ID)
+			return Errorf(CodeInvalidArgument, "two phases have id %s; give the copy another (or drop \"Phase %s:\" from its heading, and plangit numbers it)", ph.ID, ph.ID).With("phase", ph.ID)
 		}
 		phases[ph.ID] = true
 		for _, s := range ph.Steps {
