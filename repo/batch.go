@@ -31,6 +31,8 @@ type batch struct {
 	fileNext int               // the plan file's own next step id
 	reserved int               // the next step id after the history's largest
 	issued   int
+	notes    *issuedIDs   // the largest finding and error ids issued, when known
+	held     notesReserve // the ids reserved past them
 	changes  []plan.Change
 	metas    []Meta
 	now      time.Time
@@ -101,6 +103,10 @@ func (s *Session) beginBatch(b *batch, opts Options) error {
 	b.fileNext = st.Plan.NextStep
 	st.Plan.ReserveSteps(issued + 1)
 	b.st, b.start, b.reserved, b.issued = st, st.Plan.Clone(), st.Plan.NextStep, issued
+	b.notes = nil
+	if n, err := s.issuedNotes(head); err == nil {
+		b.notes, b.held = &n, reserveNotes(st, n)
+	}
 	b.head, b.base, b.files = head, base, files
 	return nil
 }
@@ -113,13 +119,16 @@ func (s *Session) finishBatch(b *batch) error {
 	if b.st.Plan.NextStep == b.reserved {
 		b.st.Plan.NextStep = b.fileNext
 	}
+	if b.notes != nil {
+		b.held.settle(b.st)
+	}
 	next := b.st.Files()
 	if sameFiles(next, b.base) && !b.marker {
 		return nil
 	}
 	change, meta := combine(b.changes, b.metas)
 	ci := commitInfo{now: b.now, change: change, meta: meta, counts: b.st.Plan.Counts(),
-		touches: plan.Touches(plan.DiffSteps(b.start, b.st.Plan)), issued: b.issued}
+		touches: plan.Touches(plan.DiffSteps(b.start, b.st.Plan)), issued: b.issued, notes: b.notes}
 	_, _, err := s.commit(b.head, b.base, b.files, next, ci)
 	return err
 }

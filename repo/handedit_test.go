@@ -498,3 +498,84 @@ func TestStaleSaveAfterManyOtherChanges(t *testing.T) {
 		t.Errorf("%d findings", len(st.Findings))
 	}
 }
+
+// Finding and error ids are never given twice in a session: not after a
+// restore of older files (undo, rollback), not after a record deleted by
+// hand, not when the record of the largest ids is lost.
+func TestNoteIDsNeverGivenTwice(t *testing.T) {
+	t.Parallel()
+	s := newTestSession(t)
+	add := func(title string) (finding, errID string) {
+		t.Helper()
+		mustUpdate(t, s, func(st *plan.State) (plan.Change, error) {
+			f, err := st.AddFinding(plan.Finding{Category: plan.CatInsight, Title: title}, t0)
+			if err != nil {
+				return plan.Change{}, err
+			}
+			e, err := st.RecordError(plan.ErrorRecord{Tool: "Bash", Message: "failed: " + title}, t0)
+			if err != nil {
+				return plan.Change{}, err
+			}
+			finding, errID = f.ID, e.ID
+			return plan.Change{Op: "finding.add", Summary: "finding " + f.ID}, nil
+		})
+		return finding, errID
+	}
+	add("one")
+	restoreTo, _ := s.Head()
+	add("two")
+	// Back to the files of "one", as undo does.
+	if _, err := s.Restore(Options{Now: t0}, func(*plan.State) (map[string][]byte, plan.Change, error) {
+		files, err := s.FilesOf(restoreTo)
+		return files, plan.Change{Op: "undo", Summary: "undo"}, err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if f, e := add("three"); f != "3" || e != "3" {
+		t.Errorf("after a restore: finding %s, error %s; want 3 and 3", f, e)
+	}
+	// By hand, and with the record of issued ids gone.
+	restored, err := s.FilesOf(restoreTo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{plan.FindingsFile, plan.ErrorsFile} {
+		if err := os.WriteFile(filepath.Join(s.Dir, name), restored[name], 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	os.Remove(s.PrivatePath(notesName))
+	if f, e := add("four"); f != "4" || e != "4" {
+		t.Errorf("after a hand edit: finding %s, error %s; want 4 and 4", f, e)
+	}
+	if got := repotest.Git(t, s.Dir, "diff", "--name-only", "HEAD~1", "HEAD"); strings.Contains(got, plan.PlanFile) {
+		t.Errorf("adding a finding rewrote %s: %s", plan.PlanFile, got)
+	}
+	// Hook events applied as one batch, after another restore.
+	if _, err := s.Restore(Options{Now: t0}, func(*plan.State) (map[string][]byte, plan.Change, error) {
+		return restored, plan.Change{Op: "undo", Summary: "undo"}, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for _, rec := range []string{"hook one", "hook two"} {
+		if err := s.Enqueue([]byte(rec)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var ids []string
+	w, _ := s.Project.Open(s.ID)
+	w.OnQueued(func(rec []byte) error {
+		_, err := w.Update(Options{Meta: Meta{Actor: "hook"}}, func(st *plan.State) (plan.Change, error) {
+			e, err := st.RecordError(plan.ErrorRecord{Tool: "Bash", Message: string(rec)}, t0)
+			if err == nil {
+				ids = append(ids, e.ID)
+			}
+			return plan.Change{Op: "error.add", Summary: "error " + string(rec)}, err
+		})
+		return err
+	}, 0)
+	w.CatchUp()
+	if strings.Join(ids, ",") != "5,6" {
+		t.Errorf("the batch gave errors %q, want 5,6", ids)
+	}
+}

@@ -705,6 +705,17 @@ func (s *Session) attempt(opts Options, fn changeFn, res *Result, head *plumbing
 	fileNext := st.Plan.NextStep
 	st.Plan.ReserveSteps(issued + 1)
 	reserved := st.Plan.NextStep
+	// Finding and error ids past any the history gave; a history that
+	// cannot be read for them leaves the files' own (repair mends it).
+	var notes *issuedIDs
+	if n, err := s.issuedNotes(*head); err == nil {
+		n = n.withFiles(adopted)
+		notes = &n
+	}
+	var notesHeld notesReserve
+	if notes != nil {
+		notesHeld = reserveNotes(st, *notes)
+	}
 
 	s.adopting = adopted != nil
 	next, nextFiles, change, err := fn(st)
@@ -718,6 +729,9 @@ func (s *Session) attempt(opts Options, fn changeFn, res *Result, head *plumbing
 	if next == st && st.Plan.NextStep == reserved {
 		st.Plan.NextStep = fileNext // no step added: the file keeps its counter
 	}
+	if next == st && notes != nil {
+		notesHeld.settle(st)
+	}
 	if nextFiles == nil {
 		nextFiles = next.Files()
 	}
@@ -729,7 +743,7 @@ func (s *Session) attempt(opts Options, fn changeFn, res *Result, head *plumbing
 			edit.Summary += " (" + editNote + ")"
 		}
 		c, l, err := s.commit(*head, base, files, adopted, commitInfo{now: now, change: edit, meta: Meta{Actor: "user", Hook: opts.Hook, Tool: opts.Tool, Host: opts.Host, HostSession: opts.HostSession},
-			counts: adoptedPlan.Counts(), touches: adoptTouches, issued: issued})
+			counts: adoptedPlan.Counts(), touches: adoptTouches, issued: issued, notes: notes})
 		if err != nil {
 			return err
 		}
@@ -758,7 +772,7 @@ func (s *Session) attempt(opts Options, fn changeFn, res *Result, head *plumbing
 		return nil
 	}
 	touches := plan.Touches(plan.DiffSteps(before, next.Plan))
-	c, _, err := s.commit(*head, base, files, nextFiles, commitInfo{now: now, change: change, meta: opts.Meta, counts: next.Plan.Counts(), touches: touches, issued: issued})
+	c, _, err := s.commit(*head, base, files, nextFiles, commitInfo{now: now, change: change, meta: opts.Meta, counts: next.Plan.Counts(), touches: touches, issued: issued, notes: notes})
 	if err != nil {
 		return err
 	}
@@ -896,6 +910,9 @@ type commitInfo struct {
 	counts  plan.Counts
 	touches []plan.Touch
 	issued  int // the largest step id issued before it
+	// notes, when known, are the largest finding and error ids issued
+	// before it.
+	notes *issuedIDs
 }
 
 // commit writes one revision. The branch is the commit point:
@@ -1030,6 +1047,9 @@ func (s *Session) commit(parent plumbing.Hash, base map[string]plumbing.Hash, ol
 	}
 	crashPoint("revlog")
 	s.noteIssued(hash, max(ci.issued, maxTouched(ci.touches)))
+	if ci.notes != nil {
+		s.noteNotes(hash, ci.notes.withFiles(files))
+	}
 	if err := s.maybePack(n, hash, tree); err != nil {
 		// The commit stands; its objects stay loose until the next pack.
 		s.warnf("packing failed, objects stay loose: %v", err)
