@@ -1,11 +1,14 @@
 package cmd
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/plangit/plangit/hooks"
@@ -93,6 +96,9 @@ func (f *Factory) Project() (repo.Project, error) {
 	}
 	if fi, err := os.Stat(explicit); explicit != "" && err == nil && !fi.IsDir() {
 		return repo.Project{}, usagef("%s%s is a file; it names the project's directory, the one holding .code-agent/", name, explicit)
+	} else if explicit != "" && errors.Is(err, fs.ErrNotExist) {
+		// A mistyped root would otherwise get a project of its own.
+		return repo.Project{}, usagef("%s%s does not exist; it names the project's directory, the one holding .code-agent/", name, explicit)
 	}
 	wd, err := f.Getwd()
 	if err != nil {
@@ -294,4 +300,15 @@ func (f *Factory) checkEnv() error {
 		}
 	}
 	return nil
+}
+
+// shownPath is path as a person at the working directory would type it:
+// relative to it when inside it, else absolute.
+func (f *Factory) shownPath(path string) string {
+	if wd, err := f.Getwd(); err == nil {
+		if rel, err := filepath.Rel(wd, path); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return rel
+		}
+	}
+	return path
 }

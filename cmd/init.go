@@ -234,7 +234,7 @@ func initRun(o *initOptions) error {
 			return err
 		}
 	}
-	rel, _ := filepath.Rel(proj.Root, s.Dir)
+	rel := f.shownPath(s.Dir)
 	data := map[string]any{"session": id, "dir": s.Dir, "rev": res.Commit.Hash, "plan": p}
 	if in != nil {
 		data["format"], data["findings"], data["errors"], data["dropped"] = in.Format, len(st.Findings), len(st.Errors), orNoDrops(in.Dropped)
@@ -362,7 +362,7 @@ func takeOver(f *Factory, proj repo.Project, id string, next *plan.Plan, in *pla
 		return refused
 	}
 	p := res.State.Plan
-	rel, _ := filepath.Rel(proj.Root, s.Dir)
+	rel := f.shownPath(s.Dir)
 	size := render.Count(len(p.Phases), "phase") + ", " + render.Count(p.Counts().Total, "step")
 	data := map[string]any{"session": id, "dir": s.Dir, "rev": res.Commit.Hash, "plan": p, "took_over": true}
 	if in != nil {
