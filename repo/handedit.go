@@ -100,8 +100,10 @@ func (a *adoption) unchanged(base map[string]plumbing.Hash) bool {
 // editBase finds the revision a hand edit of the working files started
 // from: of the last editLookback revisions, the one whose copies of the
 // edited files differ least, by lines, from the working ones; head when
-// it is as close as any. It returns the revision and how many revisions
-// came after it.
+// it is as close as any. Where task_plan.md was edited and its stamp
+// (planStamp) is one of theirs, only the revisions whose copy has that
+// stamp count. It returns the revision and how many revisions came after
+// it.
 func (s *Session) editBase(head plumbing.Hash, headFiles map[string]plumbing.Hash, files map[string][]byte) (plumbing.Hash, int, error) {
 	var edited []string
 	for name, b := range files {
@@ -133,8 +135,29 @@ func (s *Session) editBase(head plumbing.Hash, headFiles map[string]plumbing.Has
 		dist[h] = d
 		return d, nil
 	}
+	// task_plan.md says which revision wrote it (planStamp): a copy whose
+	// stamp a revision's copy has was made on one of those, whatever the
+	// lines an edit removed say (a person deleting many steps of the
+	// current copy is not an editor's old copy saved back).
+	wantStamp := ""
+	if want[plan.PlanFile] != nil {
+		wantStamp = planStamp(files[plan.PlanFile])
+	}
+	stamps := map[plumbing.Hash]string{} // task_plan.md blob → its stamp
+	stampOf := func(h plumbing.Hash) string {
+		if st, seen := stamps[h]; seen {
+			return st
+		}
+		data, err := s.objs.readAs(plumbing.BlobObject, h)
+		if err != nil {
+			return ""
+		}
+		stamps[h] = planStamp(data)
+		return stamps[h]
+	}
 	best, bestAt, bestDist := head, 0, -1
-	versions := map[string]bool{} // the edited files' blobs, as one key
+	stamped, stampedAt, stampedDist := head, 0, -1 // the best of those with the copy's stamp
+	versions := map[string]bool{}                  // the edited files' blobs, as one key
 	for i := len(entries) - 1; i >= 0 && i >= len(entries)-editScan; i-- {
 		rev := entries[i].Hash
 		tree, err := s.objs.readTreeFiles(rev)
@@ -165,11 +188,39 @@ func (s *Session) editBase(head plumbing.Hash, headFiles map[string]plumbing.Has
 		if bestDist < 0 || d < bestDist {
 			best, bestAt, bestDist = rev, len(entries)-1-i, d
 		}
+		if h, ok := tree[plan.PlanFile]; ok && wantStamp != "" && stampOf(h) == wantStamp && (stampedDist < 0 || d < stampedDist) {
+			stamped, stampedAt, stampedDist = rev, len(entries)-1-i, d
+		}
 		if d == 0 {
 			break
 		}
 	}
+	if stampedDist >= 0 {
+		return stamped, stampedAt, nil
+	}
 	return best, bestAt, nil
+}
+
+// planStamp is what a task_plan.md says of the revision that wrote it:
+// its status line ("> **Status:** running · 2/5 steps done · updated
+// 2026-11-20T10:00:00Z") and its machine line ("<!-- plangit … next-step=6
+// … -->"), which a person editing the steps leaves as they are; "" when
+// it has neither.
+func planStamp(b []byte) string {
+	var status, machine []byte
+	for line := range bytes.Lines(b) {
+		line = bytes.TrimSpace(line)
+		switch {
+		case status == nil && bytes.HasPrefix(line, []byte("> **Status:**")):
+			status = line
+		case bytes.HasPrefix(line, []byte("<!-- plangit")):
+			machine = line
+		}
+	}
+	if status == nil && machine == nil {
+		return ""
+	}
+	return string(status) + "\n" + string(machine)
 }
 
 // layoutFree is a text with what an editor or a formatter changes without

@@ -579,3 +579,40 @@ func TestNoteIDsNeverGivenTwice(t *testing.T) {
 		t.Errorf("the batch gave errors %q, want 5,6", ids)
 	}
 }
+
+// A person who deletes many steps from the current copy of task_plan.md
+// deletes them: the copy's status and machine lines are the last
+// revision's, so no older revision, closer by lines, is taken for its
+// base, and nothing comes back or is added — even when every revision
+// was made in the same second.
+func TestDeletingManyStepsOfTheCurrentCopy(t *testing.T) {
+	t.Parallel()
+	s := newTestSession(t) // steps 1–3
+	for _, text := range []string{"junk 1", "junk 2", "junk 3", "junk 4", "junk 5", "junk 6", "later"} {
+		mustUpdate(t, s, addStep(text)) // all in one second
+	}
+	var kept []string
+	for _, line := range strings.SplitAfter(readFile(t, s, plan.PlanFile), "\n") {
+		if !strings.Contains(line, "junk") {
+			kept = append(kept, line)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(s.Dir, plan.PlanFile), []byte(strings.Join(kept, "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res, err := s.Update(Options{Now: t0.Add(time.Hour)}, step("1", plan.ActStart))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Adopted == nil || strings.Contains(res.Adopted.Change.Summary, "made on") {
+		t.Fatalf("adopted: %+v; stale: %+v", res.Adopted, res.Stale)
+	}
+	st, _ := s.State()
+	var texts []string
+	for _, x := range st.Plan.Steps() {
+		texts = append(texts, x.ID+" "+x.Text)
+	}
+	if want := []string{"1 Analyze", "2 Design", "3 Build", "10 later"}; !slices.Equal(texts, want) {
+		t.Errorf("steps %q, want %q", texts, want)
+	}
+}

@@ -162,7 +162,7 @@ type Result struct {
 	State   *plan.State `json:"-"`
 	Adopted *Commit     `json:"adopted,omitempty"` // the hand edit committed first, if any
 	Commit  *Commit     `json:"commit,omitempty"`  // nil when the change changed nothing
-	Stale   *Stale      `json:"stale,omitempty"`   // working files saved from an old revision unchanged, brought back
+	Stale   *Stale      `json:"stale,omitempty"`   // working files that held nothing new, rewritten
 }
 
 // Stale says the working files were saved with nothing the plan does not
@@ -677,7 +677,7 @@ func (s *Session) attempt(opts Options, fn changeFn, res *Result, head *plumbing
 		adoptedPlan  *plan.Plan
 		adoptTouches []plan.Touch
 		editNote     string
-		stale        bool // the working files are an old copy saved unchanged
+		stale        bool // the working files hold nothing the plan does not
 	)
 	if edited {
 		a, err := s.adoptEdit(*head, base, files, st, issued, now)
