@@ -70,6 +70,17 @@ func (s *Session) adoptEdit(head plumbing.Hash, base map[string]plumbing.Hash, f
 		}
 	}
 	st.Plan.Reissue(reused)
+	// So do findings and errors.
+	if n, err := s.issuedNotes(head); err == nil {
+		fromSt, err := s.stateAt(from)
+		headSt := fromSt
+		if err == nil && from != head {
+			headSt, err = s.stateAt(head)
+		}
+		if err == nil {
+			reissueNotes(st, n, fromSt, headSt)
+		}
+	}
 	a := &adoption{state: st, head: before, from: from}
 	if from != head {
 		// An edit of an older copy: the revisions since stay.
@@ -81,6 +92,38 @@ func (s *Session) adoptEdit(head plumbing.Hash, base map[string]plumbing.Hash, f
 		a.state, a.note = merged, note
 	}
 	return a, nil
+}
+
+// reissueNotes gives the findings and errors an edit added (those of st
+// that neither the revision it was made on nor the last has) under ids
+// the history issued (n) fresh ones above them, as Reissue does for
+// steps: a record added by hand after undo took one back does not take
+// its id.
+func reissueNotes(st *plan.State, n issuedIDs, revs ...*plan.State) {
+	had := map[string]bool{}
+	for _, r := range revs {
+		for _, f := range r.Findings {
+			had[f.ID] = true
+		}
+	}
+	next := max(n.findings, maxIDOf(st.Findings, findingID)) + 1
+	for _, f := range st.Findings {
+		if v, err := strconv.Atoi(f.ID); err == nil && !had[f.ID] && v <= n.findings {
+			f.ID, next = strconv.Itoa(next), next+1
+		}
+	}
+	had = map[string]bool{}
+	for _, r := range revs {
+		for _, e := range r.Errors {
+			had[e.ID] = true
+		}
+	}
+	next = max(n.errors, maxIDOf(st.Errors, errorID)) + 1
+	for _, e := range st.Errors {
+		if v, err := strconv.Atoi(e.ID); err == nil && !had[e.ID] && v <= n.errors {
+			e.ID, next = strconv.Itoa(next), next+1
+		}
+	}
 }
 
 // unchanged reports whether the adopted plan is the branch's, base, but

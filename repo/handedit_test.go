@@ -578,6 +578,39 @@ func TestNoteIDsNeverGivenTwice(t *testing.T) {
 	if strings.Join(ids, ",") != "5,6" {
 		t.Errorf("the batch gave errors %q, want 5,6", ids)
 	}
+	// Records a person adds by hand, without ids, after another restore.
+	if _, err := s.Restore(Options{Now: t0}, func(*plan.State) (map[string][]byte, plan.Change, error) {
+		return restored, plan.Change{Op: "undo", Summary: "undo"}, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for name, text := range map[string]string{plan.FindingsFile: "\n### By hand\n\n> noted\n", plan.ErrorsFile: "\n## Go\n\n> by hand\n"} {
+		f, err := os.OpenFile(filepath.Join(s.Dir, name), os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.WriteString(text)
+		f.Close()
+	}
+	res := mustUpdate(t, s, func(*plan.State) (plan.Change, error) { return plan.Change{}, nil })
+	if res.Adopted == nil {
+		t.Fatal("the hand edit was not adopted")
+	}
+	st, err := s.State()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range st.Findings {
+		got = append(got, "finding "+f.ID+" "+f.Title)
+	}
+	for _, e := range st.Errors {
+		got = append(got, "error "+e.ID+" "+e.Tool)
+	}
+	slices.Sort(got)
+	if want := []string{"error 1 Bash", "error 7 Go", "finding 1 one", "finding 5 By hand"}; !slices.Equal(got, want) {
+		t.Errorf("records %q, want %q", got, want)
+	}
 }
 
 // A person who deletes many steps from the current copy of task_plan.md
