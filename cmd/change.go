@@ -85,7 +85,7 @@ func (f *Factory) printChangeText(w io.Writer, d changeData, res *repo.Result, h
 		fmt.Fprintf(w, "%s (%s)\n", res.Adopted.Change.Summary, res.Adopted.Hash[:7])
 	}
 	if res.Stale != nil {
-		fmt.Fprintln(w, staleLine(res.Stale))
+		fmt.Fprintln(w, render.StaleLine(res.Stale))
 	}
 	if res.Commit != nil {
 		fmt.Fprintf(w, "%s (%s)\n", res.Commit.Change.Summary, res.Commit.Hash[:7])
@@ -103,14 +103,4 @@ func (f *Factory) printChangeText(w io.Writer, d changeData, res *repo.Result, h
 	if d.Note != "" {
 		fmt.Fprintln(w, d.Note)
 	}
-}
-
-// staleLine tells a person that the files they saved held nothing the
-// plan does not, and were written back as plangit writes them.
-func staleLine(st *repo.Stale) string {
-	of := ""
-	if st.Base != "" {
-		of = " (read as an edit of revision " + st.Base + ")"
-	}
-	return st.Files + ": saved outside plangit with nothing the plan does not already hold" + of + "; rewritten in plangit's form, no edit recorded"
 }

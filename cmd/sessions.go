@@ -133,7 +133,7 @@ func importInto(f *Factory, in *plan.Imported, dryRun, appendTo bool) error {
 	return f.print(d, func(w io.Writer) {
 		if res.Commit == nil && res.Adopted == nil {
 			if res.Stale != nil {
-				fmt.Fprintln(w, staleLine(res.Stale))
+				fmt.Fprintln(w, render.StaleLine(res.Stale))
 			}
 			fmt.Fprintln(w, "nothing changed: the plan holds what the file says")
 			return
@@ -326,7 +326,7 @@ What could not be recovered is listed.`,
 					fmt.Fprintf(w, "%s (%s)\n", rep.Adopted.Change.Summary, rep.Adopted.Hash[:7])
 				}
 				if rep.Stale != nil {
-					fmt.Fprintln(w, staleLine(rep.Stale))
+					fmt.Fprintln(w, render.StaleLine(rep.Stale))
 				}
 				for _, l := range rep.Lost {
 					fmt.Fprintf(w, "could not recover: %s\n", l)

@@ -674,7 +674,7 @@ func firstLine(s string) string {
 func staleNote(st *repo.Stale) string {
 	of := ""
 	if st.Base != "" {
-		of = " (read as an edit of revision " + st.Base + ", older than the plan)"
+		of = " (it matches the older revision " + st.Base + "; what came since is kept: " + render.KeptSince(st.Kept) + ")"
 	}
 	return "Your write of " + st.Files + " held nothing the plan does not already hold" + of + ": plangit put back its own form and recorded no edit."
 }

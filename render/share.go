@@ -173,3 +173,24 @@ func shareLine(s *repo.ShareStatus, now time.Time) string {
 	}
 	return "    " + strings.Join(parts, " · ")
 }
+
+// StaleLine tells a person that the working files they saved held nothing
+// the plan does not, and were rewritten; for an older copy, what the plan
+// kept that the copy lacked.
+func StaleLine(st *repo.Stale) string {
+	of := ""
+	if st.Base != "" {
+		of = " (read as revision " + st.Base + " saved back; kept what came since: " + KeptSince(st.Kept) + ")"
+	}
+	return st.Files + ": saved outside plangit with nothing the plan does not already hold" + of + "; rewritten in plangit's form, no edit recorded"
+}
+
+// KeptSince names the last three of the summaries of the revisions an
+// older copy lacked, and how many more.
+func KeptSince(kept []string) string {
+	const most = 3
+	if len(kept) <= most {
+		return strings.Join(kept, "; ")
+	}
+	return strings.Join(kept[len(kept)-most:], "; ") + fmt.Sprintf("; and %d earlier", len(kept)-most)
+}

@@ -195,7 +195,7 @@ func TestStaleSaveUnchangedIsNoEdit(t *testing.T) {
 	if res.Adopted != nil {
 		t.Errorf("an unchanged old copy was adopted as an edit: %s", res.Adopted.Change.Summary)
 	}
-	if res.Stale == nil || res.Stale.Files != plan.PlanFile || res.Stale.Base == "" {
+	if res.Stale == nil || res.Stale.Files != plan.PlanFile || res.Stale.Base == "" || len(res.Stale.Kept) != 2 || !strings.Contains(res.Stale.Kept[0], "agent step") {
 		t.Errorf("stale: %+v", res.Stale)
 	}
 	if res.Commit == nil {

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -172,6 +173,25 @@ type Result struct {
 type Stale struct {
 	Files string `json:"files"`          // the files, as "task_plan.md, findings.md"
 	Base  string `json:"base,omitempty"` // the older revision they were read as an edit of; "" for the last
+	// Kept are the summaries of the revisions since Base, oldest first:
+	// what the files lacked, and the plan keeps (a record a person meant
+	// to delete among them, where the files were the current copy).
+	Kept []string `json:"kept,omitempty"`
+}
+
+// summariesSince returns the summaries of head's revisions after from,
+// oldest first (none when the history cannot be read).
+func (s *Session) summariesSince(head, from plumbing.Hash) []string {
+	entries, err := s.revisions(head)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for i := len(entries) - 1; i >= 0 && entries[i].Hash != from; i-- {
+		out = append(out, entries[i].Change.Summary)
+	}
+	slices.Reverse(out)
+	return out
 }
 
 // ReadFiles reads the session's working files, never through a symbolic
@@ -692,7 +712,7 @@ func (s *Session) attempt(opts Options, fn changeFn, res *Result, head *plumbing
 			edited, stale = false, true
 			res.Stale = &Stale{Files: editedNames(files, base)}
 			if a.from != *head {
-				res.Stale.Base = short(a.from)
+				res.Stale.Base, res.Stale.Kept = short(a.from), s.summariesSince(*head, a.from)
 			}
 		} else {
 			editNote = a.note
