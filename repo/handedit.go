@@ -91,6 +91,16 @@ func (s *Session) adoptEdit(head plumbing.Hash, base map[string]plumbing.Hash, f
 		merged.Plan.ReserveSteps(issued + 1)
 		a.state, a.note = merged, note
 	}
+	if before != nil {
+		// An edit of findings.md or errors.md alone leaves task_plan.md
+		// as it was, its time too, as a finding added by command does.
+		p := a.state.Plan
+		updated := p.Updated
+		p.Updated = before.Updated
+		if plumbing.ComputeHash(plumbing.BlobObject, a.state.Files()[plan.PlanFile]) != base[plan.PlanFile] {
+			p.Updated = updated
+		}
+	}
 	return a, nil
 }
 

@@ -596,6 +596,10 @@ func TestNoteIDsNeverGivenTwice(t *testing.T) {
 	if res.Adopted == nil {
 		t.Fatal("the hand edit was not adopted")
 	}
+	// An edit of findings.md and errors.md leaves task_plan.md alone.
+	if got := repotest.Git(t, s.Dir, "diff", "--name-only", res.Adopted.Hash+"~1", res.Adopted.Hash); strings.Contains(got, plan.PlanFile) {
+		t.Errorf("the edit rewrote %s: %s", plan.PlanFile, got)
+	}
 	st, err := s.State()
 	if err != nil {
 		t.Fatal(err)
