@@ -363,11 +363,21 @@ func (s *Session) mergeEdit(head, from plumbing.Hash, since int, edited *plan.St
 		if _, err := merged.Resolve(c.Target(), c.Field, plan.Choice{Rev: editRev}, now); err != nil {
 			return nil, "", err
 		}
-		settled = append(settled, c.Target()+" "+c.Field)
+		what := c.Target() + " " + c.Field
+		if c.Field == "removed" {
+			// One side removed it, the other changed it: say which.
+			what = c.Target() + " kept (removed since)"
+			for _, side := range c.Sides {
+				if side.Rev == editRev && side.Removed {
+					what = c.Target() + " removed (changed since)"
+				}
+			}
+		}
+		settled = append(settled, what)
 	}
 	note := fmt.Sprintf("made on %s, the %s since kept", short(from), count(since, "revision"))
 	if len(settled) > 0 {
-		note += "; the person's value kept on " + strings.Join(settled, ", ")
+		note = fmt.Sprintf("made on %s, the %s since kept but where the person's copy won: %s", short(from), count(since, "revision"), strings.Join(settled, ", "))
 	}
 	merged.Plan.Updated = now
 	return merged, note, nil

@@ -120,7 +120,7 @@ func TestStaleSavePersonWinsOnSameField(t *testing.T) {
 		t.Fatal(err)
 	}
 	res := mustUpdate(t, s, step("1", plan.ActStart))
-	if res.Adopted == nil || !strings.Contains(res.Adopted.Change.Summary, "the person's value kept on step 3 text") {
+	if res.Adopted == nil || !strings.Contains(res.Adopted.Change.Summary, "but where the person's copy won: step 3 text") {
 		t.Fatalf("adopted: %+v", res.Adopted)
 	}
 	st, _ := s.State()
