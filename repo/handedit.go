@@ -70,21 +70,23 @@ func (s *Session) adoptEdit(head plumbing.Hash, base map[string]plumbing.Hash, f
 		}
 	}
 	st.Plan.Reissue(reused)
+	// The two revisions' states, read once for the ids and the merge.
+	fromSt, stErr := s.stateAt(from)
+	headSt := fromSt
+	if stErr == nil && from != head {
+		headSt, stErr = s.stateAt(head)
+	}
 	// So do findings and errors.
-	if n, err := s.issuedNotes(head); err == nil {
-		fromSt, err := s.stateAt(from)
-		headSt := fromSt
-		if err == nil && from != head {
-			headSt, err = s.stateAt(head)
-		}
-		if err == nil {
-			reissueNotes(st, n, fromSt, headSt)
-		}
+	if n, err := s.issuedNotes(head); err == nil && stErr == nil {
+		reissueNotes(st, n, fromSt, headSt)
 	}
 	a := &adoption{state: st, head: before, from: from}
 	if from != head {
 		// An edit of an older copy: the revisions since stay.
-		merged, note, err := s.mergeEdit(head, from, since, st, issued, now)
+		if stErr != nil {
+			return nil, stErr
+		}
+		merged, note, err := s.mergeEdit(head, from, since, fromSt, headSt, st, issued, now)
 		if err != nil {
 			return nil, err
 		}
@@ -341,18 +343,11 @@ const editRev = "edit"
 // mergeEdit lays a hand edit made on the revision from onto head's
 // state: what the revisions since from changed stays, what the person
 // changed is added, and a field both changed takes the person's value.
-// edited is the state the working files parse to, its new steps already
-// given ids never issued. It returns the merged state and what the
-// revision says of it.
-func (s *Session) mergeEdit(head, from plumbing.Hash, since int, edited *plan.State, issued int, now time.Time) (*plan.State, string, error) {
-	baseSt, err := s.stateAt(from)
-	if err != nil {
-		return nil, "", err
-	}
-	headSt, err := s.stateAt(head)
-	if err != nil {
-		return nil, "", err
-	}
+// baseSt and headSt are the two revisions' states (the merge may change
+// them); edited is the state the working files parse to, its new steps
+// already given ids never issued. It returns the merged state and what
+// the revision says of it.
+func (s *Session) mergeEdit(head, from plumbing.Hash, since int, baseSt, headSt, edited *plan.State, issued int, now time.Time) (*plan.State, string, error) {
 	merged, rep, err := plan.Merge(baseSt, plan.MergeSide{Rev: short(head), State: headSt}, plan.MergeSide{Rev: editRev, State: edited},
 		plan.MergeOptions{NextStep: issued + 1, Keep: plan.KeepX}) // the revisions' records keep their ids; the edit's move
 	if err != nil {
