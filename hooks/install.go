@@ -11,7 +11,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/plangit/plangit/hooks/hookwire"
 	"github.com/plangit/plangit/plan"
 	"github.com/plangit/plangit/repo"
 	"github.com/plangit/plangit/repo/confedit"
@@ -244,10 +243,6 @@ func (h hookEntry) argv() []string {
 	}
 	return commandFields(h.Bash)
 }
-
-// shellFields splits a simple shell command line into words, removing the
-// quotes quoteArgs puts in.
-func shellFields(s string) []string { return hookwire.ShellWords(s) }
 
 // ShellJoin writes argv as a POSIX shell command line, quoting what needs it.
 func ShellJoin(argv []string) string {

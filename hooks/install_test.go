@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/plangit/plangit/hooks/hookwire"
 	"github.com/plangit/plangit/repo"
 )
 
@@ -374,14 +375,14 @@ func TestShellFields(t *testing.T) {
 		`"C:\x" hook Stop`:                               {`C:\x`, "hook", "Stop"},
 		`a\ b c`:                                         {"a b", "c"},
 	} {
-		if got := shellFields(in); !reflect.DeepEqual(got, want) {
+		if got := hookwire.ShellWords(in); !reflect.DeepEqual(got, want) {
 			t.Errorf("%s: %q", in, got)
 		}
 		if in == "plangit hook PreToolUse" && ShellJoin(want) != in {
 			t.Errorf("shellJoin: %q", ShellJoin(want))
 		}
 	}
-	if got := shellFields(ShellJoin([]string{"it's", "a b", ""})); !reflect.DeepEqual(got, []string{"it's", "a b", ""}) {
+	if got := hookwire.ShellWords(ShellJoin([]string{"it's", "a b", ""})); !reflect.DeepEqual(got, []string{"it's", "a b", ""}) {
 		t.Errorf("round trip: %q", got)
 	}
 }

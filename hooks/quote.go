@@ -4,6 +4,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/plangit/plangit/hooks/hookwire"
 	"github.com/plangit/plangit/plan"
 )
 
@@ -153,7 +154,7 @@ func commandFields(s string) []string {
 	if rest, ok := strings.CutPrefix(strings.TrimLeft(s, " \t"), "& "); ok {
 		return powerShellFields(rest)
 	}
-	return shellFields(s)
+	return hookwire.ShellWords(s)
 }
 
 // powerShellFields splits the words of a PowerShell command: single-quoted
