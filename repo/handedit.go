@@ -112,28 +112,34 @@ func (s *Session) adoptEdit(head plumbing.Hash, base map[string]plumbing.Hash, f
 // steps: a record added by hand after undo took one back does not take
 // its id.
 func reissueNotes(st *plan.State, n issuedIDs, revs ...*plan.State) {
+	var findings [][]*plan.Finding
+	var errs [][]*plan.ErrorRecord
+	for _, r := range revs {
+		findings, errs = append(findings, r.Findings), append(errs, r.Errors)
+	}
+	reissue(st.Findings, func(f *plan.Finding) *string { return &f.ID }, n.findings, findings...)
+	reissue(st.Errors, func(e *plan.ErrorRecord) *string { return &e.ID }, n.errors, errs...)
+}
+
+// reissue gives each record of recs whose id (at id) is at most issued and
+// in none of others a fresh id above issued and every id recs has.
+func reissue[R any](recs []R, id func(R) *string, issued int, others ...[]R) {
 	had := map[string]bool{}
-	for _, r := range revs {
-		for _, f := range r.Findings {
-			had[f.ID] = true
+	for _, o := range others {
+		for _, r := range o {
+			had[*id(r)] = true
 		}
 	}
-	next := max(n.findings, maxIDOf(st.Findings, findingID)) + 1
-	for _, f := range st.Findings {
-		if v, err := strconv.Atoi(f.ID); err == nil && !had[f.ID] && v <= n.findings {
-			f.ID, next = strconv.Itoa(next), next+1
+	next := issued
+	for _, r := range recs {
+		if v, err := strconv.Atoi(*id(r)); err == nil {
+			next = max(next, v)
 		}
 	}
-	had = map[string]bool{}
-	for _, r := range revs {
-		for _, e := range r.Errors {
-			had[e.ID] = true
-		}
-	}
-	next = max(n.errors, maxIDOf(st.Errors, errorID)) + 1
-	for _, e := range st.Errors {
-		if v, err := strconv.Atoi(e.ID); err == nil && !had[e.ID] && v <= n.errors {
-			e.ID, next = strconv.Itoa(next), next+1
+	next++
+	for _, r := range recs {
+		if v, err := strconv.Atoi(*id(r)); err == nil && !had[*id(r)] && v <= issued {
+			*id(r), next = strconv.Itoa(next), next+1
 		}
 	}
 }
