@@ -92,8 +92,30 @@ func NewCmdFinding(f *Factory) *cobra.Command {
 	add.Flags().StringVar(&fd.Title, "title", "", "a one-line title (required)")
 	add.Flags().StringVar(&fd.Source, "source", "", "where it was found: a path, URL or command")
 	add.Flags().StringVar(&fd.Step, "step", "", "the step it belongs to (default: the step in progress)")
-	c.AddCommand(add)
+	rm := &cobra.Command{
+		Use:   "rm ID...",
+		Short: "Remove findings that were wrong (history keeps them; their ids are not given again)",
+		Example: `  plangit finding rm 3
+  plangit finding rm 2 5`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usagef("say which findings: plangit finding rm ID... (plangit findings lists their ids)")
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return findingRmRun(f, args)
+		},
+	}
+	c.AddCommand(add, rm)
 	return c
+}
+
+// findingRmRun removes findings by id.
+func findingRmRun(f *Factory, ids []string) error {
+	return f.applyChange(func(st *plan.State) (plan.Change, error) {
+		return st.RemoveFindings(ids)
+	}, nil)
 }
 
 // findingAddRun records a finding, for the step in progress unless it

@@ -143,7 +143,7 @@ type PlanInput struct {
 	Result  string   `json:"result,omitempty"`
 	Force   bool     `json:"force,omitempty" jsonschema:"finish with steps open"`
 	IfRev   string   `json:"if_rev,omitempty"`
-	Session string   `json:"session,omitempty" jsonschema:"for init, the new session's id"`
+	Session string   `json:"session,omitempty" jsonschema:"init: the new session's id"`
 }
 
 // PlanActions are the actions of the plan tool.
@@ -158,20 +158,22 @@ var PlanActions = []ActionSpec{
 
 // FindingInput records or lists findings.
 type FindingInput struct {
-	Action   string `json:"action"`
-	Category string `json:"category,omitempty"`
-	Title    string `json:"title,omitempty"`
-	Content  string `json:"content,omitempty" jsonschema:"markdown"`
-	Source   string `json:"source,omitempty" jsonschema:"path, URL or command"`
-	Step     string `json:"step,omitempty" jsonschema:"default: current"`
-	IfRev    string `json:"if_rev,omitempty"`
-	Session  string `json:"session,omitempty"`
+	Action   string   `json:"action"`
+	Category string   `json:"category,omitempty"`
+	Title    string   `json:"title,omitempty"`
+	Content  string   `json:"content,omitempty" jsonschema:"markdown"`
+	Source   string   `json:"source,omitempty" jsonschema:"path, URL or command"`
+	Step     string   `json:"step,omitempty" jsonschema:"default: current"`
+	IDs      []string `json:"ids,omitempty"`
+	IfRev    string   `json:"if_rev,omitempty"`
+	Session  string   `json:"session,omitempty"`
 }
 
 // FindingActions are the actions of the finding tool.
 var FindingActions = []ActionSpec{
 	{"add", []string{"category", "title", "content", "source", "step"}},
 	{"list", []string{"category"}},
+	{"rm", []string{"ids"}},
 }
 
 // ErrorInput logs, lists or resolves errors.
@@ -181,7 +183,7 @@ type ErrorInput struct {
 	Message string   `json:"message,omitempty"`
 	Step    string   `json:"step,omitempty" jsonschema:"default: current"`
 	Params  string   `json:"params,omitempty"`
-	IDs     []string `json:"ids,omitempty" jsonschema:"resolve: none = every open error"`
+	IDs     []string `json:"ids,omitempty" jsonschema:"resolve: none = all open"`
 	Note    string   `json:"note,omitempty" jsonschema:"resolve: how"`
 	Open    bool     `json:"open,omitempty" jsonschema:"list: only unresolved"`
 	IfRev   string   `json:"if_rev,omitempty"`
@@ -374,7 +376,8 @@ func (t *Tools) Plan(in PlanInput) (*ToolResult, error) {
 	return t.run(in.Session, in.IfRev, fn)
 }
 
-// Finding records a finding or lists them (plangit finding add, findings).
+// Finding records, lists or removes findings (plangit finding add,
+// findings, finding rm).
 func (t *Tools) Finding(in FindingInput) (*ToolResult, error) {
 	if err := checkAction("finding", in.Action, FindingActions, in); err != nil {
 		return nil, err
@@ -386,8 +389,14 @@ func (t *Tools) Finding(in FindingInput) (*ToolResult, error) {
 			return nil, err
 		}
 	}
-	if in.Action == "list" {
+	switch in.Action {
+	case "list":
 		return t.run(in.Session, "", func(f *Factory) error { return findingsRun(f, cat) })
+	case "rm":
+		if len(in.IDs) == 0 {
+			return nil, toolArgf("finding rm needs the ids")
+		}
+		return t.run(in.Session, in.IfRev, func(f *Factory) error { return findingRmRun(f, in.IDs) })
 	}
 	if in.Title == "" {
 		return nil, toolArgf("finding add needs a title")

@@ -3,6 +3,7 @@ package render
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -182,7 +183,13 @@ func StaleLine(st *repo.Stale) string {
 	if st.Base != "" {
 		of = " (read as revision " + st.Base + " saved back; kept what came since: " + KeptSince(st.Kept) + ")"
 	}
-	return st.Files + ": saved outside plangit with nothing the plan does not already hold" + of + "; rewritten in plangit's form, no edit recorded"
+	line := st.Files + ": saved outside plangit with nothing the plan does not already hold" + of + "; rewritten in plangit's form, no edit recorded"
+	// A finding deleted by hand from the current file reads as this file's
+	// older copy: the way to take one out is the command.
+	if strings.Contains(st.Files, "findings.md") && slices.ContainsFunc(st.Kept, func(k string) bool { return strings.HasPrefix(k, "finding ") }) {
+		line += " (to remove a finding: plangit finding rm ID)"
+	}
+	return line
 }
 
 // KeptSince names the last three of the summaries of the revisions an

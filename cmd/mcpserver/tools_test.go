@@ -49,6 +49,8 @@ func TestToolsMatchCLI(t *testing.T) {
 		{tool: "finding", args: map[string]any{"action": "add", "title": "An insight", "step": "2"}, cli: []string{"finding", "add", "--title", "An insight", "--step", "2"}},
 		{tool: "finding", args: map[string]any{"action": "list", "category": "code"}, cli: []string{"findings", "--category", "code"}},
 		{tool: "finding", args: map[string]any{"action": "list"}, cli: []string{"findings"}},
+		{tool: "finding", args: map[string]any{"action": "add", "title": "Wrong guess"}, cli: []string{"finding", "add", "--title", "Wrong guess"}},
+		{tool: "finding", args: map[string]any{"action": "rm", "ids": []string{"3"}}, cli: []string{"finding", "rm", "3"}},
 		{tool: "error", args: map[string]any{"action": "add", "tool": "Bash", "message": "go test: exit status 1", "params": "go test ./..."},
 			cli: []string{"error", "add", "--tool", "Bash", "--params", "go test ./...", "go test: exit status 1"}},
 		{tool: "error", args: map[string]any{"action": "add", "tool": "Bash", "message": "go test: exit status 2"}, cli: []string{"error", "add", "--tool", "Bash", "go test: exit status 2"}},
