@@ -17,10 +17,10 @@ import (
 func newGlance(st *plan.State, key string, cfg repo.Config) *hookwire.Glance {
 	p := st.Plan
 	g := &hookwire.Glance{Key: key, Files: plan.SessionFiles, Status: string(p.Status), Unfinished: p.Status.Unfinished(), Complete: p.Complete(), Sig: stepSig(p),
-		Findings: len(st.Findings), Rules: glanceRules(cfg)}
+		Findings: newestFinding(st.Findings), Rules: glanceRules(cfg)}
 	g.Line = hookwire.Part{Text: render.StatusLine(st, hookwire.CLIMark)}
 	g.Line.Key = g.Line.Text
-	pp := postPlan(p, len(st.Findings))
+	pp := postPlan(st)
 	g.Cur, g.CurText = pp.Cur, pp.CurText
 	if cur := p.Current(); cur != nil {
 		g.Names = append(g.Names, curName(cur))

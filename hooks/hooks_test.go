@@ -539,6 +539,22 @@ func TestTwoActionRule(t *testing.T) {
 	if len(f.revisions(sessionID)) != 2 {
 		t.Error("counting look-ups committed")
 	}
+	// So does a finding recorded where one was removed, which leaves as
+	// many findings as before.
+	had := len(f.state(sessionID).Findings)
+	s.Update(repo.Options{Now: f.now}, func(st *plan.State) (plan.Change, error) {
+		if _, err := st.RemoveFindings([]string{"1"}); err != nil {
+			return plan.Change{}, err
+		}
+		_, err := st.AddFinding(plan.Finding{Category: plan.CatInsight, Title: "y"}, f.now)
+		return plan.Change{Op: "finding.add", Summary: "finding"}, err
+	})
+	if n := len(f.state(sessionID).Findings); n != had {
+		t.Fatalf("%d findings, want %d", n, had)
+	}
+	if out := f.run("post_tool_use_read.json"); out != "" {
+		t.Errorf("after a finding that replaced another: %s", out)
+	}
 }
 
 func TestWriteReminderAndAdoption(t *testing.T) {

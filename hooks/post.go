@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -80,7 +81,7 @@ func (e *engine) postToolUse() (*Output, error) {
 		cur := p.Current()
 		_, command := hookwire.ToolKey(e.in.ToolInput)
 		own, drives := hookwire.OwnUse(tool, command)
-		counted, due := hs.Count(postPlan(p, len(st.Findings)), glanceRules(e.cfg), hookwire.Use{Tool: tool, Plangit: own, Drives: drives || sync,
+		counted, due := hs.Count(postPlan(st), glanceRules(e.cfg), hookwire.Use{Tool: tool, Plangit: own, Drives: drives || sync,
 			OwnFile: e.ownFile(), Subagent: e.in.AgentID != "", Changed: change.Op != "", CLI: cli})
 		parts = append(parts, counted...)
 		if e.in.AgentID != "" {
@@ -149,12 +150,25 @@ func (e *engine) postToolUse() (*Output, error) {
 
 // postPlan is what the counting of a tool use and the advance at a stop
 // read of the plan (the glance holds the same for the hook binary).
-func postPlan(p *plan.Plan, findings int) hookwire.PostPlan {
-	pp := hookwire.PostPlan{Running: p.Status == plan.PlanRunning, Findings: findings}
+func postPlan(st *plan.State) hookwire.PostPlan {
+	p := st.Plan
+	pp := hookwire.PostPlan{Running: p.Status == plan.PlanRunning, Findings: newestFinding(st.Findings)}
 	if cur := p.Current(); cur != nil {
 		pp.Cur, pp.CurText = cur.ID, clip(cur.Text)
 	}
 	return pp
+}
+
+// newestFinding is the largest finding id: ids are never given twice, so
+// it rises with every finding recorded, and a removal does not hide one.
+func newestFinding(fs plan.Findings) int {
+	top := 0
+	for _, f := range fs {
+		if n, err := strconv.Atoi(f.ID); err == nil {
+			top = max(top, n)
+		}
+	}
+	return top
 }
 
 // resolvedChange is the change that resolved errors.
@@ -449,7 +463,7 @@ func (e *engine) stop() (*Output, error) {
 			}
 		}
 		var ask string
-		if cur := p.Current(); hs.AdvancesAtStop(postPlan(p, len(st.Findings)), glanceRules(e.cfg), e.in.LastAssistantMessage, e.in.AgentID != "") {
+		if cur := p.Current(); hs.AdvancesAtStop(postPlan(st), glanceRules(e.cfg), e.in.LastAssistantMessage, e.in.AgentID != "") {
 			if e.cfg.StepConfirmation {
 				ask = fmt.Sprintf("Step %s looks done: if it is, record it (%s step done %s --result \"...\"); starting the next asks the person first.", cur.ID, cli, cur.ID)
 			} else {

@@ -53,7 +53,7 @@ type Glance struct {
 	Cur        string   // the step in progress, "" for none
 	CurText    string   // its text, one line, at most 80 characters
 	Sig        string   // the plan's step signature
-	Findings   int      // how many findings the session has
+	Findings   int      // the newest finding's id (PostPlan.Findings)
 	Errors     []GlanceError
 	OpenErrors []ToolCount // how many errors each tool has open; Errors holds at most five of a tool's
 	Left       []string    // what a stop is told is left (a running plan with steps left), most important first

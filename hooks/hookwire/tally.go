@@ -23,7 +23,7 @@ type Tally struct {
 	LimitBase   int    `json:"limit_base"`           // Iterations when max_iterations last paused the plan
 	LimitUsed   int    `json:"limit_used,omitempty"` // the tool uses that pause counted, until the plan resumes
 	ViewActions int    `json:"view_actions"`         // view-tool uses since the last finding (2-action rule)
-	Findings    int    `json:"findings"`             // how many findings there were when last seen
+	Findings    int    `json:"findings"`             // the newest finding's id when last seen
 	Step        string `json:"step,omitempty"`       // the step StepUses counts for
 	StepUses    int    `json:"step_uses"`            // tool uses while that step was current, plangit's own aside
 	// Driven: the agent has driven its steps itself in this session (a
@@ -124,10 +124,12 @@ func appendHTMLSafe(dst []byte, s string) []byte {
 // PostPlan is what PostToolUse's counting reads of the plan: from the
 // parsed plan in plangit, from the glance in the hook binary.
 type PostPlan struct {
-	Running  bool   // the plan is running
-	Cur      string // the step in progress, "" for none
-	CurText  string // its text, one line, at most 80 characters
-	Findings int    // how many findings the session has
+	Running bool   // the plan is running
+	Cur     string // the step in progress, "" for none
+	CurText string // its text, one line, at most 80 characters
+	// Findings is the newest finding's id: ids only grow, so a finding
+	// recorded since raises it, even where another was removed.
+	Findings int
 }
 
 // Due is what a tool use asks of the plan beyond the counters.
