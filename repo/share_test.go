@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -239,42 +240,81 @@ func httpRemote(t *testing.T, base string) string {
 
 // daemonRemote is the bare repository behind a git daemon on a free port
 // of the loopback interface, started by the test and killed at its end.
+// The port is free when chosen but may be taken before the daemon binds
+// it: the daemon says when it listens ("Ready to rumble"), and one that
+// exits first is started again on another port.
 func daemonRemote(t *testing.T, base string) string {
 	if err := exec.Command("git", "daemon", "--help").Run(); err != nil {
 		if out, _ := exec.Command("git", "daemon", "-h").CombinedOutput(); !bytes.Contains(out, []byte("usage: git daemon")) {
 			repotest.Missing(t, "git daemon", "git daemon is not available")
 		}
 	}
+	var why string
+	for range 5 {
+		port, log, ok := startDaemon(t, base)
+		if ok {
+			return fmt.Sprintf("git://127.0.0.1:%d/remote.git", port)
+		}
+		why = log
+	}
+	t.Fatalf("git daemon did not listen, five times over:\n%s", why)
+	return ""
+}
+
+// startDaemon starts git daemon on a port that was free a moment ago and
+// waits until it listens (ok) or exits (its log says why).
+func startDaemon(t *testing.T, base string) (port int, log string, ok bool) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	port := l.Addr().(*net.TCPAddr).Port
+	port = l.Addr().(*net.TCPAddr).Port
 	l.Close()
-	cmd := exec.Command("git", "daemon", "--reuseaddr", "--listen=127.0.0.1", fmt.Sprintf("--port=%d", port),
+	cmd := exec.Command("git", "daemon", "--verbose", "--reuseaddr", "--listen=127.0.0.1", fmt.Sprintf("--port=%d", port),
 		"--base-path="+base, "--export-all", "--enable=receive-pack", "--informative-errors", base)
-	var log bytes.Buffer
-	cmd.Stderr = &log
+	var out lockedBuffer
+	cmd.Stderr = &out
 	startGroup(cmd)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	exited := make(chan struct{})
+	go func() { cmd.Wait(); close(exited) }()
 	t.Cleanup(func() {
 		stopGroup(cmd)
-		cmd.Wait()
+		<-exited
 	})
 	for deadline := time.Now().Add(10 * time.Second); ; {
-		c, err := net.Dial("tcp", l.Addr().String())
-		if err == nil {
-			c.Close()
-			break
+		if strings.Contains(out.String(), "Ready to rumble") {
+			return port, "", true
+		}
+		select {
+		case <-exited:
+			return port, out.String(), false
+		case <-time.After(20 * time.Millisecond):
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("git daemon did not listen on port %d: %v\n%s", port, err, log.String())
+			t.Fatalf("git daemon did not listen on port %d within 10 s:\n%s", port, out.String())
 		}
-		time.Sleep(20 * time.Millisecond)
 	}
-	return fmt.Sprintf("git://127.0.0.1:%d/remote.git", port)
+}
+
+// lockedBuffer is a bytes.Buffer a process writes while the test reads it.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
 }
 
 // TestShareRoundTrip plays an agent's machine and a reviewer's against one
