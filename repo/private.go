@@ -141,9 +141,13 @@ func (p Project) Adopt(from, to string, opts Options) (*Session, *Result, error)
 		return nil, nil, err
 	}
 	// What this machine pushed or fetched was session from's: the new id
-	// has never been on a remote.
+	// has never been on a remote, so neither the record of the sharing nor
+	// the remotes' tips of from stay.
 	if err := os.Remove(dst.PrivatePath(shareFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, nil, plan.WrapError(plan.CodeIOError, err, "cannot clear what session %s shared", to)
+	}
+	if err := dst.forgetRemoteTips(); err != nil {
+		return nil, nil, plan.WrapError(plan.CodeIOError, err, "cannot clear the remotes' tips of session %s", from)
 	}
 	if active, _ := p.Active(); active == from {
 		if err := p.SetActive(to); err != nil {

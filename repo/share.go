@@ -112,6 +112,37 @@ func (s *Session) writeNamedRef(name string, h plumbing.Hash) error {
 	return WriteFileAtomic(path, []byte(h.String()+"\n"), 0o644, false)
 }
 
+// forgetRemoteTips removes every remote's tip of the session: the loose
+// refs plangit writes, and those a git gc packed.
+func (s *Session) forgetRemoteTips() error {
+	if err := os.RemoveAll(filepath.Join(s.gitDir, filepath.FromSlash(trackingPrefix))); err != nil {
+		return err
+	}
+	path := filepath.Join(s.gitDir, "packed-refs")
+	packed, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	} else if err != nil {
+		return err
+	}
+	var kept []string
+	dropped := false
+	for _, line := range strings.SplitAfter(string(packed), "\n") {
+		_, name, _ := strings.Cut(strings.TrimSuffix(line, "\n"), " ")
+		switch {
+		case strings.HasPrefix(line, "^") && dropped: // the peeled value of a dropped ref
+		case strings.HasPrefix(name, trackingPrefix):
+			dropped = true
+		default:
+			kept, dropped = append(kept, line), false
+		}
+	}
+	if out := strings.Join(kept, ""); out != string(packed) {
+		return WriteFileAtomic(path, []byte(out), 0o644, false)
+	}
+	return nil
+}
+
 // trackingTips returns every remote's tip of the session as last seen:
 // remote name → tip.
 func (s *Session) trackingTips() map[string]plumbing.Hash {

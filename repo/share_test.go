@@ -495,13 +495,18 @@ func roundTrip(t *testing.T, w *world) {
 		t.Errorf("git fetch brought plangit's refs:\n%s", refs)
 	}
 	// A fetched session adopted into a new id: the new id was never
-	// fetched from, nor pushed to, a remote.
+	// fetched from, nor pushed to, a remote — even where a git gc packed
+	// the remote's tip among the refs.
+	w.git(w.open(w.reviewer, "s2").Dir, "pack-refs", "--all")
 	adopted, _, err := w.reviewer.Adopt("s2", "s2-continued", w.opts().Options)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st, _ := adopted.ShareStatus(); st != nil && st.Origin != nil {
-		t.Errorf("the adopted session says it came from %+v", st.Origin)
+	if st, _ := adopted.ShareStatus(); st != nil {
+		t.Errorf("the adopted session says it was shared: %+v", st)
+	}
+	if unpushed, err := adopted.Unpushed(); !unpushed || err != nil {
+		t.Errorf("the adopted session is on no remote, but Unpushed says %v (%v)", unpushed, err)
 	}
 	fsckAll(t, w)
 }
