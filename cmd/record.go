@@ -101,7 +101,7 @@ func NewCmdFinding(f *Factory) *cobra.Command {
 			if len(args) == 0 {
 				return usagef("say which findings: plangit finding rm ID... (plangit findings lists their ids)")
 			}
-			return nil
+			return noteRefs("a finding", args)
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return findingRmRun(f, args)
@@ -240,7 +240,7 @@ error that comes back after it was resolved starts a new record.`,
 			if name == "resolve" && len(args) == 0 {
 				return usagef("say which errors: plangit error resolve ID... (plangit errors lists their ids; plangit error clear resolves them all)")
 			}
-			return nil
+			return noteRefs("an error", args)
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return errorResolveRun(f, args, note)
@@ -258,6 +258,16 @@ func errorResolveRun(f *Factory, ids []string, note string) error {
 	return f.applyChange(func(st *plan.State) (plan.Change, error) {
 		return st.ResolveErrors(ids, note, f.Now())
 	}, nil)
+}
+
+// noteRefs refuses malformed finding or error ids: a usage error.
+func noteRefs(kind string, ids []string) error {
+	for _, id := range ids {
+		if err := plan.CheckNoteRef(kind, id); err != nil {
+			return asUsage(err)
+		}
+	}
+	return nil
 }
 
 func firstLine(s string) string {

@@ -11,3 +11,13 @@ func CheckStepRef(ref string) error {
 	}
 	return nil
 }
+
+// CheckNoteRef refuses text that cannot name any finding or error (kind
+// says which): INVALID_ARGUMENT before a plan is read. Ids are numbers,
+// "#3" as well as "3".
+func CheckNoteRef(kind, ref string) error {
+	if !isStepID(strings.TrimPrefix(strings.TrimSpace(ref), "#")) {
+		return Errorf(CodeInvalidArgument, "%q is not %s id; ids are numbers such as 3", clip(ref), kind).With(strings.TrimPrefix(strings.TrimPrefix(kind, "an "), "a "), clip(ref))
+	}
+	return nil
+}

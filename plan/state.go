@@ -83,7 +83,8 @@ func (s *State) AddFinding(f Finding, now time.Time) (*Finding, error) {
 
 // RemoveFindings takes the findings with the given ids out of findings.md
 // (history keeps them). Every id must exist, or nothing is removed. Their
-// ids are never given again: the plan's NextFinding moves past the largest.
+// ids are not given again: the session's history holds them (repo), as it
+// does those an undo took back.
 func (s *State) RemoveFindings(ids []string) (Change, error) {
 	if len(ids) == 0 {
 		return Change{}, Errorf(CodeInvalidArgument, "say which findings: plangit findings lists them with their ids")
@@ -92,19 +93,11 @@ func (s *State) RemoveFindings(ids []string) (Change, error) {
 	for _, id := range ids {
 		i := slices.IndexFunc(s.Findings, func(f *Finding) bool { return f.ID == strings.TrimPrefix(strings.TrimSpace(id), "#") })
 		if i < 0 {
-			return Change{}, Errorf(CodeInvalidArgument, "no finding %s in this session; plangit findings lists them with their ids", clip(id)).With("finding", id)
+			return Change{}, Errorf(CodeInvalidArgument, "findings.md holds no finding %s; plangit findings lists them with their ids", clip(id)).With("finding", id)
 		}
 		if !slices.Contains(gone, s.Findings[i]) {
 			gone = append(gone, s.Findings[i])
 		}
-	}
-	top := 0
-	for _, f := range gone {
-		n, _ := strconv.Atoi(f.ID)
-		top = max(top, n)
-	}
-	if s.Plan.NextFinding > 0 || top > maxFindingID(s.Findings, gone) {
-		s.Plan.NextFinding = max(s.Plan.NextFinding, top+1)
 	}
 	s.Findings = slices.DeleteFunc(s.Findings, func(f *Finding) bool { return slices.Contains(gone, f) })
 	if len(gone) == 1 {
@@ -116,18 +109,6 @@ func (s *State) RemoveFindings(ids []string) (Change, error) {
 		names[i] = f.ID
 	}
 	return Change{Op: "finding.rm", Summary: "findings removed: " + strings.Join(names, ", ")}, nil
-}
-
-// maxFindingID is the largest id among fs other than those in but.
-func maxFindingID(fs Findings, but []*Finding) int {
-	top := 0
-	for _, f := range fs {
-		if !slices.Contains(but, f) {
-			n, _ := strconv.Atoi(f.ID)
-			top = max(top, n)
-		}
-	}
-	return top
 }
 
 // RecordError logs an error (ErrorLog.Record); a new record gets an id
