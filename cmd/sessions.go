@@ -292,6 +292,8 @@ func NewCmdRepair(f *Factory) *cobra.Command {
   - a branch that is damaged, lost, or points at a revision that cannot be read is pointed at the
     newest intact revision (its own ancestors, the revision log, then every commit in the
     repository), and working files a lost revision left are committed;
+  - where the last revision's files do not parse (a file over the size limit, say), a new
+    revision restores those of the newest revision whose files do;
   - a working file that does not parse, or is a symbolic link, is restored from the last revision
     and kept beside it as NAME.rejected.N (a new N each time); valid hand edits are adopted;
   - the index and the revision log are rewritten.
@@ -313,8 +315,10 @@ What could not be recovered is listed.`,
 				if n := len(rep.ObjectsRecovered); n > 0 {
 					fmt.Fprintf(w, "wrote %d lost objects again from the working files\n", n)
 				}
-				if rep.Kept != nil {
-					fmt.Fprintf(w, "%s (%s)\n", rep.Kept.Change.Summary, rep.Kept.Hash[:7])
+				for _, c := range []*repo.Commit{rep.Kept, rep.ReadBack} {
+					if c != nil {
+						fmt.Fprintf(w, "%s (%s)\n", c.Change.Summary, c.Hash[:7])
+					}
 				}
 				for _, r := range rep.Restored {
 					fmt.Fprintf(w, "restored %s from the last revision: %s\n", r.File, r.Problem)
@@ -331,7 +335,7 @@ What could not be recovered is listed.`,
 				for _, l := range rep.Lost {
 					fmt.Fprintf(w, "could not recover: %s\n", l)
 				}
-				if rep.RefRecovered == "" && len(rep.ObjectsRecovered) == 0 && len(rep.Restored) == 0 && rep.Adopted == nil && rep.Stale == nil && len(rep.Lost) == 0 {
+				if rep.RefRecovered == "" && rep.ReadBack == nil && len(rep.ObjectsRecovered) == 0 && len(rep.Restored) == 0 && rep.Adopted == nil && rep.Stale == nil && len(rep.Lost) == 0 {
 					fmt.Fprintln(w, "nothing to repair")
 				}
 			})

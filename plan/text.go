@@ -133,3 +133,21 @@ func count(n int, noun string) string {
 	}
 	return strconv.Itoa(n) + " " + noun + "s"
 }
+
+// CheckFileSizes refuses files over MaxFile, which plangit would not read
+// back: a change that would write one is refused before anything is
+// written, so that no revision leaves the session unreadable.
+func CheckFileSizes(files map[string][]byte) error {
+	for _, name := range SessionFiles {
+		if n := len(files[name]); n > MaxFile {
+			hint := map[string]string{
+				FindingsFile: "keep long text in the project's files and point at them, or take findings out (plangit finding rm)",
+				ErrorsFile:   "resolved errors stay in the log; continue the work in a new session",
+				PlanFile:     "keep long text in the project's files and point at them",
+			}[name]
+			return Errorf(CodeInvalidArgument, "the change would make %s %d bytes, and plangit reads a session's files up to %d bytes; nothing was changed: %s", name, n, MaxFile, hint).
+				With("file", name).With("bytes", n).With("limit", MaxFile)
+		}
+	}
+	return nil
+}

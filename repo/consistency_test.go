@@ -733,6 +733,84 @@ func TestDamagedHistory(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
+	// A last revision whose files do not parse — written with git by
+	// hand, or by a plangit that let a file grow past the limit: every
+	// change refuses, and repair adds a revision with the files of the
+	// newest revision that reads. A working file changed by hand on top
+	// of it is kept beside.
+	for _, edited := range []bool{false, true} {
+		t.Run(fmt.Sprintf("the last revision's files do not read (edited %v)", edited), func(t *testing.T) {
+			s, revs := setup(t)
+			good := readFile(t, s, plan.PlanFile)
+			bad := strings.Replace(good, "`#2`", "`#two`", 1)
+			os.WriteFile(filepath.Join(s.Dir, plan.PlanFile), []byte(bad), 0o644)
+			blob := strings.TrimSpace(repotest.Git(t, s.Dir, "hash-object", "-w", plan.PlanFile))
+			tree := strings.Replace(repotest.Git(t, s.Dir, "ls-tree", "HEAD"), strings.Fields(strings.Split(repotest.Git(t, s.Dir, "ls-tree", "HEAD", plan.PlanFile), "\t")[0])[2], blob, 1)
+			mktree := exec.Command("git", "mktree")
+			mktree.Dir, mktree.Stdin = s.Dir, strings.NewReader(tree)
+			out, err := mktree.Output()
+			if err != nil {
+				t.Fatal(err)
+			}
+			treeHash := strings.TrimSpace(string(out))
+			commit := strings.TrimSpace(repotest.Git(t, s.Dir, "-c", "user.name=P", "-c", "user.email=p@example.com", "commit-tree", treeHash, "-p", revs[3], "-m", "by hand"))
+			repotest.Git(t, s.Dir, "update-ref", "refs/heads/main", commit)
+			repotest.Git(t, s.Dir, "reset", "-q")
+			if edited {
+				os.WriteFile(filepath.Join(s.Dir, plan.PlanFile), []byte(bad+"\n<!-- a person's note -->\n"), 0o644)
+			}
+			if err := change(s); plan.CodeOf(err) != plan.CodePlanParseError {
+				t.Fatalf("a change on a revision that does not read: %v", err)
+			}
+			rep, err := s.Repair(Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rep.ReadBack == nil || rep.ReadBack.Change.Op != "repair" || !strings.Contains(rep.ReadBack.Change.Summary, "they are as at @4 ("+revs[3][:7]+") again") {
+				t.Fatalf("%+v", rep)
+			}
+			if got := readFile(t, s, plan.PlanFile); got != good {
+				t.Fatalf("task_plan.md after repair:\n%s", got)
+			}
+			if edited != (len(rep.Restored) == 1) {
+				t.Fatalf("restored %+v", rep.Restored)
+			}
+			if edited {
+				if kept, _ := os.ReadFile(rep.Restored[0].KeptAt); !strings.Contains(string(kept), "a person's note") {
+					t.Fatalf("the person's copy is not kept: %s", kept)
+				}
+			}
+			if n := repotest.RevCount(t, s.Dir); n != 6 {
+				t.Fatalf("%d revisions, want 6: history keeps the one that does not read", n)
+			}
+			if err := change(s); err != nil {
+				t.Fatal(err)
+			}
+			repotest.Check(t, s.Dir)
+		})
+	}
+}
+
+// TestFileOverTheLimitIsRefused: a change that would write a file plangit
+// could not read back is refused, and nothing changes.
+func TestFileOverTheLimitIsRefused(t *testing.T) {
+	t.Parallel()
+	s := newTestSession(t)
+	before := readFile(t, s, plan.PlanFile)
+	_, err := s.Update(Options{}, func(st *plan.State) (plan.Change, error) {
+		st.Deliverable = bytes.Repeat([]byte("x\n"), plan.MaxFile/2+1)
+		return plan.Change{Op: "deliverable.set", Summary: "deliverable: set"}, nil
+	})
+	if plan.CodeOf(err) != plan.CodeInvalidArgument || !strings.Contains(err.Error(), "deliverable.md") {
+		t.Fatalf("got %v", err)
+	}
+	if readFile(t, s, plan.PlanFile) != before || repotest.RevCount(t, s.Dir) != 1 {
+		t.Fatal("a refused change moved the branch or the files")
+	}
+	if _, err := os.Stat(filepath.Join(s.Dir, plan.DeliverableFile)); err == nil {
+		t.Fatal("the refused deliverable was written")
+	}
+	repotest.Check(t, s.Dir)
 }
 
 func TestFailuresTellTheTruth(t *testing.T) {

@@ -47,9 +47,12 @@ type RepairReport struct {
 	Lost     []string       `json:"lost,omitempty"`
 	Restored []RestoredFile `json:"restored"`
 	// Kept is the commit of working files a lost revision left behind.
-	Kept    *Commit `json:"kept,omitempty"`
-	Adopted *Commit `json:"adopted,omitempty"` // valid hand edits, committed
-	Stale   *Stale  `json:"stale,omitempty"`   // saved files holding nothing new, rewritten
+	Kept *Commit `json:"kept,omitempty"`
+	// ReadBack is the revision that restored the files of the newest
+	// revision that reads, where the last one's could not be read.
+	ReadBack *Commit `json:"read_back,omitempty"`
+	Adopted  *Commit `json:"adopted,omitempty"` // valid hand edits, committed
+	Stale    *Stale  `json:"stale,omitempty"`   // saved files holding nothing new, rewritten
 }
 
 // RestoredFile is a working file Repair put back as the last revision has it.
@@ -147,6 +150,24 @@ func (s *Session) Repair(opts Options) (*RepairReport, error) {
 		head, committed = plumbing.NewHash(c.Hash), files
 		if len(rep.Lost) > 0 && rep.RefWas != "" {
 			rep.Lost[0] += "; its working files are kept as revision " + c.Hash[:7]
+		}
+	}
+	if problem := fileProblems(committed); problem != "" {
+		// The last revision's files cannot be read (one written by a
+		// version of plangit that let a file grow past the limit, or by
+		// hand with git): a new revision restores those of the newest
+		// revision that reads. History keeps the one that does not.
+		c, err := s.readBack(head, committed, files, entries, problem, rep, opts)
+		if err != nil {
+			return rep, err
+		}
+		rep.ReadBack = c
+		head = plumbing.NewHash(c.Hash)
+		if committed, err = s.objs.readFilesAt(head); err != nil {
+			return nil, s.damaged(head, err)
+		}
+		if files, err = s.readWorking(); err != nil {
+			return nil, err
 		}
 	}
 	if err := s.restoreBad(rep, files, committed); err != nil {
@@ -435,6 +456,46 @@ func (s *Session) keepFiles(head plumbing.Hash, committed, files map[string][]by
 	ci.issued, _ = s.issuedSteps(head)
 	c, _, err := s.commit(head, hashFiles(committed), files, files, ci)
 	return c, err
+}
+
+// readBack commits, on top of head, the files of the newest revision in
+// entries (oldest first) whose files read; head's (bad) do not (problem).
+// A working file a person changed (work, unlike bad) is kept beside as
+// NAME.rejected.N before the revision's file replaces it.
+func (s *Session) readBack(head plumbing.Hash, bad, work map[string][]byte, entries []revEntry, problem string, rep *RepairReport, opts Options) (*Commit, error) {
+	for i := len(entries) - 1; i >= 0; i-- {
+		e := entries[i]
+		if e.Hash == head {
+			continue
+		}
+		files, err := s.objs.readFilesAt(e.Hash)
+		if err != nil || fileProblems(files) != "" {
+			continue
+		}
+		for _, name := range plan.SessionFiles {
+			w, have := work[name]
+			if b, had := bad[name]; !have || (had && bytes.Equal(w, b)) || bytes.Equal(w, files[name]) {
+				continue
+			}
+			path := filepath.Join(s.Dir, name)
+			r := RestoredFile{File: name, Problem: "changed by hand on revision " + short(head) + ", whose files cannot be read", KeptAt: rejectedPath(path)}
+			if err := s.writeFile(r.KeptAt, w, 0o644); err != nil {
+				return nil, err
+			}
+			rep.Restored = append(rep.Restored, r)
+		}
+		st, _ := parseFiles(files)
+		ci := commitInfo{now: opts.Time(), meta: opts.Meta, counts: st.Plan.Counts(),
+			change: plan.Change{Op: "repair", Summary: fmt.Sprintf("repair: the files of revision %s cannot be read (%s); they are as at @%d (%s) again", short(head), problem, e.N, short(e.Hash))}}
+		if before, err := s.planAt(head); err == nil {
+			ci.touches = plan.Touches(plan.DiffSteps(before, st.Plan))
+		}
+		ci.issued, _ = s.issuedSteps(head)
+		c, _, err := s.commit(head, hashFiles(bad), work, files, ci)
+		return c, err
+	}
+	rep.Lost = append(rep.Lost, "revision "+short(head)+": "+problem+", and no earlier revision's files can be read")
+	return nil, plan.Errorf(plan.CodeIOError, "session %s: the files of revision %s cannot be read (%s), nor those of any earlier revision", s.ID, short(head), problem)
 }
 
 // restart starts a new history for a session none of whose revisions can

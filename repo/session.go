@@ -976,6 +976,9 @@ func (s *Session) commit(parent plumbing.Hash, base map[string]plumbing.Hash, ol
 			s.dropObjects(written)
 		}
 	}()
+	if err := plan.CheckFileSizes(files); err != nil {
+		return nil, nil, err
+	}
 	if err := s.checkWritable(old, files); err != nil {
 		return nil, nil, err
 	}
