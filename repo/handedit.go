@@ -95,12 +95,15 @@ func (s *Session) adoptEdit(head plumbing.Hash, base map[string]plumbing.Hash, f
 	}
 	if before != nil {
 		// An edit of findings.md or errors.md alone leaves task_plan.md
-		// as it was, its time too, as a finding added by command does.
+		// as it was, its time too, as a finding added by command does —
+		// and its next step id, which the reservation above raised where
+		// a rollback had taken steps back: the history, not the file,
+		// keeps their ids from being given again.
 		p := a.state.Plan
-		updated := p.Updated
-		p.Updated = before.Updated
+		updated, next := p.Updated, p.NextStep
+		p.Updated, p.NextStep = before.Updated, before.NextStep
 		if plumbing.ComputeHash(plumbing.BlobObject, a.state.Files()[plan.PlanFile]) != base[plan.PlanFile] {
-			p.Updated = updated
+			p.Updated, p.NextStep = updated, next
 		}
 	}
 	return a, nil

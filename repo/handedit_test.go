@@ -653,3 +653,61 @@ func TestDeletingManyStepsOfTheCurrentCopy(t *testing.T) {
 		t.Errorf("steps %q, want %q", texts, want)
 	}
 }
+
+// TestNotesEditAfterRollback: after a rollback took a step back, the
+// plan file's next step id is below the ids the history issued. A hand
+// edit of findings.md alone still leaves task_plan.md as it is: an old
+// copy saved back is no edit at all, and a real edit changes findings.md
+// alone.
+func TestNotesEditAfterRollback(t *testing.T) {
+	t.Parallel()
+	s := newTestSession(t)
+	first, _ := s.Head()
+	mustUpdate(t, s, addStep("taken back"))
+	files, err := s.objs.readFilesAt(hashOf(first))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Restore(Options{}, func(*plan.State) (map[string][]byte, plan.Change, error) {
+		return files, plan.Change{Op: "rollback", Summary: "rollback to @1"}, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	finding := func(title string) func(*plan.State) (plan.Change, error) {
+		return func(st *plan.State) (plan.Change, error) {
+			f, err := st.AddFinding(plan.Finding{Category: plan.CatCode, Title: title, Content: "about " + title}, t0)
+			return plan.Change{Op: "finding.add", Summary: "finding " + f.ID}, err
+		}
+	}
+	mustUpdate(t, s, finding("A"))
+	older := readFile(t, s, plan.FindingsFile)
+	mustUpdate(t, s, finding("B"))
+	head, _ := s.Head()
+	nothing := func(*plan.State) (plan.Change, error) { return plan.Change{}, nil }
+
+	// The newest finding deleted by hand: the older copy saved back.
+	os.WriteFile(filepath.Join(s.Dir, plan.FindingsFile), []byte(older), 0o644)
+	res := mustUpdate(t, s, nothing)
+	if res.Adopted != nil || res.Commit != nil || res.Stale == nil {
+		t.Fatalf("an old copy of findings.md after a rollback: adopted %+v, commit %+v, stale %+v", res.Adopted, res.Commit, res.Stale)
+	}
+	if now, _ := s.Head(); now != head {
+		t.Fatalf("HEAD moved to %s", now)
+	}
+
+	// A real edit of findings.md changes findings.md alone.
+	os.WriteFile(filepath.Join(s.Dir, plan.FindingsFile), []byte(strings.Replace(readFile(t, s, plan.FindingsFile), "about A", "about A, edited", 1)), 0o644)
+	res = mustUpdate(t, s, nothing)
+	if res.Adopted == nil {
+		t.Fatal("the edit was not adopted")
+	}
+	if got := repotest.Git(t, s.Dir, "diff", "--name-only", "HEAD~1", "HEAD"); got != plan.FindingsFile+"\n" {
+		t.Fatalf("the edit changed %q", got)
+	}
+	// The next step still gets an id the history never gave.
+	res = mustUpdate(t, s, addStep("after"))
+	if res.Commit.Change.Step != "5" {
+		t.Fatalf("the next step is %q, want 5", res.Commit.Change.Step)
+	}
+	repotest.Check(t, s.Dir)
+}
