@@ -17,6 +17,7 @@ type changeData struct {
 	Change  *plan.Change    `json:"change,omitempty"`
 	Adopted *repo.Commit    `json:"adopted,omitempty"`
 	Stale   *repo.Stale     `json:"stale,omitempty"`
+	Since   *repo.Stale     `json:"since,omitempty"`
 	Status  plan.PlanStatus `json:"plan_status"`
 	Counts  plan.Counts     `json:"counts"`
 	Step    *plan.Step      `json:"step,omitempty"`
@@ -60,7 +61,7 @@ func (f *Factory) printChange(s *repo.Session, res *repo.Result, human func(io.W
 // changeData is what a change did, as --json prints it.
 func (f *Factory) changeData(s *repo.Session, res *repo.Result) changeData {
 	st := res.State
-	d := changeData{Session: s.ID, Status: st.Plan.Status, Counts: st.Plan.Counts(), Adopted: res.Adopted, Stale: res.Stale,
+	d := changeData{Session: s.ID, Status: st.Plan.Status, Counts: st.Plan.Counts(), Adopted: res.Adopted, Stale: res.Stale, Since: res.Since,
 		Complete: st.Plan.Complete(), Note: render.CompletedLine(st.Plan)}
 	switch {
 	case res.Commit != nil:
@@ -83,6 +84,9 @@ func (f *Factory) printChangeText(w io.Writer, d changeData, res *repo.Result, h
 	st := res.State
 	if res.Adopted != nil {
 		fmt.Fprintf(w, "%s (%s)\n", res.Adopted.Change.Summary, res.Adopted.Hash[:7])
+		if res.Since != nil {
+			fmt.Fprintln(w, render.SinceLine(res.Since))
+		}
 	}
 	if res.Stale != nil {
 		fmt.Fprintln(w, render.StaleLine(res.Stale))

@@ -183,13 +183,24 @@ func StaleLine(st *repo.Stale) string {
 	if st.Base != "" {
 		of = " (read as revision " + st.Base + " saved back; kept what came since: " + KeptSince(st.Kept) + ")"
 	}
-	line := st.Files + ": saved outside plangit with nothing the plan does not already hold" + of + "; rewritten in plangit's form, no edit recorded"
-	// A finding deleted by hand from the current file reads as this file's
-	// older copy: the way to take one out is the command.
+	return st.Files + ": saved outside plangit with nothing the plan does not already hold" + of + "; rewritten in plangit's form, no edit recorded" + findingHint(st)
+}
+
+// SinceLine tells a person that the hand edit just adopted was read as an
+// edit of an older copy, and what the plan kept that the copy lacked.
+func SinceLine(st *repo.Stale) string {
+	return "  read as an edit of revision " + st.Base + "; kept what came since: " + KeptSince(st.Kept) + findingHint(st)
+}
+
+// findingHint says how to take a finding out where findings.md was saved
+// without one the plan kept: a finding deleted by hand from the current
+// file reads as the file's older copy, and the way to remove one is the
+// command.
+func findingHint(st *repo.Stale) string {
 	if strings.Contains(st.Files, "findings.md") && slices.ContainsFunc(st.Kept, func(k string) bool { return strings.HasPrefix(k, "finding ") }) {
-		line += " (to remove a finding: plangit finding rm ID)"
+		return " (to remove a finding: plangit finding rm ID)"
 	}
-	return line
+	return ""
 }
 
 // KeptSince names the last three of the summaries of the revisions an

@@ -164,6 +164,10 @@ type Result struct {
 	Adopted *Commit     `json:"adopted,omitempty"` // the hand edit committed first, if any
 	Commit  *Commit     `json:"commit,omitempty"`  // nil when the change changed nothing
 	Stale   *Stale      `json:"stale,omitempty"`   // working files that held nothing new, rewritten
+	// Since is, for an adopted edit made on an older copy, that copy's
+	// revision, the files edited, and what the revisions after it
+	// brought, which the plan kept.
+	Since *Stale `json:"since,omitempty"`
 }
 
 // Stale says the working files were saved with nothing the plan does not
@@ -716,6 +720,9 @@ func (s *Session) attempt(opts Options, fn changeFn, res *Result, head *plumbing
 			}
 		} else {
 			editNote = a.note
+			if a.from != *head {
+				res.Since = &Stale{Files: editedNames(files, base), Base: short(a.from), Kept: s.summariesSince(*head, a.from)}
+			}
 			adopted = st.Files()
 			adoptTouches = plan.Touches(plan.DiffSteps(a.head, st.Plan))
 			adoptedPlan = st.Plan.Clone()
