@@ -398,6 +398,9 @@ func ParseErrors(src []byte) (ErrorLog, error) {
 				if machine != "" && rec.ID == "" {
 					return nil, d.errAtNode(n, "the error's code span has no #ID; write `#N` or drop the span")
 				}
+				if rec.ID != "" && slices.ContainsFunc(out, func(e *ErrorRecord) bool { return e.ID == rec.ID }) {
+					return nil, d.errAtNode(n, "two errors have id %s; remove the id from the copy", rec.ID)
+				}
 				if tool, when, ok := strings.Cut(text, " - "); ok && machine == "" {
 					// A Manus-style heading (seed 004's ErrorTracker):
 					// "## Tool - 2026-11-20T10:00:00.000Z".

@@ -186,6 +186,7 @@ func ParseFindings(src []byte) (Findings, error) {
 		cur     *Finding
 		titled  bool
 		pending []*Finding // findings written without an id
+		seen    = map[string]bool{}
 	)
 	for n := d.root.FirstChild(); n != nil; n = n.NextSibling() {
 		switch n := n.(type) {
@@ -208,7 +209,10 @@ func ParseFindings(src []byte) (Findings, error) {
 					if !isStepID(id) {
 						return nil, d.errAtNode(n, "finding id %q is not a number", clip(machine))
 					}
-					cur.ID = id
+					if seen[id] {
+						return nil, d.errAtNode(n, "two findings have id %s; remove the id from the copy", id)
+					}
+					cur.ID, seen[id] = id, true
 				} else {
 					pending = append(pending, cur)
 				}
@@ -271,15 +275,7 @@ func ParseFindings(src []byte) (Findings, error) {
 		}
 	}
 	next := 1
-	seen := map[string]bool{}
 	for _, f := range out {
-		if f.ID == "" {
-			continue
-		}
-		if seen[f.ID] {
-			return nil, Errorf(CodePlanParseError, "%s: two findings have id %s; remove the id from the copy", FindingsFile, f.ID)
-		}
-		seen[f.ID] = true
 		if n, _ := strconv.Atoi(f.ID); n >= next {
 			next = n + 1
 		}

@@ -3,6 +3,7 @@ package plan
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -207,14 +208,25 @@ func TestSemanticErrorsFromFile(t *testing.T) {
 	}
 	_, err = ParsePlan([]byte(strings.Replace(base, "`#2 needs:1`", "`#2 needs:1,3`", 1)))
 	wantCode(t, err, CodeCircularDependency)
+	// A step line copied with its id names the copy's line, not the
+	// original's.
 	_, err = ParsePlan([]byte(strings.Replace(base, "`#5", "`#4", 1)))
 	wantCode(t, err, CodeInvalidArgument)
+	orig, copied := lineOf(base, "`#4"), lineOf(base, "`#5")
+	if !strings.HasPrefix(err.Error(), fmt.Sprintf("task_plan.md:%d: two steps have id 4", copied)) || copied == orig {
+		t.Errorf("a repeated step id names the copy's line %d (the original is on %d): %v", copied, orig, err)
+	}
 	// A phase heading copied with its id names the copy's line.
 	_, err = ParsePlan([]byte(strings.Replace(base, "## ◐ Phase 2", "## ◐ Phase 1", 1)))
 	wantCode(t, err, CodeInvalidArgument)
 	if !strings.HasPrefix(err.Error(), "task_plan.md:20: two phases have id 1") {
 		t.Errorf("a repeated phase id names the line: %v", err)
 	}
+}
+
+// lineOf is the number of the first line of text holding sub.
+func lineOf(text, sub string) int {
+	return strings.Count(text[:strings.Index(text, sub)], "\n") + 1
 }
 
 // randomText draws text from an alphabet heavy in markdown punctuation.
@@ -542,5 +554,29 @@ func TestRemoveFindings(t *testing.T) {
 	}
 	if got := string(WritePlan(st.Plan)); got != planBefore {
 		t.Fatalf("removing findings changed task_plan.md:\n%s", got)
+	}
+}
+
+// TestRepeatedNoteIDsNameTheLine: a finding or error copied with its id
+// is refused at the copy's heading.
+func TestRepeatedNoteIDsNameTheLine(t *testing.T) {
+	t.Parallel()
+	var fs Findings
+	fs.Add(Finding{Category: CatCode, Title: "One"}, t0)
+	fs.Add(Finding{Category: CatCode, Title: "Two"}, t0)
+	src := strings.Replace(string(WriteFindings(fs)), "### Two `#2`", "### Two `#1`", 1)
+	_, err := ParseFindings([]byte(src))
+	wantCode(t, err, CodePlanParseError)
+	if want := fmt.Sprintf("findings.md:%d:1: two findings have id 1", lineOf(src, "### Two")); !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("got %v, want %s", err, want)
+	}
+	var l ErrorLog
+	l.Record(ErrorRecord{Tool: "Bash", Message: "one"}, t0)
+	l.Record(ErrorRecord{Tool: "Edit", Message: "two"}, t0)
+	src = strings.Replace(string(WriteErrors(l)), "`#2`", "`#1`", 1)
+	_, err = ParseErrors([]byte(src))
+	wantCode(t, err, CodePlanParseError)
+	if !strings.Contains(err.Error(), "two errors have id 1") || !strings.HasPrefix(err.Error(), "errors.md:") {
+		t.Errorf("got %v", err)
 	}
 }

@@ -180,7 +180,7 @@ func ParsePlan(src []byte) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	pp := planParser{doc: d, p: &Plan{Status: PlanRunning, Rules: DefaultRules()}, lines: map[string]int{}, phaseLines: map[string]int{}}
+	pp := planParser{doc: d, p: &Plan{Status: PlanRunning, Rules: DefaultRules()}, lines: map[string]int{}, repeats: map[string]int{}, phaseLines: map[string]int{}}
 	if err := pp.parse(); err != nil {
 		return nil, err
 	}
@@ -193,6 +193,7 @@ type planParser struct {
 	titled     bool
 	phase      *Phase
 	lines      map[string]int // step id → offset, for dependency errors
+	repeats    map[string]int // step id → offset of its second line, for a repeated id
 	phaseLines map[string]int // phase id → offset of its last heading, for a repeated id
 	nextStep   int
 	nextPhase  int
@@ -224,6 +225,9 @@ func (pp *planParser) parse() error {
 			off, ok := -1, false
 			if id, is := e.Details["step"].(string); is {
 				off, ok = pp.lines[id]
+				if e.Details["repeated"] == true {
+					off, ok = pp.repeats[id]
+				}
 			} else if id, is := e.Details["phase"].(string); is {
 				off, ok = pp.phaseLines[id]
 			}
@@ -527,6 +531,8 @@ func (pp *planParser) step(it ast.Node) error {
 		pp.nextStep = max(pp.nextStep, n+1)
 		if _, dup := pp.lines[s.ID]; !dup {
 			pp.lines[s.ID] = pp.start(it)
+		} else if _, again := pp.repeats[s.ID]; !again {
+			pp.repeats[s.ID] = pp.start(it)
 		}
 	}
 	pp.phase.Steps = append(pp.phase.Steps, s)
