@@ -489,7 +489,29 @@ func (p *Plan) Transition(id string, a Action, o TransitionOpts, now time.Time) 
 		p.finishCompleted(s.Result, now)
 		c.Summary += fmt.Sprintf("; plan completed %d/%d", p.Counts().Done, p.Counts().Total)
 	}
+	if from.Resolved() && !s.Status.Resolved() {
+		c.Summary += p.underWay(s.ID)
+	}
 	return c, nil
+}
+
+// underWay names the steps that need step id and were started or done
+// on the strength of it — what a person should look at when id goes back
+// from done: "; needed by step 3 (in_progress)"; "" for none.
+func (p *Plan) underWay(id string) string {
+	var on []string
+	for _, o := range p.Steps() {
+		if (o.Status == StepInProgress || o.Status == StepCompleted) && slices.Contains(o.Needs, id) {
+			on = append(on, fmt.Sprintf("%s (%s)", o.ID, o.Status))
+		}
+	}
+	switch len(on) {
+	case 0:
+		return ""
+	case 1:
+		return "; needed by step " + on[0]
+	}
+	return "; needed by steps " + strings.Join(on, ", ")
 }
 
 // FinishIfComplete completes a running plan whose steps are all completed
@@ -685,7 +707,11 @@ func (p *Plan) RevertStatus(id string, old *Step, what string, now time.Time) (C
 	s.Status, s.Started, s.Completed = old.Status, old.Started, old.Completed
 	s.Result, s.Reason, s.Progress, s.Retries = old.Result, old.Reason, old.Progress, old.Retries
 	p.touch(now)
-	return Change{Op: "step.revert", Step: s.ID, Summary: fmt.Sprintf("step %s: %s → %s (revert of %s)", s.ID, from, s.Status, what)}, nil
+	c := Change{Op: "step.revert", Step: s.ID, Summary: fmt.Sprintf("step %s: %s → %s (revert of %s)", s.ID, from, s.Status, what)}
+	if from.Resolved() && !s.Status.Resolved() {
+		c.Summary += p.underWay(s.ID)
+	}
+	return c, nil
 }
 
 // planTransition moves the plan between statuses.

@@ -637,3 +637,35 @@ func TestNeedsQuestionsAllocateLittle(t *testing.T) {
 		t.Errorf("findCycle = %q", cycle)
 	}
 }
+
+// TestReopenNamesTheStepsThatNeedIt: a step that goes back from done says
+// which steps needing it were started or done meanwhile, in its summary
+// (so in history too); revert says the same.
+func TestReopenNamesTheStepsThatNeedIt(t *testing.T) {
+	t.Parallel()
+	p := samplePlan(t)
+	for _, a := range []struct {
+		id  string
+		act Action
+	}{{"1", ActStart}, {"1", ActDone}, {"2", ActStart}} {
+		if _, err := p.Transition(a.id, a.act, TransitionOpts{}, t0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c, err := p.Transition("1", ActReopen, TransitionOpts{}, t0)
+	if err != nil || c.Summary != "step 1: completed → pending; needed by step 2 (in_progress)" {
+		t.Fatalf("reopen: %q %v", c.Summary, err)
+	}
+	s1, _, _ := p.Step("1")
+	old := *s1
+	old.Status = StepCompleted
+	c, err = p.RevertStatus("1", &old, "@2", t0)
+	if err != nil || c.Summary != "step 1: pending → completed (revert of @2)" {
+		t.Fatalf("revert to completed: %q %v", c.Summary, err)
+	}
+	old.Status = StepInProgress
+	c, err = p.RevertStatus("1", &old, "@3", t0)
+	if err != nil || c.Summary != "step 1: completed → in_progress (revert of @3); needed by step 2 (in_progress)" {
+		t.Fatalf("revert from completed: %q %v", c.Summary, err)
+	}
+}
