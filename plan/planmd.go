@@ -473,7 +473,7 @@ func (pp *planParser) step(it ast.Node) error {
 		case strings.HasPrefix(tok, "#") && s.ID == "":
 			s.ID = tok[1:]
 			if !isStepID(s.ID) {
-				return pp.errAtNode(it, "step id %q is not a number; remove it and plangit gives the step a fresh one", clip(tok))
+				return pp.errAtNode(it, "step id %q is not a number; put back the number the step had (plangit show --rev HEAD lists them), or remove it and plangit adds the line as a new step", clip(tok))
 			}
 		case k == "needs":
 			s.Needs = ParseNeeds(v)
