@@ -65,12 +65,17 @@ func newCmdStepAdd(f *Factory) *cobra.Command {
 // stepAddRun adds a step.
 func stepAddRun(f *Factory, spec plan.StepSpec) error {
 	return f.applyChange(func(st *plan.State) (plan.Change, error) {
+		hadPhases := len(st.Plan.Phases) > 0
 		s, err := st.Plan.AddStep(spec, f.Now())
 		if err != nil {
 			return plan.Change{}, err
 		}
 		_, ph, _ := st.Plan.Step(s.ID)
-		return plan.Change{Op: "step.add", Step: s.ID, Summary: fmt.Sprintf("step %s: added to phase %s (%s)", s.ID, ph.ID, clipText(s.Text))}, nil
+		c := plan.Change{Op: "step.add", Step: s.ID, Summary: fmt.Sprintf("step %s: added to phase %s (%s)", s.ID, ph.ID, clipText(s.Text))}
+		if !hadPhases {
+			c.Summary += fmt.Sprintf("; the plan had no phase, so phase %s, %s, was made for it", ph.ID, ph.Title)
+		}
+		return c, nil
 	}, nil)
 }
 
