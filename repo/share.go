@@ -112,15 +112,28 @@ func (s *Session) writeNamedRef(name string, h plumbing.Hash) error {
 	return WriteFileAtomic(path, []byte(h.String()+"\n"), 0o644, false)
 }
 
-// forgetRemoteTips removes every remote's tip of the session: the loose
-// refs plangit writes, and those a git gc packed.
+// forgetRemoteTips removes the remotes' tips of the session that its
+// branch holds (at or behind it): the loose refs plangit writes, and those
+// a git gc packed. A tip the branch does not hold stays, so that its
+// commits do not become unreachable.
 func (s *Session) forgetRemoteTips() error {
-	if err := os.RemoveAll(filepath.Join(s.gitDir, filepath.FromSlash(trackingPrefix))); err != nil {
+	head, err := s.readRef()
+	if err != nil {
 		return err
+	}
+	gone := map[string]bool{}
+	for remote, tip := range s.trackingTips() {
+		if rel, _, err := s.relate(head, tip); err == nil && (rel == same || rel == ahead) {
+			ref := trackingRef(remote)
+			gone[ref] = true
+			if err := os.Remove(filepath.Join(s.gitDir, filepath.FromSlash(ref))); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return err
+			}
+		}
 	}
 	path := filepath.Join(s.gitDir, "packed-refs")
 	packed, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
+	if errors.Is(err, fs.ErrNotExist) || len(gone) == 0 {
 		return nil
 	} else if err != nil {
 		return err
@@ -131,7 +144,7 @@ func (s *Session) forgetRemoteTips() error {
 		_, name, _ := strings.Cut(strings.TrimSuffix(line, "\n"), " ")
 		switch {
 		case strings.HasPrefix(line, "^") && dropped: // the peeled value of a dropped ref
-		case strings.HasPrefix(name, trackingPrefix):
+		case gone[name]:
 			dropped = true
 		default:
 			kept, dropped = append(kept, line), false
