@@ -27,14 +27,22 @@ var (
 	programsErr  error
 )
 
-// Programs builds plangit, plangit-hook and plangit-mcp, as they are
-// shipped (no cgo), into one directory of this checkout's, and returns
-// that directory. Every test package that runs plangit as a process
-// shares it: the go command relinks a program only when it is out of date,
-// so go test ./... links each once, not once a package or a test (a link
-// takes one to two seconds of a two-core machine, and the packages that
-// run plangit linked it eleven times a run). The directory is kept between
-// runs; tests never write in it.
+// Programs builds plangit, plangit-hook and plangit-mcp into one
+// directory of this checkout's, and returns that directory. Every test
+// package that runs plangit as a process shares it: the go command relinks
+// a program only when it is out of date, so go test ./... links each once,
+// not once a package or a test (a link takes one to two seconds of a
+// two-core machine, and the packages that run plangit linked it eleven
+// times a run). The directory is kept between runs; tests never write in
+// it.
+//
+// They are built as go test builds the test binaries, with the
+// environment's CGO_ENABLED, so the two share every compiled package.
+// Built without cgo where the tests had it, net and the twenty packages
+// above it (net/http, go-git's transports, plangit's own) were compiled
+// twice on a fresh build cache. The programs behave the same either way;
+// the benchmarks and the real-host runs build them as shipped, without
+// cgo.
 //
 // PLANGIT_TEST_BIN, when set, names a directory holding the programs built
 // for the tests' system, used as they are: under Wine, where no go command
@@ -95,7 +103,6 @@ func buildPrograms() (string, error) {
 	}
 	build := exec.Command("go", args...)
 	build.Dir = root
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := build.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("go build of plangit's programs: %v\n%s", err, out)
 	}
