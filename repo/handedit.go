@@ -3,6 +3,7 @@ package repo
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"strconv"
 	"strings"
 	"time"
@@ -61,6 +62,19 @@ func (s *Session) adoptEdit(head plumbing.Hash, base map[string]plumbing.Hash, f
 		if fromPlan, err = s.planAt(from); err != nil {
 			return nil, err
 		}
+		theirs, err := s.editOf(from, base, files)
+		if err != nil {
+			return nil, err
+		}
+		// Where the person's files and from's copies of the others do
+		// not read together (a finding of theirs names a step added
+		// since), the files are taken as they stand.
+		if theirs != nil {
+			if mixed, err := plan.ParseState(theirs); err == nil {
+				st = mixed
+				st.Plan.Updated = now
+			}
+		}
 	}
 	st.Plan.ReserveSteps(issued + 1)
 	var reused []string
@@ -107,6 +121,36 @@ func (s *Session) adoptEdit(head plumbing.Hash, base map[string]plumbing.Hash, f
 		}
 	}
 	return a, nil
+}
+
+// editOf is the person's side of an edit of the working files (files)
+// made on the revision from: the files they changed, and from's copy of
+// each they left as the last revision (headFiles) wrote it. Taken as the
+// last revision wrote it, such a file would make what the revisions since
+// changed in it read as the person's change too, and the merge would make
+// it twice: an old copy of findings.md saved back after a step was added
+// would add that step again under a new id. nil when the person changed
+// every file.
+func (s *Session) editOf(from plumbing.Hash, headFiles map[string]plumbing.Hash, files map[string][]byte) (map[string][]byte, error) {
+	var theirs, fromFiles map[string][]byte
+	for name, b := range files {
+		if h, ok := headFiles[name]; !ok || plumbing.ComputeHash(plumbing.BlobObject, b) != h {
+			continue
+		}
+		if theirs == nil {
+			var err error
+			if fromFiles, err = s.objs.readFilesAt(from); err != nil {
+				return nil, s.damaged(from, err)
+			}
+			theirs = maps.Clone(files)
+		}
+		if old, ok := fromFiles[name]; ok {
+			theirs[name] = old
+		} else {
+			delete(theirs, name)
+		}
+	}
+	return theirs, nil
 }
 
 // reissueNotes gives the findings and errors an edit added (those of st

@@ -711,3 +711,52 @@ func TestNotesEditAfterRollback(t *testing.T) {
 	}
 	repotest.Check(t, s.Dir)
 }
+
+// An editor's old copy of findings.md saved back after the agent added a
+// step: task_plan.md, which the person did not touch, is not read as
+// their edit of the older revision, so the agent's step is not added a
+// second time. The person's change to a finding stands, and the finding
+// removed since stays removed.
+func TestOldFindingsCopyLeavesLaterSteps(t *testing.T) {
+	t.Parallel()
+	s := newTestSession(t)
+	finding := func(title string) func(*plan.State) (plan.Change, error) {
+		return func(st *plan.State) (plan.Change, error) {
+			f, err := st.AddFinding(plan.Finding{Category: plan.CatCode, Title: title, Content: "about " + title}, t0)
+			return plan.Change{Op: "finding.add", Summary: "finding " + f.ID}, err
+		}
+	}
+	mustUpdate(t, s, finding("A"))
+	mustUpdate(t, s, finding("B"))
+	older := readFile(t, s, plan.FindingsFile) // the editor's copy
+	mustUpdate(t, s, func(st *plan.State) (plan.Change, error) { return st.RemoveFindings([]string{"2"}) })
+	mustUpdate(t, s, addStep("agent step")) // step 4
+	planBefore := readFile(t, s, plan.PlanFile)
+
+	edited := strings.Replace(older, "about A", "about A, edited", 1)
+	os.WriteFile(filepath.Join(s.Dir, plan.FindingsFile), []byte(edited), 0o644)
+	res := mustUpdate(t, s, addStep("next")) // step 5
+	if res.Adopted == nil {
+		t.Fatal("the edit was not adopted")
+	}
+	if got := repotest.Git(t, s.Dir, "diff", "--name-only", "HEAD~2", "HEAD~1"); got != plan.FindingsFile+"\n" {
+		t.Errorf("the edit of findings.md changed %q", got)
+	}
+	st, err := s.State()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var texts []string
+	for _, ph := range st.Plan.Phases {
+		for _, step := range ph.Steps {
+			texts = append(texts, step.ID+" "+step.Text)
+		}
+	}
+	if want := []string{"1 Analyze", "2 Design", "3 Build", "4 agent step", "5 next"}; !slices.Equal(texts, want) {
+		t.Errorf("steps %q, want %q\nplan before the edit:\n%s", texts, want, planBefore)
+	}
+	if len(st.Findings) != 1 || st.Findings[0].ID != "1" || st.Findings[0].Content != "about A, edited" {
+		t.Errorf("findings: %+v", st.Findings)
+	}
+	repotest.Check(t, s.Dir)
+}
