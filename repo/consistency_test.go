@@ -2,6 +2,7 @@ package repo
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -810,6 +811,43 @@ func TestFileOverTheLimitIsRefused(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(s.Dir, plan.DeliverableFile)); err == nil {
 		t.Fatal("the refused deliverable was written")
 	}
+	repotest.Check(t, s.Dir)
+}
+
+// TestHandEditOverTheLimitInPlangitsForm: findings written by hand under
+// the limit, but over it in plangit's form (each given its id and time),
+// leave nothing to change on top of them: a change is refused with the
+// way out named, and repair restores the last revision's copy, keeping
+// the person's beside it, after which changes go on.
+func TestHandEditOverTheLimitInPlangitsForm(t *testing.T) {
+	t.Parallel()
+	s := newTestSession(t)
+	var b strings.Builder
+	b.WriteString("# Findings\n\n## Insight\n\n")
+	for i := 0; b.Len() < plan.MaxFile*3/4; i++ {
+		fmt.Fprintf(&b, "### t%d\n\n> x\n\n", i)
+	}
+	path := filepath.Join(s.Dir, plan.FindingsFile)
+	os.WriteFile(path, []byte(b.String()), 0o644)
+	head, _ := s.Head()
+	_, err := s.Update(Options{}, step("1", plan.ActStart))
+	if plan.CodeOf(err) != plan.CodePlanParseError || !errors.Is(err, ErrUnreadable) || !strings.Contains(err.Error(), "plangit repair") {
+		t.Fatalf("a change on top of the edit: %v", err)
+	}
+	if now, _ := s.Head(); now != head {
+		t.Fatal("the refused change moved the branch")
+	}
+	rep, err := s.Repair(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Restored) != 1 || rep.Restored[0].File != plan.FindingsFile || !strings.Contains(rep.Restored[0].Problem, "in plangit's form") {
+		t.Fatalf("restored %+v", rep.Restored)
+	}
+	if kept, err := os.ReadFile(rep.Restored[0].KeptAt); err != nil || string(kept) != b.String() {
+		t.Fatalf("the person's copy is not kept whole at %s: %v", rep.Restored[0].KeptAt, err)
+	}
+	mustUpdate(t, s, step("1", plan.ActStart))
 	repotest.Check(t, s.Dir)
 }
 

@@ -631,17 +631,33 @@ func fileProblem(name string, b []byte, have bool) string {
 		}
 		return ""
 	}
-	var err error
+	var (
+		err     error
+		written []byte // the file in plangit's form, as a change writes it
+	)
 	switch name {
 	case plan.PlanFile:
-		_, err = plan.ParsePlan(b)
+		var p *plan.Plan
+		if p, err = plan.ParsePlan(b); err == nil {
+			written = plan.WritePlan(p)
+		}
 	case plan.FindingsFile:
-		_, err = plan.ParseFindings(b)
+		var f plan.Findings
+		if f, err = plan.ParseFindings(b); err == nil {
+			written = plan.WriteFindings(f)
+		}
 	case plan.ErrorsFile:
-		_, err = plan.ParseErrors(b)
+		var l plan.ErrorLog
+		if l, err = plan.ParseErrors(b); err == nil {
+			written = plan.WriteErrors(l)
+		}
 	}
 	if err != nil {
 		return err.Error()
+	}
+	if len(written) > plan.MaxFile {
+		// It reads, but no change could be made on top of it.
+		return fmt.Sprintf("%s is %d bytes in plangit's form, and plangit reads a session's files up to %d bytes", name, len(written), plan.MaxFile)
 	}
 	return ""
 }

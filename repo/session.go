@@ -357,6 +357,21 @@ func parseFiles(files map[string][]byte) (*plan.State, error) {
 	return st, err
 }
 
+// editFits refuses a hand edit whose files, written in plangit's form,
+// pass the size plangit reads: no change can be made on top of it, and
+// repair puts back the last revision's copy (fileProblem says why).
+func editFits(files map[string][]byte) error {
+	for _, name := range plan.SessionFiles {
+		if n := len(files[name]); n > plan.MaxFile {
+			e := plan.Errorf(plan.CodePlanParseError, "%s, as changed outside plangit, is %d bytes in plangit's form, and plangit reads a session's files up to %d bytes; nothing was changed: shorten it by hand, or run plangit repair to put back the last revision's copy (yours is kept beside it)", name, n, plan.MaxFile).
+				With("file", name).With("bytes", n).With("limit", plan.MaxFile)
+			e.Err = ErrUnreadable
+			return e
+		}
+	}
+	return nil
+}
+
 // ErrUnreadable is in the chain of an error reading a session's files:
 // what they hold is not a plan plangit can stand on, whatever the code
 // says of why (PLAN_PARSE_ERROR, INVALID_DEPENDENCY, …). plangit repair
@@ -724,6 +739,9 @@ func (s *Session) attempt(opts Options, fn changeFn, res *Result, head *plumbing
 				res.Since = &Stale{Files: editedNames(files, base), Base: short(a.from), Kept: s.summariesSince(*head, a.from)}
 			}
 			adopted = st.Files()
+			if err := editFits(adopted); err != nil {
+				return err
+			}
 			adoptTouches = plan.Touches(plan.DiffSteps(a.head, st.Plan))
 			adoptedPlan = st.Plan.Clone()
 		}
