@@ -335,7 +335,7 @@ What could not be recovered is listed.`,
 				for _, l := range rep.Lost {
 					fmt.Fprintf(w, "could not recover: %s\n", l)
 				}
-				if rep.RefRecovered == "" && rep.ReadBack == nil && len(rep.ObjectsRecovered) == 0 && len(rep.Restored) == 0 && rep.Adopted == nil && rep.Stale == nil && len(rep.Lost) == 0 {
+				if rep.RefRecovered == "" && rep.Kept == nil && rep.ReadBack == nil && len(rep.ObjectsRecovered) == 0 && len(rep.Restored) == 0 && rep.Adopted == nil && rep.Stale == nil && len(rep.Lost) == 0 {
 					fmt.Fprintln(w, "nothing to repair")
 				}
 			})

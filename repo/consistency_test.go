@@ -738,9 +738,11 @@ func TestDamagedHistory(t *testing.T) {
 	// hand, or by a plangit that let a file grow past the limit: every
 	// change refuses, and repair adds a revision with the files of the
 	// newest revision that reads. A working file changed by hand on top
-	// of it is kept beside.
-	for _, edited := range []bool{false, true} {
-		t.Run(fmt.Sprintf("the last revision's files do not read (edited %v)", edited), func(t *testing.T) {
+	// of it is kept beside; one the person mended, so that it reads, is
+	// the revision repair makes.
+	for _, work := range []string{"as committed", "edited", "mended", "mended, then a change"} {
+		edited := work == "edited"
+		t.Run("the last revision's files do not read, the working files "+work, func(t *testing.T) {
 			s, revs := setup(t)
 			good := readFile(t, s, plan.PlanFile)
 			bad := strings.Replace(good, "`#2`", "`#two`", 1)
@@ -757,15 +759,54 @@ func TestDamagedHistory(t *testing.T) {
 			commit := strings.TrimSpace(repotest.Git(t, s.Dir, "-c", "user.name=P", "-c", "user.email=p@example.com", "commit-tree", treeHash, "-p", revs[3], "-m", "by hand"))
 			repotest.Git(t, s.Dir, "update-ref", "refs/heads/main", commit)
 			repotest.Git(t, s.Dir, "reset", "-q")
-			if edited {
+			switch work {
+			case "edited":
 				os.WriteFile(filepath.Join(s.Dir, plan.PlanFile), []byte(bad+"\n<!-- a person's note -->\n"), 0o644)
+			case "mended", "mended, then a change":
+				good = strings.Replace(good, " `#2`", " again `#2`", 1)
+				os.WriteFile(filepath.Join(s.Dir, plan.PlanFile), []byte(good), 0o644)
 			}
-			if err := change(s); plan.CodeOf(err) != plan.CodePlanParseError {
-				t.Fatalf("a change on a revision that does not read: %v", err)
+			if work == "mended, then a change" {
+				// The person's files are adopted as an edit, their step
+				// ids as they stand.
+				res, err := s.Update(Options{}, step("3", plan.ActStart))
+				if err != nil || res.Adopted == nil {
+					t.Fatalf("a change on mended files: %+v %v", res, err)
+				}
+				st, _ := s.State()
+				if text, status := stepText(t, st, "3"); text != "Build" || status != plan.StepInProgress {
+					t.Fatalf("step 3 is %q, %s:\n%s", text, status, readFile(t, s, plan.PlanFile))
+				}
+				if text, _ := stepText(t, st, "2"); !strings.HasSuffix(text, " again") {
+					t.Fatalf("the mended step 2 is %q", text)
+				}
+				repotest.Check(t, s.Dir)
+				return
+			}
+			if work != "mended" {
+				if err := change(s); plan.CodeOf(err) != plan.CodePlanParseError {
+					t.Fatalf("a change on a revision that does not read: %v", err)
+				}
 			}
 			rep, err := s.Repair(Options{})
 			if err != nil {
 				t.Fatal(err)
+			}
+			if work == "mended" {
+				if rep.Kept == nil || rep.ReadBack != nil || len(rep.Restored) != 0 || !strings.Contains(rep.Kept.Change.Summary, "the working files, mended outside plangit, are kept") {
+					t.Fatalf("%+v", rep)
+				}
+				if got := readFile(t, s, plan.PlanFile); got != good {
+					t.Fatalf("task_plan.md after repair:\n%s", got)
+				}
+				if n := repotest.RevCount(t, s.Dir); n != 6 {
+					t.Fatalf("%d revisions, want 6", n)
+				}
+				if err := change(s); err != nil {
+					t.Fatal(err)
+				}
+				repotest.Check(t, s.Dir)
+				return
 			}
 			if rep.ReadBack == nil || rep.ReadBack.Change.Op != "repair" || !strings.Contains(rep.ReadBack.Change.Summary, "they are as at @4 ("+revs[3][:7]+") again") {
 				t.Fatalf("%+v", rep)

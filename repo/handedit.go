@@ -78,7 +78,13 @@ func (s *Session) adoptEdit(head plumbing.Hash, base map[string]plumbing.Hash, f
 	}
 	st.Plan.ReserveSteps(issued + 1)
 	var reused []string
+	// A revision whose plan does not read (written with git by hand) has
+	// no steps to tell the edit's new ones by: the ids stand as the
+	// person's files give them.
 	for _, d := range plan.DiffSteps(fromPlan, st.Plan) {
+		if fromPlan == nil {
+			break
+		}
 		if n, err := strconv.Atoi(d.ID); err == nil && d.Kind == plan.StepAdded && n <= issued {
 			reused = append(reused, d.ID)
 		}

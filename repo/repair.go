@@ -46,7 +46,9 @@ type RepairReport struct {
 	// Lost says, one line each, what could not be recovered.
 	Lost     []string       `json:"lost,omitempty"`
 	Restored []RestoredFile `json:"restored"`
-	// Kept is the commit of working files a lost revision left behind.
+	// Kept is the commit of the working files as they are: what a lost
+	// revision left behind, or a person's mending of a last revision
+	// whose files do not read.
 	Kept *Commit `json:"kept,omitempty"`
 	// ReadBack is the revision that restored the files of the newest
 	// revision that reads, where the last one's could not be read.
@@ -80,6 +82,9 @@ type RestoredFile struct {
 //     regular file is restored from HEAD, its rejected self kept beside it
 //     as NAME.rejected.N, a new N each time (a link stays a link; a copy
 //     keeps the file's mode);
+//   - a last revision whose files do not parse is followed by one with
+//     the working files, where a person mended them so that they parse,
+//     else with the files of the newest revision whose files do;
 //   - valid hand edits are adopted; the index and revision log rewritten.
 //
 // What cannot be recovered is listed in the report's Lost.
@@ -142,7 +147,11 @@ func (s *Session) Repair(opts Options) (*RepairReport, error) {
 	}
 	if rep.RefRecovered != "" && !sameFiles(files, hashFiles(committed)) && fileProblems(files) == "" {
 		// The working files are what the lost revisions left: keep them.
-		c, err := s.keepFiles(head, committed, files, rep, opts)
+		was := "a lost revision"
+		if rep.RefWas != "" {
+			was = "lost revision " + rep.RefWas[:7]
+		}
+		c, err := s.keepFiles(head, committed, files, "repair: keep the working files "+was+" left", opts)
 		if err != nil {
 			return nil, err
 		}
@@ -152,7 +161,16 @@ func (s *Session) Repair(opts Options) (*RepairReport, error) {
 			rep.Lost[0] += "; its working files are kept as revision " + c.Hash[:7]
 		}
 	}
-	if problem := fileProblems(committed); problem != "" {
+	if problem := fileProblems(committed); problem != "" && fileProblems(files) == "" && !sameFiles(files, hashFiles(committed)) {
+		// The last revision's files cannot be read, and the person has
+		// mended them by hand: their files are the revision.
+		c, err := s.keepFiles(head, committed, files, fmt.Sprintf("repair: the files of revision %s cannot be read (%s); the working files, mended outside plangit, are kept", short(head), problem), opts)
+		if err != nil {
+			return nil, err
+		}
+		rep.Kept = c
+		head, committed = plumbing.NewHash(c.Hash), files
+	} else if problem != "" {
 		// The last revision's files cannot be read (one written by a
 		// version of plangit that let a file grow past the limit, or by
 		// hand with git): a new revision restores those of the newest
@@ -436,23 +454,18 @@ func (r *repairer) lostFiles(entries []revEntry) []string {
 	return out
 }
 
-// keepFiles commits the working files on top of head, as the repair: they
-// are what revisions lost since head left behind.
-func (s *Session) keepFiles(head plumbing.Hash, committed, files map[string][]byte, rep *RepairReport, opts Options) (*Commit, error) {
+// keepFiles commits the working files on top of head as they are, as the
+// repair the summary names: what revisions lost since head left behind,
+// or a person's mending of head's files, which do not read.
+func (s *Session) keepFiles(head plumbing.Hash, committed, files map[string][]byte, summary string, opts Options) (*Commit, error) {
 	st, err := parseFiles(files)
 	if err != nil {
 		return nil, err
 	}
-	before, err := s.planAt(head)
-	if err != nil {
-		return nil, err
+	ci := commitInfo{now: opts.Time(), change: plan.Change{Op: "repair", Summary: summary}, meta: opts.Meta, counts: st.Plan.Counts()}
+	if before, err := s.planAt(head); err == nil {
+		ci.touches = plan.Touches(plan.DiffSteps(before, st.Plan))
 	}
-	was := "a lost revision"
-	if rep.RefWas != "" {
-		was = "lost revision " + rep.RefWas[:7]
-	}
-	ci := commitInfo{now: opts.Time(), change: plan.Change{Op: "repair", Summary: "repair: keep the working files " + was + " left"},
-		meta: opts.Meta, counts: st.Plan.Counts(), touches: plan.Touches(plan.DiffSteps(before, st.Plan))}
 	ci.issued, _ = s.issuedSteps(head)
 	c, _, err := s.commit(head, hashFiles(committed), files, files, ci)
 	return c, err
