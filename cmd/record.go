@@ -262,9 +262,18 @@ func errorResolveRun(f *Factory, ids []string, note string) error {
 
 // noteRefs refuses malformed finding or error ids: a usage error.
 func noteRefs(kind string, ids []string) error {
+	if err := checkNoteRefs(kind, ids); err != nil {
+		return asUsage(err)
+	}
+	return nil
+}
+
+// checkNoteRefs refuses malformed finding or error ids (kind says which)
+// before a plan is read: INVALID_ARGUMENT.
+func checkNoteRefs(kind string, ids []string) error {
 	for _, id := range ids {
 		if err := plan.CheckNoteRef(kind, id); err != nil {
-			return asUsage(err)
+			return err
 		}
 	}
 	return nil

@@ -396,6 +396,9 @@ func (t *Tools) Finding(in FindingInput) (*ToolResult, error) {
 		if len(in.IDs) == 0 {
 			return nil, toolArgf("finding rm needs the ids")
 		}
+		if err := checkNoteRefs("a finding", in.IDs); err != nil {
+			return nil, err
+		}
 		return t.run(in.Session, in.IfRev, func(f *Factory) error { return findingRmRun(f, in.IDs) })
 	}
 	if in.Title == "" {
@@ -417,6 +420,9 @@ func (t *Tools) Error(in ErrorInput) (*ToolResult, error) {
 	case "list":
 		return t.run(in.Session, "", func(f *Factory) error { return errorsRun(f, in.Tool, in.Open) })
 	case "resolve":
+		if err := checkNoteRefs("an error", in.IDs); err != nil {
+			return nil, err
+		}
 		return t.run(in.Session, in.IfRev, func(f *Factory) error { return errorResolveRun(f, in.IDs, in.Note) })
 	}
 	if in.Tool == "" || in.Message == "" {

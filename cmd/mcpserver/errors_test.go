@@ -72,6 +72,8 @@ func TestToolErrors(t *testing.T) {
 		{"INVALID_ARGUMENT", "finding", map[string]any{"action": "rm", "title": "x", "ids": []string{"1"}}, "title"},
 		{"INVALID_ARGUMENT", "error", map[string]any{"action": "add", "tool": "Bash"}, "message"},
 		{"INVALID_ARGUMENT", "error", map[string]any{"action": "resolve", "ids": []string{"77"}}, "77"},
+		{"INVALID_ARGUMENT", "finding", map[string]any{"action": "rm", "ids": []string{"abc"}}, `"abc" is not a finding id`},
+		{"INVALID_ARGUMENT", "error", map[string]any{"action": "resolve", "ids": []string{"1", "x1"}}, `"x1" is not an error id`},
 		{"INVALID_ARGUMENT", "history", map[string]any{"action": "log", "since": "yesterday-ish"}, "yesterday-ish"},
 		{"INVALID_ARGUMENT", "history", map[string]any{"action": "diff", "to": "@2"}, "from"},
 		{"INVALID_ARGUMENT", "show", map[string]any{"status": []string{"sleeping"}}, "sleeping"},
