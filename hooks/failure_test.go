@@ -2,8 +2,11 @@ package hooks
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/plangit/plangit/plan"
 )
 
 // TestNotTheProjects: plangit's own refusals and exit statuses that answer
@@ -124,5 +127,39 @@ func TestPlangitRefusal(t *testing.T) {
 		if got := plangitRefusal(msg); got != want {
 			t.Errorf("%q: %q, want %q", msg, got, want)
 		}
+	}
+}
+
+// TestFailureNotLoggedIsSaid: where errors.md has no room left for a
+// failure, the agent is told it was not logged and why, the project's log
+// says so, and the session is as it was.
+func TestFailureNotLoggedIsSaid(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	msg := strings.Repeat("x", 4000)
+	f.withPlan(sessionID, func(st *plan.State) {
+		add := func(n int) {
+			for range n {
+				// Each its own command, so that none counts up another.
+				st.Errors.Record(plan.ErrorRecord{Tool: "Bash", Key: fmt.Sprintf("make target%d", len(st.Errors)), Message: msg}, t0)
+			}
+		}
+		add(10)
+		per := len(plan.WriteErrors(st.Errors)) / 10
+		// Filled until less room is left than one more record takes.
+		for room := plan.MaxFile - len(plan.WriteErrors(st.Errors)); room > per; room = plan.MaxFile - len(plan.WriteErrors(st.Errors)) {
+			add(max(room/per-1, 1))
+		}
+	})
+	before := len(f.revisions(sessionID))
+	got := f.send("PostToolUseFailure", map[string]any{"tool_name": "Bash", "tool_input": map[string]any{"command": "make"}, "error": "Exit code 2\nmake: " + msg})
+	if !strings.Contains(got, "this failure was not logged") || !strings.Contains(got, "errors.md") {
+		t.Fatalf("the agent was told %q", got)
+	}
+	if !strings.Contains(f.log(), "errors.md") {
+		t.Errorf("the project's log does not say why:\n%s", f.log())
+	}
+	if n := len(f.revisions(sessionID)); n != before {
+		t.Errorf("%d revisions, want %d", n, before)
 	}
 }

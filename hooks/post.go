@@ -370,6 +370,12 @@ func (e *engine) postToolUseFailure() (*Output, error) {
 		}
 		return plan.Change{Op: "error.add", Step: r.Step, Summary: fmt.Sprintf("error #%s: %s ×%d (%s)", r.ID, what, r.Count, clip(firstLine(r.Message)))}, nil
 	})
+	if errors.Is(err, plan.ErrFileFull) && !e.replaying() {
+		// Not lost in silence: the agent hears that the failure was not
+		// logged, and the project's log says why.
+		logFailure(e.env, e.in.Cwd, e.in.Event, e.in.SessionID, err)
+		return &Output{Context: "[plangit] this failure was not logged: " + err.Error()}, nil
+	}
 	if err != nil || e.replaying() {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"errors"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -145,9 +146,15 @@ func CheckFileSizes(files map[string][]byte) error {
 				ErrorsFile:   "resolved errors stay in the log; continue the work in a new session",
 				PlanFile:     "keep long text in the project's files and point at them",
 			}[name]
-			return Errorf(CodeInvalidArgument, "the change would make %s %d bytes, and plangit reads a session's files up to %d bytes; nothing was changed: %s", name, n, MaxFile, hint).
+			e := Errorf(CodeInvalidArgument, "the change would make %s %d bytes, and plangit reads a session's files up to %d bytes; nothing was changed: %s", name, n, MaxFile, hint).
 				With("file", name).With("bytes", n).With("limit", MaxFile)
+			e.Err = ErrFileFull
+			return e
 		}
 	}
 	return nil
 }
+
+// ErrFileFull is in the chain of CheckFileSizes' refusal: the session's
+// file has no room for the change.
+var ErrFileFull = errors.New("a session file is at plangit's size limit")
