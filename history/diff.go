@@ -283,11 +283,11 @@ func errorChanges(a, b plan.ErrorLog) []Change {
 func Between(s *repo.Session, revA, revB string) (*Diff, error) {
 	a, ha, err := s.StateAt(revA)
 	if err != nil {
-		return nil, err
+		return nil, unreadableAt(err, revA, revA, revB)
 	}
 	b, hb, err := s.StateAt(revB)
 	if err != nil {
-		return nil, err
+		return nil, unreadableAt(err, revB, revA, revB)
 	}
 	d := &Diff{From: Endpoint{Rev: ha}, To: Endpoint{Rev: hb}, Changes: SemanticDiff(a, b)}
 	numberEndpoints(s, &d.From, &d.To)
@@ -295,6 +295,21 @@ func Between(s *repo.Session, revA, revB string) (*Diff, error) {
 		d.Changes = []Change{}
 	}
 	return d, nil
+}
+
+// unreadableAt is the error for a semantic diff one of whose revisions
+// (rev) does not read as a plan — one written with git by hand, which
+// repair followed with a revision that does: its text can still be
+// compared. Other errors are as they are.
+func unreadableAt(err error, rev, revA, revB string) error {
+	if plan.CodeOf(err) != plan.CodePlanParseError {
+		return err
+	}
+	// What the file holds wrong, without the advice for a working file.
+	what, _, _ := strings.Cut(err.Error(), "; ")
+	e := plan.Errorf(plan.CodePlanParseError, "revision %s does not read as a plan (%s), so no change of steps can be told; plangit diff --text %s %s compares the files' text", rev, what, revA, revB).With("rev", rev)
+	e.Err = err
+	return e
 }
 
 // numberEndpoints fills in the revision numbers of diff endpoints.

@@ -552,3 +552,28 @@ func TestTimelineKeepsTheRecordedTimes(t *testing.T) {
 		t.Errorf("a step never started: %+v", spans[1])
 	}
 }
+
+// TestDiffAcrossAnUnreadableRevision: a revision written with git by hand
+// whose plan does not parse, which repair followed with one that does,
+// has no semantic diff: diff says so and names the text diff, which
+// works.
+func TestDiffAcrossAnUnreadableRevision(t *testing.T) {
+	t.Parallel()
+	s := newSession(t, 2)
+	path := filepath.Join(s.Dir, plan.PlanFile)
+	b, _ := os.ReadFile(path)
+	os.WriteFile(path, bytes.Replace(b, []byte("`#2`"), []byte("`#two`"), 1), 0o644)
+	repotest.Git(t, s.Dir, "-c", "user.name=P", "-c", "user.email=p@example.com", "commit", "-qam", "by hand")
+	if _, err := s.Repair(s.opts()); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Between(s.Session, "HEAD~1", "HEAD")
+	if plan.CodeOf(err) != plan.CodePlanParseError || !strings.Contains(err.Error(), "revision HEAD~1 does not read as a plan") ||
+		!strings.Contains(err.Error(), "plangit diff --text HEAD~1 HEAD") || strings.Contains(err.Error(), "put back the number") {
+		t.Fatalf("a semantic diff from the unreadable revision: %v", err)
+	}
+	files, _, _, err := TextBetween(s.Session, "HEAD~1", "HEAD")
+	if err != nil || len(files) != 1 || !strings.Contains(files[0].Unified, "+- [ ] ○ Step 2 `#2`") {
+		t.Fatalf("the text diff: %+v %v", files, err)
+	}
+}
