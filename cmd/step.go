@@ -8,6 +8,7 @@ import (
 
 	"github.com/plangit/plangit/plan"
 	"github.com/plangit/plangit/render"
+	"github.com/plangit/plangit/repo"
 )
 
 // NewCmdStep builds `plangit step` and its subcommands.
@@ -132,11 +133,25 @@ func newCmdStepTransition(f *Factory, a plan.Action) *cobra.Command {
 }
 
 // transitionRun moves a step through action a; completing or skipping one
-// names the next ready step.
+// names the next ready step. Where a hand edit waiting to be recorded has
+// already moved the step there (a person ticked its box), the command
+// agrees with it: the edit is recorded, and nothing more.
 func transitionRun(f *Factory, id string, a plan.Action, opts plan.TransitionOpts) error {
-	return f.applyChange(func(st *plan.State) (plan.Change, error) {
-		return st.Plan.Transition(id, a, opts, f.Now())
+	var agreed *plan.Step
+	return f.applyChangeTo(func(s *repo.Session, st *plan.State) (plan.Change, error) {
+		agreed = nil
+		c, err := st.Plan.Transition(id, a, opts, f.Now())
+		if plan.CodeOf(err) == plan.CodeInvalidStatus && opts.Result == "" && opts.Reason == "" && s.AdoptsEdit() {
+			if step, _, _ := st.Plan.Step(id); step != nil && step.Status == a.Leads() {
+				agreed = step
+				return plan.Change{}, nil
+			}
+		}
+		return c, err
 	}, func(w io.Writer, st *plan.State) {
+		if agreed != nil {
+			fmt.Fprintf(w, "step %s is %s in that edit\n", agreed.ID, agreed.Status)
+		}
 		if a == plan.ActDone || a == plan.ActSkip {
 			if ready := st.Plan.Ready(); len(ready) > 0 {
 				fmt.Fprintf(w, "next: %s\n", render.StepLine(st.Plan, ready[0]))

@@ -37,6 +37,9 @@ var transitions = map[Action]struct {
 	ActReopen: {[]StepStatus{StepInProgress, StepCompleted, StepFailed, StepSkipped, StepBlocked}, StepPending},
 }
 
+// Leads returns the status the action leads to ("" for an unknown one).
+func (a Action) Leads() StepStatus { return transitions[a].to }
+
 // LegalActions returns the actions allowed from a status.
 func LegalActions(from StepStatus) []Action {
 	var out []Action
