@@ -269,8 +269,46 @@ func (s *Session) editBase(head plumbing.Hash, headFiles map[string]plumbing.Has
 		stamps[h] = planStamp(data)
 		return stamps[h]
 	}
+	// findings.md and errors.md name their records' ids in the headings:
+	// a copy holding a record was made on a revision that had it, so one
+	// that lacks it is no base, however close its lines (a finding
+	// deleted by hand is not an older copy saved back).
+	wantIDs := map[string][]string{}
+	for _, name := range []string{plan.FindingsFile, plan.ErrorsFile} {
+		if want[name] != nil {
+			wantIDs[name] = recordIDs(files[name])
+		}
+	}
+	heldIDs := map[plumbing.Hash]map[string]bool{} // blob → the ids its headings name
+	holds := func(tree map[string]plumbing.Hash) bool {
+		for name, ids := range wantIDs {
+			h, ok := tree[name]
+			if !ok {
+				return len(ids) == 0
+			}
+			held, seen := heldIDs[h]
+			if !seen {
+				data, err := s.objs.readAs(plumbing.BlobObject, h)
+				if err != nil {
+					return false
+				}
+				held = map[string]bool{}
+				for _, id := range recordIDs(data) {
+					held[id] = true
+				}
+				heldIDs[h] = held
+			}
+			for _, id := range ids {
+				if !held[id] {
+					return false
+				}
+			}
+		}
+		return true
+	}
 	best, bestAt, bestDist := head, 0, -1
 	stamped, stampedAt, stampedDist := head, 0, -1 // the best of those with the copy's stamp
+	holding, holdingAt, holdingDist := head, 0, -1 // the best of those holding the copy's records and stamp
 	versions := map[string]bool{}                  // the edited files' blobs, as one key
 	for i := len(entries) - 1; i >= 0 && i >= len(entries)-editScan; i-- {
 		rev := entries[i].Hash
@@ -302,17 +340,55 @@ func (s *Session) editBase(head plumbing.Hash, headFiles map[string]plumbing.Has
 		if bestDist < 0 || d < bestDist {
 			best, bestAt, bestDist = rev, len(entries)-1-i, d
 		}
-		if h, ok := tree[plan.PlanFile]; ok && wantStamp != "" && stampOf(h) == wantStamp && (stampedDist < 0 || d < stampedDist) {
+		h, ok := tree[plan.PlanFile]
+		stampOK := wantStamp == "" || ok && stampOf(h) == wantStamp
+		if wantStamp != "" && stampOK && (stampedDist < 0 || d < stampedDist) {
 			stamped, stampedAt, stampedDist = rev, len(entries)-1-i, d
+		}
+		if len(wantIDs) > 0 && stampOK && (holdingDist < 0 || d < holdingDist) && holds(tree) {
+			holding, holdingAt, holdingDist = rev, len(entries)-1-i, d
 		}
 		if d == 0 {
 			break
 		}
 	}
-	if stampedDist >= 0 {
+	switch {
+	case holdingDist >= 0:
+		return holding, holdingAt, nil
+	case stampedDist >= 0:
 		return stamped, stampedAt, nil
 	}
 	return best, bestAt, nil
+}
+
+// recordIDs is the ids the record headings of a findings.md or errors.md
+// name: "### Title `#3`", "## Bash ×2 `#4 resolved`".
+func recordIDs(b []byte) []string {
+	var ids []string
+	for line := range bytes.Lines(b) {
+		line = bytes.TrimRight(line, " \t\r\n")
+		if !bytes.HasPrefix(line, []byte("#")) || !bytes.HasSuffix(line, []byte("`")) {
+			continue
+		}
+		open := bytes.LastIndex(line[:len(line)-1], []byte("`#"))
+		if open < 0 {
+			continue
+		}
+		id, _, _ := bytes.Cut(line[open+2:len(line)-1], []byte(" "))
+		if len(id) > 0 && isDigits(id) {
+			ids = append(ids, string(id))
+		}
+	}
+	return ids
+}
+
+func isDigits(b []byte) bool {
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // planStamp is what a task_plan.md says of the revision that wrote it:

@@ -760,3 +760,40 @@ func TestOldFindingsCopyLeavesLaterSteps(t *testing.T) {
 	}
 	repotest.Check(t, s.Dir)
 }
+
+// A finding deleted by hand from the current copy is deleted, even where
+// the copy's lines are closer to a revision from before the newest
+// finding (the findings' metadata lines repeat): a revision that lacks a
+// finding the copy holds is no base for it.
+func TestFindingDeletedByHandIsNoOldCopy(t *testing.T) {
+	t.Parallel()
+	s := newTestSession(t)
+	finding := func(title, content string) func(*plan.State) (plan.Change, error) {
+		return func(st *plan.State) (plan.Change, error) {
+			f, err := st.AddFinding(plan.Finding{Category: plan.CatCode, Title: title, Content: content}, t0)
+			return plan.Change{Op: "finding.add", Summary: "finding " + f.ID}, err
+		}
+	}
+	mustUpdate(t, s, finding("A", "about A\n\n- one\n- two"))
+	mustUpdate(t, s, finding("B", ""))
+	cur := readFile(t, s, plan.FindingsFile)
+	start := strings.Index(cur, "### A")
+	end := strings.Index(cur, "### B")
+	os.WriteFile(filepath.Join(s.Dir, plan.FindingsFile), []byte(cur[:start]+cur[end:]), 0o644)
+	res := mustUpdate(t, s, func(*plan.State) (plan.Change, error) { return plan.Change{}, nil })
+	if res.Adopted == nil || res.Since != nil || res.Stale != nil {
+		t.Fatalf("the deletion: adopted %+v, since %+v, stale %+v", res.Adopted, res.Since, res.Stale)
+	}
+	st, _ := s.State()
+	if len(st.Findings) != 1 || st.Findings[0].Title != "B" {
+		t.Fatalf("findings: %+v", st.Findings)
+	}
+}
+
+func TestRecordIDs(t *testing.T) {
+	t.Parallel()
+	got := recordIDs([]byte("# Findings\n\n## Insight\n\n### A `#3`\n\n### B `x` `#12`  \n### C\n# Errors\n\n## Bash ×2 `#4 resolved`\n\n> `#9`\n### D `#x`\n"))
+	if want := []string{"3", "12", "4"}; !slices.Equal(got, want) {
+		t.Errorf("recordIDs: %q, want %q", got, want)
+	}
+}
