@@ -3,12 +3,14 @@ package cmd
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/plangit/plangit/plan"
 	"github.com/plangit/plangit/render"
+	"github.com/plangit/plangit/repo"
 )
 
 // stepOrCurrent returns the step a finding or error belongs to: the one
@@ -113,9 +115,38 @@ func NewCmdFinding(f *Factory) *cobra.Command {
 
 // findingRmRun removes findings by id.
 func findingRmRun(f *Factory, ids []string) error {
-	return f.applyChange(func(st *plan.State) (plan.Change, error) {
-		return st.RemoveFindings(ids)
-	}, nil)
+	var already []string // findings the hand edit this change records removed
+	return f.applyChangeTo(func(s *repo.Session, st *plan.State) (plan.Change, error) {
+		already = nil
+		left := ids
+		if s.AdoptsEdit() {
+			if head, _, err := s.StateAt("HEAD"); err == nil {
+				has := func(fs plan.Findings, id string) bool {
+					return slices.ContainsFunc(fs, func(x *plan.Finding) bool { return x.ID == id })
+				}
+				left = nil
+				for _, id := range ids {
+					if n := strings.TrimPrefix(strings.TrimSpace(id), "#"); !has(st.Findings, n) && has(head.Findings, n) {
+						already = append(already, n)
+					} else {
+						left = append(left, id)
+					}
+				}
+			}
+		}
+		if len(left) == 0 {
+			return plan.Change{}, nil
+		}
+		return st.RemoveFindings(left)
+	}, func(w io.Writer, _ *plan.State) {
+		switch len(already) {
+		case 0:
+		case 1:
+			fmt.Fprintf(w, "finding %s is removed in that edit\n", already[0])
+		default:
+			fmt.Fprintf(w, "findings %s are removed in that edit\n", strings.Join(already, ", "))
+		}
+	})
 }
 
 // findingAddRun records a finding, for the step in progress unless it
