@@ -331,7 +331,7 @@ func (c *call) postToolUse() ([]byte, bool) {
 	if h == nil {
 		return nil, ok
 	}
-	defer disk.Release(h.lock)
+	defer h.release()
 	g := h.g
 	if g.Resolves(p.ToolName, key) {
 		return nil, false
@@ -352,7 +352,7 @@ func (c *call) postToolUse() ([]byte, bool) {
 	if err := h.save(); err != nil {
 		return nil, false
 	}
-	disk.Release(h.lock)
+	h.release()
 	text, remember := hookwire.Say(t, parts, g.Rules.Budget, cli)
 	c.remember(remember)
 	return c.encode(&hookwire.Output{Context: text}), true
@@ -371,7 +371,7 @@ func (c *call) stop() ([]byte, bool) {
 	if h == nil {
 		return nil, ok
 	}
-	defer disk.Release(h.lock)
+	defer h.release()
 	g, r := h.g, h.g.Rules
 	if r.PushOnStop || h.tally.AdvancesAtStop(g.PostPlan(), r, p.LastAssistantMessage, false) {
 		return nil, false // a push, or the step advances: a change
@@ -386,7 +386,7 @@ func (c *call) stop() ([]byte, bool) {
 	if !good {
 		return nil, false
 	}
-	disk.Release(h.lock)
+	h.release()
 	var out hookwire.Output
 	if len(g.Left) > 0 {
 		cli := hookwire.CLI(p.SessionID, c.shell || t.Shell)
@@ -467,6 +467,15 @@ func (c *call) hold() (h *held, ok bool) {
 		return nil, false
 	}
 	return h, false
+}
+
+// release lets the lock go, once: an event lets it go as soon as its
+// counters are written, and its deferred release then does nothing.
+func (h *held) release() {
+	if h.lock != nil {
+		disk.Release(h.lock)
+		h.lock = nil
+	}
 }
 
 // save writes the counters, under the lock.
