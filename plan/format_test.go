@@ -211,14 +211,14 @@ func TestSemanticErrorsFromFile(t *testing.T) {
 	// A step line copied with its id names the copy's line, not the
 	// original's.
 	_, err = ParsePlan([]byte(strings.Replace(base, "`#5", "`#4", 1)))
-	wantCode(t, err, CodeInvalidArgument)
+	wantCode(t, err, CodePlanParseError) // as a repeated finding id is
 	orig, copied := lineOf(base, "`#4"), lineOf(base, "`#5")
 	if !strings.HasPrefix(err.Error(), fmt.Sprintf("task_plan.md:%d: two steps have id 4", copied)) || copied == orig {
 		t.Errorf("a repeated step id names the copy's line %d (the original is on %d): %v", copied, orig, err)
 	}
 	// A phase heading copied with its id names the copy's line.
 	_, err = ParsePlan([]byte(strings.Replace(base, "## ◐ Phase 2", "## ◐ Phase 1", 1)))
-	wantCode(t, err, CodeInvalidArgument)
+	wantCode(t, err, CodePlanParseError)
 	if !strings.HasPrefix(err.Error(), "task_plan.md:20: two phases have id 1") {
 		t.Errorf("a repeated phase id names the line: %v", err)
 	}

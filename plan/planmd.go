@@ -233,8 +233,14 @@ func (pp *planParser) parse() error {
 			}
 			if ok {
 				line, _ := pp.position(off)
-				e.With("line", line)
+				e.With("line", line).With("file", PlanFile)
 				e.Message = fmt.Sprintf("%s:%d: %s", PlanFile, line, e.Message)
+			}
+			if e.Code == CodeInvalidArgument {
+				// An id written twice is the file's fault, as a repeated
+				// finding id is findings.md's: a parse error. Needs and
+				// cycles keep their own codes.
+				e.Code = CodePlanParseError
 			}
 		}
 		return err
