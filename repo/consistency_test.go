@@ -737,10 +737,13 @@ func TestDamagedHistory(t *testing.T) {
 	// A last revision whose files do not parse — written with git by
 	// hand, or by a plangit that let a file grow past the limit: every
 	// change refuses, and repair adds a revision with the files of the
-	// newest revision that reads. A working file changed by hand on top
-	// of it is kept beside; one the person mended, so that it reads, is
-	// the revision repair makes.
-	for _, work := range []string{"as committed", "edited", "mended", "mended, then a change"} {
+	// newest revision that reads, telling its steps apart from that
+	// one's (none touched). A working file changed by hand on top of it
+	// is kept beside. Files the person mended so that they read — put
+	// back as they were, or changed too — are their edit, adopted by
+	// repair or by any change, its steps told apart from the newest plan
+	// that reads: only the step they changed is touched.
+	for _, work := range []string{"as committed", "edited", "mended", "mended, then a change", "put back, then a change"} {
 		edited := work == "edited"
 		t.Run("the last revision's files do not read, the working files "+work, func(t *testing.T) {
 			s, revs := setup(t)
@@ -759,25 +762,43 @@ func TestDamagedHistory(t *testing.T) {
 			commit := strings.TrimSpace(repotest.Git(t, s.Dir, "-c", "user.name=P", "-c", "user.email=p@example.com", "commit-tree", treeHash, "-p", revs[3], "-m", "by hand"))
 			repotest.Git(t, s.Dir, "update-ref", "refs/heads/main", commit)
 			repotest.Git(t, s.Dir, "reset", "-q")
+			touched := "" // the step the person's edit changes
 			switch work {
 			case "edited":
 				os.WriteFile(filepath.Join(s.Dir, plan.PlanFile), []byte(bad+"\n<!-- a person's note -->\n"), 0o644)
 			case "mended", "mended, then a change":
 				good = strings.Replace(good, " `#2`", " again `#2`", 1)
 				os.WriteFile(filepath.Join(s.Dir, plan.PlanFile), []byte(good), 0o644)
+				touched = "2"
+			case "put back, then a change":
+				os.WriteFile(filepath.Join(s.Dir, plan.PlanFile), []byte(good), 0o644)
 			}
-			if work == "mended, then a change" {
+			checkEdit := func(adopted *Commit) {
+				t.Helper()
+				if adopted == nil || !strings.HasPrefix(adopted.Change.Summary, "edit: task_plan.md changed outside plangit") {
+					t.Fatalf("the person's files were not adopted as their edit: %+v", adopted)
+				}
+				var steps []string
+				for _, tc := range adopted.Touches {
+					steps = append(steps, tc.Step)
+				}
+				if want := []string{touched}; touched == "" && len(steps) != 0 || touched != "" && !slices.Equal(steps, want) {
+					t.Fatalf("the edit touches steps %q, want %q", steps, touched)
+				}
+			}
+			if strings.HasSuffix(work, "then a change") {
 				// The person's files are adopted as an edit, their step
 				// ids as they stand.
 				res, err := s.Update(Options{}, step("3", plan.ActStart))
-				if err != nil || res.Adopted == nil {
-					t.Fatalf("a change on mended files: %+v %v", res, err)
+				if err != nil {
+					t.Fatalf("a change on mended files: %v", err)
 				}
+				checkEdit(res.Adopted)
 				st, _ := s.State()
 				if text, status := stepText(t, st, "3"); text != "Build" || status != plan.StepInProgress {
 					t.Fatalf("step 3 is %q, %s:\n%s", text, status, readFile(t, s, plan.PlanFile))
 				}
-				if text, _ := stepText(t, st, "2"); !strings.HasSuffix(text, " again") {
+				if text, _ := stepText(t, st, "2"); touched != "" && !strings.HasSuffix(text, " again") {
 					t.Fatalf("the mended step 2 is %q", text)
 				}
 				repotest.Check(t, s.Dir)
@@ -793,11 +814,13 @@ func TestDamagedHistory(t *testing.T) {
 				t.Fatal(err)
 			}
 			if work == "mended" {
-				if rep.Kept == nil || rep.ReadBack != nil || len(rep.Restored) != 0 || !strings.Contains(rep.Kept.Change.Summary, "the working files, mended outside plangit, are kept") {
+				if rep.ReadBack != nil || len(rep.Restored) != 0 {
 					t.Fatalf("%+v", rep)
 				}
-				if got := readFile(t, s, plan.PlanFile); got != good {
-					t.Fatalf("task_plan.md after repair:\n%s", got)
+				checkEdit(rep.Adopted)
+				st, _ := s.State()
+				if text, _ := stepText(t, st, "2"); !strings.HasSuffix(text, " again") {
+					t.Fatalf("the mended step 2 is %q", text)
 				}
 				if n := repotest.RevCount(t, s.Dir); n != 6 {
 					t.Fatalf("%d revisions, want 6", n)
@@ -807,6 +830,9 @@ func TestDamagedHistory(t *testing.T) {
 				}
 				repotest.Check(t, s.Dir)
 				return
+			}
+			if len(rep.ReadBack.Touches) != 0 {
+				t.Errorf("the read-back touches steps %+v: the plan is as at @4", rep.ReadBack.Touches)
 			}
 			if rep.ReadBack == nil || rep.ReadBack.Change.Op != "repair" || !strings.Contains(rep.ReadBack.Change.Summary, "they are as at @4 ("+revs[3][:7]+") again") {
 				t.Fatalf("%+v", rep)

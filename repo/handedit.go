@@ -53,9 +53,24 @@ func (s *Session) adoptEdit(head plumbing.Hash, base map[string]plumbing.Hash, f
 	if err != nil {
 		return nil, err
 	}
-	from, since, err := s.editBase(head, base, files)
-	if err != nil {
-		return nil, err
+	from, since := head, 0
+	var headSt *plan.State // read here only for an edit of an older copy
+	if before != nil {
+		if from, since, err = s.editBase(head, base, files); err != nil {
+			return nil, err
+		}
+		if from != head {
+			if headSt, err = s.stateAt(head); err != nil {
+				// The last revision's findings or errors do not read:
+				// the person's files are a mending of it, as below.
+				from, since, headSt = head, 0, nil
+			}
+		}
+	} else {
+		// The last revision's plan does not read (written with git by
+		// hand): the person's files are a mending of it, taken as they
+		// stand, and told apart from the newest plan that reads.
+		before = s.readablePlan(head)
 	}
 	fromPlan := before
 	if from != head {
@@ -92,9 +107,8 @@ func (s *Session) adoptEdit(head plumbing.Hash, base map[string]plumbing.Hash, f
 	st.Plan.Reissue(reused)
 	// The two revisions' states, read once for the ids and the merge.
 	fromSt, stErr := s.stateAt(from)
-	headSt := fromSt
-	if stErr == nil && from != head {
-		headSt, stErr = s.stateAt(head)
+	if from == head {
+		headSt = fromSt
 	}
 	// So do findings and errors.
 	if n, err := s.issuedNotes(head); err == nil && stErr == nil {
@@ -157,6 +171,22 @@ func (s *Session) editOf(from plumbing.Hash, headFiles map[string]plumbing.Hash,
 		}
 	}
 	return theirs, nil
+}
+
+// readablePlan is the plan of the newest revision up to head whose plan
+// reads, or nil: what a revision after one that does not read is told
+// apart from (its steps are not all new).
+func (s *Session) readablePlan(head plumbing.Hash) *plan.Plan {
+	entries, err := s.revisions(head)
+	if err != nil {
+		return nil
+	}
+	for i := len(entries) - 1; i >= 0 && i >= len(entries)-editScan; i-- {
+		if p, err := s.planAt(entries[i].Hash); err == nil && p != nil {
+			return p
+		}
+	}
+	return nil
 }
 
 // reissueNotes gives the findings and errors an edit added (those of st

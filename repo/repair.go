@@ -46,9 +46,7 @@ type RepairReport struct {
 	// Lost says, one line each, what could not be recovered.
 	Lost     []string       `json:"lost,omitempty"`
 	Restored []RestoredFile `json:"restored"`
-	// Kept is the commit of the working files as they are: what a lost
-	// revision left behind, or a person's mending of a last revision
-	// whose files do not read.
+	// Kept is the commit of working files a lost revision left behind.
 	Kept *Commit `json:"kept,omitempty"`
 	// ReadBack is the revision that restored the files of the newest
 	// revision that reads, where the last one's could not be read.
@@ -83,8 +81,9 @@ type RestoredFile struct {
 //     as NAME.rejected.N, a new N each time (a link stays a link; a copy
 //     keeps the file's mode);
 //   - a last revision whose files do not parse is followed by one with
-//     the working files, where a person mended them so that they parse,
-//     else with the files of the newest revision whose files do;
+//     the files of the newest revision whose files do, unless a person
+//     mended the working files so that they parse: those are adopted as
+//     their edit;
 //   - valid hand edits are adopted; the index and revision log rewritten.
 //
 // What cannot be recovered is listed in the report's Lost.
@@ -147,11 +146,7 @@ func (s *Session) Repair(opts Options) (*RepairReport, error) {
 	}
 	if rep.RefRecovered != "" && !sameFiles(files, hashFiles(committed)) && fileProblems(files) == "" {
 		// The working files are what the lost revisions left: keep them.
-		was := "a lost revision"
-		if rep.RefWas != "" {
-			was = "lost revision " + rep.RefWas[:7]
-		}
-		c, err := s.keepFiles(head, committed, files, "repair: keep the working files "+was+" left", opts)
+		c, err := s.keepFiles(head, committed, files, rep, opts)
 		if err != nil {
 			return nil, err
 		}
@@ -161,16 +156,12 @@ func (s *Session) Repair(opts Options) (*RepairReport, error) {
 			rep.Lost[0] += "; its working files are kept as revision " + c.Hash[:7]
 		}
 	}
-	if problem := fileProblems(committed); problem != "" && fileProblems(files) == "" && !sameFiles(files, hashFiles(committed)) {
-		// The last revision's files cannot be read, and the person has
-		// mended them by hand: their files are the revision.
-		c, err := s.keepFiles(head, committed, files, fmt.Sprintf("repair: the files of revision %s cannot be read (%s); the working files, mended outside plangit, are kept", short(head), problem), opts)
-		if err != nil {
-			return nil, err
-		}
-		rep.Kept = c
-		head, committed = plumbing.NewHash(c.Hash), files
-	} else if problem != "" {
+	// The last revision's files read, or the person has mended them by
+	// hand: the change below adopts theirs as their edit, as any change
+	// would.
+	bad := fileProblems(committed)
+	mended := bad != "" && fileProblems(files) == "" && !sameFiles(files, hashFiles(committed))
+	if problem := bad; problem != "" && !mended {
 		// The last revision's files cannot be read (one written by a
 		// version of plangit that let a file grow past the limit, or by
 		// hand with git): a new revision restores those of the newest
@@ -454,18 +445,23 @@ func (r *repairer) lostFiles(entries []revEntry) []string {
 	return out
 }
 
-// keepFiles commits the working files on top of head as they are, as the
-// repair the summary names: what revisions lost since head left behind,
-// or a person's mending of head's files, which do not read.
-func (s *Session) keepFiles(head plumbing.Hash, committed, files map[string][]byte, summary string, opts Options) (*Commit, error) {
+// keepFiles commits the working files on top of head, as the repair: they
+// are what revisions lost since head left behind.
+func (s *Session) keepFiles(head plumbing.Hash, committed, files map[string][]byte, rep *RepairReport, opts Options) (*Commit, error) {
 	st, err := parseFiles(files)
 	if err != nil {
 		return nil, err
 	}
-	ci := commitInfo{now: opts.Time(), change: plan.Change{Op: "repair", Summary: summary}, meta: opts.Meta, counts: st.Plan.Counts()}
-	if before, err := s.planAt(head); err == nil {
-		ci.touches = plan.Touches(plan.DiffSteps(before, st.Plan))
+	before, err := s.planAt(head)
+	if err != nil {
+		return nil, err
 	}
+	was := "a lost revision"
+	if rep.RefWas != "" {
+		was = "lost revision " + rep.RefWas[:7]
+	}
+	ci := commitInfo{now: opts.Time(), change: plan.Change{Op: "repair", Summary: "repair: keep the working files " + was + " left"},
+		meta: opts.Meta, counts: st.Plan.Counts(), touches: plan.Touches(plan.DiffSteps(before, st.Plan))}
 	ci.issued, _ = s.issuedSteps(head)
 	c, _, err := s.commit(head, hashFiles(committed), files, files, ci)
 	return c, err
@@ -500,7 +496,12 @@ func (s *Session) readBack(head plumbing.Hash, bad, work map[string][]byte, entr
 		st, _ := parseFiles(files)
 		ci := commitInfo{now: opts.Time(), meta: opts.Meta, counts: st.Plan.Counts(),
 			change: plan.Change{Op: "repair", Summary: fmt.Sprintf("repair: the files of revision %s cannot be read (%s); they are as at @%d (%s) again", short(head), problem, e.N, short(e.Hash))}}
+		// The steps it touches, told apart from the newest plan that
+		// reads: most often the one it restores, and none.
 		if before, err := s.planAt(head); err == nil {
+			if before == nil {
+				before = s.readablePlan(head)
+			}
 			ci.touches = plan.Touches(plan.DiffSteps(before, st.Plan))
 		}
 		ci.issued, _ = s.issuedSteps(head)
