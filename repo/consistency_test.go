@@ -915,6 +915,20 @@ func TestHandEditOverTheLimitInPlangitsForm(t *testing.T) {
 		t.Fatalf("the person's copy is not kept whole at %s: %v", rep.Restored[0].KeptAt, err)
 	}
 	mustUpdate(t, s, step("1", plan.ActStart))
+
+	// The same file committed with git by hand: a change that does not
+	// touch findings is refused all the same, with repair named, and
+	// repair puts back the newest revision whose files fit.
+	os.WriteFile(path, []byte(b.String()), 0o644)
+	repotest.Git(t, s.Dir, "-c", "user.name=P", "-c", "user.email=p@example.com", "commit", "-qam", "by hand")
+	_, err = s.Update(Options{}, step("1", plan.ActDone))
+	if plan.CodeOf(err) != plan.CodePlanParseError || !errors.Is(err, ErrUnreadable) || !strings.Contains(err.Error(), "the session's findings.md is") || !strings.Contains(err.Error(), "plangit repair") {
+		t.Fatalf("a change on top of the commit: %v", err)
+	}
+	if rep, err = s.Repair(Options{}); err != nil || rep.ReadBack == nil {
+		t.Fatalf("repair: %+v %v", rep, err)
+	}
+	mustUpdate(t, s, step("1", plan.ActDone))
 	repotest.Check(t, s.Dir)
 }
 

@@ -372,6 +372,28 @@ func editFits(files map[string][]byte) error {
 	return nil
 }
 
+// heldTooBig is err, a change refused for a file past the size limit,
+// said of the file as the session holds it (files) where that is past the
+// limit in plangit's form already — committed that way with git by hand:
+// no change can be made on top of it, whatever it touches, until repair
+// puts back the newest revision whose files fit.
+func heldTooBig(err error, files map[string][]byte) error {
+	var e *plan.Error
+	if !errors.Is(err, plan.ErrFileFull) || !errors.As(err, &e) {
+		return err
+	}
+	name, _ := e.Details["file"].(string)
+	b, have := files[name]
+	problem := fileProblem(name, b, have)
+	if problem == "" {
+		return err // the change itself makes it too big
+	}
+	held := plan.Errorf(plan.CodePlanParseError, "the session's %s; no change can be made on top of it: run plangit repair to put back the newest revision whose files fit", problem).
+		With("file", name)
+	held.Err = ErrUnreadable
+	return held
+}
+
 // ErrUnreadable is in the chain of an error reading a session's files:
 // what they hold is not a plan plangit can stand on, whatever the code
 // says of why (PLAN_PARSE_ERROR, INVALID_DEPENDENCY, …). plangit repair
@@ -819,7 +841,7 @@ func (s *Session) attempt(opts Options, fn changeFn, res *Result, head *plumbing
 	touches := plan.Touches(plan.DiffSteps(before, next.Plan))
 	c, _, err := s.commit(*head, base, files, nextFiles, commitInfo{now: now, change: change, meta: opts.Meta, counts: next.Plan.Counts(), touches: touches, issued: issued, notes: notes})
 	if err != nil {
-		return err
+		return heldTooBig(err, files)
 	}
 	*head = plumbing.NewHash(c.Hash)
 	res.Commit = c
