@@ -223,9 +223,24 @@ func newCmdStepRm(f *Factory) *cobra.Command {
 
 // stepRmRun removes a pending step.
 func stepRmRun(f *Factory, id string) error {
-	return f.applyChange(func(st *plan.State) (plan.Change, error) {
-		return st.Plan.RemoveStep(id, f.Now())
-	}, nil)
+	agreed := "" // the step the hand edit this change records removed
+	return f.applyChangeTo(func(s *repo.Session, st *plan.State) (plan.Change, error) {
+		agreed = ""
+		c, err := st.Plan.RemoveStep(id, f.Now())
+		if plan.CodeOf(err) == plan.CodeStepNotFound && s.AdoptsEdit() {
+			if head, _, herr := s.StateAt("HEAD"); herr == nil {
+				if had, _, herr := head.Plan.Step(id); herr == nil {
+					agreed = had.ID
+					return plan.Change{}, nil
+				}
+			}
+		}
+		return c, err
+	}, func(w io.Writer, _ *plan.State) {
+		if agreed != "" {
+			fmt.Fprintf(w, "step %s is removed in that edit\n", agreed)
+		}
+	})
 }
 
 func newCmdStepProgress(f *Factory) *cobra.Command {
