@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -535,10 +536,74 @@ func (s *Session) mergeEdit(head, from plumbing.Hash, since int, baseSt, headSt,
 		}
 		settled = append(settled, what)
 	}
+	theirs, sinceWon := keptRecords(baseSt, headSt, edited, merged)
+	settled = append(settled, theirs...)
 	note := fmt.Sprintf("made on %s, the %s since kept", short(from), count(since, "revision"))
 	if len(settled) > 0 {
 		note = fmt.Sprintf("made on %s, the %s since kept but where the person's copy won: %s", short(from), count(since, "revision"), strings.Join(settled, ", "))
 	}
+	if len(sinceWon) > 0 {
+		note += "; where the revisions since won: " + strings.Join(sinceWon, ", ")
+	}
 	merged.Plan.Updated = now
 	return merged, note, nil
+}
+
+// keptRecords names the findings and errors of base that one side
+// removed and the other changed, which the merge keeps: those the
+// revisions since (head) removed and the person's copy (edited) changed,
+// and those the person removed and the revisions since changed.
+func keptRecords(base, head, edited, merged *plan.State) (theirs, since []string) {
+	ids := func(recs []string) map[string]bool {
+		m := make(map[string]bool, len(recs))
+		for _, id := range recs {
+			m[id] = true
+		}
+		return m
+	}
+	findingIDs := func(st *plan.State) map[string]bool {
+		var out []string
+		for _, f := range st.Findings {
+			out = append(out, f.ID)
+		}
+		return ids(out)
+	}
+	errorIDs := func(st *plan.State) map[string]bool {
+		var out []string
+		for _, e := range st.Errors {
+			out = append(out, e.ID)
+		}
+		return ids(out)
+	}
+	for _, kind := range []struct {
+		name string
+		of   func(*plan.State) map[string]bool
+	}{{"finding ", findingIDs}, {"error #", errorIDs}} {
+		inBase, inHead, inEdit, kept := kind.of(base), kind.of(head), kind.of(edited), kind.of(merged)
+		var all []string
+		for id := range inBase {
+			all = append(all, id)
+		}
+		slices.SortFunc(all, func(a, b string) int { return cmpIDs(a, b) })
+		for _, id := range all {
+			switch {
+			case !kept[id]:
+			case !inHead[id] && inEdit[id]:
+				theirs = append(theirs, kind.name+id+" kept (removed since)")
+			case inHead[id] && !inEdit[id]:
+				since = append(since, kind.name+id+" kept (changed since)")
+			}
+		}
+	}
+	return theirs, since
+}
+
+// cmpIDs orders numeric ids by number.
+func cmpIDs(a, b string) int {
+	x, errA := strconv.Atoi(a)
+	y, errB := strconv.Atoi(b)
+	if errA != nil || errB != nil {
+		return strings.Compare(a, b)
+	}
+	return x - y
 }

@@ -797,3 +797,34 @@ func TestRecordIDs(t *testing.T) {
 		t.Errorf("recordIDs: %q, want %q", got, want)
 	}
 }
+
+// An old copy of findings.md that changes a finding removed since keeps
+// it, and the revision says the person's copy won there.
+func TestOldCopyKeepsAFindingRemovedSince(t *testing.T) {
+	t.Parallel()
+	s := newTestSession(t)
+	finding := func(title string) func(*plan.State) (plan.Change, error) {
+		return func(st *plan.State) (plan.Change, error) {
+			f, err := st.AddFinding(plan.Finding{Category: plan.CatCode, Title: title, Content: "about " + title}, t0)
+			return plan.Change{Op: "finding.add", Summary: "finding " + f.ID}, err
+		}
+	}
+	mustUpdate(t, s, finding("A"))
+	mustUpdate(t, s, finding("B"))
+	older := readFile(t, s, plan.FindingsFile)
+	mustUpdate(t, s, func(st *plan.State) (plan.Change, error) { return st.RemoveFindings([]string{"1"}) })
+	mustUpdate(t, s, finding("C"))
+	os.WriteFile(filepath.Join(s.Dir, plan.FindingsFile), []byte(strings.Replace(older, "about A", "about A, still true", 1)), 0o644)
+	res := mustUpdate(t, s, func(*plan.State) (plan.Change, error) { return plan.Change{}, nil })
+	if res.Adopted == nil || !strings.Contains(res.Adopted.Change.Summary, "where the person's copy won: finding 1 kept (removed since)") {
+		t.Fatalf("adopted: %+v", res.Adopted)
+	}
+	st, _ := s.State()
+	var got []string
+	for _, f := range st.Findings {
+		got = append(got, f.ID+" "+f.Content)
+	}
+	if want := []string{"1 about A, still true", "2 about B", "3 about C"}; !slices.Equal(got, want) {
+		t.Errorf("findings %q, want %q", got, want)
+	}
+}
