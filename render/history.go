@@ -58,7 +58,7 @@ func logLines(w io.Writer, revs []repo.Revision, s Style, g *graph) {
 		}
 		who := r.Who()
 		if s == (Style{}) {
-			fmt.Fprintf(w, "%s%s %s %s  %-5s %3d/%-3d %s\n", prefix, r.Hash[:7], revNumber(r.N), r.Time.UTC().Format(shortTime), who, r.Done, r.Total, r.Summary)
+			fmt.Fprintf(w, "%s%s %s %s  %-5s %s %s\n", prefix, r.Hash[:7], revNumber(r.N), r.Time.UTC().Format(shortTime), who, progressOf(r), r.Summary)
 		} else {
 			head := []string{s.paint(yellow, r.Hash[:7]), s.paint(dim, revNumber(r.N))}
 			used := Columns(prefix) + 7 + 1 + 4
@@ -66,7 +66,7 @@ func logLines(w io.Writer, revs []repo.Revision, s Style, g *graph) {
 				head = append(head, " "+s.paint(dim, r.Time.UTC().Format(layout)))
 				used += 2 + len(layout)
 			}
-			progress := fmt.Sprintf("%3d/%-3d", r.Done, r.Total)
+			progress := progressOf(r)
 			head = append(head, s.paint(actorColor(r.Actor), fmt.Sprintf("%-5s", who)), progress)
 			used += 1 + max(5, Columns(who)) + 1 + len(progress) + 1
 			summary := r.Summary
@@ -494,4 +494,13 @@ func Bytes(n int64) string {
 		return fmt.Sprintf("%d KB", (n+512)/1024)
 	}
 	return fmt.Sprintf("%.1f MB", float64(n)/(1024*1024))
+}
+
+// progressOf is a revision's steps done of all, as the log column shows
+// them: "?/?" for one another git client made, whose message says none.
+func progressOf(r repo.Revision) string {
+	if r.Actor == "git" && r.Done == 0 && r.Total == 0 {
+		return "  ?/?  "
+	}
+	return fmt.Sprintf("%3d/%-3d", r.Done, r.Total)
 }

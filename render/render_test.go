@@ -226,3 +226,22 @@ func TestStatusLinePosition(t *testing.T) {
 		t.Errorf("%s", got)
 	}
 }
+
+// TestLogProgressOfAForeignCommit: a revision another git client made
+// says nothing of the plan's progress, and the log says it does not know
+// rather than 0/0; plangit's own revisions of an empty plan say 0/0.
+func TestLogProgressOfAForeignCommit(t *testing.T) {
+	t.Parallel()
+	revs := []repo.Revision{
+		{Hash: strings.Repeat("a", 40), N: 1, Time: t0, Actor: "agent", Op: "init", Summary: "init: T"},
+		{Hash: strings.Repeat("b", 40), N: 2, Time: t0, Actor: "git", Author: repo.Person{Name: "P"}, Summary: "by hand"},
+	}
+	for _, style := range []Style{{}, {Width: 100, Color: true}} {
+		var b bytes.Buffer
+		Log(&b, revs, style)
+		lines := strings.Split(b.String(), "\n")
+		if !strings.Contains(lines[0], "  0/0  ") || !strings.Contains(lines[1], "  ?/?  ") || strings.Contains(lines[1], "0/0") {
+			t.Errorf("style %+v:\n%s", style, b.String())
+		}
+	}
+}
