@@ -831,6 +831,9 @@ func TestDamagedHistory(t *testing.T) {
 				repotest.Check(t, s.Dir)
 				return
 			}
+			if strings.Contains(rep.ReadBack.Change.Summary, "put back the number") {
+				t.Errorf("the read-back's summary gives a working file's advice: %s", rep.ReadBack.Change.Summary)
+			}
 			if len(rep.ReadBack.Touches) != 0 {
 				t.Errorf("the read-back touches steps %+v: the plan is as at @4", rep.ReadBack.Touches)
 			}

@@ -494,8 +494,11 @@ func (s *Session) readBack(head plumbing.Hash, bad, work map[string][]byte, entr
 			rep.Restored = append(rep.Restored, r)
 		}
 		st, _ := parseFiles(files)
+		// What the file holds wrong, without the advice for a working
+		// file, which the revision does not need.
+		what, _, _ := strings.Cut(problem, "; ")
 		ci := commitInfo{now: opts.Time(), meta: opts.Meta, counts: st.Plan.Counts(),
-			change: plan.Change{Op: "repair", Summary: fmt.Sprintf("repair: the files of revision %s cannot be read (%s); they are as at @%d (%s) again", short(head), problem, e.N, short(e.Hash))}}
+			change: plan.Change{Op: "repair", Summary: fmt.Sprintf("repair: the files of revision %s cannot be read (%s); they are as at @%d (%s) again", short(head), what, e.N, short(e.Hash))}}
 		// The steps it touches, told apart from the newest plan that
 		// reads: most often the one it restores, and none.
 		if before, err := s.planAt(head); err == nil {
