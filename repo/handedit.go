@@ -55,16 +55,23 @@ func (s *Session) adoptEdit(head plumbing.Hash, base map[string]plumbing.Hash, f
 		return nil, err
 	}
 	from, since := head, 0
-	var headSt *plan.State // read here only for an edit of an older copy
+	var (
+		headSt   *plan.State // read here only for an edit of an older copy
+		composed *plan.State // the base of an edit whose files each have their own
+	)
+	madeOn := ""
 	if before != nil {
 		if from, since, err = s.editBase(head, base, files); err != nil {
 			return nil, err
+		}
+		if c, f, n, on, ok := s.composedBase(head, base, files); ok {
+			composed, from, since, madeOn = c, f, n, on
 		}
 		if from != head {
 			if headSt, err = s.stateAt(head); err != nil {
 				// The last revision's findings or errors do not read:
 				// the person's files are a mending of it, as below.
-				from, since, headSt = head, 0, nil
+				from, since, headSt, composed = head, 0, nil, nil
 			}
 		}
 	} else {
@@ -73,8 +80,14 @@ func (s *Session) adoptEdit(head plumbing.Hash, base map[string]plumbing.Hash, f
 		// stand, and told apart from the newest plan that reads.
 		before = s.readablePlan(head)
 	}
+	if madeOn == "" {
+		madeOn = "made on " + short(from)
+	}
 	fromPlan := before
-	if from != head {
+	switch {
+	case composed != nil:
+		fromPlan = composed.Plan.Clone()
+	case from != head:
 		if fromPlan, err = s.planAt(from); err != nil {
 			return nil, err
 		}
@@ -107,7 +120,10 @@ func (s *Session) adoptEdit(head plumbing.Hash, base map[string]plumbing.Hash, f
 	}
 	st.Plan.Reissue(reused)
 	// The two revisions' states, read once for the ids and the merge.
-	fromSt, stErr := s.stateAt(from)
+	fromSt, stErr := composed, error(nil)
+	if composed == nil {
+		fromSt, stErr = s.stateAt(from)
+	}
 	if from == head {
 		headSt = fromSt
 	}
@@ -121,7 +137,7 @@ func (s *Session) adoptEdit(head plumbing.Hash, base map[string]plumbing.Hash, f
 		if stErr != nil {
 			return nil, stErr
 		}
-		merged, note, err := s.mergeEdit(head, from, since, fromSt, headSt, st, issued, now)
+		merged, note, err := s.mergeEdit(head, madeOn, since, fromSt, headSt, st, issued, now)
 		if err != nil {
 			return nil, err
 		}
@@ -248,13 +264,11 @@ func (a *adoption) unchanged(base map[string]plumbing.Hash) bool {
 // it is as close as any. Where task_plan.md was edited and its stamp
 // (planStamp) is one of theirs, only the revisions whose copy has that
 // stamp count. It returns the revision and how many revisions came after
-// it.
-func (s *Session) editBase(head plumbing.Hash, headFiles map[string]plumbing.Hash, files map[string][]byte) (plumbing.Hash, int, error) {
-	var edited []string
-	for name, b := range files {
-		if h, ok := headFiles[name]; !ok || plumbing.ComputeHash(plumbing.BlobObject, b) != h {
-			edited = append(edited, name)
-		}
+// it. only, when given, names the edited files to look at.
+func (s *Session) editBase(head plumbing.Hash, headFiles map[string]plumbing.Hash, files map[string][]byte, only ...string) (plumbing.Hash, int, error) {
+	edited := editedFiles(headFiles, files)
+	if len(only) > 0 {
+		edited = slices.DeleteFunc(edited, func(name string) bool { return !slices.Contains(only, name) })
 	}
 	entries, err := s.revisions(head)
 	if err != nil {
@@ -422,6 +436,77 @@ func isDigits(b []byte) bool {
 	return true
 }
 
+// editedFiles names the working files (files) that differ from the
+// branch's (headFiles), in a stable order.
+func editedFiles(headFiles map[string]plumbing.Hash, files map[string][]byte) []string {
+	var edited []string
+	for _, name := range plan.SessionFiles {
+		b, ok := files[name]
+		if h, had := headFiles[name]; ok && (!had || plumbing.ComputeHash(plumbing.BlobObject, b) != h) {
+			edited = append(edited, name)
+		}
+	}
+	return edited
+}
+
+// composedBase is the state a hand edit of several files was made on when
+// each edited file's closest revision (its own editBase) is another — an
+// editor's old task_plan.md saved beside a current findings.md: each
+// edited file as its own base had it, the others as the branch has them.
+// ok is false when the bases are one, or their files do not read
+// together; from is then the oldest base, since how many revisions
+// followed it, and madeOn names each file's base ("task_plan.md made on
+// 1a2b3c4, findings.md on 5d6e7f8").
+func (s *Session) composedBase(head plumbing.Hash, headFiles map[string]plumbing.Hash, files map[string][]byte) (st *plan.State, from plumbing.Hash, since int, madeOn string, ok bool) {
+	edited := editedFiles(headFiles, files)
+	if len(edited) < 2 {
+		return nil, head, 0, "", false
+	}
+	bases := map[string]plumbing.Hash{}
+	one := true
+	since = -1
+	for _, name := range edited {
+		b, n, err := s.editBase(head, headFiles, files, name)
+		if err != nil {
+			return nil, head, 0, "", false
+		}
+		bases[name] = b
+		one = one && b == bases[edited[0]]
+		if n > since {
+			from, since = b, n
+		}
+	}
+	if one {
+		return nil, head, 0, "", false
+	}
+	composed, err := s.objs.readFilesAt(head)
+	if err != nil {
+		return nil, head, 0, "", false
+	}
+	var on []string
+	slices.SortStableFunc(edited, func(a, b string) int { return boolInt(b == plan.PlanFile) - boolInt(a == plan.PlanFile) })
+	for _, name := range edited {
+		at, err := s.objs.readFilesAt(bases[name])
+		if err != nil {
+			return nil, head, 0, "", false
+		}
+		if b, had := at[name]; had {
+			composed[name] = b
+		} else {
+			delete(composed, name)
+		}
+		if len(on) == 0 {
+			on = append(on, name+" made on "+short(bases[name]))
+		} else {
+			on = append(on, name+" on "+short(bases[name]))
+		}
+	}
+	if st, err = plan.ParseState(composed); err != nil {
+		return nil, head, 0, "", false
+	}
+	return st, from, since, strings.Join(on, ", "), true
+}
+
 // planStamp is what a task_plan.md says of the revision that wrote it:
 // its status line ("> **Status:** running · 2/5 steps done · updated
 // 2026-11-20T10:00:00Z") and its machine line ("<!-- plangit … next-step=6
@@ -506,14 +591,15 @@ func lineCount(b []byte) int {
 // makes; no abbreviated commit hash reads like it.
 const editRev = "edit"
 
-// mergeEdit lays a hand edit made on the revision from onto head's
-// state: what the revisions since from changed stays, what the person
-// changed is added, and a field both changed takes the person's value.
-// baseSt and headSt are the two revisions' states (the merge may change
-// them); edited is the state the working files parse to, its new steps
-// already given ids never issued. It returns the merged state and what
-// the revision says of it.
-func (s *Session) mergeEdit(head, from plumbing.Hash, since int, baseSt, headSt, edited *plan.State, issued int, now time.Time) (*plan.State, string, error) {
+// mergeEdit lays a hand edit made on an older state, baseSt (the
+// revision or revisions madeOn names — "made on 1a2b3c4" — since
+// revisions ago), onto head's
+// state, headSt: what the revisions since changed stays, what the person
+// changed is added, and a field both changed takes the person's value
+// (the merge may change both states). edited is the state the working
+// files parse to, its new steps already given ids never issued. It
+// returns the merged state and what the revision says of it.
+func (s *Session) mergeEdit(head plumbing.Hash, madeOn string, since int, baseSt, headSt, edited *plan.State, issued int, now time.Time) (*plan.State, string, error) {
 	merged, rep, err := plan.Merge(baseSt, plan.MergeSide{Rev: short(head), State: headSt}, plan.MergeSide{Rev: editRev, State: edited},
 		plan.MergeOptions{NextStep: issued + 1, Keep: plan.KeepX}) // the revisions' records keep their ids; the edit's move
 	if err != nil {
@@ -538,9 +624,9 @@ func (s *Session) mergeEdit(head, from plumbing.Hash, since int, baseSt, headSt,
 	}
 	theirs, sinceWon := keptRecords(baseSt, headSt, edited, merged)
 	settled = append(settled, theirs...)
-	note := fmt.Sprintf("made on %s, the %s since kept", short(from), count(since, "revision"))
+	note := fmt.Sprintf("%s, the %s since kept", madeOn, count(since, "revision"))
 	if len(settled) > 0 {
-		note = fmt.Sprintf("made on %s, the %s since kept but where the person's copy won: %s", short(from), count(since, "revision"), strings.Join(settled, ", "))
+		note = fmt.Sprintf("%s, the %s since kept but where the person's copy won: %s", madeOn, count(since, "revision"), strings.Join(settled, ", "))
 	}
 	if len(sinceWon) > 0 {
 		note += "; where the revisions since won: " + strings.Join(sinceWon, ", ")
@@ -606,4 +692,11 @@ func cmpIDs(a, b string) int {
 		return strings.Compare(a, b)
 	}
 	return x - y
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

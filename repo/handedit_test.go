@@ -828,3 +828,37 @@ func TestOldCopyKeepsAFindingRemovedSince(t *testing.T) {
 		t.Errorf("findings %q, want %q", got, want)
 	}
 }
+
+// An editor's old task_plan.md saved beside a current findings.md, both
+// changed by the person: each file is read against its own base, so the
+// completion made since the plan's copy stays, and the finding added
+// since is changed in place, not added again.
+func TestOldPlanBesideCurrentFindings(t *testing.T) {
+	t.Parallel()
+	s := newTestSession(t)
+	oldPlan := readFile(t, s, plan.PlanFile)
+	mustUpdate(t, s, step("1", plan.ActStart))
+	mustUpdate(t, s, func(st *plan.State) (plan.Change, error) {
+		f, err := st.AddFinding(plan.Finding{Category: plan.CatCode, Title: "T1", Content: "c1", Step: "1"}, t0)
+		return plan.Change{Op: "finding.add", Summary: "finding " + f.ID}, err
+	})
+	mustUpdate(t, s, func(st *plan.State) (plan.Change, error) {
+		return st.Plan.Transition("1", plan.ActDone, plan.TransitionOpts{Result: "r1"}, t0)
+	})
+	os.WriteFile(filepath.Join(s.Dir, plan.PlanFile), []byte(strings.Replace(oldPlan, "○ Design", "○ Design it well", 1)), 0o644)
+	os.WriteFile(filepath.Join(s.Dir, plan.FindingsFile), []byte(strings.Replace(readFile(t, s, plan.FindingsFile), "> c1", "> c1 edited", 1)), 0o644)
+	res := mustUpdate(t, s, func(*plan.State) (plan.Change, error) { return plan.Change{}, nil })
+	if res.Adopted == nil || !strings.Contains(res.Adopted.Change.Summary, "task_plan.md made on ") || !strings.Contains(res.Adopted.Change.Summary, ", findings.md on ") {
+		t.Fatalf("adopted: %+v", res.Adopted)
+	}
+	st, _ := s.State()
+	if _, status := stepText(t, st, "1"); status != plan.StepCompleted {
+		t.Errorf("step 1 is %s: the completion since the plan's copy was undone", status)
+	}
+	if text, _ := stepText(t, st, "2"); text != "Design it well" {
+		t.Errorf("step 2 is %q", text)
+	}
+	if len(st.Findings) != 1 || st.Findings[0].ID != "1" || st.Findings[0].Content != "c1 edited" {
+		t.Errorf("findings: %+v", st.Findings)
+	}
+}
