@@ -187,9 +187,10 @@ func StaleLine(st *repo.Stale) string {
 }
 
 // SinceLine tells a person that the hand edit just adopted was read as an
-// edit of an older copy, and what the plan kept that the copy lacked.
+// edit of an older copy, and what came since that the copy lacked: kept,
+// but where the revision's summary says the person's copy won.
 func SinceLine(st *repo.Stale) string {
-	return "  read as an edit of revision " + st.Base + "; kept what came since: " + KeptSince(st.Kept) + findingHint(st)
+	return "  read as an edit of revision " + st.Base + ", laid over what came since: " + KeptSince(st.Kept) + findingHint(st)
 }
 
 // findingHint says how to take a finding out where findings.md was saved
