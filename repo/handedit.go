@@ -351,6 +351,37 @@ func (s *Session) editBase(head plumbing.Hash, headFiles map[string]plumbing.Has
 		}
 		return true
 	}
+	// Where only findings.md or errors.md was edited, an older revision
+	// is a base only on evidence in the records themselves (staleEvidence):
+	// records the copy has as that revision had them, not as the last
+	// one, or records added since that the copy lacks. A record deleted
+	// by hand is no evidence, whatever lines its block had.
+	recordsOnly := len(wantIDs) == len(edited)
+	blocks := map[plumbing.Hash]map[string]string{} // blob → its records' blocks by id
+	blocksOf := func(h plumbing.Hash, ok bool) map[string]string {
+		if !ok {
+			return nil
+		}
+		if b, seen := blocks[h]; seen {
+			return b
+		}
+		data, err := s.objs.readAs(plumbing.BlobObject, h)
+		if err != nil {
+			return nil
+		}
+		blocks[h] = recordBlocks(data)
+		return blocks[h]
+	}
+	evidenced := func(tree map[string]plumbing.Hash) bool {
+		for name := range wantIDs {
+			at, atOK := tree[name]
+			now, nowOK := headFiles[name]
+			if staleEvidence(recordBlocks(files[name]), blocksOf(at, atOK), blocksOf(now, nowOK)) {
+				return true
+			}
+		}
+		return false
+	}
 	best, bestAt, bestDist := head, 0, -1
 	stamped, stampedAt, stampedDist := head, 0, -1 // the best of those with the copy's stamp
 	holding, holdingAt, holdingDist := head, 0, -1 // the best of those holding the copy's records and stamp
@@ -370,6 +401,9 @@ func (s *Session) editBase(head plumbing.Hash, headFiles map[string]plumbing.Has
 				break
 			}
 			versions[version.String()] = true
+		}
+		if recordsOnly && rev != head && !evidenced(tree) {
+			continue
 		}
 		d := 0
 		for _, name := range edited {
@@ -425,6 +459,57 @@ func recordIDs(b []byte) []string {
 		}
 	}
 	return ids
+}
+
+// recordBlocks is each record of a findings.md or errors.md, by the id
+// its heading names: the heading and the lines under it up to the next
+// heading, with the layout set aside (layoutFree).
+func recordBlocks(b []byte) map[string]string {
+	out := map[string]string{}
+	id := ""
+	var block strings.Builder
+	flush := func() {
+		if id != "" {
+			out[id] = string(layoutFree([]byte(block.String())))
+		}
+		id = ""
+		block.Reset()
+	}
+	for line := range bytes.Lines(b) {
+		if bytes.HasPrefix(line, []byte("#")) {
+			flush()
+			if ids := recordIDs(line); len(ids) == 1 {
+				id = ids[0]
+			}
+		}
+		if id != "" {
+			block.Write(line)
+		}
+	}
+	flush()
+	return out
+}
+
+// staleEvidence reports whether a copy's records (work) show it was made
+// on an older revision (at) rather than the last (now): a record the copy
+// has as at had it and now does not (changed or removed since), or a
+// record now has that at did not and the copy lacks (added since).
+func staleEvidence(work, at, now map[string]string) bool {
+	for id, w := range work {
+		a, inAt := at[id]
+		n, inNow := now[id]
+		if inAt && (!inNow || a == w && n != w) {
+			return true
+		}
+	}
+	for id := range now {
+		_, inAt := at[id]
+		_, inWork := work[id]
+		if !inAt && !inWork {
+			return true
+		}
+	}
+	return false
 }
 
 func isDigits(b []byte) bool {

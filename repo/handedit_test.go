@@ -862,3 +862,35 @@ func TestOldPlanBesideCurrentFindings(t *testing.T) {
 		t.Errorf("findings: %+v", st.Findings)
 	}
 }
+
+// A resolved error deleted by hand from the current errors.md is deleted:
+// the revision before its resolution, whose block for it had fewer lines,
+// shows no sign of being the copy's base (the copy's other records are as
+// the last revision has them, and it lacks none added since).
+func TestResolvedErrorDeletedByHand(t *testing.T) {
+	t.Parallel()
+	s := newTestSession(t)
+	for _, key := range []string{"k1", "k2"} {
+		mustUpdate(t, s, func(st *plan.State) (plan.Change, error) {
+			e, err := st.RecordError(plan.ErrorRecord{Tool: "Bash", Key: key, Message: "failed " + key}, t0)
+			return plan.Change{Op: "error.add", Summary: "error " + e.ID}, err
+		})
+	}
+	mustUpdate(t, s, func(st *plan.State) (plan.Change, error) { return st.ResolveErrors([]string{"1"}, "", t0) })
+	cur := readFile(t, s, plan.ErrorsFile)
+	start := strings.Index(cur, "## Bash ×1 `#1 resolved`")
+	end := strings.Index(cur[start+1:], "\n## ")
+	edited := cur[:start]
+	if end >= 0 {
+		edited += cur[start+1+end+1:]
+	}
+	os.WriteFile(filepath.Join(s.Dir, plan.ErrorsFile), []byte(edited), 0o644)
+	res := mustUpdate(t, s, func(*plan.State) (plan.Change, error) { return plan.Change{}, nil })
+	if res.Adopted == nil || res.Since != nil || res.Stale != nil {
+		t.Fatalf("the deletion: adopted %+v, since %+v, stale %+v\n%s", res.Adopted, res.Since, res.Stale, edited)
+	}
+	st, _ := s.State()
+	if len(st.Errors) != 1 || st.Errors[0].ID != "2" {
+		t.Fatalf("errors: %+v", st.Errors)
+	}
+}
