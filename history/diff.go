@@ -19,8 +19,8 @@ type Endpoint struct {
 // Change is one difference between two states, in words and as data.
 type Change struct {
 	Kind   string `json:"kind"`             // plan, phase, step, finding, error
-	ID     string `json:"id,omitempty"`     // the phase, step or finding id; the error's tool
-	Action string `json:"action"`           // added, removed, changed, renamed, moved, status, counted
+	ID     string `json:"id,omitempty"`     // the phase, step, finding or error id (an error's tool in files without ids)
+	Action string `json:"action"`           // added, removed, changed, renamed, moved, status, counted, resolved, reopened, resolution
 	From   string `json:"from,omitempty"`   // the old value, where one applies
 	To     string `json:"to,omitempty"`     // the new value
 	Detail string `json:"detail,omitempty"` // what a person reads
@@ -36,8 +36,9 @@ type Diff struct {
 // SemanticDiff compares two states: the plan's title, goal, status and
 // result; phases added, removed, renamed, their notes; steps added,
 // removed, renamed, moved between phases, their status, needs, result and
-// progress; findings added or changed; errors added, counted up, resolved
-// or reopened; the deliverable set, changed or removed.
+// progress; findings added or changed; errors added, removed, counted up,
+// changed, resolved, reopened or given another resolution; the
+// deliverable set, changed or removed.
 func SemanticDiff(a, b *plan.State) []Change {
 	var out []Change
 	add := func(c Change) { out = append(out, c) }
@@ -236,19 +237,37 @@ func errorID(e *plan.ErrorRecord) string {
 	return e.Tool
 }
 
-// errorChanges compares error logs record by record, matching records by
-// id (by tool and message where the ids disagree, as in files written
-// before errors had ids).
+// errorChanges compares error logs record by record, each record of one
+// matched to at most one of the other: by id, tool and message; then by
+// tool and message (files written before errors had ids, whose ids are
+// given as they are read); then by id and tool, the message changed.
+// What is left was added or removed.
 func errorChanges(a, b plan.ErrorLog) []Change {
 	var out []Change
-	match := func(l plan.ErrorLog, e *plan.ErrorRecord) *plan.ErrorRecord {
-		if o := l.ByID(e.ID); o != nil && o.Tool == e.Tool && plan.NormalizeMessage(o.Message) == plan.NormalizeMessage(e.Message) {
-			return o
+	pair := make(map[*plan.ErrorRecord]*plan.ErrorRecord, len(b)) // b's record → a's
+	used := make(map[*plan.ErrorRecord]bool, len(a))
+	same := func(o, e *plan.ErrorRecord) bool {
+		return o.Tool == e.Tool && plan.NormalizeMessage(o.Message) == plan.NormalizeMessage(e.Message)
+	}
+	for _, match := range []func(o, e *plan.ErrorRecord) bool{
+		func(o, e *plan.ErrorRecord) bool { return o.ID == e.ID && same(o, e) },
+		same,
+		func(o, e *plan.ErrorRecord) bool { return o.ID == e.ID && o.ID != "" && o.Tool == e.Tool },
+	} {
+		for _, e := range b {
+			if pair[e] != nil {
+				continue
+			}
+			for _, o := range a {
+				if !used[o] && match(o, e) {
+					pair[e], used[o] = o, true
+					break
+				}
+			}
 		}
-		return l.Find(e.Tool, e.Message)
 	}
 	for _, e := range b {
-		o := match(a, e)
+		o := pair[e]
 		msg := firstLine(e.Message)
 		switch {
 		case o == nil:
@@ -259,6 +278,12 @@ func errorChanges(a, b plan.ErrorLog) []Change {
 			out = append(out, Change{Kind: "error", ID: errorID(e), Action: "counted", From: fmt.Sprint(o.Count), To: fmt.Sprint(e.Count),
 				Detail: fmt.Sprintf("error counted up: %s ×%d → ×%d: %s", e.Tool, o.Count, e.Count, msg)})
 		}
+		if plan.NormalizeMessage(o.Message) != plan.NormalizeMessage(e.Message) {
+			// Changed by hand: a repeat that counts up takes the newest
+			// message, which differs in its numbers alone.
+			out = append(out, Change{Kind: "error", ID: errorID(e), Action: "changed", From: firstLine(o.Message), To: msg,
+				Detail: fmt.Sprintf("error #%s message changed: %s: %s → %s", errorID(e), e.Tool, firstLine(o.Message), msg)})
+		}
 		switch {
 		case o.Open() && !e.Open():
 			detail := fmt.Sprintf("error #%s resolved: %s: %s", e.ID, e.Tool, msg)
@@ -268,15 +293,26 @@ func errorChanges(a, b plan.ErrorLog) []Change {
 			out = append(out, Change{Kind: "error", ID: errorID(e), Action: "resolved", To: e.Resolution, Detail: detail})
 		case !o.Open() && e.Open():
 			out = append(out, Change{Kind: "error", ID: errorID(e), Action: "reopened", Detail: fmt.Sprintf("error #%s reopened: %s: %s", e.ID, e.Tool, msg)})
+		case !e.Open() && o.Resolution != e.Resolution:
+			out = append(out, Change{Kind: "error", ID: errorID(e), Action: "resolution", From: firstLine(o.Resolution), To: firstLine(e.Resolution),
+				Detail: fmt.Sprintf("error #%s resolution changed: %s → %s", e.ID, quoteIfEmpty(firstLine(o.Resolution)), quoteIfEmpty(firstLine(e.Resolution)))})
 		}
 	}
-	for _, e := range a {
-		if match(b, e) == nil {
-			out = append(out, Change{Kind: "error", ID: errorID(e), Action: "removed", From: firstLine(e.Message),
-				Detail: fmt.Sprintf("error removed: %s: %s", e.Tool, firstLine(e.Message))})
+	for _, o := range a {
+		if !used[o] {
+			out = append(out, Change{Kind: "error", ID: errorID(o), Action: "removed", From: firstLine(o.Message),
+				Detail: fmt.Sprintf("error #%s removed: %s: %s", errorID(o), o.Tool, firstLine(o.Message))})
 		}
 	}
 	return out
+}
+
+// quoteIfEmpty is s, or "(none)" for an empty one.
+func quoteIfEmpty(s string) string {
+	if s == "" {
+		return "(none)"
+	}
+	return s
 }
 
 // Between diffs two revisions of a session.

@@ -577,3 +577,35 @@ func TestDiffAcrossAnUnreadableRevision(t *testing.T) {
 		t.Fatalf("the text diff: %+v %v", files, err)
 	}
 }
+
+// TestErrorChangesOneToOne: each error is matched to one record of the
+// other log, so an error deleted by hand beside one whose message differs
+// only in its numbers reads as removed; a message changed by hand and a
+// resolution changed read as such; a repeat that took a newer message is
+// counted up, not changed.
+func TestErrorChangesOneToOne(t *testing.T) {
+	t.Parallel()
+	a := &plan.State{Plan: &plan.Plan{}}
+	a.RecordError(plan.ErrorRecord{Tool: "Bash", Key: "k1", Message: "e1"}, t0)
+	a.RecordError(plan.ErrorRecord{Tool: "Bash", Key: "k2", Message: "e2"}, t0)
+	a.RecordError(plan.ErrorRecord{Tool: "Go", Key: "k3", Message: "build failed"}, t0)
+	a.Errors.Resolve("3", "fixed the import", t0)
+	b := a.Clone()
+	b.Errors = slices.DeleteFunc(b.Errors, func(e *plan.ErrorRecord) bool { return e.ID == "1" })
+	b.Errors.ByID("3").Resolution = "fixed the import path"
+	c := b.Clone()
+	c.Errors.ByID("2").Message = "timed out after 30s"
+	d := c.Clone()
+	d.RecordError(plan.ErrorRecord{Tool: "Bash", Key: "k2", Message: "timed out after 45s"}, t0.Add(time.Minute))
+	var got []string
+	for _, pair := range [][2]*plan.State{{a, b}, {b, c}, {c, d}} {
+		for _, ch := range SemanticDiff(pair[0], pair[1]) {
+			if ch.Kind == "error" {
+				got = append(got, ch.Action+" "+ch.ID)
+			}
+		}
+	}
+	if want := []string{"resolution 3", "removed 1", "changed 2", "counted 2"}; !slices.Equal(got, want) {
+		t.Errorf("error changes %q, want %q", got, want)
+	}
+}
