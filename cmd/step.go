@@ -147,7 +147,7 @@ func transitionRun(f *Factory, id string, a plan.Action, opts plan.TransitionOpt
 				return plan.Change{}, nil
 			}
 		}
-		return c, err
+		return c, removedByEdit(s, id, err)
 	}, func(w io.Writer, st *plan.State) {
 		if agreed != nil {
 			fmt.Fprintf(w, "step %s is %s in that edit\n", agreed.ID, agreed.Status)
@@ -222,6 +222,25 @@ func newCmdStepRm(f *Factory) *cobra.Command {
 }
 
 // stepRmRun removes a pending step.
+// removedByEdit is err, STEP_NOT_FOUND for a step a hand edit waiting to
+// be recorded removed, saying so: the step is in the last revision, not
+// in the files as the person left them.
+func removedByEdit(s *repo.Session, id string, err error) error {
+	if plan.CodeOf(err) != plan.CodeStepNotFound || !s.AdoptsEdit() {
+		return err
+	}
+	head, _, herr := s.StateAt("HEAD")
+	if herr != nil {
+		return err
+	}
+	had, _, herr := head.Plan.Step(id)
+	if herr != nil {
+		return err
+	}
+	return plan.Errorf(plan.CodeStepNotFound, "step %s (%s, %s in the last revision) was removed by a hand edit of task_plan.md not yet recorded; nothing was changed: put the step back in the file, or let the edit stand (any other change records it)", had.ID, clipText(had.Text), had.Status).
+		With("step", had.ID)
+}
+
 func stepRmRun(f *Factory, id string) error {
 	agreed := "" // the step the hand edit this change records removed
 	return f.applyChangeTo(func(s *repo.Session, st *plan.State) (plan.Change, error) {
