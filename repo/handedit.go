@@ -492,14 +492,26 @@ func recordBlocks(b []byte) map[string]string {
 
 // staleEvidence reports whether a copy's records (work) show it was made
 // on an older revision (at) rather than the last (now): a record the copy
-// has as at had it and now does not (changed or removed since), or a
-// record now has that at did not and the copy lacks (added since).
+// has that now lacks and at has (removed since); a record changed since
+// of which the copy has a line as at had it and now does not (an error
+// counted up since, whose copy the person also changed, still has its
+// old count); or a record now has that at did not and the copy lacks
+// (added since).
 func staleEvidence(work, at, now map[string]string) bool {
 	for id, w := range work {
 		a, inAt := at[id]
 		n, inNow := now[id]
-		if inAt && (!inNow || a == w && n != w) {
+		switch {
+		case !inAt:
+		case !inNow:
 			return true
+		case a != n:
+			older, newer := countLines([]byte(a)), countLines([]byte(n))
+			for line := range countLines([]byte(w)) {
+				if older[line] > newer[line] {
+					return true
+				}
+			}
 		}
 	}
 	for id := range now {
@@ -685,6 +697,7 @@ const editRev = "edit"
 // files parse to, its new steps already given ids never issued. It
 // returns the merged state and what the revision says of it.
 func (s *Session) mergeEdit(head plumbing.Hash, madeOn string, since int, baseSt, headSt, edited *plan.State, issued int, now time.Time) (*plan.State, string, error) {
+	errorsWas, errorsEdited := errorCopies(baseSt), errorCopies(edited)
 	merged, rep, err := plan.Merge(baseSt, plan.MergeSide{Rev: short(head), State: headSt}, plan.MergeSide{Rev: editRev, State: edited},
 		plan.MergeOptions{NextStep: issued + 1, Keep: plan.KeepX}) // the revisions' records keep their ids; the edit's move
 	if err != nil {
@@ -707,6 +720,7 @@ func (s *Session) mergeEdit(head plumbing.Hash, madeOn string, since int, baseSt
 		}
 		settled = append(settled, what)
 	}
+	settled = append(settled, personsErrors(merged, errorsWas, errorsEdited)...)
 	theirs, sinceWon := keptRecords(baseSt, headSt, edited, merged)
 	settled = append(settled, theirs...)
 	note := fmt.Sprintf("%s, the %s since kept", madeOn, count(since, "revision"))
@@ -718,6 +732,55 @@ func (s *Session) mergeEdit(head plumbing.Hash, madeOn string, since int, baseSt
 	}
 	merged.Plan.Updated = now
 	return merged, note, nil
+}
+
+// errorCopies is a copy of each error of st, by id.
+func errorCopies(st *plan.State) map[string]plan.ErrorRecord {
+	out := make(map[string]plan.ErrorRecord, len(st.Errors))
+	for _, e := range st.Errors {
+		out[e.ID] = *e
+	}
+	return out
+}
+
+// personsErrors gives the fields of merged's errors that the person
+// changed from the base (was) in their copy (edited) the person's value,
+// as a step's field both sides changed takes it: the merge sharing uses
+// takes the later sighting's, which for an error logged again since is
+// the agent's. It names the fields so settled.
+func personsErrors(merged *plan.State, was, edited map[string]plan.ErrorRecord) []string {
+	var settled []string
+	for _, e := range merged.Errors {
+		o, inBase := was[e.ID]
+		p, inEdit := edited[e.ID]
+		if !inBase || !inEdit {
+			continue
+		}
+		for _, f := range []struct {
+			name           string
+			field          *string
+			before, theirs string
+		}{
+			{"message", &e.Message, o.Message, p.Message},
+			{"step", &e.Step, o.Step, p.Step},
+			{"params", &e.Params, o.Params, p.Params},
+			{"key", &e.Key, o.Key, p.Key},
+			{"resolution", &e.Resolution, o.Resolution, p.Resolution},
+		} {
+			if f.theirs != f.before && *f.field != f.theirs {
+				*f.field = f.theirs
+				settled = append(settled, "error #"+e.ID+" "+f.name)
+			}
+		}
+		if p.Resolved != o.Resolved && e.Resolved != p.Resolved {
+			e.Resolved, e.ResolvedAt = p.Resolved, p.ResolvedAt
+			settled = append(settled, "error #"+e.ID+" resolved")
+		}
+		if !e.Resolved {
+			e.ResolvedAt, e.Resolution = time.Time{}, ""
+		}
+	}
+	return settled
 }
 
 // keptRecords names the findings and errors of base that one side

@@ -894,3 +894,34 @@ func TestResolvedErrorDeletedByHand(t *testing.T) {
 		t.Fatalf("errors: %+v", st.Errors)
 	}
 }
+
+// An old errors.md in which the person changed an error the agent logged
+// again since: read as the older copy (its count says so), the agent's
+// count and time stay and the person's message and resolution win.
+func TestOldErrorsCopyAfterARepeat(t *testing.T) {
+	t.Parallel()
+	s := newTestSession(t)
+	logErr := func(msg string, at time.Time) func(*plan.State) (plan.Change, error) {
+		return func(st *plan.State) (plan.Change, error) {
+			e, err := st.RecordError(plan.ErrorRecord{Tool: "Bash", Key: "make", Message: msg}, at)
+			return plan.Change{Op: "error.add", Summary: "error " + e.ID}, err
+		}
+	}
+	mustUpdate(t, s, logErr("boom 1", t0))
+	mustUpdate(t, s, addStep("x"))
+	older := readFile(t, s, plan.ErrorsFile)
+	mustUpdate(t, s, logErr("boom 7", t0.Add(3*time.Minute)))
+	edited := strings.Replace(older, "> boom 1", "> boom, understood", 1)
+	edited = strings.Replace(edited, "`#1`", "`#1 resolved`", 1)
+	edited = strings.Replace(edited, "\n\n> boom", "\n- resolution: a flaky disk\n\n> boom", 1)
+	os.WriteFile(filepath.Join(s.Dir, plan.ErrorsFile), []byte(edited), 0o644)
+	res := mustUpdate(t, s, func(*plan.State) (plan.Change, error) { return plan.Change{}, nil })
+	if res.Adopted == nil || !strings.Contains(res.Adopted.Change.Summary, "made on ") || !strings.Contains(res.Adopted.Change.Summary, "error #1 message") {
+		t.Fatalf("adopted: %+v\n%s", res.Adopted, edited)
+	}
+	st, _ := s.State()
+	e := st.Errors.ByID("1")
+	if e == nil || e.Count != 2 || !e.Last.Equal(t0.Add(3*time.Minute)) || e.Message != "boom, understood" || !e.Resolved || e.Resolution != "a flaky disk" {
+		t.Fatalf("error #1: %+v", e)
+	}
+}
