@@ -40,8 +40,12 @@ const (
 type adoption struct {
 	state *plan.State   // the plan as adopted
 	head  *plan.Plan    // the branch's plan it was laid on (nil: none readable)
-	from  plumbing.Hash // the revision the edit was made on
+	from  plumbing.Hash // the revision the edit was made on (the oldest, where its files had several)
 	note  string        // what the revision says of the merge, if anything
+	// composed is set where the edited files were each made on another
+	// revision (composedBase): the note names them, and what came since
+	// the oldest is not all that the copies lacked.
+	composed bool
 }
 
 // adoptEdit reads the working files, parsed as st, as a hand edit of the
@@ -131,7 +135,7 @@ func (s *Session) adoptEdit(head plumbing.Hash, base map[string]plumbing.Hash, f
 	if n, err := s.issuedNotes(head); err == nil && stErr == nil {
 		reissueNotes(st, n, fromSt, headSt)
 	}
-	a := &adoption{state: st, head: before, from: from}
+	a := &adoption{state: st, head: before, from: from, composed: composed != nil}
 	if from != head {
 		// An edit of an older copy: the revisions since stay.
 		if stErr != nil {

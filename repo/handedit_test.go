@@ -851,6 +851,11 @@ func TestOldPlanBesideCurrentFindings(t *testing.T) {
 	if res.Adopted == nil || !strings.Contains(res.Adopted.Change.Summary, "task_plan.md made on ") || !strings.Contains(res.Adopted.Change.Summary, ", findings.md on ") {
 		t.Fatalf("adopted: %+v", res.Adopted)
 	}
+	if res.Since != nil {
+		// What came since the plan's copy is not all the findings' copy
+		// lacked: the summary names each file's base instead.
+		t.Errorf("since %+v", res.Since)
+	}
 	st, _ := s.State()
 	if _, status := stepText(t, st, "1"); status != plan.StepCompleted {
 		t.Errorf("step 1 is %s: the completion since the plan's copy was undone", status)

@@ -752,12 +752,12 @@ func (s *Session) attempt(opts Options, fn changeFn, res *Result, head *plumbing
 			st.Plan.Updated = a.head.Updated
 			edited, stale = false, true
 			res.Stale = &Stale{Files: editedNames(files, base)}
-			if a.from != *head {
+			if a.from != *head && !a.composed {
 				res.Stale.Base, res.Stale.Kept = short(a.from), s.summariesSince(*head, a.from)
 			}
 		} else {
 			editNote = a.note
-			if a.from != *head {
+			if a.from != *head && !a.composed {
 				res.Since = &Stale{Files: editedNames(files, base), Base: short(a.from), Kept: s.summariesSince(*head, a.from)}
 			}
 			adopted = st.Files()
