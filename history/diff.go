@@ -293,9 +293,15 @@ func errorChanges(a, b plan.ErrorLog) []Change {
 			out = append(out, Change{Kind: "error", ID: errorID(e), Action: "resolved", To: e.Resolution, Detail: detail})
 		case !o.Open() && e.Open():
 			out = append(out, Change{Kind: "error", ID: errorID(e), Action: "reopened", Detail: fmt.Sprintf("error #%s reopened: %s: %s", e.ID, e.Tool, msg)})
-		case !e.Open() && o.Resolution != e.Resolution:
+		case o.Resolution != e.Resolution:
 			out = append(out, Change{Kind: "error", ID: errorID(e), Action: "resolution", From: firstLine(o.Resolution), To: firstLine(e.Resolution),
 				Detail: fmt.Sprintf("error #%s resolution changed: %s → %s", e.ID, quoteIfEmpty(firstLine(o.Resolution)), quoteIfEmpty(firstLine(e.Resolution)))})
+		}
+		for _, f := range [][3]string{{"key", o.Key, e.Key}, {"params", o.Params, e.Params}, {"step", o.Step, e.Step}} {
+			if f[1] != f[2] && o.Count == e.Count { // a repeat takes the newest
+				out = append(out, Change{Kind: "error", ID: errorID(e), Action: "changed", From: f[1], To: f[2],
+					Detail: fmt.Sprintf("error #%s %s changed: %s → %s", errorID(e), f[0], quoteIfEmpty(f[1]), quoteIfEmpty(f[2]))})
+			}
 		}
 	}
 	for _, o := range a {

@@ -582,7 +582,8 @@ func TestDiffAcrossAnUnreadableRevision(t *testing.T) {
 // other log, so an error deleted by hand beside one whose message differs
 // only in its numbers reads as removed; a message changed by hand and a
 // resolution changed read as such; a repeat that took a newer message is
-// counted up, not changed.
+// counted up, not changed (nor its step); a note and a key added by hand
+// to an open error read as such.
 func TestErrorChangesOneToOne(t *testing.T) {
 	t.Parallel()
 	a := &plan.State{Plan: &plan.Plan{}}
@@ -596,16 +597,19 @@ func TestErrorChangesOneToOne(t *testing.T) {
 	c := b.Clone()
 	c.Errors.ByID("2").Message = "timed out after 30s"
 	d := c.Clone()
-	d.RecordError(plan.ErrorRecord{Tool: "Bash", Key: "k2", Message: "timed out after 45s"}, t0.Add(time.Minute))
+	d.RecordError(plan.ErrorRecord{Tool: "Bash", Key: "k2", Message: "timed out after 45s", Step: "1"}, t0.Add(time.Minute))
+	e := d.Clone()
+	e.Errors.ByID("2").Resolution = "a note by hand, still open"
+	e.Errors.ByID("2").Key = "k2b"
 	var got []string
-	for _, pair := range [][2]*plan.State{{a, b}, {b, c}, {c, d}} {
+	for _, pair := range [][2]*plan.State{{a, b}, {b, c}, {c, d}, {d, e}} {
 		for _, ch := range SemanticDiff(pair[0], pair[1]) {
 			if ch.Kind == "error" {
 				got = append(got, ch.Action+" "+ch.ID)
 			}
 		}
 	}
-	if want := []string{"resolution 3", "removed 1", "changed 2", "counted 2"}; !slices.Equal(got, want) {
+	if want := []string{"resolution 3", "removed 1", "changed 2", "counted 2", "resolution 2", "changed 2"}; !slices.Equal(got, want) {
 		t.Errorf("error changes %q, want %q", got, want)
 	}
 }
