@@ -25,6 +25,14 @@ func addStep(text string) func(*plan.State) (plan.Change, error) {
 	}
 }
 
+// addFinding records a code finding, "about TITLE".
+func addFinding(title string) func(*plan.State) (plan.Change, error) {
+	return func(st *plan.State) (plan.Change, error) {
+		f, err := st.AddFinding(plan.Finding{Category: plan.CatCode, Title: title, Content: "about " + title}, t0)
+		return plan.Change{Op: "finding.add", Summary: "finding " + f.ID}, err
+	}
+}
+
 func mustUpdate(t *testing.T, s *Session, fn func(*plan.State) (plan.Change, error)) *Result {
 	t.Helper()
 	res, err := s.Update(Options{Now: t0.Add(time.Minute)}, fn)
@@ -673,15 +681,9 @@ func TestNotesEditAfterRollback(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	finding := func(title string) func(*plan.State) (plan.Change, error) {
-		return func(st *plan.State) (plan.Change, error) {
-			f, err := st.AddFinding(plan.Finding{Category: plan.CatCode, Title: title, Content: "about " + title}, t0)
-			return plan.Change{Op: "finding.add", Summary: "finding " + f.ID}, err
-		}
-	}
-	mustUpdate(t, s, finding("A"))
+	mustUpdate(t, s, addFinding("A"))
 	older := readFile(t, s, plan.FindingsFile)
-	mustUpdate(t, s, finding("B"))
+	mustUpdate(t, s, addFinding("B"))
 	head, _ := s.Head()
 	nothing := func(*plan.State) (plan.Change, error) { return plan.Change{}, nil }
 
@@ -720,14 +722,8 @@ func TestNotesEditAfterRollback(t *testing.T) {
 func TestOldFindingsCopyLeavesLaterSteps(t *testing.T) {
 	t.Parallel()
 	s := newTestSession(t)
-	finding := func(title string) func(*plan.State) (plan.Change, error) {
-		return func(st *plan.State) (plan.Change, error) {
-			f, err := st.AddFinding(plan.Finding{Category: plan.CatCode, Title: title, Content: "about " + title}, t0)
-			return plan.Change{Op: "finding.add", Summary: "finding " + f.ID}, err
-		}
-	}
-	mustUpdate(t, s, finding("A"))
-	mustUpdate(t, s, finding("B"))
+	mustUpdate(t, s, addFinding("A"))
+	mustUpdate(t, s, addFinding("B"))
 	older := readFile(t, s, plan.FindingsFile) // the editor's copy
 	mustUpdate(t, s, func(st *plan.State) (plan.Change, error) { return st.RemoveFindings([]string{"2"}) })
 	mustUpdate(t, s, addStep("agent step")) // step 4
@@ -803,17 +799,11 @@ func TestRecordIDs(t *testing.T) {
 func TestOldCopyKeepsAFindingRemovedSince(t *testing.T) {
 	t.Parallel()
 	s := newTestSession(t)
-	finding := func(title string) func(*plan.State) (plan.Change, error) {
-		return func(st *plan.State) (plan.Change, error) {
-			f, err := st.AddFinding(plan.Finding{Category: plan.CatCode, Title: title, Content: "about " + title}, t0)
-			return plan.Change{Op: "finding.add", Summary: "finding " + f.ID}, err
-		}
-	}
-	mustUpdate(t, s, finding("A"))
-	mustUpdate(t, s, finding("B"))
+	mustUpdate(t, s, addFinding("A"))
+	mustUpdate(t, s, addFinding("B"))
 	older := readFile(t, s, plan.FindingsFile)
 	mustUpdate(t, s, func(st *plan.State) (plan.Change, error) { return st.RemoveFindings([]string{"1"}) })
-	mustUpdate(t, s, finding("C"))
+	mustUpdate(t, s, addFinding("C"))
 	os.WriteFile(filepath.Join(s.Dir, plan.FindingsFile), []byte(strings.Replace(older, "about A", "about A, still true", 1)), 0o644)
 	res := mustUpdate(t, s, func(*plan.State) (plan.Change, error) { return plan.Change{}, nil })
 	if res.Adopted == nil || !strings.Contains(res.Adopted.Change.Summary, "where the person's copy won: finding 1 kept (removed since)") {
