@@ -361,6 +361,11 @@ func (s *Session) editBase(head plumbing.Hash, headFiles map[string]plumbing.Has
 	// one, or records added since that the copy lacks. A record deleted
 	// by hand is no evidence, whatever lines its block had.
 	recordsOnly := len(wantIDs) == len(edited)
+	for _, ids := range wantIDs {
+		// A copy that names no record (one another tool wrote) shows
+		// nothing either way: its lines decide.
+		recordsOnly = recordsOnly && len(ids) > 0
+	}
 	blocks := map[plumbing.Hash]map[string]string{} // blob → its records' blocks by id
 	blocksOf := func(h plumbing.Hash, ok bool) map[string]string {
 		if !ok {
