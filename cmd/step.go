@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"errors"
 	"fmt"
 	"io"
 
@@ -147,7 +148,7 @@ func transitionRun(f *Factory, id string, a plan.Action, opts plan.TransitionOpt
 				return plan.Change{}, nil
 			}
 		}
-		return c, removedByEdit(s, id, err)
+		return c, movedByEdit(s, id, removedByEdit(s, id, err))
 	}, func(w io.Writer, st *plan.State) {
 		if agreed != nil {
 			fmt.Fprintf(w, "step %s is %s in that edit\n", agreed.ID, agreed.Status)
@@ -239,6 +240,26 @@ func removedByEdit(s *repo.Session, id string, err error) error {
 	}
 	return plan.Errorf(plan.CodeStepNotFound, "step %s (%s, %s in the last revision) was removed by a hand edit of task_plan.md not yet recorded; nothing was changed: put the step back in the file, or let the edit stand (any other change records it)", had.ID, clipText(had.Text), had.Status).
 		With("step", had.ID)
+}
+
+// movedByEdit is err, INVALID_STATUS for a step whose status a hand edit
+// waiting to be recorded changed, saying so: the last revision has it as
+// it was.
+func movedByEdit(s *repo.Session, id string, err error) error {
+	var e *plan.Error
+	if plan.CodeOf(err) != plan.CodeInvalidStatus || !s.AdoptsEdit() || !errors.As(err, &e) {
+		return err
+	}
+	head, _, herr := s.StateAt("HEAD")
+	if herr != nil {
+		return err
+	}
+	had, _, herr := head.Plan.Step(id)
+	if herr != nil || string(had.Status) == fmt.Sprint(e.Details["status"]) {
+		return err
+	}
+	e.Message += fmt.Sprintf("; a hand edit of task_plan.md not yet recorded made it %s (%s in the last revision)", e.Details["status"], had.Status)
+	return e
 }
 
 func stepRmRun(f *Factory, id string) error {

@@ -424,12 +424,25 @@ func progress(p plan.Progress) string {
 	return p.String()
 }
 
+// firstLine is a value as a change names it: its first line, at most
+// maxValue bytes (an error's message may be 4 KB, a result 64 KB), marked
+// where it was cut.
 func firstLine(s string) string {
+	cut := false
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		return s[:i] + " …"
+		s, cut = s[:i], true
+	}
+	if len(s) > maxValue {
+		return plan.TruncateText(s, maxValue)
+	}
+	if cut {
+		return s + " …"
 	}
 	return s
 }
+
+// maxValue is how much of a value a change names.
+const maxValue = 200
 
 // changesForStep keeps the changes about one step.
 func changesForStep(cs []Change, id string) []Change {

@@ -613,3 +613,16 @@ func TestErrorChangesOneToOne(t *testing.T) {
 		t.Errorf("error changes %q, want %q", got, want)
 	}
 }
+
+// TestDiffCutsLongValues: a change names at most the first 200 bytes of a
+// value, as the log does its summaries, whatever the record holds.
+func TestDiffCutsLongValues(t *testing.T) {
+	t.Parallel()
+	a := &plan.State{Plan: &plan.Plan{}}
+	b := a.Clone()
+	b.RecordError(plan.ErrorRecord{Tool: "Bash", Message: strings.Repeat("x", 3000)}, t0)
+	cs := SemanticDiff(a, b)
+	if len(cs) != 1 || len(cs[0].Detail) > 260 || !strings.HasSuffix(cs[0].Detail, "…") {
+		t.Fatalf("%d changes; the first %d bytes: %.80q", len(cs), len(cs[0].Detail), cs[0].Detail)
+	}
+}
