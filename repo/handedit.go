@@ -174,8 +174,9 @@ func (s *Session) adoptEdit(head plumbing.Hash, base map[string]plumbing.Hash, f
 // every file.
 func (s *Session) editOf(from plumbing.Hash, headFiles map[string]plumbing.Hash, files map[string][]byte) (map[string][]byte, error) {
 	var theirs, fromFiles map[string][]byte
-	for name, b := range files {
-		if h, ok := headFiles[name]; !ok || plumbing.ComputeHash(plumbing.BlobObject, b) != h {
+	edited := editedFiles(headFiles, files)
+	for name := range files {
+		if slices.Contains(edited, name) {
 			continue
 		}
 		if theirs == nil {
@@ -322,33 +323,36 @@ func (s *Session) editBase(head plumbing.Hash, headFiles map[string]plumbing.Has
 	// a copy holding a record was made on a revision that had it, so one
 	// that lacks it is no base, however close its lines (a finding
 	// deleted by hand is not an older copy saved back).
-	wantIDs := map[string][]string{}
+	workRecords := map[string]map[string]string{} // edited record file → its records' blocks by id
 	for _, name := range []string{plan.FindingsFile, plan.ErrorsFile} {
 		if want[name] != nil {
-			wantIDs[name] = recordIDs(files[name])
+			workRecords[name] = recordBlocks(files[name])
 		}
 	}
-	heldIDs := map[plumbing.Hash]map[string]bool{} // blob → the ids its headings name
+	blocks := map[plumbing.Hash]map[string]string{} // blob → its records' blocks by id
+	blocksOf := func(tree map[string]plumbing.Hash, name string) (map[string]string, bool) {
+		h, ok := tree[name]
+		if !ok {
+			return nil, true // no such file: no records
+		}
+		if b, seen := blocks[h]; seen {
+			return b, true
+		}
+		data, err := s.objs.readAs(plumbing.BlobObject, h)
+		if err != nil {
+			return nil, false
+		}
+		blocks[h] = recordBlocks(data)
+		return blocks[h], true
+	}
 	holds := func(tree map[string]plumbing.Hash) bool {
-		for name, ids := range wantIDs {
-			h, ok := tree[name]
-			if !ok {
-				return len(ids) == 0
+		for name, work := range workRecords {
+			at, read := blocksOf(tree, name)
+			if !read {
+				return false
 			}
-			held, seen := heldIDs[h]
-			if !seen {
-				data, err := s.objs.readAs(plumbing.BlobObject, h)
-				if err != nil {
-					return false
-				}
-				held = map[string]bool{}
-				for _, id := range recordIDs(data) {
-					held[id] = true
-				}
-				heldIDs[h] = held
-			}
-			for _, id := range ids {
-				if !held[id] {
+			for id := range work {
+				if _, had := at[id]; !had {
 					return false
 				}
 			}
@@ -360,32 +364,17 @@ func (s *Session) editBase(head plumbing.Hash, headFiles map[string]plumbing.Has
 	// records the copy has as that revision had them, not as the last
 	// one, or records added since that the copy lacks. A record deleted
 	// by hand is no evidence, whatever lines its block had.
-	recordsOnly := len(wantIDs) == len(edited)
-	for _, ids := range wantIDs {
+	recordsOnly := len(workRecords) == len(edited)
+	for _, work := range workRecords {
 		// A copy that names no record (one another tool wrote) shows
 		// nothing either way: its lines decide.
-		recordsOnly = recordsOnly && len(ids) > 0
-	}
-	blocks := map[plumbing.Hash]map[string]string{} // blob → its records' blocks by id
-	blocksOf := func(h plumbing.Hash, ok bool) map[string]string {
-		if !ok {
-			return nil
-		}
-		if b, seen := blocks[h]; seen {
-			return b
-		}
-		data, err := s.objs.readAs(plumbing.BlobObject, h)
-		if err != nil {
-			return nil
-		}
-		blocks[h] = recordBlocks(data)
-		return blocks[h]
+		recordsOnly = recordsOnly && len(work) > 0
 	}
 	evidenced := func(tree map[string]plumbing.Hash) bool {
-		for name := range wantIDs {
-			at, atOK := tree[name]
-			now, nowOK := headFiles[name]
-			if staleEvidence(recordBlocks(files[name]), blocksOf(at, atOK), blocksOf(now, nowOK)) {
+		for name, work := range workRecords {
+			at, _ := blocksOf(tree, name)
+			now, _ := blocksOf(headFiles, name)
+			if staleEvidence(work, at, now) {
 				return true
 			}
 		}
@@ -433,7 +422,7 @@ func (s *Session) editBase(head plumbing.Hash, headFiles map[string]plumbing.Has
 		if wantStamp != "" && stampOK && (stampedDist < 0 || d < stampedDist) {
 			stamped, stampedAt, stampedDist = rev, len(entries)-1-i, d
 		}
-		if len(wantIDs) > 0 && stampOK && (holdingDist < 0 || d < holdingDist) && holds(tree) {
+		if len(workRecords) > 0 && stampOK && (holdingDist < 0 || d < holdingDist) && holds(tree) {
 			holding, holdingAt, holdingDist = rev, len(entries)-1-i, d
 		}
 		if d == 0 {
@@ -590,7 +579,9 @@ func (s *Session) composedBase(head plumbing.Hash, headFiles map[string]plumbing
 		return nil, head, 0, "", false
 	}
 	var on []string
-	slices.SortStableFunc(edited, func(a, b string) int { return boolInt(b == plan.PlanFile) - boolInt(a == plan.PlanFile) })
+	if i := slices.Index(edited, plan.PlanFile); i > 0 { // the plan's base first
+		edited = append([]string{plan.PlanFile}, slices.Delete(edited, i, i+1)...)
+	}
 	for _, name := range edited {
 		at, err := s.objs.readFilesAt(bases[name])
 		if err != nil {
@@ -797,38 +788,33 @@ func personsErrors(merged *plan.State, was, edited map[string]plan.ErrorRecord) 
 // revisions since (head) removed and the person's copy (edited) changed,
 // and those the person removed and the revisions since changed.
 func keptRecords(base, head, edited, merged *plan.State) (theirs, since []string) {
-	ids := func(recs []string) map[string]bool {
-		m := make(map[string]bool, len(recs))
-		for _, id := range recs {
-			m[id] = true
-		}
-		return m
-	}
-	findingIDs := func(st *plan.State) map[string]bool {
-		var out []string
+	findings := func(st *plan.State) []string {
+		var ids []string
 		for _, f := range st.Findings {
-			out = append(out, f.ID)
+			ids = append(ids, f.ID)
 		}
-		return ids(out)
+		return ids
 	}
-	errorIDs := func(st *plan.State) map[string]bool {
-		var out []string
+	errs := func(st *plan.State) []string {
+		var ids []string
 		for _, e := range st.Errors {
-			out = append(out, e.ID)
+			ids = append(ids, e.ID)
 		}
-		return ids(out)
+		return ids
 	}
 	for _, kind := range []struct {
 		name string
-		of   func(*plan.State) map[string]bool
-	}{{"finding ", findingIDs}, {"error #", errorIDs}} {
-		inBase, inHead, inEdit, kept := kind.of(base), kind.of(head), kind.of(edited), kind.of(merged)
-		var all []string
-		for id := range inBase {
-			all = append(all, id)
+		ids  func(*plan.State) []string
+	}{{"finding ", findings}, {"error #", errs}} {
+		set := func(st *plan.State) map[string]bool {
+			m := map[string]bool{}
+			for _, id := range kind.ids(st) {
+				m[id] = true
+			}
+			return m
 		}
-		slices.SortFunc(all, func(a, b string) int { return cmpIDs(a, b) })
-		for _, id := range all {
+		inHead, inEdit, kept := set(head), set(edited), set(merged)
+		for _, id := range kind.ids(base) { // in the file's order
 			switch {
 			case !kept[id]:
 			case !inHead[id] && inEdit[id]:
@@ -839,21 +825,4 @@ func keptRecords(base, head, edited, merged *plan.State) (theirs, since []string
 		}
 	}
 	return theirs, since
-}
-
-// cmpIDs orders numeric ids by number.
-func cmpIDs(a, b string) int {
-	x, errA := strconv.Atoi(a)
-	y, errB := strconv.Atoi(b)
-	if errA != nil || errB != nil {
-		return strings.Compare(a, b)
-	}
-	return x - y
-}
-
-func boolInt(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }
