@@ -119,18 +119,16 @@ func findingRmRun(f *Factory, ids []string) error {
 	return f.applyChangeTo(func(s *repo.Session, st *plan.State) (plan.Change, error) {
 		already = nil
 		left := ids
-		if s.AdoptsEdit() {
-			if head, _, err := s.StateAt("HEAD"); err == nil {
-				has := func(fs plan.Findings, id string) bool {
-					return slices.ContainsFunc(fs, func(x *plan.Finding) bool { return x.ID == id })
-				}
-				left = nil
-				for _, id := range ids {
-					if n := strings.TrimPrefix(strings.TrimSpace(id), "#"); !has(st.Findings, n) && has(head.Findings, n) {
-						already = append(already, n)
-					} else {
-						left = append(left, id)
-					}
+		if head := beforeEdit(s); head != nil {
+			has := func(fs plan.Findings, id string) bool {
+				return slices.ContainsFunc(fs, func(x *plan.Finding) bool { return x.ID == id })
+			}
+			left = nil
+			for _, id := range ids {
+				if n := strings.TrimPrefix(strings.TrimSpace(id), "#"); !has(st.Findings, n) && has(head.Findings, n) {
+					already = append(already, n)
+				} else {
+					left = append(left, id)
 				}
 			}
 		}

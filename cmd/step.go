@@ -223,19 +223,44 @@ func newCmdStepRm(f *Factory) *cobra.Command {
 }
 
 // stepRmRun removes a pending step.
+// beforeEdit is the state of the last revision, from within a change's
+// fn that adopts a hand edit first (repo.Session.AdoptsEdit): what the
+// files held before the person's edit. nil otherwise, or where it does
+// not read.
+func beforeEdit(s *repo.Session) *plan.State {
+	if !s.AdoptsEdit() {
+		return nil
+	}
+	st, _, err := s.StateAt("HEAD")
+	if err != nil {
+		return nil
+	}
+	return st
+}
+
+// stepBeforeEdit is step id as the last revision had it, before a hand
+// edit the change adopts (beforeEdit); nil where there is none.
+func stepBeforeEdit(s *repo.Session, id string) *plan.Step {
+	st := beforeEdit(s)
+	if st == nil {
+		return nil
+	}
+	had, _, err := st.Plan.Step(id)
+	if err != nil {
+		return nil
+	}
+	return had
+}
+
 // removedByEdit is err, STEP_NOT_FOUND for a step a hand edit waiting to
 // be recorded removed, saying so: the step is in the last revision, not
 // in the files as the person left them.
 func removedByEdit(s *repo.Session, id string, err error) error {
-	if plan.CodeOf(err) != plan.CodeStepNotFound || !s.AdoptsEdit() {
+	if plan.CodeOf(err) != plan.CodeStepNotFound {
 		return err
 	}
-	head, _, herr := s.StateAt("HEAD")
-	if herr != nil {
-		return err
-	}
-	had, _, herr := head.Plan.Step(id)
-	if herr != nil {
+	had := stepBeforeEdit(s, id)
+	if had == nil {
 		return err
 	}
 	return plan.Errorf(plan.CodeStepNotFound, "step %s (%s, %s in the last revision) was removed by a hand edit of task_plan.md not yet recorded; nothing was changed: put the step back in the file, or let the edit stand (any other change records it)", had.ID, clipText(had.Text), had.Status).
@@ -247,15 +272,11 @@ func removedByEdit(s *repo.Session, id string, err error) error {
 // it was.
 func movedByEdit(s *repo.Session, id string, err error) error {
 	var e *plan.Error
-	if plan.CodeOf(err) != plan.CodeInvalidStatus || !s.AdoptsEdit() || !errors.As(err, &e) {
+	if plan.CodeOf(err) != plan.CodeInvalidStatus || !errors.As(err, &e) {
 		return err
 	}
-	head, _, herr := s.StateAt("HEAD")
-	if herr != nil {
-		return err
-	}
-	had, _, herr := head.Plan.Step(id)
-	if herr != nil || string(had.Status) == fmt.Sprint(e.Details["status"]) {
+	had := stepBeforeEdit(s, id)
+	if had == nil || string(had.Status) == fmt.Sprint(e.Details["status"]) {
 		return err
 	}
 	e.Message += fmt.Sprintf("; a hand edit of task_plan.md not yet recorded made it %s (%s in the last revision)", e.Details["status"], had.Status)
@@ -267,12 +288,10 @@ func stepRmRun(f *Factory, id string) error {
 	return f.applyChangeTo(func(s *repo.Session, st *plan.State) (plan.Change, error) {
 		agreed = ""
 		c, err := st.Plan.RemoveStep(id, f.Now())
-		if plan.CodeOf(err) == plan.CodeStepNotFound && s.AdoptsEdit() {
-			if head, _, herr := s.StateAt("HEAD"); herr == nil {
-				if had, _, herr := head.Plan.Step(id); herr == nil {
-					agreed = had.ID
-					return plan.Change{}, nil
-				}
+		if plan.CodeOf(err) == plan.CodeStepNotFound {
+			if had := stepBeforeEdit(s, id); had != nil {
+				agreed = had.ID
+				return plan.Change{}, nil
 			}
 		}
 		return c, err
