@@ -361,15 +361,15 @@ func parseFiles(files map[string][]byte) (*plan.State, error) {
 // pass the size plangit reads: no change can be made on top of it, and
 // repair puts back the last revision's copy (fileProblem says why).
 func editFits(files map[string][]byte) error {
-	for _, name := range plan.SessionFiles {
-		if n := len(files[name]); n > plan.MaxFile {
-			e := plan.Errorf(plan.CodePlanParseError, "%s, as changed outside plangit, is %d bytes in plangit's form, and plangit reads a session's files up to %d bytes; nothing was changed: shorten it by hand, or run plangit repair to put back the last revision's copy (yours is kept beside it)", name, n, plan.MaxFile).
-				With("file", name).With("bytes", n).With("limit", plan.MaxFile)
-			e.Err = ErrUnreadable
-			return e
-		}
+	var full *plan.Error
+	if err := plan.CheckFileSizes(files); !errors.As(err, &full) {
+		return err
 	}
-	return nil
+	name := full.Details["file"]
+	e := plan.Errorf(plan.CodePlanParseError, "%s, as changed outside plangit, is %d bytes in plangit's form, and plangit reads a session's files up to %d bytes; nothing was changed: shorten it by hand, or run plangit repair to put back the last revision's copy (yours is kept beside it)", name, full.Details["bytes"], plan.MaxFile).
+		With("file", name).With("bytes", full.Details["bytes"]).With("limit", plan.MaxFile)
+	e.Err = ErrUnreadable
+	return e
 }
 
 // heldTooBig is err, a change refused for a file past the size limit,
