@@ -40,11 +40,16 @@ func nodeLabel(s *plan.Step, max int) string {
 	return s.Status.Icon() + " " + s.ID + " " + text
 }
 
-// mermaidText escapes a label for a quoted Mermaid label.
-func mermaidText(s string) string {
-	r := strings.NewReplacer(`"`, "#quot;", "<", "#lt;", ">", "#gt;", "&", "#amp;", "`", "#96;", "#", "#35;", "\n", " ")
-	return r.Replace(s)
-}
+// mermaidEscaper writes text for a quoted Mermaid label: every character
+// Mermaid reads as markup or a directive becomes an entity code, "%" and
+// the braces too, so that no "%%{init: …}%%" in a step's text is read as
+// a directive (Mermaid finds those anywhere in a diagram's text).
+var mermaidEscaper = strings.NewReplacer(`"`, "#quot;", "<", "#lt;", ">", "#gt;", "&", "#amp;", "`", "#96;", "#", "#35;",
+	"%", "#37;", "{", "#123;", "}", "#125;", "\n", " ", "\r", " ")
+
+// mermaidText escapes a label for a quoted Mermaid label, its control
+// characters shown (Clean).
+func mermaidText(s string) string { return mermaidEscaper.Replace(Clean(s)) }
 
 // Mermaid writes the graph as a Mermaid flowchart, which GitHub renders.
 func Mermaid(w io.Writer, p *plan.Plan) {
@@ -77,11 +82,14 @@ func Mermaid(w io.Writer, p *plan.Plan) {
 	}
 }
 
-// dotText escapes a label for a quoted DOT string.
-func dotText(s string) string {
-	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`)
-	return r.Replace(s)
-}
+// dotEscaper writes text for a quoted DOT string: a backslash, which
+// starts Graphviz's escapes (\N, \G, \l…), a quote, a line break, and "&",
+// which starts a character entity Graphviz reads in every label.
+var dotEscaper = strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`, "\r", `\n`, "&", "&amp;")
+
+// dotText escapes a label for a quoted DOT string, its control characters
+// shown (Clean).
+func dotText(s string) string { return dotEscaper.Replace(Clean(s)) }
 
 // DOT writes the graph in Graphviz's DOT language.
 func DOT(w io.Writer, p *plan.Plan) {

@@ -16,6 +16,7 @@ func trickyPlan(t *testing.T) *plan.Plan {
 	p := st.Plan
 	p.AddPhase(`Ship "v2" <now> & #later`, "", t0)
 	p.AddStep(plan.StepSpec{Text: "Quote \" backslash \\ backtick ` hash # angle <b>", Phase: "3", Needs: []string{"4"}}, t0)
+	p.AddStep(plan.StepSpec{Text: `%%{init: {"theme": "dark"}}%% 100% & {braces}`, Phase: "3"}, t0)
 	return p
 }
 
@@ -93,5 +94,44 @@ func TestDOTAcceptedByGraphviz(t *testing.T) {
 		if err != nil || !bytes.Contains(out, []byte("<svg")) {
 			t.Errorf("%s: dot -Tsvg: %v\n%s", name, err, out)
 		}
+	}
+}
+
+// TestGraphTextIsNeverADirective: a step text or a phase title written as
+// a Mermaid directive ("%%{init: …}%%", the themeCSS of which made the
+// diagram fetch a URL) or a comment stays label text: no "%", "{" or "}"
+// reaches the Mermaid source from a label, in the graph and in the
+// markdown report's; DOT takes "&" as text, not an entity, and a
+// backslash as text, not an escape.
+func TestGraphTextIsNeverADirective(t *testing.T) {
+	t.Parallel()
+	directive := `%%{init: {"themeCSS": "body{background:url(https://example.com/x)}"}}%%`
+	st := sampleState(t)
+	p := st.Plan
+	p.AddPhase(directive, "", t0)
+	p.AddStep(plan.StepSpec{Text: directive + " %% a comment", Phase: "3"}, t0)
+	p.AddStep(plan.StepSpec{Text: `&lt;b&gt; \N \G`, Phase: "3"}, t0)
+	var m, d bytes.Buffer
+	Mermaid(&m, p)
+	DOT(&d, p)
+	for _, line := range strings.Split(m.String(), "\n") {
+		if strings.ContainsAny(line, "%{}") {
+			t.Errorf("a Mermaid line holds a directive character: %q", line)
+		}
+	}
+	if !strings.Contains(m.String(), `#37;#37;#123;init: #123;#quot;themeCSS#quot;: #quot;body#123;background:url(https://example.com/x)#125;#quot;#125;#125;#37;#37;`) {
+		t.Errorf("the directive is not kept as label text:\n%s", m.String())
+	}
+	r := recorded(t)
+	r.State.Plan = p
+	var md bytes.Buffer
+	MarkdownReport(&md, r)
+	for _, block := range mermaidBlocks(md.String()) {
+		if strings.Contains(block, "%%") || strings.Contains(block, "{init") {
+			t.Errorf("a Mermaid block of the markdown report holds a directive:\n%s", block)
+		}
+	}
+	if !strings.Contains(d.String(), `label="○ 7 &amp;lt;b&amp;gt; \\N \\G"`) {
+		t.Errorf("DOT reads the label's entity or escapes:\n%s", d.String())
 	}
 }

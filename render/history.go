@@ -69,7 +69,7 @@ func logLines(w io.Writer, revs []repo.Revision, s Style, g *graph) {
 			progress := progressOf(r)
 			head = append(head, s.paint(actorColor(r.Actor), fmt.Sprintf("%-5s", who)), progress)
 			used += 1 + max(5, Columns(who)) + 1 + len(progress) + 1
-			summary := r.Summary
+			summary := Clean(r.Summary)
 			if s.Width > 0 {
 				summary = fitText(summary, max(8, s.Width-used))
 			}
@@ -84,6 +84,7 @@ func logLines(w io.Writer, revs []repo.Revision, s Style, g *graph) {
 		}
 		if r.Merge != nil {
 			for _, line := range mergeDetail(r.Merge) {
+				line = Clean(line)
 				if s.Width > 0 {
 					line = fitText(line, max(8, s.Width-Columns(rest)-8))
 				}
@@ -236,7 +237,7 @@ func TextDiff(w io.Writer, from, to history.Endpoint, files []history.FileDiff, 
 			case strings.HasPrefix(line, "@@"):
 				io.WriteString(w, s.paint(cyan, strings.TrimSuffix(line, "\n"))+"\n")
 			default:
-				io.WriteString(w, line)
+				io.WriteString(w, Clean(line))
 			}
 		}
 	}
@@ -283,7 +284,7 @@ func Blame(w io.Writer, lines []history.BlameLine, s Style) {
 		if l.Rev != "" {
 			line += "  — " + oneLine(l.What)
 		}
-		fmt.Fprintln(w, line)
+		fmt.Fprintln(w, Clean(line))
 	}
 }
 
@@ -347,6 +348,7 @@ func Timeline(w io.Writer, spans []history.Span, now time.Time, chart bool, styl
 		if who := person(cmp.Or(sp.FinishedBy, sp.StartedBy)); who != "" {
 			text += "  · " + who
 		}
+		text = Clean(text)
 		if style.Width > 0 {
 			text = fitText(text, max(timelineText, style.Width-used-1))
 		}
@@ -446,13 +448,13 @@ func Sessions(w io.Writer, rows []SessionRow, now time.Time, plansDir string) {
 			mark = "*"
 		}
 		if r.Problem != "" {
-			fmt.Fprintf(w, "%s %s  (%s)\n", mark, r.ID, r.Problem)
+			fmt.Fprintf(w, "%s %s  (%s)\n", mark, r.ID, Clean(r.Problem))
 			continue
 		}
-		fmt.Fprintf(w, "%s %s  %s  [%s · %d/%d done]  %s · %s (%s) · %s\n", mark, r.ID, r.Title, r.Status, r.Done, r.Total,
+		fmt.Fprintf(w, "%s %s  %s  [%s · %d/%d done]  %s · %s (%s) · %s\n", mark, r.ID, Clean(r.Title), r.Status, r.Done, r.Total,
 			Count(r.Revisions, "revision"), Ago(now, r.LastChange), r.LastChange.UTC().Format(shortTime), Bytes(r.Size))
 		if line := shareLine(r.Share, now); line != "" {
-			fmt.Fprintln(w, line)
+			fmt.Fprintln(w, Clean(line))
 		}
 	}
 }

@@ -85,8 +85,9 @@ pre.deliverable{white-space:pre-wrap;font:14px/1.5 inherit;background:var(--soft
 tr.resolved td{color:var(--muted)}
 `
 
-// h escapes text for HTML.
-func h(s string) string { return html.EscapeString(s) }
+// h escapes text for HTML. A control character is shown as Clean shows
+// it; a bidirectional control is kept, as a character reference.
+func h(s string) string { return clean(html.EscapeString(s), false, true) }
 
 func htmlBar(done, total int, class string) string {
 	return fmt.Sprintf(`<span class="bar%s" title="%d of %d"><span style="width:%d%%"></span></span>`, class, done, total, Percent(done, total))

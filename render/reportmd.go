@@ -28,11 +28,14 @@ var mdEscaper = strings.NewReplacer(
 	"<", `\<`, ">", `\>`, "|", `\|`, "~", `\~`, "#", `\#`, "\r", "", "\n", "<br>",
 )
 
-// md escapes plan text for inline markdown; line breaks become <br>.
-func md(s string) string { return mdEscaper.Replace(strings.TrimRight(s, "\n")) }
+// md escapes plan text for inline markdown, its control characters shown
+// (Clean); line breaks become <br>.
+func md(s string) string { return mdEscaper.Replace(Clean(strings.TrimRight(s, "\n"))) }
 
-// fenced wraps text in a code fence longer than any backtick run inside it.
+// fenced wraps text, its control characters shown (Clean), in a code
+// fence longer than any backtick run inside it.
 func fenced(lang, text string) string {
+	text = Clean(text)
 	run, longest := 0, 0
 	for _, r := range text {
 		if r == '`' {

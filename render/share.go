@@ -16,25 +16,29 @@ import (
 func SyncResults(w, errOut io.Writer, results []repo.SyncResult, skip int) {
 	for i, r := range results {
 		if r.Merge != nil {
-			fmt.Fprintln(w, syncLine(r))
+			fmt.Fprintln(w, Clean(syncLine(r)))
 			mergeLines(w, r.Merge)
 		}
 		if r.Err() != nil {
 			if i != skip {
-				fmt.Fprintf(errOut, "plangit: %s [%s]\n", r.Message, r.Code)
+				fmt.Fprintf(errOut, "plangit: %s [%s]\n", Clean(r.Message), r.Code)
 			}
 			continue
 		}
 		if r.Merge == nil {
-			fmt.Fprintln(w, syncLine(r))
+			fmt.Fprintln(w, Clean(syncLine(r)))
 		}
 	}
 }
 
 // mergeLines writes what a merge did, under its result's line: what each
 // side brought (or what was dropped), what was renumbered, kept, and what
-// conflicts.
-func mergeLines(w io.Writer, m *repo.Merged) {
+// conflicts. Its lines are cleaned (Clean): they quote the remote's
+// commits.
+func mergeLines(out io.Writer, m *repo.Merged) {
+	var b strings.Builder
+	defer func() { io.WriteString(out, Clean(b.String())) }()
+	w := &b
 	for _, side := range m.Sides {
 		head := "from"
 		if m.DroppedRev != "" {
@@ -125,17 +129,17 @@ func short(h string) string {
 // RemoteSessions writes the sessions on a remote.
 func RemoteSessions(w io.Writer, remote, url string, rows []repo.RemoteSession, skipped int, now time.Time) {
 	if len(rows) == 0 {
-		fmt.Fprintf(w, "no sessions on %s (%s); plangit push publishes one\n", remote, url)
+		fmt.Fprintf(w, "no sessions on %s (%s); plangit push publishes one\n", remote, Clean(url))
 	}
 	here := map[string]string{"not-fetched": "not here (plangit fetch SESSION)", "in-sync": "in sync here", "ahead": "ahead here (plangit push)",
 		"behind": "newer there (plangit fetch SESSION)", "differs": "differs from here (plangit fetch SESSION tells)"}
 	for _, r := range rows {
 		if r.Problem != "" {
-			fmt.Fprintf(w, "  %s  %s  (%s) · %s\n", r.ID, short(r.Rev), r.Problem, here[r.Here])
+			fmt.Fprintf(w, "  %s  %s  (%s) · %s\n", Clean(r.ID), short(r.Rev), Clean(r.Problem), here[r.Here])
 			continue
 		}
-		fmt.Fprintf(w, "  %s  %s  [%s · %d/%d done]  %s · %s (%s) · %s: %s · %s\n", r.ID, r.Title, r.Status, r.Done, r.Total,
-			short(r.Rev), Ago(now, r.LastChange), r.LastChange.UTC().Format(shortTime), r.Actor, r.Summary, here[r.Here])
+		fmt.Fprintf(w, "  %s  %s  [%s · %d/%d done]  %s · %s (%s) · %s: %s · %s\n", Clean(r.ID), Clean(r.Title), Clean(string(r.Status)), r.Done, r.Total,
+			short(r.Rev), Ago(now, r.LastChange), r.LastChange.UTC().Format(shortTime), Clean(r.Actor), Clean(r.Summary), here[r.Here])
 	}
 	if skipped > 0 {
 		fmt.Fprintf(w, "(%s under refs/plangit/sessions/ on %s name no valid session id; skipped)\n", Count(skipped, "ref"), remote)

@@ -30,8 +30,10 @@ const (
 	cyan    = "\x1b[36m"
 )
 
-// paint wraps text in an ANSI code when colour is on.
+// paint wraps text in an ANSI code when colour is on; the text is
+// cleaned (Clean), so that a colour is the only code it carries.
 func (s Style) paint(code, text string) string {
+	text = Clean(text)
 	if !s.Color || code == "" || text == "" {
 		return text
 	}
@@ -133,8 +135,10 @@ func runeColumns(r rune) int {
 	return 1
 }
 
-// fitText cuts s to at most width columns, ending with "…" when cut.
+// fitText cuts s, cleaned (Clean), to at most width columns, ending with
+// "…" when cut: the columns counted are those of what is shown.
 func fitText(s string, width int) string {
+	s = Clean(s)
 	if width <= 0 || Columns(s) <= width {
 		return s
 	}
@@ -159,8 +163,8 @@ func (s Style) styledStep(p *plan.Plan, st *plan.Step, indent int) string {
 		return plain
 	}
 	head := st.Status.Icon() + " " + st.ID + "  "
-	tags := strings.TrimPrefix(plain, head+oneLine(st.Text))
-	text := oneLine(st.Text)
+	tags := Clean(strings.TrimPrefix(plain, head+oneLine(st.Text)))
+	text := Clean(oneLine(st.Text))
 	if s.Width > 0 {
 		room := s.Width - indent - Columns(head) - Columns(tags)
 		if room < 12 {
@@ -183,10 +187,10 @@ func textColor(st plan.StepStatus) string {
 	return ""
 }
 
-// fitLine cuts a plain line to the width.
+// fitLine cleans a plain line (Clean) and cuts it to the width.
 func (s Style) fitLine(line string) string {
 	if s.Width <= 0 {
-		return line
+		return Clean(line)
 	}
 	return fitText(line, s.Width)
 }

@@ -161,7 +161,7 @@ func StepDetail(w io.Writer, p *plan.Plan, st *plan.Step, ph *plan.Phase, events
 	fmt.Fprintln(w, s.styledStep(p, st, 0))
 	field := func(name, value string) {
 		if value != "" {
-			fmt.Fprintf(w, "  %s %s\n", s.paint(dim, fmt.Sprintf("%-8s", name+":")), indentRest(value, "           "))
+			fmt.Fprintf(w, "  %s %s\n", s.paint(dim, fmt.Sprintf("%-8s", name+":")), indentRest(Clean(value), "           "))
 		}
 	}
 	field("status", string(st.Status))

@@ -12,12 +12,24 @@ import (
 // step's text, a result or a diff line is. ANSI colour codes take no
 // columns and are kept; a line cut inside a colour is closed with a reset.
 // Views lay their lines out for the width first (cutting a step's text,
-// not its tags); the fitter is what holds every line to it.
+// not its tags); the fitter is what holds every line to it. Made by
+// Output, it also cleans every line (Clean) before it fits it.
 type LineFitter struct {
 	w     io.Writer
 	width int
+	clean bool   // map control characters (Clean)
+	color bool   // with clean: let Style's colour codes pass
 	line  []byte // the line being written, until its newline
 	err   error
+}
+
+// Output returns the writer that the text of a view for people goes
+// through, on a terminal or not: every line is cleaned (Clean: control
+// characters from a file, a commit or a remote are shown, not sent; with
+// s.Color, the only escape sequences passed are Style's own colour codes)
+// and fitted to s.Width. Flush writes a last line that has no newline.
+func Output(w io.Writer, s Style) *LineFitter {
+	return &LineFitter{w: w, width: s.Width, clean: true, color: s.Color}
 }
 
 // FitLines returns a writer that fits lines to width columns; with width
@@ -32,7 +44,7 @@ func (f *LineFitter) Write(p []byte) (int, error) {
 	if f.err != nil {
 		return 0, f.err
 	}
-	if f.width <= 0 {
+	if f.width <= 0 && (!f.clean || len(f.line) == 0 && plainText(p)) {
 		return f.w.Write(p)
 	}
 	n := len(p)
@@ -44,7 +56,7 @@ func (f *LineFitter) Write(p []byte) (int, error) {
 		}
 		f.line = append(f.line, p[:i]...)
 		p = p[i+1:]
-		if _, f.err = io.WriteString(f.w, FitANSI(string(f.line), f.width)+"\n"); f.err != nil {
+		if _, f.err = io.WriteString(f.w, f.fit(f.line)+"\n"); f.err != nil {
 			return 0, f.err
 		}
 		f.line = f.line[:0]
@@ -55,10 +67,30 @@ func (f *LineFitter) Write(p []byte) (int, error) {
 // Flush writes what is left of a line without a newline.
 func (f *LineFitter) Flush() error {
 	if f.err == nil && len(f.line) > 0 {
-		_, f.err = io.WriteString(f.w, FitANSI(string(f.line), f.width))
+		_, f.err = io.WriteString(f.w, f.fit(f.line))
 		f.line = f.line[:0]
 	}
 	return f.err
+}
+
+// fit is a line as the fitter writes it: cleaned, then fitted.
+func (f *LineFitter) fit(line []byte) string {
+	s := string(line)
+	if f.clean {
+		s = clean(s, f.color, false)
+	}
+	return FitANSI(s, f.width)
+}
+
+// plainText reports whether p is printable ASCII, tabs and newlines only:
+// text Clean leaves as it is, whatever comes before or after it.
+func plainText(p []byte) bool {
+	for _, c := range p {
+		if c >= utf8.RuneSelf || asciiControl(c) {
+			return false
+		}
+	}
+	return true
 }
 
 // FitANSI cuts s to at most width columns, as fitText does, leaving ANSI
