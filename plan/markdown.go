@@ -157,21 +157,33 @@ func (d *doc) lineOf(off int) string {
 	return string(d.src[start : off+end])
 }
 
-// headingText is a heading's raw text: its source line without the "#"
+// headingText is a heading's text: its source line without the "#"
 // marker. plangit reads the raw line so a title ending in " #" is not taken
-// for a closing sequence.
+// for a closing sequence. Control characters are dropped, as CleanLine
+// drops them from every field plangit is given: a title, a phase or an
+// error's tool read from a file holds none (an escape sequence written in
+// by hand is never printed, nor written back), and a file plangit wrote,
+// which holds none, reads back as it was.
 func (d *doc) headingText(h *ast.Heading) string {
 	off := d.start(h)
 	if off < 0 {
 		return ""
 	}
+	var s string
 	// A setext heading's text starts where the heading does; an ATX
 	// heading's starts after its "#" marker (or is absent: "#").
 	if h.Lines().Len() > 0 && h.Lines().At(0).Start == off {
-		return strings.TrimSpace(d.joinedLines(h, " ")) // setext, maybe several lines
+		s = d.joinedLines(h, " ") // setext, maybe several lines
+	} else {
+		s = strings.TrimLeft(d.lineOf(off), " ")
+		s = s[min(h.Level, len(s)):]
 	}
-	s := strings.TrimLeft(d.lineOf(off), " ")
-	return strings.TrimSpace(s[min(h.Level, len(s)):])
+	return strings.TrimSpace(strings.Map(func(r rune) rune {
+		if isControl(r) && r != '\t' {
+			return -1
+		}
+		return r
+	}, s))
 }
 
 // joinedLines is a leaf block's raw lines, each trimmed, joined with sep.
