@@ -78,7 +78,7 @@ and the chart are Mermaid blocks, the newest 50 revisions carry their text diffs
 				}
 				file = filepath.Join(wd, file)
 			}
-			if err := repo.WriteFileAtomic(file, b.Bytes(), 0o644, false); err != nil {
+			if err := repo.WriteDocument(file, b.Bytes()); err != nil {
 				return err
 			}
 			data["file"] = file

@@ -28,6 +28,16 @@ func WriteFileAtomic(path string, data []byte, perm os.FileMode, durable bool) e
 	return nil
 }
 
+// WriteDocument writes a document for a person, a report, atomically
+// (disk.WriteDocument): a new file's mode is 0666 less the umask, an
+// existing file keeps its own.
+func WriteDocument(path string, data []byte) error {
+	if err := disk.WriteDocument(path, data); err != nil {
+		return plan.WrapError(plan.CodeIOError, err, "cannot write %s", path)
+	}
+	return nil
+}
+
 // tmpPrefix starts the name of every temporary file plangit makes in a
 // session. They all live in .git/plangit/ — working files, the index,
 // objects and packs are written there and renamed into place,

@@ -20,6 +20,23 @@ func WriteAtomic(path string, data []byte, perm os.FileMode, durable bool) error
 	return WriteVia(filepath.Dir(path), "."+filepath.Base(path)+".tmp*", path, data, perm, durable)
 }
 
+// WriteDocument is WriteAtomic for a document plangit writes for a person
+// (a report): a new file gets mode 0666 less the umask, as a file a shell
+// redirection makes; a file already at path keeps its mode.
+func WriteDocument(path string, data []byte) error {
+	if fi, err := os.Lstat(path); err == nil && fi.Mode().IsRegular() {
+		return WriteAtomic(path, data, fi.Mode().Perm(), false)
+	}
+	tmp, err := TempFile(filepath.Dir(path), "."+filepath.Base(path)+".tmp*", data, 0o666, false)
+	if err != nil {
+		return err
+	}
+	if err = Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+	}
+	return err
+}
+
 // WriteVia is WriteAtomic through a temporary file in dir, named by
 // pattern (TempFile), which must be on path's file system. The temporary
 // file is created exclusively, so never through a symbolic link, and the
