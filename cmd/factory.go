@@ -171,7 +171,7 @@ func (f *Factory) Session() (*repo.Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.OnWarning(func(msg string) { fmt.Fprintln(f.IO.ErrOut, "plangit: warning:", msg) })
+	s.OnWarning(func(msg string) { fmt.Fprintln(f.IO.ErrOut, "plangit: warning:", render.Clean(msg)) })
 	hooks.AttachQueue(s, hooks.Env{Now: f.Now, Root: p.Root, Getwd: f.Getwd}, 0)
 	s.CatchUp()
 	return s, nil
@@ -261,8 +261,10 @@ func (f *Factory) Style() render.Style {
 }
 
 // print writes a command's result: the JSON envelope holding data with
-// --json, otherwise the human text, unless --quiet. On a terminal every
-// line of the text is fitted to its width.
+// --json (the exact text), otherwise the human text, unless --quiet. The
+// text goes through render.Output, on a terminal and off it: control
+// characters from files, commits and remotes are shown, not sent, and on
+// a terminal every line is fitted to its width.
 func (f *Factory) print(data any, human func(w io.Writer)) error {
 	if f.capture != nil {
 		f.capture(data, human)
@@ -272,7 +274,7 @@ func (f *Factory) print(data any, human func(w io.Writer)) error {
 		return render.JSON(f.IO.Out, data)
 	}
 	if !f.Quiet && human != nil {
-		w := render.FitLines(f.IO.Out, f.Style().Width)
+		w := render.Output(f.IO.Out, f.Style())
 		human(w)
 		return w.Flush()
 	}

@@ -351,8 +351,8 @@ clusters, an arrow from each step to the steps that need it. Mermaid renders on 
 				render.Mermaid(&b, st.Plan)
 			}
 			// A graph is a document for other tools: written whole, never
-			// fitted to a terminal.
-			return f.print(map[string]any{"format": format, "graph": b.String()}, func(io.Writer) { io.WriteString(f.IO.Out, b.String()) })
+			// fitted to a terminal (its labels are cleaned already).
+			return f.print(map[string]any{"format": format, "graph": b.String()}, func(io.Writer) { io.WriteString(f.IO.Out, render.Clean(b.String())) })
 		},
 	}
 	c.Flags().StringVar(&format, "format", "mermaid", "mermaid or dot")

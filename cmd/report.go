@@ -68,7 +68,9 @@ and the chart are Mermaid blocks, the newest 50 revisions carry their text diffs
 					data["report"] = b.String()
 					return f.print(data, nil)
 				}
-				_, err := f.IO.Out.Write(b.Bytes())
+				// Printed: shown, not sent, as every view is (the HTML
+				// escapes its text so already).
+				_, err := io.WriteString(f.IO.Out, render.Clean(b.String()))
 				return err
 			}
 			if !filepath.IsAbs(file) {

@@ -68,7 +68,9 @@ func Run(f *Factory, args []string) int {
 	if f.JSON || wantsJSON(args) {
 		render.JSONError(f.IO.Out, err)
 	} else {
-		fmt.Fprintf(f.IO.ErrOut, "plangit: %s [%s]\n", err.Error(), plan.CodeOf(err))
+		// The message may quote a file, a commit or a remote's answer:
+		// cleaned, as the views are.
+		fmt.Fprintf(f.IO.ErrOut, "plangit: %s [%s]\n", render.Clean(err.Error()), plan.CodeOf(err))
 	}
 	return code
 }

@@ -86,6 +86,7 @@ func TestScripts(t *testing.T) {
 			"waitfile": waitfile,
 			"maxwidth": maxwidth,
 			"longonly": longonly,
+			"unescape": unescape,
 		},
 	})
 }
@@ -341,6 +342,31 @@ func cmpjson(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	if reflect.DeepEqual(a, b) == neg {
 		ts.Fatalf("%s and %s hold different JSON:\n%s\n---\n%s", args[0], args[1], ts.ReadFile(args[0]), ts.ReadFile(args[1]))
+	}
+}
+
+// escapeCode is a byte or a rune written as Go writes it: \xHH, \uHHHH.
+var escapeCode = regexp.MustCompile(`\\x[0-9a-fA-F]{2}|\\u[0-9a-fA-F]{4}`)
+
+// unescape FILE...: replace each \xHH in the files with the byte HH and
+// each \uHHHH with the rune, so that a script can hold the control
+// characters a hostile file or commit carries (\x1b, \u009b, \u202e)
+// readably.
+func unescape(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) == 0 {
+		ts.Fatalf("usage: unescape FILE...")
+	}
+	for _, name := range args {
+		b := escapeCode.ReplaceAllStringFunc(ts.ReadFile(name), func(code string) string {
+			n, _ := strconv.ParseUint(code[2:], 16, 32)
+			if code[1] == 'x' {
+				return string([]byte{byte(n)})
+			}
+			return string(rune(n))
+		})
+		if err := os.WriteFile(ts.MkAbs(name), []byte(b), 0o644); err != nil {
+			ts.Fatalf("unescape: %v", err)
+		}
 	}
 }
 
