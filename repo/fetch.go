@@ -220,18 +220,14 @@ func (r *Remote) List() (list []RemoteSession, skipped int, err error) {
 		return nil, 0, plan.WrapError(plan.CodeIOError, err, "cannot make a temporary directory")
 	}
 	defer os.RemoveAll(tmp)
-	for _, d := range []string{"objects/info", "objects/pack", "refs/heads"} {
-		if err := os.MkdirAll(filepath.Join(tmp, d), 0o755); err != nil {
-			return nil, 0, plan.WrapError(plan.CodeIOError, err, "cannot make a temporary repository")
-		}
+	if tmp, err = filepath.Abs(tmp); err == nil {
+		err = layoutScratch(tmp, true, nil)
 	}
-	for name, content := range map[string]string{"HEAD": "ref: " + branchRef + "\n", "config": "[core]\n\trepositoryformatversion = 0\n\tbare = true\n"} {
-		if err := os.WriteFile(filepath.Join(tmp, name), []byte(content), 0o644); err != nil {
-			return nil, 0, plan.WrapError(plan.CodeIOError, err, "cannot make a temporary repository")
-		}
+	if err != nil {
+		return nil, 0, plan.WrapError(plan.CodeIOError, err, "cannot make a temporary repository")
 	}
 	spec := "+" + SessionRefPrefix + "*:" + SessionRefPrefix + "*"
-	args := r.sessionArgs(tmp, "fetch", "--quiet", "--depth=1", "--no-tags", "--no-prune", "--refmap=", r.arg, spec)
+	args := r.scratchArgs(tmp, "fetch", "--quiet", "--depth=1", "--no-tags", "--no-prune", "--refmap=", r.arg, spec)
 	if _, err := r.git.run(tmp, nil, args...); err != nil {
 		return nil, 0, r.netError(err, "cannot read the sessions on %s", r.Name)
 	}

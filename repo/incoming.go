@@ -49,38 +49,105 @@ type quarantine struct {
 // newQuarantine lays out an empty bare repository in .git/plangit/ whose
 // alternates are the session's objects.
 func (s *Session) newQuarantine() (*quarantine, error) {
+	dir, err := s.newScratch(incomingPrefix(), true, []string{s.objs.dir})
+	if err != nil {
+		return nil, plan.WrapError(plan.CodeIOError, err, "cannot make a place to fetch session %s into", s.ID)
+	}
+	return &quarantine{dir: dir, objs: newObjects(filepath.Join(dir, "objects"), dir)}, nil
+}
+
+// newScratch makes a bare repository of plangit's own in the session's
+// .git/plangit/, named prefix…: where plangit's git fetches and pushes,
+// so that nothing of the session's own .git/config — which is in the work
+// tree, writable by anything that writes files there — is ever read by
+// it. With objects it has an object store of its own, borrowing the
+// stores given as alternates; without, git is given the stores to use
+// (objectsEnv). The caller removes it; a killed process's is swept (the
+// prefix names its writer).
+func (s *Session) newScratch(prefix string, objects bool, alternates []string) (string, error) {
 	var dir string
 	err := s.privately(func(private string) error {
 		var err error
-		dir, err = os.MkdirTemp(private, incomingPrefix()+"*")
+		dir, err = os.MkdirTemp(private, prefix+"*")
 		return err
 	})
 	if err != nil {
-		return nil, plan.WrapError(plan.CodeIOError, err, "cannot make a place to fetch session %s into", s.ID)
+		return "", err
 	}
-	q := &quarantine{dir: dir, objs: newObjects(filepath.Join(dir, "objects"), dir)}
-	alternates, err := filepath.Abs(s.objs.dir)
-	if err == nil {
-		for _, d := range []string{"objects/info", "objects/pack", "refs/heads"} {
-			if err = os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
-				break
-			}
-		}
-	}
-	for name, content := range map[string]string{
-		"HEAD":                    "ref: " + branchRef + "\n",
-		"config":                  "[core]\n\trepositoryformatversion = 0\n\tbare = true\n",
-		"objects/info/alternates": alternates + "\n",
-	} {
-		if err == nil {
-			err = os.WriteFile(filepath.Join(dir, filepath.FromSlash(name)), []byte(content), 0o644)
-		}
+	if dir, err = filepath.Abs(dir); err == nil {
+		err = layoutScratch(dir, objects, alternates)
 	}
 	if err != nil {
-		q.remove()
-		return nil, plan.WrapError(plan.CodeIOError, err, "cannot make a place to fetch session %s into", s.ID)
+		os.RemoveAll(dir)
+		return "", err
 	}
-	return q, nil
+	return dir, nil
+}
+
+// layoutScratch lays out an empty bare repository in dir: HEAD, refs/, a
+// configuration of plangit's own (bare, nothing else) and, with objects,
+// an object store whose alternates are those given. It makes as few
+// directories as git needs: each costs a push its making and removal.
+func layoutScratch(dir string, objects bool, alternates []string) error {
+	dirs := []string{"refs"}
+	files := map[string]string{"HEAD": "ref: " + branchRef + "\n", "config": "[core]\n\trepositoryformatversion = 0\n\tbare = true\n"}
+	if objects {
+		dirs = append(dirs, "objects", "objects/info", "objects/pack")
+		if len(alternates) > 0 {
+			var alt strings.Builder
+			for _, a := range alternates {
+				abs, err := filepath.Abs(a)
+				if err != nil {
+					return err
+				}
+				alt.WriteString(alternateEntry(abs, '\n') + "\n")
+			}
+			files["objects/info/alternates"] = alt.String()
+		}
+	}
+	for _, d := range dirs {
+		if err := os.Mkdir(filepath.Join(dir, filepath.FromSlash(d)), 0o755); err != nil {
+			return err
+		}
+	}
+	for name, content := range files {
+		if err := os.WriteFile(filepath.Join(dir, filepath.FromSlash(name)), []byte(content), 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// objectsEnv gives git the object stores to use: the first as its own
+// (GIT_OBJECT_DIRECTORY), the rest as alternates.
+func objectsEnv(stores []string) ([]string, error) {
+	abs := make([]string, len(stores))
+	for i, d := range stores {
+		var err error
+		if abs[i], err = filepath.Abs(d); err != nil {
+			return nil, err
+		}
+	}
+	env := []string{"GIT_OBJECT_DIRECTORY=" + abs[0]}
+	if len(abs) > 1 {
+		for i, d := range abs[1:] {
+			abs[i+1] = alternateEntry(d, os.PathListSeparator)
+		}
+		env = append(env, "GIT_ALTERNATE_OBJECT_DIRECTORIES="+strings.Join(abs[1:], string(os.PathListSeparator)))
+	}
+	return env, nil
+}
+
+// alternateEntry is an absolute directory as an entry of a list of
+// alternates separated by sep (a line of objects/info/alternates, a part
+// of GIT_ALTERNATE_OBJECT_DIRECTORIES): as it is, or, when it holds the
+// separator or a newline, quoted the way git reads an entry starting
+// with a double quote.
+func alternateEntry(dir string, sep rune) string {
+	if !strings.ContainsRune(dir, sep) && !strings.Contains(dir, "\n") {
+		return dir
+	}
+	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`).Replace(dir) + `"`
 }
 
 func (q *quarantine) remove() {

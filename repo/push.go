@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -219,27 +220,42 @@ const (
 	refRetry   = 50 * time.Millisecond
 )
 
-// pushBatch pushes the items' heads in one git push. A ref the remote
-// could not update ([remote rejected] (failed to update ref): another
-// receive-pack held its lock, or moved it meanwhile) is success when the
-// remote's ref is now what was pushed, and is otherwise pushed again; a
-// lock that stays is named.
+// pushBatch pushes the items' heads in one git push, run in a repository
+// of plangit's own (newScratch) lent the sessions' objects. A ref the
+// remote could not update ([remote rejected] (failed to update ref):
+// another receive-pack held its lock, or moved it meanwhile) is success
+// when the remote's ref is now what was pushed, and is otherwise pushed
+// again; a lock that stays is named.
 func (r *Remote) pushBatch(batch []pushItem) {
+	if len(batch) == 0 {
+		return
+	}
+	// git pushes from a repository of plangit's own, lent every session's
+	// objects, never from a session's: nothing the session's .git/config
+	// names is read.
+	stores := make([]string, len(batch))
+	for i, it := range batch {
+		stores[i] = it.s.objs.dir
+	}
+	env, err := objectsEnv(stores)
+	var dir string
+	if err == nil {
+		dir, err = batch[0].s.newScratch(pushPrefix(), false, nil)
+	}
+	if err != nil {
+		for _, it := range batch {
+			it.res.fail(plan.WrapError(plan.CodeIOError, err, "cannot make a place to push session %s from", it.s.ID).With("session", it.s.ID))
+		}
+		return
+	}
+	defer os.RemoveAll(dir)
 	for attempt := 0; len(batch) > 0; attempt++ {
 		specs := make([]string, len(batch))
-		var alternates []string
 		for i, it := range batch {
 			specs[i] = it.head.String() + ":" + RemoteRef(it.s.ID)
-			if i > 0 {
-				alternates = append(alternates, it.s.objs.dir)
-			}
 		}
-		var env []string
-		if len(alternates) > 0 {
-			env = []string{"GIT_ALTERNATE_OBJECT_DIRECTORIES=" + strings.Join(alternates, string(os.PathListSeparator))}
-		}
-		args := r.sessionArgs(batch[0].s.Dir, append([]string{"push", "--porcelain", "--no-verify", r.arg}, specs...)...)
-		out, err := r.git.run(batch[0].s.Dir, env, args...)
+		args := r.scratchArgs(dir, append([]string{"push", "--porcelain", "--no-verify", r.arg}, specs...)...)
+		out, err := r.git.run(dir, env, args...)
 		status := parsePorcelain(out)
 		var stderr string
 		if ge, ok := err.(*gitError); ok {
@@ -318,6 +334,11 @@ func (r *Remote) remoteTip(ref string) (plumbing.Hash, error) {
 	}
 	return plumbing.ZeroHash, nil
 }
+
+// pushPrefix names the repository a push runs in, in the first session's
+// .git/plangit/: written without the session lock, it names its writer,
+// as a fetch's quarantine does.
+func pushPrefix() string { return unlockedPrefix + strconv.Itoa(os.Getpid()) + "-push-" }
 
 // pushLockFile is the session's push lock, in .git/plangit/.
 const pushLockFile = "push-lock"
@@ -607,7 +628,7 @@ func (r *Remote) fetchTracking(s *Session) (plumbing.Hash, error) {
 	}
 	defer q.remove()
 	spec := "+" + RemoteRef(s.ID) + ":" + incomingRef
-	args := r.sessionArgs(q.dir, "-c", "fetch.fsckObjects=true", "-c", "transfer.fsckObjects=true",
+	args := r.scratchArgs(q.dir, "-c", "fetch.fsckObjects=true", "-c", "transfer.fsckObjects=true",
 		"fetch", "--quiet", "--no-tags", "--no-prune", "--no-recurse-submodules", "--refmap=", r.arg, spec)
 	if _, err := r.git.run(q.dir, nil, args...); err != nil {
 		if ge, ok := err.(*gitError); ok {

@@ -18,12 +18,14 @@ import (
 //	refs/plangit/sessions/<id>            on the remote: a session's branch
 //	refs/plangit/remote/<remote>/main     in a session: the remote's tip as last seen
 //
-// git itself moves the objects, run in the session's repository with the
-// project's git configuration layered on top (-c include.path=<project's
-// .git/config>), so the project's remote, with its URL, push URL,
-// insteadOf rules, credential helpers, proxies and ssh command, is the one
-// used — and nothing is written into the project's repository: no object,
-// no ref, no FETCH_HEAD, no hook run.
+// git itself moves the objects, run in a bare repository plangit makes for
+// the fetch or push, which borrows the session's objects (scratchArgs),
+// with the project's git configuration layered on the user's (-c
+// include.path=<project's .git/config>), so the project's remote, with its
+// URL, push URL, insteadOf rules, credential helpers, proxies and ssh
+// command, is the one used — and nothing is written into the project's
+// repository: no object, no ref, no FETCH_HEAD, no hook run. The
+// session's own .git/config is never read.
 const (
 	// SessionRefPrefix names sessions on a remote.
 	SessionRefPrefix = "refs/plangit/sessions/"
@@ -76,6 +78,12 @@ func (p Project) Remote(o RemoteOptions) (*Remote, error) {
 	common, top := lines[0], lines[1]
 	if !filepath.IsAbs(common) {
 		common = filepath.Join(p.Root, common)
+	}
+	if inSession(top) || inSession(common) {
+		// A .code-agent/ made inside a session's directory makes it look
+		// like a project; its repository is a session's, whose
+		// configuration is in a work tree and is never the project's.
+		return nil, plan.Errorf(plan.CodeInvalidArgument, "%s shares sessions through the project's git remote, and the git repository at %s is a plangit session's, not the project's; run it from the project (--root PROJECT)", what, top).With("root", p.Root)
 	}
 	r := &Remote{Project: p, config: filepath.Join(common, "config"), top: top, git: g}
 
@@ -148,6 +156,21 @@ func (p Project) Remote(o RemoteOptions) (*Remote, error) {
 	return r, nil
 }
 
+// inSession reports whether path is in a session's directory:
+// …/.code-agent/plans/<id>/….
+func inSession(path string) bool {
+	for dir := filepath.Clean(path); ; {
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return false
+		}
+		if filepath.Base(parent) == plansDir && filepath.Base(filepath.Dir(parent)) == DirName {
+			return true
+		}
+		dir = parent
+	}
+}
+
 // redactURL hides a password or token written into a URL
 // (https://user:token@host/…): the URL goes into messages and records.
 func redactURL(raw string) string {
@@ -185,13 +208,16 @@ func isRelativePath(url string) bool {
 	return true
 }
 
-// sessionArgs are git's arguments to run a command in a session's
-// repository against this remote: the project's configuration included,
-// then what plangit needs of git there — none of the project's hooks, no
-// automatic gc or maintenance (a gc would repack and prune under plangit's
-// feet), no commit-graph, no fsmonitor, no reflogs, no advice.
-func (r *Remote) sessionArgs(dir string, args ...string) []string {
-	base := []string{"-C", dir}
+// scratchArgs are git's arguments to run a command against this remote
+// in dir, a bare repository plangit made for it (newScratch): named to
+// git (--git-dir), never found by looking around, and configured by
+// plangit alone — the user's own configuration (system, global), then the
+// project's (-c include.path=<project's .git/config>), then what plangit
+// needs of git there — none of the project's hooks, no automatic gc or
+// maintenance, no commit-graph, no fsmonitor, no reflogs, no advice. A
+// session's own .git/config is never read: it is in the work tree.
+func (r *Remote) scratchArgs(dir string, args ...string) []string {
+	base := []string{"--git-dir=" + dir}
 	if _, err := os.Stat(r.config); err == nil {
 		base = append(base, "-c", "include.path="+r.config)
 	}

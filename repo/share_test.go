@@ -609,6 +609,18 @@ func TestRemoteChoice(t *testing.T) {
 		statuses(t, r.Push([]string{s.ID}, w.opts()), "rel1:created")
 	}
 
+	// A .code-agent/ made inside a session's directory makes no project
+	// of it: its git repository, whose configuration names a remote, is
+	// the session's.
+	inner := w.start(p, "inner")
+	os.Mkdir(filepath.Join(inner.Dir, repo.DirName), 0o755)
+	w.git(inner.Dir, "config", "remote.origin.url", w.url)
+	_, err = repo.Project{Root: inner.Dir}.Remote(repo.RemoteOptions{What: "plangit push"})
+	if !plan.HasCode(err, plan.CodeInvalidArgument) || !strings.Contains(err.Error(), "is a plangit session's, not the project's") {
+		t.Errorf("a project inside a session: %v", err)
+	}
+	os.RemoveAll(filepath.Join(inner.Dir, repo.DirName))
+
 	// insteadOf rules apply, as git applies them.
 	w.git(p.Root, "remote", "add", "alias", "mirror:remote.git")
 	w.git(p.Root, "config", "url."+filepath.Dir(w.bare)+"/.insteadOf", "mirror:")
@@ -963,4 +975,141 @@ func TestFetchedPackRepacked(t *testing.T) {
 		t.Errorf("after gc the pack directory holds %v", files)
 	}
 	repotest.Check(t, r1.Dir)
+}
+
+// TestPushReadsNoSessionConfig: the session's own .git/config is in the
+// project's work tree, where anything that can write files can write it;
+// plangit's git reads none of it. A receivepack or uploadpack there runs
+// nothing, a second url, a pushurl or an insteadOf rule sends nothing
+// anywhere, a push option there is not sent, a mirror setting does not
+// break the push — while the push options of the project's configuration
+// still reach the remote, and every push, fetch and listing works as on
+// a clean session.
+func TestPushReadsNoSessionConfig(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, fileRemote)
+	base := filepath.Dir(w.bare)
+	marks := filepath.Join(base, "marks")
+	os.Mkdir(marks, 0o755)
+	evil := filepath.Join(base, "evil.git")
+	// The remote logs the push options each push brings; the project's
+	// configuration names one.
+	options := filepath.Join(base, "options.log")
+	w.git(w.bare, "config", "receive.advertisePushOptions", "true")
+	os.WriteFile(filepath.Join(w.bare, "hooks", "pre-receive"), []byte("#!/bin/sh\n"+
+		"i=0; opts=\nwhile [ \"$i\" -lt \"${GIT_PUSH_OPTION_COUNT:-0}\" ]; do eval \"opts=\\\"\\$opts \\$GIT_PUSH_OPTION_$i\\\"\"; i=$((i+1)); done\n"+
+		"echo \"options:$opts\" >>'"+options+"'\n"), 0o755)
+	w.git(w.agent.Root, "config", "push.pushOption", "from-project")
+	included := filepath.Join(base, "included.config")
+	os.WriteFile(included, []byte("[remote \"origin\"]\n\treceivepack = \"touch '"+filepath.Join(marks, "included")+"'; exec git-receive-pack\"\n"), 0o644)
+
+	s1, s2 := w.start(w.agent, "s1"), w.start(w.agent, "s2")
+	r := w.remote(w.agent)
+	statuses(t, r.Push([]string{"s1", "s2"}, w.opts()), "s1:created", "s2:created")
+	config := filepath.Join(s1.GitDir(), "config")
+	clean, err := os.ReadFile(config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		kv   []string // key, value, …
+	}{
+		{"receivepack", []string{"remote.origin.receivepack", "touch '" + filepath.Join(marks, "receivepack") + "'; exec git-receive-pack"}},
+		{"uploadpack", []string{"remote.origin.uploadpack", "touch '" + filepath.Join(marks, "uploadpack") + "'; exec git-upload-pack"}},
+		{"include.path", []string{"include.path", included}},
+		{"a second url", []string{"remote.origin.url", evil}},
+		{"pushurl", []string{"remote.origin.pushurl", evil}},
+		{"insteadOf", []string{"url." + evil + ".insteadOf", w.url}},
+		{"pushInsteadOf", []string{"url." + evil + ".pushInsteadOf", w.url}},
+		{"pushOption", []string{"push.pushOption", "from-session"}},
+		{"mirror", []string{"remote.origin.mirror", "true"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			os.WriteFile(config, clean, 0o644)
+			os.RemoveAll(evil)
+			w.git(base, "init", "-q", "--bare", evil)
+			w.git(evil, "config", "receive.advertisePushOptions", "true")
+			for i := 0; i < len(tc.kv); i += 2 {
+				w.git(base, "config", "--file", config, "--add", tc.kv[i], tc.kv[i+1])
+			}
+			os.Remove(options)
+			w.addStep(s1, "after "+tc.name)
+			w.addStep(s2, "after "+tc.name)
+			// The poisoned session first, then with another: one git push
+			// carries both, whichever comes first.
+			statuses(t, r.Push([]string{"s1"}, w.opts()), "s1:pushed")
+			w.addStep(s1, "and again")
+			statuses(t, r.Push([]string{"s2", "s1"}, w.opts()), "s2:pushed", "s1:pushed")
+			for _, s := range []*repo.Session{s1, s2} {
+				if got := strings.TrimSpace(gitIn(t, w.bare, "rev-parse", repo.RemoteRef(s.ID))); got != head(t, s) {
+					t.Errorf("origin holds %s of %s, the session %s", got, s.ID, head(t, s))
+				}
+			}
+			if log, _ := os.ReadFile(options); string(log) != "options: from-project\noptions: from-project\n" {
+				t.Errorf("the remote received these push options:\n%s", log)
+			}
+			statuses(t, r.Fetch([]string{"s1"}, w.opts()), "s1:up-to-date")
+			if list, _, err := r.List(); err != nil || len(list) != 2 || list[0].Here != "in-sync" {
+				t.Errorf("sessions --remote: %v %+v", err, list)
+			}
+			if refs := gitIn(t, evil, "for-each-ref"); refs != "" {
+				t.Errorf("the session's configuration sent to %s:\n%s", evil, refs)
+			}
+			ran, _ := filepath.Glob(filepath.Join(marks, "*"))
+			if len(ran) > 0 {
+				t.Errorf("the session's configuration ran %v", ran)
+			}
+			for _, m := range ran {
+				os.Remove(m)
+			}
+		})
+	}
+	os.WriteFile(config, clean, 0o644)
+	fsckAll(t, w)
+}
+
+// TestPushUsesTheUsersSSH: the user's own ssh command (core.sshCommand in
+// their git configuration) carries push, fetch and sessions --remote; the
+// session's .git/config cannot replace it. And with safe.bareRepository
+// = explicit, as careful users set it, every repository plangit's git
+// works in is named to it, never found.
+func TestPushUsesTheUsersSSH(t *testing.T) {
+	globalConfig(t)
+	w := newWorld(t, fileRemote)
+	base := filepath.Dir(w.bare)
+	marks := filepath.Join(base, "marks")
+	os.Mkdir(marks, 0o755)
+	sshLog := filepath.Join(base, "ssh.log")
+	ssh := filepath.Join(base, "fake-ssh")
+	// An ssh that reaches the host by running the command here.
+	os.WriteFile(ssh, []byte("#!/bin/sh\necho \"$@\" >>'"+sshLog+"'\nshift $(($# - 1))\nexec sh -c \"$1\"\n"), 0o755)
+	for _, kv := range [][2]string{{"core.sshCommand", ssh}, {"ssh.variant", "simple"}, {"safe.bareRepository", "explicit"}} {
+		w.git(base, "config", "--global", kv[0], kv[1])
+	}
+	w.git(w.agent.Root, "remote", "add", "ssh", "ssh://plangit.invalid"+w.bare)
+	s := w.start(w.agent, "s1")
+	w.git(base, "config", "--file", filepath.Join(s.GitDir(), "config"), "core.sshCommand", "touch '"+filepath.Join(marks, "sshcommand")+"'; exit 1")
+
+	r, err := w.agent.Remote(repo.RemoteOptions{Name: "ssh"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	statuses(t, r.Push([]string{"s1"}, w.opts()), "s1:created")
+	w.addStep(s, "over ssh")
+	statuses(t, r.Push([]string{"s1"}, w.opts()), "s1:pushed")
+	if got := strings.TrimSpace(gitIn(t, base, "--git-dir="+w.bare, "rev-parse", repo.RemoteRef("s1"))); got != head(t, s) {
+		t.Errorf("the remote holds %s, the session %s", got, head(t, s))
+	}
+	statuses(t, r.Fetch([]string{"s1"}, w.opts()), "s1:up-to-date")
+	if list, _, err := r.List(); err != nil || len(list) != 1 || list[0].Here != "in-sync" {
+		t.Errorf("sessions --remote: %v %+v", err, list)
+	}
+	if log, _ := os.ReadFile(sshLog); !strings.Contains(string(log), "plangit.invalid git-receive-pack '"+w.bare+"'") ||
+		!strings.Contains(string(log), "plangit.invalid git-upload-pack '"+w.bare+"'") {
+		t.Errorf("the user's ssh command was not used:\n%s", log)
+	}
+	if ran, _ := filepath.Glob(filepath.Join(marks, "*")); len(ran) > 0 {
+		t.Errorf("the session's configuration ran %v", ran)
+	}
 }
