@@ -209,13 +209,14 @@ func isRelativePath(url string) bool {
 }
 
 // scratchArgs are git's arguments to run a command against this remote
-// in dir, a bare repository plangit made for it (newScratch): named to
-// git (--git-dir), never found by looking around, and configured by
-// plangit alone — the user's own configuration (system, global), then the
+// in dir, a bare repository plangit made for it (newScratch), named to
+// git (--git-dir), never found by looking around. git reads the user's
+// own configuration (system, global), the one plangit wrote in dir, the
 // project's (-c include.path=<project's .git/config>), then what plangit
 // needs of git there — none of the project's hooks, no automatic gc or
-// maintenance, no commit-graph, no fsmonitor, no reflogs, no advice. A
-// session's own .git/config is never read: it is in the work tree.
+// maintenance (a gc would repack and prune under plangit's feet), no
+// commit-graph, no fsmonitor, no reflogs, no advice. A session's own
+// .git/config is never read: it is in the work tree.
 func (r *Remote) scratchArgs(dir string, args ...string) []string {
 	base := []string{"--git-dir=" + dir}
 	if _, err := os.Stat(r.config); err == nil {
