@@ -1,0 +1,381 @@
+// Package redact replaces values that look like credentials with
+// "[redacted]" before text from a tool call is recorded: error messages,
+// tool inputs, commit summaries, queued hook events, the project's log.
+// Its rules are one table (Table); a project adds patterns of its own
+// (redact_extra in config.json, New).
+//
+// It imports the standard library alone, so every package that records
+// tool output can use it — the model included — and a program that
+// records nothing pays nothing: no rule is compiled before text holding
+// one of its hints is redacted.
+package redact
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// Mark is what a redacted value becomes.
+const Mark = "[redacted]"
+
+// Rule is one form of credential. Its pattern marks the value to redact
+// with groups named "secret" (one per alternative); what the pattern
+// matches around them is kept. A rule runs only on lines that hold one of
+// its hints (lowercase, compared case-blind); a rule with Multiline runs
+// on the whole text, its pattern free to cross lines.
+type Rule struct {
+	Name      string
+	Hints     []string
+	Pattern   string
+	Keeps     string // what of the match stays, in words
+	Multiline bool
+}
+
+// A value in a shell command, an assignment or a header: quoted (the
+// quotes kept), quoted inside a JSON string (\"…\"), or bare. A bare value
+// never starts with $ — a variable's name is no secret — and stops at
+// white space, quotes, and the shell's and JSON's punctuation. A value
+// redacted already is taken as it is, so that a second pass finds nothing
+// new.
+const value = `(?:\[redacted\]|"(?P<secret>[^"\n]+)"|'(?P<secret>[^'\n]+)'|\\"(?P<secret>[^"\\\n]+)\\"|(?P<secret>[^\s$"'\x60,;&|(){}\[\]\\<>][^\s"'\x60,;&|(){}\[\]\\<>]*))`
+
+// rules is the table: every form of credential plangit redacts.
+var rules = [...]Rule{
+	{Name: "pem private key", Hints: []string{"private key"}, Multiline: true,
+		Pattern: `-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?P<secret>(?s:.+?))(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|\z)`,
+		Keeps:   "the BEGIN and END lines"},
+	{Name: "authorization header", Hints: []string{"authorization"},
+		Pattern: `(?i)\b(?:proxy-)?authorization["']?[ \t]*[:=][ \t]*(?:(?:bearer|basic|token|digest|bot|apikey|negotiate)[ \t]+)?` + value,
+		Keeps:   "the header's name and scheme"},
+	{Name: "bearer token", Hints: []string{"bearer"},
+		Pattern: `(?i)\bbearer[ \t]+(?P<secret>[A-Za-z0-9._~+/-]{15,}[A-Za-z0-9_~+/-]=*)`,
+		Keeps:   "the word Bearer"},
+	{Name: "secret assignment", Hints: []string{"_key", "-key", "apikey", "token", "secret", "passw"},
+		Pattern: `(?i)(?:\b[a-z0-9_.-]*(?:[_-]key|[_-]token|secret[a-z0-9_-]*|passw(?:or)?d[a-z0-9_-]*|apikey)\\?["']?[ \t]*(?::=|:|=)|\btoken[ \t]*=)[ \t]*` + value,
+		Keeps:   "the name: NAME=, NAME:, \"name\":"},
+	{Name: "secret flag", Hints: []string{"passw", "token", "api-key", "apikey", "secret", "access-key"},
+		Pattern: `(?i)(?:^|[\s"'])--?[a-z0-9-]*(?:password|passwd|token|api-key|apikey|secret|secret-key|access-key)(?:=|[ \t]+)(?:"(?P<secret>[^"\n]+)"|'(?P<secret>[^'\n]+)'|(?P<secret>[^\s$"'-][^\s"']*))`,
+		Keeps:   "the flag: --password=, --token "},
+	{Name: "mysql -p", Hints: []string{"mysql", "mariadb"},
+		Pattern: `\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mysqlsh|mariadb|mariadb-dump)\b[^\n|;&]*?[ \t]-p(?:'(?P<secret>[^'\n]+)'|"(?P<secret>[^"\n]+)"|(?P<secret>[^\s"']+))`,
+		Keeps:   "the command and -p"},
+	{Name: "sshpass -p", Hints: []string{"sshpass"},
+		Pattern: `\bsshpass\b[^\n|;&]*?[ \t]-p[ \t]*(?P<secret>[^\s"'-][^\s"']*)`,
+		Keeps:   "the command and -p"},
+	{Name: "curl -u", Hints: []string{"curl"},
+		Pattern: `\bcurl\b[^\n|;&]*?[ \t](?:-u|--user)(?:=|[ \t]*)["']?[^\s:"']+:(?P<secret>[^\s"']+)`,
+		Keeps:   "the user"},
+	{Name: "url password", Hints: []string{"://"},
+		Pattern: `(?i)\b[a-z][a-z0-9+.-]*://[^\s:/@"'\\]*:(?P<secret>[^\s/?#"'\\]+)@`,
+		Keeps:   "the scheme, the user and the host"},
+	{Name: "github token", Hints: []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"},
+		Pattern: `\b(?:gh[pousr]_|github_pat_)(?P<secret>[A-Za-z0-9_]{20,})`,
+		Keeps:   "the prefix: ghp_"},
+	{Name: "gitlab token", Hints: []string{"glpat-", "gldt-", "glrt-", "glptt-", "glsoat-"},
+		Pattern: `\bgl(?:pat|dt|rt|ptt|soat)-(?P<secret>[A-Za-z0-9_-]{20,})`,
+		Keeps:   "the prefix: glpat-"},
+	{Name: "openai or anthropic key", Hints: []string{"sk-"},
+		Pattern: `\bsk-(?:(?:ant-(?:api|admin|sid)[0-9]*-|proj-|svcacct-|admin-)(?P<secret>[A-Za-z0-9_-]{20,})|(?P<secret>[A-Za-z0-9]{20,}))`,
+		Keeps:   "the prefix: sk-, sk-ant-api03-, sk-proj-"},
+	{Name: "stripe key", Hints: []string{"_live_", "_test_"},
+		Pattern: `\b(?:sk|rk|pk)_(?:live|test)_(?P<secret>[A-Za-z0-9]{16,})`,
+		Keeps:   "the prefix: sk_live_"},
+	{Name: "slack token", Hints: []string{"xox"},
+		Pattern: `\bxox[abprs]-(?P<secret>[A-Za-z0-9-]{10,})`,
+		Keeps:   "the prefix: xoxb-"},
+	{Name: "npm token", Hints: []string{"npm_"},
+		Pattern: `\bnpm_(?P<secret>[A-Za-z0-9]{36})\b`,
+		Keeps:   "the prefix: npm_"},
+	{Name: "aws access key id", Hints: []string{"akia", "asia"},
+		Pattern: `\b(?:AKIA|ASIA)(?P<secret>[A-Z0-9]{16})\b`,
+		Keeps:   "the prefix: AKIA"},
+	{Name: "google api key", Hints: []string{"aiza"},
+		Pattern: `\bAIza(?P<secret>[0-9A-Za-z_-]{35})`,
+		Keeps:   "the prefix: AIza"},
+	{Name: "jwt", Hints: []string{"eyj"},
+		Pattern: `\b(?P<secret>eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,})`,
+		Keeps:   "nothing"},
+}
+
+// Table returns the rules, in the order they apply.
+func Table() []Rule { return slices.Clone(rules[:]) }
+
+// compiled holds each rule of the table once compiled: a rule is compiled
+// the first time text holds one of its hints.
+var compiled [len(rules)]struct {
+	once sync.Once
+	re   *regexp.Regexp
+}
+
+func rule(i int) *regexp.Regexp {
+	c := &compiled[i]
+	c.once.Do(func() { c.re = regexp.MustCompile(rules[i].Pattern) })
+	return c.re
+}
+
+// Redactor applies the table and a project's own patterns. The nil
+// Redactor applies the table alone.
+type Redactor struct {
+	extra []*regexp.Regexp
+}
+
+// New returns a Redactor that applies the table and then each of extra,
+// Go regular expressions: a pattern's match is redacted whole, or only
+// its groups named "secret" when it has some. A pattern that does not
+// compile is an error naming it by its place in the list (from 1).
+func New(extra []string) (*Redactor, error) {
+	if len(extra) == 0 {
+		return nil, nil
+	}
+	r := &Redactor{}
+	for i, p := range extra {
+		re, err := regexp.Compile(p)
+		if err != nil {
+			return nil, fmt.Errorf("pattern %d, %q, is not a Go regular expression: %v", i+1, p, strings.TrimPrefix(err.Error(), "error parsing regexp: "))
+		}
+		r.extra = append(r.extra, re)
+	}
+	return r, nil
+}
+
+// String returns s with every credential the rules find replaced by Mark.
+// Text with no rule's hint comes back as it is, nothing compiled.
+// Redacting twice changes nothing more than redacting once.
+func (r *Redactor) String(s string) string {
+	if s == "" {
+		return s
+	}
+	lower := asciiLower(s)
+	var lines []hits // the table's rules that run line by line
+	for i := range rules {
+		at := find(lower, rules[i].Hints)
+		if at == nil {
+			continue
+		}
+		if rules[i].Multiline {
+			s = replace(rule(i), s)
+			lower = asciiLower(s)
+			continue
+		}
+		lines = append(lines, hits{rule: i, at: at})
+	}
+	if len(lines) > 0 {
+		s = byLine(s, lines)
+	}
+	if r != nil {
+		for _, re := range r.extra {
+			s = replace(re, s)
+		}
+	}
+	return s
+}
+
+// hits are where a rule's hints are in a text, in order.
+type hits struct {
+	rule int
+	at   []int
+}
+
+// find returns where hints are in lower, in order; nil when nowhere.
+func find(lower string, hints []string) []int {
+	var at []int
+	for _, h := range hints {
+		for from := 0; ; {
+			i := strings.Index(lower[from:], h)
+			if i < 0 {
+				break
+			}
+			at = append(at, from+i)
+			from += i + len(h)
+		}
+	}
+	slices.Sort(at)
+	return at
+}
+
+// byLine applies each rule to the lines of s that hold one of its hints
+// (rules, with where they are).
+func byLine(s string, rules []hits) string {
+	var b strings.Builder
+	done := 0 // s[:done] is in b, or unchanged when b is empty
+	for start := 0; start < len(s); {
+		end := strings.IndexByte(s[start:], '\n')
+		if end < 0 {
+			end = len(s)
+		} else {
+			end += start
+		}
+		line := s[start:end]
+		out := line
+		for k := range rules {
+			h := &rules[k]
+			for len(h.at) > 0 && h.at[0] < start {
+				h.at = h.at[1:]
+			}
+			if len(h.at) > 0 && h.at[0] < end {
+				out = replace(rule(h.rule), out)
+			}
+		}
+		if out != line {
+			b.WriteString(s[done:start])
+			b.WriteString(out)
+			done = end
+		}
+		start = end + 1
+	}
+	if done == 0 {
+		return s
+	}
+	b.WriteString(s[done:])
+	return b.String()
+}
+
+// replace redacts re's matches in s: the groups named "secret" that took
+// part, or the whole match when re has none. A value redacted already is
+// left as it is, and so is an empty match.
+func replace(re *regexp.Regexp, s string) string {
+	matches := re.FindAllStringSubmatchIndex(s, -1)
+	if matches == nil {
+		return s
+	}
+	names := re.SubexpNames()
+	var b strings.Builder
+	at := 0
+	cut := func(from, to int) {
+		if to <= from || from < at || strings.HasPrefix(s[from:], Mark) {
+			return
+		}
+		b.WriteString(s[at:from])
+		b.WriteString(Mark)
+		at = to
+	}
+	for _, m := range matches {
+		whole := true
+		for g := 1; g < len(names); g++ {
+			if names[g] == "secret" {
+				whole = false
+				cut(m[2*g], m[2*g+1])
+			}
+		}
+		if whole {
+			cut(m[0], m[1])
+		}
+	}
+	if at == 0 {
+		return s
+	}
+	b.WriteString(s[at:])
+	return b.String()
+}
+
+// asciiLower is s with ASCII letters in lower case, every byte where it
+// was; s itself when it has no upper-case ASCII letter.
+func asciiLower(s string) string {
+	i := strings.IndexFunc(s, func(r rune) bool { return r >= 'A' && r <= 'Z' })
+	if i < 0 {
+		return s
+	}
+	b := []byte(s)
+	for j := i; j < len(b); j++ {
+		if c := b[j]; c >= 'A' && c <= 'Z' {
+			b[j] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
+}
+
+// JSON redacts a JSON value: every string in it (String), and the whole
+// string value of a member whose name says it holds a credential
+// ("password", "api_key", "x-auth-token"…). Objects keep their members'
+// order; what is not JSON is redacted as text.
+func (r *Redactor) JSON(raw []byte) []byte {
+	if len(raw) == 0 {
+		return raw
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var b bytes.Buffer
+	if err := r.copyValue(dec, &b, false); err != nil || dec.More() {
+		return []byte(r.String(string(raw)))
+	}
+	if _, err := dec.Token(); err == nil {
+		return []byte(r.String(string(raw))) // more than one value
+	}
+	return b.Bytes()
+}
+
+// copyValue copies the next JSON value of dec to b, redacted; secret says
+// its member's name names a credential.
+func (r *Redactor) copyValue(dec *json.Decoder, b *bytes.Buffer, secret bool) error {
+	tok, err := dec.Token()
+	if err != nil {
+		return err
+	}
+	switch t := tok.(type) {
+	case json.Delim:
+		end := byte('}')
+		if t == '[' {
+			end = ']'
+		}
+		b.WriteByte(byte(t))
+		for first := true; dec.More(); first = false {
+			if !first {
+				b.WriteByte(',')
+			}
+			inner := secret
+			if t == '{' {
+				k, err := dec.Token()
+				if err != nil {
+					return err
+				}
+				name, _ := k.(string)
+				writeString(b, name)
+				b.WriteByte(':')
+				inner = SecretName(name)
+			}
+			if err := r.copyValue(dec, b, inner); err != nil {
+				return err
+			}
+		}
+		if _, err := dec.Token(); err != nil {
+			return err
+		}
+		b.WriteByte(end)
+	case string:
+		if secret && t != "" {
+			t = Mark
+		}
+		writeString(b, r.String(t))
+	case json.Number:
+		b.WriteString(t.String())
+	case bool:
+		fmt.Fprint(b, t)
+	case nil:
+		b.WriteString("null")
+	}
+	return nil
+}
+
+func writeString(b *bytes.Buffer, s string) {
+	enc, _ := json.Marshal(s)
+	b.Write(enc)
+}
+
+// SecretName reports whether a member's or variable's name says it holds
+// a credential: it ends in key or token (api_key, x-auth-token, token) or
+// holds secret or password anywhere (client_secret, PGPASSWORD).
+func SecretName(name string) bool {
+	n := strings.ToLower(name)
+	for _, sep := range []string{"_", "-", "."} {
+		if strings.HasSuffix(n, sep+"key") {
+			return true
+		}
+	}
+	return n == "token" || strings.HasSuffix(n, "_token") || strings.HasSuffix(n, "-token") || strings.HasSuffix(n, "apikey") ||
+		n == "authorization" || strings.Contains(n, "secret") || strings.Contains(n, "password") || strings.Contains(n, "passwd")
+}

@@ -1,0 +1,257 @@
+package redact
+
+import (
+	"encoding/json"
+	"os"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// compiledAtStart counts the rules compiled before any test ran: package
+// initialisation must compile none.
+var compiledAtStart int
+
+func TestMain(m *testing.M) {
+	for i := range compiled {
+		if compiled[i].re != nil {
+			compiledAtStart++
+		}
+	}
+	os.Exit(m.Run())
+}
+
+// TestNothingCompiledAtStart: a program that links the table and records
+// nothing compiles no rule, and text with no rule's hint compiles none.
+func TestNothingCompiledAtStart(t *testing.T) {
+	if compiledAtStart != 0 {
+		t.Fatalf("%d rules compiled at package initialisation", compiledAtStart)
+	}
+}
+
+// The forms each rule catches: in, and what is recorded. Every rule of
+// the table has at least one case (TestEveryRuleTested).
+var positive = []struct {
+	rule, in, want string
+}{
+	{"authorization header", `curl -H "Authorization: Bearer ghp_x" https://api.example.com`, `curl -H "Authorization: Bearer [redacted]" https://api.example.com`},
+	{"authorization header", `curl -H 'authorization: token abc123' x`, `curl -H 'authorization: token [redacted]' x`},
+	{"authorization header", `Authorization: Basic dXNlcjpwYXNzd29yZA==`, `Authorization: Basic [redacted]`},
+	{"authorization header", `{"headers":{"Authorization":"Bearer abc.def"}}`, `{"headers":{"Authorization":"[redacted]"}}`},
+	{"authorization header", `curl -H \"Authorization: Bearer abc\" x`, `curl -H \"Authorization: Bearer [redacted]\" x`},
+	{"authorization header", "Proxy-Authorization: Negotiate YIIabc", "Proxy-Authorization: Negotiate [redacted]"},
+	{"bearer token", `token sent as Bearer 0123456789abcdefXYZ.`, `token sent as Bearer [redacted].`},
+	{"secret assignment", `AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG aws s3 ls`, `AWS_SECRET_ACCESS_KEY=[redacted] aws s3 ls`},
+	{"secret assignment", `export GITHUB_TOKEN="abc def"`, `export GITHUB_TOKEN="[redacted]"`},
+	{"secret assignment", `DB_PASSWORD='p@ss' ./migrate`, `DB_PASSWORD='[redacted]' ./migrate`},
+	{"secret assignment", `PGPASSWORD=hunter2 psql -h db`, `PGPASSWORD=[redacted] psql -h db`},
+	{"secret assignment", `{"api_key": "abc123", "name": "x"}`, `{"api_key": "[redacted]", "name": "x"}`},
+	{"secret assignment", `{\"client_secret\":\"abc\"}`, `{\"client_secret\":\"[redacted]\"}`},
+	{"secret assignment", "db:\n  password: hunter2\n  user: app", "db:\n  password: [redacted]\n  user: app"},
+	{"secret assignment", `x_token: abc`, `x_token: [redacted]`},
+	{"secret assignment", `X-Api-Key: abc123`, `X-Api-Key: [redacted]`},
+	{"secret assignment", `https://h/x?api_key=abc&page=2`, `https://h/x?api_key=[redacted]&page=2`},
+	{"secret assignment", `TOKEN=abc ./deploy`, `TOKEN=[redacted] ./deploy`},
+	{"secret flag", `mysql --password=hunter2 -u root`, `mysql --password=[redacted] -u root`},
+	{"secret flag", `deploy --token abc123 --env prod`, `deploy --token [redacted] --env prod`},
+	{"secret flag", `tool --api-key "abc def"`, `tool --api-key "[redacted]"`},
+	{"secret flag", `vault --secret=s3cr3t`, `vault --secret=[redacted]`},
+	{"mysql -p", `mysql -u root -phunter2 shop`, `mysql -u root -p[redacted] shop`},
+	{"mysql -p", `mysqldump -h db -p'my pass' shop`, `mysqldump -h db -p'[redacted]' shop`},
+	{"mysql -p", `mariadb -psecret`, `mariadb -p[redacted]`},
+	{"sshpass -p", `sshpass -p hunter2 ssh host`, `sshpass -p [redacted] ssh host`},
+	{"curl -u", `curl -u admin:hunter2 https://h`, `curl -u admin:[redacted] https://h`},
+	{"url password", `git clone https://oauth2:glpat-abcdefghij0123456789@gitlab.com/x.git`, `git clone https://oauth2:[redacted]@gitlab.com/x.git`},
+	{"url password", `postgres://app:hunter2@db:5432/shop`, `postgres://app:[redacted]@db:5432/shop`},
+	{"url password", `https://:tok@host/`, `https://:[redacted]@host/`},
+	{"github token", `remote: ghp_0123456789abcdefghijABCDEFGHIJ012345 is invalid`, `remote: ghp_[redacted] is invalid`},
+	{"github token", `github_pat_11AAAAAAA0123456789_abcdefghij`, `github_pat_[redacted]`},
+	{"github token", `gho_0123456789abcdefghij0123`, `gho_[redacted]`},
+	{"gitlab token", `glpat-abcdefghij0123456789`, `glpat-[redacted]`},
+	{"openai or anthropic key", `Incorrect API key provided: sk-abcdefghijklmnopqrstuvwxyz012345`, `Incorrect API key provided: sk-[redacted]`},
+	{"openai or anthropic key", `sk-ant-api03-abc_def-ghijklmnopqrstuvwxyz`, `sk-ant-api03-[redacted]`},
+	{"openai or anthropic key", `sk-proj-ab_cd-efghijklmnopqrstuvwx`, `sk-proj-[redacted]`},
+	{"stripe key", `sk_live_0123456789abcdefABCD`, `sk_live_[redacted]`},
+	{"slack token", `xoxb-123456789012-abcdefghij`, `xoxb-[redacted]`},
+	{"slack token", `xoxp-1234567890-abc`, `xoxp-[redacted]`},
+	{"npm token", `npm_abcdefghijklmnopqrstuvwxyz0123456789`, `npm_[redacted]`},
+	{"aws access key id", `key id AKIAIOSFODNN7EXAMPLE denied`, `key id AKIA[redacted] denied`},
+	{"aws access key id", `ASIAIOSFODNN7EXAMPLE`, `ASIA[redacted]`},
+	{"google api key", `AIzaSyA0123456789abcdefghijklmnopqrstuv`, `AIza[redacted]`},
+	{"jwt", `cookie=eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NSJ9.abcdefghijklmnop`, `cookie=[redacted]`},
+	{"jwt", `got eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NSJ9.abcdefghijklmnop back`, `got [redacted] back`},
+	{"pem private key", "key:\n-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIB\nAAKCAQEA\n-----END RSA PRIVATE KEY-----\ndone",
+		"key:\n-----BEGIN RSA PRIVATE KEY-----[redacted]-----END RSA PRIVATE KEY-----\ndone"},
+	{"pem private key", "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAA", "-----BEGIN OPENSSH PRIVATE KEY-----[redacted]"},
+}
+
+// What must stay as it is.
+var negative = []string{
+	"mkdir -p build/out && cp -p a b",
+	"git log -p -3 -- cache.go",
+	"mysql -p shop",                             // -p alone: mysql asks for the password
+	"mysql -P 3306 -h db",                       // the port
+	"pip install sk-learn",                      // not a key: too short, and a word
+	"use sk-learn-compatible-estimators for it", // hyphens in the first 20
+	"task-0123456789abcdefghijklmnop",           // "sk-" inside a word
+	"the password is wrong; try again",
+	"the bearer of bad news",
+	"max_tokens=100 input_tokens=5",
+	"ssh-keygen -t ed25519",
+	"git@github.com:org/repo.git",
+	"http://localhost:8080/path?q=a@b",
+	"PASSWORD=$DB_PASSWORD ./run",    // a variable, not its value
+	"GITHUB_TOKEN=${{ secrets.GH }}", // the same, in a workflow
+	"docker login --password-stdin",
+	"docker run -u 1000:1000 image",
+	"SyntaxError: Unexpected token '}'",
+	"error: invalid token: expected ident",
+	"Authorization failed",
+	"ghp_short",
+	"AKIA is a prefix",
+	"FAIL TestCache (30.01s)\nexit status 1",
+	"",
+}
+
+func TestRules(t *testing.T) {
+	for _, c := range positive {
+		got := (*Redactor)(nil).String(c.in)
+		if got != c.want {
+			t.Errorf("%s:\n in  %q\n got %q\nwant %q", c.rule, c.in, got, c.want)
+		}
+		if again := (*Redactor)(nil).String(got); again != got {
+			t.Errorf("%s: redacting twice changed %q to %q", c.rule, got, again)
+		}
+	}
+	for _, in := range negative {
+		if got := (*Redactor)(nil).String(in); got != in {
+			t.Errorf("redacted what is no credential:\n in  %q\n got %q", in, got)
+		}
+	}
+}
+
+// TestEveryRuleTested: each row of the table has a case that only it
+// redacts.
+func TestEveryRuleTested(t *testing.T) {
+	for _, r := range Table() {
+		if !slices.ContainsFunc(positive, func(c struct{ rule, in, want string }) bool { return c.rule == r.Name }) {
+			t.Errorf("rule %q has no case", r.Name)
+		}
+		if r.Keeps == "" || len(r.Hints) == 0 {
+			t.Errorf("rule %q says nothing of what it keeps, or has no hint", r.Name)
+		}
+		for _, h := range r.Hints {
+			if h != strings.ToLower(h) {
+				t.Errorf("rule %q: hint %q is not lower case", r.Name, h)
+			}
+		}
+	}
+	for _, c := range positive {
+		if !slices.ContainsFunc(Table(), func(r Rule) bool { return r.Name == c.rule }) {
+			t.Errorf("case names no rule: %q", c.rule)
+		}
+	}
+}
+
+// TestSeveralOnOneLine: every credential of a line goes, whichever rule
+// finds it, and the lines around stay.
+func TestSeveralOnOneLine(t *testing.T) {
+	in := "line one\nAWS_SECRET_ACCESS_KEY=abc curl -H 'Authorization: Bearer ghp_0123456789abcdefghijABCDEFGHIJ' https://u:p@h/ && mysql -proot\nlast line"
+	want := "line one\nAWS_SECRET_ACCESS_KEY=[redacted] curl -H 'Authorization: Bearer [redacted]' https://u:[redacted]@h/ && mysql -p[redacted]\nlast line"
+	if got := (*Redactor)(nil).String(in); got != want {
+		t.Errorf("got  %q\nwant %q", got, want)
+	}
+}
+
+func TestExtra(t *testing.T) {
+	r, err := New([]string{`acme-[0-9a-f]{8}`, `(?i)internal-pass (?P<secret>[^\s;]+)`, `x*`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := "id acme-0123abcd and Internal-Pass hunter2; GITHUB_TOKEN=x"
+	want := "id [redacted] and Internal-Pass [redacted]; GITHUB_TOKEN=[redacted]"
+	if got := r.String(in); got != want {
+		t.Errorf("got  %q\nwant %q", got, want)
+	}
+	if got := r.String(want); got != want {
+		t.Errorf("redacting twice: %q", got)
+	}
+	_, err = New([]string{`ok`, `(`})
+	if err == nil || !strings.Contains(err.Error(), "pattern 2") || !strings.Contains(err.Error(), `"("`) {
+		t.Errorf("a bad pattern: %v", err)
+	}
+	if r, err := New(nil); r != nil || err != nil {
+		t.Errorf("no patterns: %v, %v", r, err)
+	}
+}
+
+func TestJSON(t *testing.T) {
+	in := `{"command":"curl -H 'Authorization: Bearer abc' https://u:pw@h/","env":{"password":"hunter2","token":"t0k","n":12345678901234567890,"ok":true,"none":null},"list":["AKIAIOSFODNN7EXAMPLE"]}`
+	want := `{"command":"curl -H 'Authorization: Bearer [redacted]' https://u:[redacted]@h/","env":{"password":"[redacted]","token":"[redacted]","n":12345678901234567890,"ok":true,"none":null},"list":["AKIA[redacted]"]}`
+	got := (*Redactor)(nil).JSON([]byte(in))
+	if string(got) != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+	if !json.Valid(got) {
+		t.Errorf("not JSON: %s", got)
+	}
+	if got := (*Redactor)(nil).JSON([]byte(`not json TOKEN=abc`)); string(got) != `not json TOKEN=[redacted]` {
+		t.Errorf("text that is not JSON: %s", got)
+	}
+	for _, name := range []string{"api_key", "X-Auth-Token", "client_secret", "PGPASSWORD", "token", "Authorization"} {
+		if !SecretName(name) {
+			t.Errorf("%s names no credential?", name)
+		}
+	}
+	for _, name := range []string{"max_tokens", "keyboard", "command", "description", "monkey"} {
+		if SecretName(name) {
+			t.Errorf("%s names a credential?", name)
+		}
+	}
+}
+
+// stderr64K is 64 KB of a failing build's output, with credentials in it
+// here and there.
+func stderr64K() string {
+	var b strings.Builder
+	for i := 0; b.Len() < 64<<10; i++ {
+		switch i % 50 {
+		case 7:
+			b.WriteString("curl: (22) The requested URL returned error: 401 for https://ci:hunter2@example.com/api (Authorization: Bearer abcdef0123456789abcdef)\n")
+		case 31:
+			b.WriteString("env: GITHUB_TOKEN=ghp_0123456789abcdefghijABCDEFGHIJ012345 AWS_ACCESS_KEY_ID=AKIAIOSFODNN7EXAMPLE\n")
+		default:
+			b.WriteString("--- FAIL: TestCacheEviction (0.01s)\n    cache_test.go:42: got 3 entries, want 2; key=user:42 still present\n")
+		}
+	}
+	return b.String()
+}
+
+func BenchmarkRedact64K(b *testing.B) {
+	s := stderr64K()
+	b.SetBytes(int64(len(s)))
+	for b.Loop() {
+		(*Redactor)(nil).String(s)
+	}
+}
+
+// BenchmarkRedactNoHint is what a change whose text holds no credential's
+// hint pays (a commit summary such as "step 3: pending → completed").
+func BenchmarkRedactNoHint(b *testing.B) {
+	for b.Loop() {
+		(*Redactor)(nil).String("step 3: pending → completed")
+	}
+}
+
+// BenchmarkCompileTable is what the first text holding every rule's hint
+// costs once per process: compiling the whole table.
+func BenchmarkCompileTable(b *testing.B) {
+	for b.Loop() {
+		for _, r := range rules {
+			_ = mustCompile(r.Pattern)
+		}
+	}
+}
+
+func mustCompile(p string) *regexp.Regexp { return regexp.MustCompile(p) }
