@@ -10,6 +10,8 @@ import (
 	"unicode"
 
 	"github.com/yuin/goldmark/ast"
+
+	"github.com/plangit/plangit/plan/redact"
 )
 
 // ErrorsFile is the name of the error log in a session.
@@ -127,8 +129,35 @@ func (l ErrorLog) nextID() int {
 // Record logs an error. The same tool, key and normalized message counts
 // up the open record of that error (keeping the latest message, step and
 // params) and moves it to the top; anything else — a resolved error coming
-// back included — adds a record with a new id.
+// back included — adds a record with a new id. Credentials in the message,
+// params and key are redacted first (the table of package redact; a
+// session's own patterns through State.RecordError), so that the same
+// error counts up whether its secret is the same or not.
 func (l *ErrorLog) Record(e ErrorRecord, now time.Time) (*ErrorRecord, error) {
+	return l.record(e, now, nil)
+}
+
+// redactMargin is how much past a field's limit is redacted before the
+// field is cut to it: a credential that starts within the limit is found
+// whole.
+const redactMargin = 1 << 10
+
+// redactError is e with its message, params and key redacted by r.
+// Params that are JSON are redacted member by member (redact.JSON).
+func redactError(e ErrorRecord, r *redact.Redactor) ErrorRecord {
+	e.Message = r.String(TruncateText(e.Message, maxErrorMessage+redactMargin))
+	params := TruncateText(e.Params, maxErrorParams+redactMargin)
+	if json.Valid([]byte(params)) {
+		e.Params = string(r.JSON([]byte(params)))
+	} else {
+		e.Params = r.String(params)
+	}
+	e.Key = r.String(TruncateText(e.Key, maxErrorParams+redactMargin))
+	return e
+}
+
+func (l *ErrorLog) record(e ErrorRecord, now time.Time, r *redact.Redactor) (*ErrorRecord, error) {
+	e = redactError(e, r)
 	tool, err := CleanLine("tool", TruncateText(e.Tool, MaxLine))
 	if err != nil {
 		return nil, err
@@ -252,11 +281,15 @@ func (l ErrorLog) ResolveAll(resolution string, now time.Time) (ErrorLog, error)
 }
 
 // ResolveKey marks resolved every open error of tool whose key is key (as
-// NormalizeKey compares them) — what hooks do when a tool succeeds on what
-// it failed on before, such as the same Bash command — and returns them.
-// An empty key resolves nothing.
+// NormalizeKey compares them, once redacted as Record redacts it) — what
+// hooks do when a tool succeeds on what it failed on before, such as the
+// same Bash command — and returns them. An empty key resolves nothing.
 func (l ErrorLog) ResolveKey(tool, key, resolution string, now time.Time) ErrorLog {
-	key = NormalizeKey(key)
+	return l.resolveKey(tool, key, resolution, now, nil)
+}
+
+func (l ErrorLog) resolveKey(tool, key, resolution string, now time.Time, r *redact.Redactor) ErrorLog {
+	key = NormalizeKey(r.String(TruncateText(key, maxErrorParams+redactMargin)))
 	if key == "" {
 		return nil
 	}

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/plangit/plangit/plan/redact"
 )
 
 // PlanStatus is the status of a whole plan.
@@ -139,6 +141,10 @@ type Rules struct {
 	PhaseOrder PhaseOrder // "" reads as strict
 	MaxRetries int        // a failed step goes back to pending while it has fewer retries than this
 	AutoFinish bool       // completing the last step completes the plan
+	// Redact redacts credentials in what the session records from tool
+	// calls: the table of package redact, and the project's own patterns
+	// (redact_extra). Nil applies the table alone.
+	Redact *redact.Redactor
 }
 
 // DefaultRules are the rules of a project with no settings.

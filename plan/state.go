@@ -111,11 +111,12 @@ func (s *State) RemoveFindings(ids []string) (Change, error) {
 	return Change{Op: "finding.rm", Summary: "findings removed: " + strings.Join(names, ", ")}, nil
 }
 
-// RecordError logs an error (ErrorLog.Record); a new record gets an id
-// above the plan's NextError.
+// RecordError logs an error (ErrorLog.Record), redacted by the plan's
+// rules (Rules.Redact: the table and the project's redact_extra); a new
+// record gets an id above the plan's NextError.
 func (s *State) RecordError(e ErrorRecord, now time.Time) (*ErrorRecord, error) {
 	next := s.Errors.nextID()
-	rec, err := s.Errors.Record(e, now)
+	rec, err := s.Errors.record(e, now, s.Plan.Rules.Redact)
 	if err != nil {
 		return nil, err
 	}
@@ -127,6 +128,12 @@ func (s *State) RecordError(e ErrorRecord, now time.Time) (*ErrorRecord, error) 
 		s.Plan.NextError = max(s.Plan.NextError, n+1)
 	}
 	return rec, nil
+}
+
+// ResolveKey resolves the open errors of tool on key (ErrorLog.ResolveKey),
+// the key redacted by the plan's rules as RecordError redacted theirs.
+func (s *State) ResolveKey(tool, key, resolution string, now time.Time) ErrorLog {
+	return s.Errors.resolveKey(tool, key, resolution, now, s.Plan.Rules.Redact)
 }
 
 // SetDeliverable records the session's deliverable, the final result of the
