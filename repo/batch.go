@@ -128,7 +128,7 @@ func (s *Session) finishBatch(b *batch) error {
 	}
 	change, meta := combine(b.changes, b.metas)
 	ci := commitInfo{now: b.now, change: change, meta: meta, counts: b.st.Plan.Counts(),
-		touches: plan.Touches(plan.DiffSteps(b.start, b.st.Plan)), issued: b.issued, notes: b.notes}
+		touches: plan.Touches(plan.DiffSteps(b.start, b.st.Plan)), issued: b.issued, notes: b.notes, redact: b.st.Plan.Rules.Redact}
 	_, _, err := s.commit(b.head, b.base, b.files, next, ci)
 	return err
 }

@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/plangit/plangit/plan"
+	"github.com/plangit/plangit/plan/redact"
 	"github.com/plangit/plangit/repo/confedit"
 )
 
@@ -43,6 +44,9 @@ type Config struct {
 	MaxRetries       int             `json:"max_retries"`       // times a failed step goes back to pending before the failure sticks
 	AutoFinish       bool            `json:"auto_finish"`       // completing the last step completes the plan
 	PhaseOrder       string          `json:"phase_order"`       // strict: a phase's steps wait for the earlier phases; free: only needs order steps
+	RedactExtra      []string        `json:"redact_extra"`      // Go regular expressions of credentials redacted besides plangit's own table
+
+	redactor *redact.Redactor // RedactExtra compiled, with the table (validate)
 }
 
 // pushOnValues are when hooks may push a session.
@@ -93,13 +97,18 @@ func DefaultConfig() Config {
 		MaxRetries:       plan.DefaultMaxRetries,
 		AutoFinish:       false,
 		PhaseOrder:       string(plan.PhasesStrict),
+		RedactExtra:      []string{},
 	}
 }
 
 // Rules are the settings that change how a plan behaves, for plan.Plan.Rules.
 func (c Config) Rules() plan.Rules {
-	return plan.Rules{PhaseOrder: plan.PhaseOrder(c.PhaseOrder), MaxRetries: c.MaxRetries, AutoFinish: c.AutoFinish}
+	return plan.Rules{PhaseOrder: plan.PhaseOrder(c.PhaseOrder), MaxRetries: c.MaxRetries, AutoFinish: c.AutoFinish, Redact: c.redactor}
 }
+
+// Redactor redacts credentials in text from tool calls: the table of
+// package redact, then the project's redact_extra.
+func (c Config) Redactor() *redact.Redactor { return c.redactor }
 
 // ConfigPath is the project's config file.
 func (p Project) ConfigPath() string { return filepath.Join(p.Dir(), ConfigFile) }
@@ -211,6 +220,11 @@ func (c *Config) validate() error {
 	if strings.ContainsAny(c.PushRemote, " \t\n:") {
 		return configError("push_remote", "must be the name of a git remote, not %q", c.PushRemote)
 	}
+	r, err := redact.New(c.RedactExtra)
+	if err != nil {
+		return configError("redact_extra", "%v", err)
+	}
+	c.redactor = r
 	return nil
 }
 
@@ -224,6 +238,7 @@ func configFields(c *Config) map[string]any {
 		"auto_advance": &c.AutoAdvance, "advance_after": &c.AdvanceAfter, "auto_create_plan": &c.AutoCreatePlan,
 		"push_on": &c.PushOn, "push_remote": &c.PushRemote, "cleanup_on": &c.CleanupOn,
 		"max_retries": &c.MaxRetries, "auto_finish": &c.AutoFinish, "phase_order": &c.PhaseOrder,
+		"redact_extra": &c.RedactExtra,
 	}
 }
 
@@ -272,8 +287,9 @@ func (c Config) Get(key string) (string, error) {
 }
 
 // Set changes one setting from its text: a number, true/false, a word, or
-// a comma-separated list for tool names; "hooks.Stop" sets one hook toggle.
-// The result is validated.
+// a comma-separated list for tool names; "hooks.Stop" sets one hook toggle;
+// redact_extra, whose patterns hold commas, takes a JSON list of patterns
+// or a single one ("" for none). The result is validated.
 func (c *Config) Set(key, value string) error {
 	next := c.clone()
 	if ev, ok := strings.CutPrefix(key, "hooks."); ok {
@@ -312,6 +328,14 @@ func (c *Config) Set(key, value string) error {
 		*p = strings.TrimSpace(value)
 	case *[]string:
 		var list []string
+		if key == "redact_extra" {
+			list, err := patternList(value)
+			if err != nil {
+				return err
+			}
+			*p = list
+			break
+		}
 		for _, v := range strings.Split(value, ",") {
 			if v = strings.TrimSpace(v); v != "" {
 				list = append(list, v)
@@ -328,6 +352,26 @@ func (c *Config) Set(key, value string) error {
 	return nil
 }
 
+// patternList reads redact_extra's value for Set: a JSON list of
+// strings, or one pattern; nothing for "".
+func patternList(value string) ([]string, error) {
+	v := strings.TrimSpace(value)
+	if v == "" {
+		return []string{}, nil
+	}
+	if !strings.HasPrefix(v, "[") {
+		return []string{value}, nil
+	}
+	var list []string
+	if err := json.Unmarshal([]byte(v), &list); err != nil {
+		return nil, configError("redact_extra", "must be a JSON list of patterns, [\"...\", \"...\"], or one pattern: %v", err)
+	}
+	if list == nil {
+		list = []string{}
+	}
+	return list, nil
+}
+
 func (c Config) clone() Config {
 	n := c
 	n.Hooks = make(map[string]bool, len(c.Hooks))
@@ -335,6 +379,7 @@ func (c Config) clone() Config {
 		n.Hooks[k] = v
 	}
 	n.CriticalTools, n.ViewTools, n.WriteTools = slices.Clone(c.CriticalTools), slices.Clone(c.ViewTools), slices.Clone(c.WriteTools)
+	n.RedactExtra = slices.Clone(c.RedactExtra)
 	return n
 }
 

@@ -1,7 +1,10 @@
 package repo
 
 import (
+	"fmt"
 	"os"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/plangit/plangit/plan"
@@ -64,5 +67,66 @@ func TestSetConfigWritesOnlyTheKey(t *testing.T) {
 	}
 	if after, _ := os.ReadFile(p.ConfigPath()); string(after) != string(before) {
 		t.Error("a refused value changed the file")
+	}
+}
+
+// TestConfigRedactExtra: redact_extra is a list of Go regular
+// expressions; one that does not compile is a config error naming the
+// key and the pattern, from the file and from config set, and changes
+// nothing; the patterns reach the plan's rules.
+func TestConfigRedactExtra(t *testing.T) {
+	t.Parallel()
+	p := Project{Root: t.TempDir()}
+	os.MkdirAll(p.Dir(), 0o755)
+	os.WriteFile(p.ConfigPath(), []byte(`{"redact_extra": ["acme_[0-9a-f]{4,8}", "(?i)pin (?P<secret>\\d+)"]}`), 0o644)
+	c, err := p.Config()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := c.Rules().Redact.String("acme_12ab PIN 4711 GITHUB_TOKEN=x"); got != "[redacted] PIN [redacted] GITHUB_TOKEN=[redacted]" {
+		t.Fatalf("the plan's rules redact %q", got)
+	}
+	os.WriteFile(p.ConfigPath(), []byte(`{"redact_extra": ["ok", "a(b"]}`), 0o644)
+	_, err = p.Config()
+	if plan.CodeOf(err) != plan.CodeInvalidArgument || !strings.HasPrefix(err.Error(), `config.json: redact_extra: pattern 2, "a(b", is not a Go regular expression`) {
+		t.Fatalf("a bad pattern: %v", err)
+	}
+	os.WriteFile(p.ConfigPath(), []byte(`{"redact_extra": "acme"}`), 0o644)
+	if _, err = p.Config(); !strings.HasPrefix(fmt.Sprint(err), "config.json: redact_extra: must be a list of strings") {
+		t.Fatalf("not a list: %v", err)
+	}
+
+	os.Remove(p.ConfigPath())
+	if _, err := p.SetConfig("redact_extra", `["x{2,3}", "y"]`); err != nil {
+		t.Fatal(err)
+	}
+	if c, err := p.Config(); err != nil || !slices.Equal(c.RedactExtra, []string{"x{2,3}", "y"}) {
+		t.Fatalf("a JSON list, written and read back: %v %v", c.RedactExtra, err)
+	}
+	if _, err := p.SetConfig("redact_extra", `z{1,2}`); err != nil {
+		t.Fatal(err)
+	}
+	c, _ = p.Config()
+	if v, _ := c.Get("redact_extra"); v != `["z{1,2}"]` {
+		t.Fatalf("one pattern, its comma kept: %s", v)
+	}
+	before, _ := os.ReadFile(p.ConfigPath())
+	for _, bad := range []string{`(`, `["ok", "("]`, `["unclosed`} {
+		_, err := p.SetConfig("redact_extra", bad)
+		if plan.CodeOf(err) != plan.CodeInvalidArgument || !strings.Contains(err.Error(), "redact_extra") {
+			t.Errorf("set %s: %v", bad, err)
+		}
+	}
+	if after, _ := os.ReadFile(p.ConfigPath()); string(after) != string(before) {
+		t.Errorf("a refused set wrote the file: %s", after)
+	}
+	if _, err := p.SetConfig("redact_extra", ""); err != nil {
+		t.Fatal(err)
+	}
+	if c, _ := p.Config(); len(c.RedactExtra) != 0 || c.Rules().Redact != nil {
+		t.Fatalf("cleared: %+v", c.RedactExtra)
+	}
+	if v, _ := DefaultConfig().Get("redact_extra"); v != "[]" {
+		t.Errorf("default: %s", v)
 	}
 }

@@ -264,7 +264,7 @@ func (s *Session) merge(head, tip plumbing.Hash, remote string, mode MergeMode, 
 	}
 	before, _ := plan.ParsePlan(s.fileAt(head, plan.PlanFile))
 	touches := plan.Touches(plan.DiffSteps(before, merged.Plan))
-	ci := commitInfo{now: now, change: change, meta: opts.Meta, counts: merged.Plan.Counts(), touches: touches}
+	ci := commitInfo{now: now, change: change, meta: opts.Meta, counts: merged.Plan.Counts(), touches: touches, redact: merged.Plan.Rules.Redact}
 	msg := mergeMessage(ci, m, base, tip)
 	hash, err := s.writeMerge(head, tip, files, msg, now)
 	if err != nil {
@@ -367,8 +367,8 @@ const (
 // kept and what conflicts; then the trailers.
 func mergeMessage(ci commitInfo, m *Merged, base, tip plumbing.Hash) string {
 	var b strings.Builder
-	b.WriteString(strings.Join(strings.Fields(ci.change.Summary), " ") + "\n\n")
-	item := func(s string) { b.WriteString("- " + strings.Join(strings.Fields(s), " ") + "\n") }
+	b.WriteString(strings.Join(strings.Fields(ci.redact.String(ci.change.Summary)), " ") + "\n\n")
+	item := func(s string) { b.WriteString("- " + strings.Join(strings.Fields(ci.redact.String(s)), " ") + "\n") }
 	for i, side := range m.Sides {
 		who := ""
 		if len(side.Who) > 0 {

@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/plangit/plangit/plan"
+	"github.com/plangit/plangit/plan/redact"
 	"github.com/plangit/plangit/repo/disk"
 )
 
@@ -87,9 +88,11 @@ func logLine(line string) string {
 }
 
 // AppendLog adds a line to .code-agent/plangit.log, where hooks record the
-// failures they swallow so as never to break the agent (logLine). It does
-// nothing when the project has no .code-agent directory, and never appends
-// through a symbolic link.
+// failures they swallow so as never to break the agent (logLine). A
+// failure may quote a tool's text: credentials in the line are redacted
+// (the table of package redact and the project's redact_extra; the table
+// alone when config.json cannot be read). It does nothing when the project
+// has no .code-agent directory, and never appends through a symbolic link.
 func (p Project) AppendLog(now time.Time, line string) error {
 	if fi, err := os.Stat(p.Dir()); err != nil || !fi.IsDir() {
 		return nil
@@ -97,6 +100,11 @@ func (p Project) AppendLog(now time.Time, line string) error {
 	if err := p.Check(); err != nil {
 		return err
 	}
+	var r *redact.Redactor
+	if c, err := p.Config(); err == nil {
+		r = c.Redactor()
+	}
+	line = r.String(plan.TruncateText(line, maxLogLine+1<<10))
 	f, err := disk.OpenFile(filepath.Join(p.Dir(), LogFile), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
 		return err

@@ -14,6 +14,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/plangit/plangit/plan"
+	"github.com/plangit/plangit/plan/redact"
 	"github.com/plangit/plangit/repo/disk"
 )
 
@@ -839,7 +840,7 @@ func (s *Session) attempt(opts Options, fn changeFn, res *Result, head *plumbing
 		return nil
 	}
 	touches := plan.Touches(plan.DiffSteps(before, next.Plan))
-	c, _, err := s.commit(*head, base, files, nextFiles, commitInfo{now: now, change: change, meta: opts.Meta, counts: next.Plan.Counts(), touches: touches, issued: issued, notes: notes})
+	c, _, err := s.commit(*head, base, files, nextFiles, commitInfo{now: now, change: change, meta: opts.Meta, counts: next.Plan.Counts(), touches: touches, issued: issued, notes: notes, redact: next.Plan.Rules.Redact})
 	if err != nil {
 		return heldTooBig(err, files)
 	}
@@ -980,6 +981,9 @@ type commitInfo struct {
 	// notes, when known, are the largest finding and error ids issued
 	// before it.
 	notes *issuedIDs
+	// redact is the project's redaction (plan.Rules.Redact), applied to
+	// the summary; nil applies the table alone.
+	redact *redact.Redactor
 }
 
 // commit writes one revision. The branch is the commit point:
@@ -1029,6 +1033,10 @@ func (s *Session) commit(parent plumbing.Hash, base map[string]plumbing.Hash, ol
 	if err := s.checkWritable(old, files); err != nil {
 		return nil, nil, err
 	}
+	// A summary may quote a tool's text (a failed command, a todo): it is
+	// redacted before the commit, its revision log entry and the caller's
+	// result are made of it.
+	ci.change.Summary = ci.redact.String(ci.change.Summary)
 	if !s.holdsLock() {
 		// .git was replaced since the attempt began: its objects would
 		// go into a repository this change does not hold, and stay there
