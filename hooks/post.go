@@ -68,7 +68,7 @@ func (e *engine) postToolUse() (*Output, error) {
 			}
 		}
 		if key, _ := hookwire.ToolKey(e.in.ToolInput); key != "" && change.Op == "" {
-			if done := st.Errors.ResolveKey(tool, key, "the same call succeeded", now); len(done) > 0 {
+			if done := st.ResolveKey(tool, key, "the same call succeeded", now); len(done) > 0 {
 				change = resolvedChange(done)
 				for _, r := range done {
 					parts = append(parts, hookwire.Part{Text: fmt.Sprintf("[plangit] Error #%s is resolved: `%s` succeeded.", r.ID, hookwire.ClipKey(hookwire.NormKey(key)))})

@@ -27,6 +27,9 @@ type queued struct {
 
 // enqueue appends the event to s's queue. A tool response is kept only
 // where a rule reads it (TaskCreate's task id), so a record stays small.
+// What the tool call carries — its input, its response, its error — is
+// redacted first, as a record made of it would be: the queue is on disk
+// too, and the replay records what it reads.
 func (e *engine) enqueue(s *repo.Session) error {
 	in := *e.in
 	if in.ToolName == "TaskCreate" {
@@ -36,6 +39,8 @@ func (e *engine) enqueue(s *repo.Session) error {
 	} else {
 		in.ToolResponse = nil
 	}
+	r := e.cfg.Redactor()
+	in.ToolInput, in.ToolResponse, in.Error = r.JSON(in.ToolInput), r.JSON(in.ToolResponse), r.String(in.Error)
 	rec, err := json.Marshal(queued{Time: e.env.Now(), In: &in})
 	if err != nil {
 		return err

@@ -138,6 +138,33 @@ func NormKey(s string) string {
 	return s[:cut] + "…"
 }
 
+// Redacted is what a credential in a recorded key became (package
+// plan/redact's Mark, which this stdlib-only package cannot import).
+const Redacted = "[redacted]"
+
+// SameKey reports whether a key as recorded — its credentials redacted —
+// is key as the tool gives it now: equal, each Redacted standing for
+// the text (at least a byte) the credential was.
+func SameKey(recorded, key string) bool {
+	if !strings.Contains(recorded, Redacted) {
+		return recorded == key
+	}
+	pieces := strings.Split(recorded, Redacted)
+	rest, ok := strings.CutPrefix(key, pieces[0])
+	if !ok {
+		return false
+	}
+	last := pieces[len(pieces)-1]
+	for _, p := range pieces[1 : len(pieces)-1] {
+		i := strings.Index(rest[min(1, len(rest)):], p)
+		if i < 0 {
+			return false
+		}
+		rest = rest[min(1, len(rest))+i+len(p):]
+	}
+	return len(rest) > len(last) && strings.HasSuffix(rest, last)
+}
+
 // ToolParts is what to say before a critical tool that acts on key (for
 // a shell tool, its command): the step, the error this very key met
 // before, and the tool's other open errors in one line.
@@ -150,7 +177,7 @@ func (g *Glance) ToolParts(tool, key string) []Part {
 		if e.Tool != tool {
 			continue
 		}
-		if key != "" && e.Key == key {
+		if key != "" && SameKey(e.Key, key) {
 			parts = append(parts, Part{Key: "error " + e.ID + " " + e.Count,
 				Text: "[plangit] `" + ClipKey(e.Key) + "` failed before (error #" + e.ID + ", ×" + e.Count + "): " + e.Text})
 			continue

@@ -55,3 +55,26 @@ func TestGlanceLists(t *testing.T) {
 		t.Errorf("%+v, %v", g, ok)
 	}
 }
+
+// TestSameKey: a key recorded with its credentials redacted is the same
+// key as the command that carries them, whatever they were; another
+// command is not.
+func TestSameKey(t *testing.T) {
+	t.Parallel()
+	rec := `curl -H "Authorization: Bearer [redacted]" https://u:[redacted]@h/x`
+	for key, want := range map[string]bool{
+		`curl -H "Authorization: Bearer ghp_abc" https://u:pw@h/x`: true,
+		`curl -H "Authorization: Bearer other" https://u:p@h/x`:    true,
+		`curl -H "Authorization: Bearer " https://u:pw@h/x`:        false, // nothing where the token was
+		`curl -H "Authorization: Bearer ghp_abc" https://u:pw@h/y`: false,
+		`wget -H "Authorization: Bearer ghp_abc" https://u:pw@h/x`: false,
+		`curl -H "Authorization: Bearer ghp_abc"`:                  false,
+	} {
+		if got := SameKey(rec, key); got != want {
+			t.Errorf("SameKey(%q, %q) = %v", rec, key, got)
+		}
+	}
+	if !SameKey("go test ./...", "go test ./...") || SameKey("go test ./...", "go vet ./...") || !SameKey("X=[redacted]", "X=1") {
+		t.Error("keys without a credential compare equal, or not")
+	}
+}
