@@ -1,6 +1,7 @@
 package mcpserver_test
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -148,5 +149,33 @@ func TestToolErrors(t *testing.T) {
 	body, _ := fails(t, cs, "PLAN_NOT_FOUND", "status", map[string]any{})
 	if !strings.Contains(body["message"].(string), "s1, s2") {
 		t.Errorf("the error does not name the sessions: %v", body)
+	}
+}
+
+// TestErrorToolRedacts: output the agent pastes into the error tool has
+// its credentials redacted before it is recorded, as the hooks' errors
+// are: in errors.md, the commit message and the tool's answer.
+func TestErrorToolRedacts(t *testing.T) {
+	t.Parallel()
+	root := newProject(t)
+	cs := connect(t, root)
+	ok(t, cs, "plan", map[string]any{"action": "init", "title": "Deploy", "session": "s1"})
+	const token = "ghp_0123456789abcdefghijABCDEFGHIJ012345"
+	got, text := ok(t, cs, "error", map[string]any{"action": "add", "tool": "Bash",
+		"message": "curl: (22) 401 with Authorization: Bearer " + token, "params": `{"command":"curl -u admin:hunter2 https://h","env":{"API_TOKEN":"t0k3n"}}`})
+	b, _ := json.Marshal(got)
+	errorsMD, err := os.ReadFile(filepath.Join(root, ".code-agent", "plans", "s1", "errors.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for what, s := range map[string]string{"the answer": string(b) + text, "errors.md": string(errorsMD), "the history": gitLog(t, filepath.Join(root, ".code-agent", "plans", "s1"))} {
+		for _, secret := range []string{token, "hunter2", "t0k3n"} {
+			if strings.Contains(s, secret) {
+				t.Errorf("%s holds %q: %s", what, secret, s)
+			}
+		}
+	}
+	if !strings.Contains(string(errorsMD), "Authorization: Bearer [redacted]") || !strings.Contains(string(errorsMD), `"API_TOKEN":"[redacted]"`) {
+		t.Errorf("errors.md:\n%s", errorsMD)
 	}
 }
