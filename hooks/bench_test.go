@@ -2,6 +2,7 @@ package hooks
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -38,5 +39,28 @@ func BenchmarkHook(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkFailureRedacted is BenchmarkHook's post_tool_use_failure_bash
+// for a failure that carries credentials in its command and 64 KB of
+// output: what redacting them adds to recording the error (the record
+// keeps 4 KB of the output, and redacts a little more than that).
+func BenchmarkFailureRedacted(b *testing.B) {
+	f := newFixture(b)
+	f.withPlan(sessionID)
+	command, output := leakyCall(leaks[0])
+	for len(output) < 64<<10 {
+		output += "\n--- FAIL: TestCacheEviction (0.01s)\n    cache_test.go:42: got 3 entries, want 2 (Authorization: Bearer " + leaks[1] + ")"
+	}
+	raw, _ := json.Marshal(map[string]any{"session_id": sessionID, "cwd": f.root, "hook_event_name": "PostToolUseFailure", "tool_name": "Bash",
+		"tool_input": map[string]string{"command": command}, "error": "Exit code 1\n" + output})
+	now := t0.Add(time.Hour)
+	env := Env{Now: func() time.Time { now = now.Add(time.Second); return now }}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, code := Run(Claude{}, "PostToolUseFailure", bytes.NewReader(raw), env); code != 0 {
+			b.Fatalf("exit code %d", code)
+		}
 	}
 }

@@ -289,6 +289,9 @@ func (l ErrorLog) ResolveKey(tool, key, resolution string, now time.Time) ErrorL
 }
 
 func (l ErrorLog) resolveKey(tool, key, resolution string, now time.Time, r *redact.Redactor) ErrorLog {
+	if !slices.ContainsFunc(l, func(e *ErrorRecord) bool { return e.Open() && e.Tool == tool && e.Key != "" }) {
+		return nil // nothing to resolve: the key need not be redacted
+	}
 	key = NormalizeKey(r.String(TruncateText(key, maxErrorParams+redactMargin)))
 	if key == "" {
 		return nil
