@@ -41,6 +41,7 @@ var positive = []struct {
 	{"authorization header", `{"headers":{"Authorization":"Bearer abc.def"}}`, `{"headers":{"Authorization":"[redacted]"}}`},
 	{"authorization header", `curl -H \"Authorization: Bearer abc\" x`, `curl -H \"Authorization: Bearer [redacted]\" x`},
 	{"authorization header", "Proxy-Authorization: Negotiate YIIabc", "Proxy-Authorization: Negotiate [redacted]"},
+	{"authorization header", `{\"Authorization\":\"Bearer abc\"}`, `{\"Authorization\":\"[redacted]\"}`},
 	{"bearer token", `token sent as Bearer 0123456789abcdefXYZ.`, `token sent as Bearer [redacted].`},
 	{"secret assignment", `AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG aws s3 ls`, `AWS_SECRET_ACCESS_KEY=[redacted] aws s3 ls`},
 	{"secret assignment", `export GITHUB_TOKEN="abc def"`, `export GITHUB_TOKEN="[redacted]"`},
@@ -90,11 +91,13 @@ var positive = []struct {
 var negative = []string{
 	"mkdir -p build/out && cp -p a b",
 	"git log -p -3 -- cache.go",
-	"mysql -p shop",                             // -p alone: mysql asks for the password
-	"mysql -P 3306 -h db",                       // the port
-	"pip install sk-learn",                      // not a key: too short, and a word
-	"use sk-learn-compatible-estimators for it", // hyphens in the first 20
-	"task-0123456789abcdefghijklmnop",           // "sk-" inside a word
+	"mysql -p shop",       // -p alone: mysql asks for the password
+	"mysql -P 3306 -h db", // the port
+	"mysql -p$(cat ~/.pw) shop; sshpass -p $PW ssh h; curl -u me:$TOKEN x", // variables
+	"run `mysql -p` alone, or `sshpass -p`",                                // markdown quoting the flags
+	"pip install sk-learn",                                                 // not a key: too short, and a word
+	"use sk-learn-compatible-estimators for it",                            // hyphens in the first 20
+	"task-0123456789abcdefghijklmnop",                                      // "sk-" inside a word
 	"the password is wrong; try again",
 	"the bearer of bad news",
 	"max_tokens=100 input_tokens=5",
