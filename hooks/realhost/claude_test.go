@@ -182,6 +182,7 @@ func (m *claudeModel) actions(turn int, tools, deferred map[string]bool) []actio
 		bash("a failing command", "ls cachedir"),
 		action{"write a file", "Write", map[string]string{"file_path": p("cachedir/cache.go"), "content": "package cache\n\n// Cache caches lookups.\ntype Cache map[string]string\n"}},
 		bash("the same command succeeding", "ls cachedir"),
+		bash("a failing command carrying a token", secretCommand),
 		action{"read what was written", "Read", map[string]string{"file_path": p("cachedir/cache.go")}},
 		action{"todo: the first task", "TaskCreate", map[string]any{"subject": "Write the cache", "description": "Write the cache", "activeForm": "Writing the cache"}},
 		action{"todo: a second task", "TaskCreate", map[string]any{"subject": "Test the cache", "description": "Test the cache", "activeForm": "Testing the cache"}},
@@ -231,6 +232,7 @@ func TestClaude(t *testing.T) {
 		checkClaudeOutput(t, i+1, r, filepath.Join(s.base, "out", []string{"turn1", "turn2"}[i]+"-debug.log"))
 	}
 	s.checkPlan(id, map[string]string{"Write the cache": "completed", "Test the cache": "completed"})
+	s.checkNoSecret(id)
 	for _, tool := range []string{"mcp__plangit__plan", "TaskCreate", "TaskUpdate", "mcp__plangit__show", "Write", "Read"} {
 		if !ranTool(calls, "PostToolUse", tool) {
 			t.Errorf("no PostToolUse for %s: the script's call did not run", tool)

@@ -117,6 +117,7 @@ func codexActions(turn int) []action {
 		sh("a failing command", "ls cachedir"),
 		{"write a file", "apply_patch", codexPatch("*** Begin Patch\n*** Add File: cachedir/cache.go\n+package cache\n+\n+// Cache caches lookups.\n+type Cache map[string]string\n*** End Patch\n")},
 		sh("the same command succeeding", "ls cachedir"),
+		sh("a failing command carrying a token", secretCommand),
 		{"todo list", "update_plan", map[string]any{"explanation": "cache written", "plan": []any{
 			map[string]any{"step": "Write the cache", "status": "in_progress"},
 			map[string]any{"step": "Test the cache", "status": "pending"},
@@ -193,6 +194,7 @@ trust_level = "trusted"
 	checkCodexOutput(t, 1, r1)
 	checkCodexOutput(t, 2, r2)
 	s.checkPlan(id, map[string]string{"Write the cache": "completed", "Test the cache": "completed"})
+	s.checkNoSecret(id)
 	for _, tool := range []string{"apply_patch", "update_plan", "Bash"} {
 		if !ranTool(calls, "PostToolUse", tool) {
 			t.Errorf("no PostToolUse for %s: the script's call did not run", tool)

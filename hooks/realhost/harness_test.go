@@ -557,6 +557,40 @@ func (s *session) checkPlan(id string, want map[string]string) planJSON {
 	return p
 }
 
+// hostToken is the credential the scripts' failing command carries, in
+// its command and in its stderr; secretCommand is that command.
+const (
+	hostToken     = "ghp_R3alH0stT0kenABCDEFGHIJKLMNOPQRSTUV"
+	secretCommand = `sh -c 'echo "deploy: 401 for Authorization: Bearer $1" >&2; exit 22' deploy ` + hostToken
+)
+
+// checkNoSecret checks that the failing command carrying hostToken was
+// logged with the token redacted, and that no object of the session's
+// repository, nor of the remote it is then pushed to, holds the token.
+func (s *session) checkNoSecret(id string) {
+	s.t.Helper()
+	dir := filepath.Join(s.project, ".code-agent", "plans", id)
+	errs := readFile(s.t, filepath.Join(dir, "errors.md"))
+	if !strings.Contains(errs, "deploy: 401") || !strings.Contains(errs, "[redacted]") {
+		s.t.Errorf("errors.md does not log the failed command with its token redacted:\n%s", errs)
+	}
+	bare := filepath.Join(s.base, "remote.git")
+	s.git("init", "-q", "--bare", bare)
+	s.git("remote", "add", "origin", bare)
+	s.plangit("push", "--session", id)
+	if ref := strings.TrimSpace(repotest.Git(s.t, bare, "for-each-ref", "--format=%(refname)", "refs/plangit/")); ref == "" {
+		s.t.Errorf("plangit push left no session ref in the remote")
+	}
+	if strings.Contains(errs+readFile(s.t, filepath.Join(dir, "task_plan.md")), hostToken[4:]) {
+		s.t.Errorf("the session's files hold the token the failing command carried")
+	}
+	for _, repo := range []string{dir, bare} {
+		if strings.Contains(repotest.Git(s.t, repo, "cat-file", "--batch-all-objects", "--batch"), hostToken[4:]) {
+			s.t.Errorf("an object in %s holds the token the failing command carried", repo)
+		}
+	}
+}
+
 // revisions lists a session's commit subjects, oldest first.
 func (s *session) revisions(id string) []string {
 	out := repotest.Git(s.t, filepath.Join(s.project, ".code-agent", "plans", id), "log", "--reverse", "--format=%s")
