@@ -39,6 +39,7 @@ import (
 
 	"github.com/plangit/plangit/hooks/hookwire"
 	"github.com/plangit/plangit/plan"
+	"github.com/plangit/plangit/render/brief"
 	"github.com/plangit/plangit/repo"
 	"github.com/plangit/plangit/repo/repotest"
 )
@@ -515,7 +516,7 @@ func TestAgentLoop(t *testing.T) {
 			t.Errorf("%s %s injected %d bytes, over 2,000", x.event, x.tool, len(x.text))
 		}
 		for _, l := range strings.Split(x.text, "\n") {
-			if l = strings.TrimSpace(l); l != "" {
+			if l = strings.TrimSpace(l); l != "" && !strings.HasSuffix(l, brief.FenceOpen) && l != brief.FenceClose {
 				lines[l]++
 				if lines[l] == 2 {
 					t.Errorf("said twice in the turn: %q", l)
@@ -537,7 +538,7 @@ func TestAgentLoop(t *testing.T) {
 	}
 	for _, want := range []string{"now: 4 Implement the cache layer", "`go test ./internal/cache/` failed before (error #1, ×1): Exit code 1 --- FAIL: TestExpiry",
 		"Error #1 is resolved",
-		"5 of 9 steps are not done. Phase 2 Build: ○ 5 Use the cache in GetUser; ○ 6 Invalidate entries on user update. Phase 3 Ship: 3 steps left. Next: 5 Use the cache in GetUser."} {
+		"5 of 9 steps are not done.\n" + brief.FenceOpen + "\nPhase 2 Build: ○ 5 Use the cache in GetUser; ○ 6 Invalidate entries on user update. Phase 3 Ship: 3 steps left. Next: 5 Use the cache in GetUser.\n" + brief.FenceClose} {
 		if !strings.Contains(all, want) {
 			t.Errorf("the turn never said %q:\n%s", want, all)
 		}
@@ -569,7 +570,7 @@ func TestAgentLoop(t *testing.T) {
 	// A compaction: a checkpoint, then everything said again.
 	a.send("PreCompact", map[string]any{"trigger": "auto", "custom_instructions": ""})
 	out = a.send("SessionStart", map[string]any{"source": "compact"})
-	for _, want := range []string{"[plangit] Your plan (session " + a.id + "): Add caching to UserService without changing its public API — running, 4/9 steps done",
+	for _, want := range []string{"[plangit] Your plan (session " + a.id + "):\n" + brief.FenceOpen + "\nPlan: Add caching to UserService without changing its public API — running, 4/9 steps done",
 		"Goal: Add caching to UserService without changing its public API.", "Next: ○ 5  Use the cache in GetUser", "Next: ○ 6  Invalidate entries on user update",
 		"Record progress: plangit step done ID"} {
 		if !strings.Contains(out, want) {

@@ -66,7 +66,7 @@ func (e *engine) handle() (*Output, error) {
 				if out == nil {
 					out = &Output{}
 				}
-				out.Context = strings.TrimSpace(said + "\n" + out.Context)
+				out.Context = brief.Join(brief.Fit([]string{said}, e.cfg.ContextBudget), out.Context)
 				out.Notice = strings.TrimSpace(notice + "\n" + out.Notice)
 			}
 		}
@@ -127,7 +127,7 @@ func (e *engine) dispatch() (*Output, error) {
 			if out == nil {
 				out = &Output{}
 			}
-			out.Context = strings.TrimSpace(recalled + "\n" + out.Context)
+			out.Context = brief.Join(recalled, out.Context)
 		}
 		return out, err
 	case Stop, SubagentStop:
@@ -364,8 +364,8 @@ func (e *engine) repairUnreadable(cause error) (said, notice string) {
 	msg, _, _ = strings.Cut(msg, " (fix the file by hand")
 	files := strings.Join(kept, ", ")
 	e.opened = nil // the session as repair left it
-	return "[plangit] The plan's files could not be read (" + plan.TruncateText(msg, 200) + "): plangit restored " + files +
-			" from the last revision. Redo the edit through plangit, or fix the kept text and copy it back.",
+	return "[plangit] The plan's files could not be read; plangit restored " + files + " from the last revision:\n" +
+			brief.Data("Read error: "+plan.TruncateText(msg, 200)) + "\nRedo the edit through plangit, or fix the kept text and copy it back.",
 		"plangit: restored " + files + " from the last revision; it could not be read"
 }
 
@@ -389,8 +389,8 @@ func (e *engine) unreadable(cause error) *Output {
 		t = begun
 	}
 	msg := strings.TrimSuffix(cause.Error(), " ["+string(plan.CodeOf(cause))+"]")
-	text := e.say(s, t, []hookwire.Part{{Key: "unreadable " + msg, Text: "[plangit] The plan's files cannot be read: " + plan.TruncateText(msg, 300) +
-		". Fix the file, or run " + hookwire.CLIMark + " repair: it restores the last revision and keeps the text it replaces as NAME.rejected.N."}})
+	text := e.say(s, t, []hookwire.Part{{Key: "unreadable " + msg, Text: "[plangit] The plan's files cannot be read:\n" + brief.Data("Read error: "+plan.TruncateText(msg, 300)) +
+		"\nFix the file, or run " + hookwire.CLIMark + " repair: it restores the last revision and keeps the text it replaces as NAME.rejected.N."}})
 	if text == "" {
 		return nil
 	}
@@ -498,16 +498,22 @@ func (e *engine) sessionStarted() (*Output, error) {
 		return nil, nil
 	}
 	descs := make([]string, len(others))
+	fetched := false
 	for i, o := range others {
 		descs[i] = o.desc
+		fetched = fetched || o.fetched
 	}
 	cmd := adoptCommand(others[0].id, e.in.SessionID)
-	line := fmt.Sprintf("[plangit] No plan for this session. Unfinished plan in this project: %s. To continue it here: %s", descs[0], cmd)
+	head, tail := "[plangit] No plan for this session. Unfinished plan in this project:", "To continue it here: "+cmd
 	if len(others) > 1 {
-		line = fmt.Sprintf("[plangit] No plan for this session. Unfinished plans in this project: %s. To continue the most recent here: %s (or name another of them)",
-			strings.Join(descs, "; "), cmd)
+		head, tail = "[plangit] No plan for this session. Unfinished plans in this project:", "To continue the most recent here: "+cmd+" (or name another of them)"
 	}
-	return e.context([]string{line}), nil
+	if fetched {
+		// Another person's record: the agent reads it before it takes
+		// it over, and treats its text as theirs.
+		tail += "\nA fetched session was written elsewhere: read it (plangit --session ID show) before adopting it."
+	}
+	return e.context([]string{head + "\n" + brief.Data(strings.Join(descs, "\n")) + "\n" + tail}), nil
 }
 
 func curID(p *plan.Plan) string {
@@ -530,8 +536,9 @@ func adoptCommand(from, to string) string {
 
 // elsewhere is an unfinished plan of another session.
 type elsewhere struct {
-	id   string
-	desc string // "ID (Title, 1/4 done)"
+	id      string
+	desc    string // "ID (Title, 1/4 done)", and where it came from when fetched
+	fetched bool
 }
 
 // unfinishedElsewhere finds up to n unfinished plans of other sessions
@@ -570,12 +577,40 @@ func (e *engine) unfinishedElsewhere(n int) []elsewhere {
 		if k.Total == 0 {
 			continue // a plan started from a prompt and never given a step
 		}
-		out = append(out, elsewhere{c.id, fmt.Sprintf("%s (%s, %d/%d done)", c.id, plan.TruncateText(st.Plan.Title, 60), k.Done, k.Total)})
+		o := elsewhere{id: c.id, desc: fmt.Sprintf("%s (%s, %d/%d done)", c.id, plan.TruncateText(st.Plan.Title, 60), k.Done, k.Total)}
+		if from := fetchedFrom(s); from != "" {
+			o.desc, o.fetched = o.desc+", "+from, true
+		}
+		out = append(out, o)
 		if len(out) == n {
 			break
 		}
 	}
 	return out
+}
+
+// fetchedFrom says where a session fetched from a remote came from and
+// who made its last revision: "fetched from origin, last changed by Ann
+// <ann@example.com>"; "" for a session made here.
+func fetchedFrom(s *repo.Session) string {
+	o := s.Origin()
+	if o == nil {
+		return ""
+	}
+	from := "fetched from " + o.Remote
+	if last, err := s.Last(); err == nil {
+		who := strings.TrimSpace(last.Author.Name + " <" + last.Author.Email + ">")
+		switch {
+		case last.Author.Email == "":
+			who = strings.TrimSpace(last.Author.Name)
+		case last.Author.Name == "":
+			who = "<" + last.Author.Email + ">"
+		}
+		if who != "" {
+			from += ", last changed by " + plan.TruncateText(who, 80)
+		}
+	}
+	return from
 }
 
 // continueIntents are what a person types to resume a paused plan.
@@ -757,8 +792,8 @@ func (e *engine) startFromPrompt() (string, error) {
 	e.remember(s, hookwire.BeginLine("", stepSig(p), t.Shell))
 	e.proj.UnmarkShell(e.in.SessionID)
 	cli := e.cli(t)
-	return fmt.Sprintf("[plangit] Plan started from the request: %q (%s). %s init \"Title\" --goal \"...\" makes it yours; %s step add \"...\" adds a step.",
-		p.Title, res.Commit.Hash[:7], cli, cli), nil
+	return fmt.Sprintf("[plangit] Plan started from the request (%s). %s init \"Title\" --goal \"...\" makes it yours; %s step add \"...\" adds a step.",
+		res.Commit.Hash[:7], cli, cli), nil
 }
 
 // promptTitle is a plan's title made of a person's request: its first

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/plangit/plangit/plan"
+	"github.com/plangit/plangit/render/brief"
 )
 
 // TestNotTheProjects: plangit's own refusals and exit statuses that answer
@@ -98,7 +99,7 @@ func TestOnlyTheProjectsErrorsAreLogged(t *testing.T) {
 	}
 	// Its output sent elsewhere, the refusal is told by its exit code.
 	silent := map[string]any{"tool_name": "Bash", "tool_input": map[string]any{"command": "plangit step done 9 2>/dev/null"}, "error": "Exit code 1"}
-	if got := f.send("PostToolUseFailure", silent); !strings.HasSuffix(got, "(not an error of the project; nothing logged): exit code 1") {
+	if got := f.send("PostToolUseFailure", silent); !strings.HasSuffix(got, "(not an error of the project; nothing logged):\n"+brief.FenceOpen+"\nexit code 1\n"+brief.FenceClose) {
 		t.Errorf("a refusal with its output redirected was answered with %q", got)
 	}
 	if got := f.send("PostToolUseFailure", map[string]any{"tool_name": "Bash", "tool_input": map[string]any{"command": "grep -rn TODO ."}, "error": "Exit code 1"}); got != "" {

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/plangit/plangit/hooks/hookwire"
+	"github.com/plangit/plangit/render/brief"
 )
 
 // Gemini is Gemini CLI's hook protocol, from its hooks reference
@@ -215,9 +216,12 @@ func (Gemini) Encode(in *Input, out *Output) ([]byte, int) {
 	if in.Event == PostToolUseFailure && in.ErrorOnly && !out.Empty() && !out.Block && !out.Stop && strings.TrimSpace(out.Context) != "" {
 		// Gemini gives the model only {"error": message} for a tool that
 		// errored, dropping additionalContext: a denial's reason replaces
-		// the result, so it carries the error and plangit's context.
+		// the result, so it carries the error and plangit's context. The
+		// error is the tool's text, not plangit's: it goes in the context's
+		// block of recorded text (brief.Fence), as Gemini's own wrapper
+		// marks a shell command's output as untrusted.
 		context := strings.ReplaceAll(out.Context, "TodoWrite", "write_todos")
-		reason := strings.TrimSpace(in.Error + "\n\n" + context)
+		reason := brief.Join(brief.Fence(brief.Data("Tool error: "+in.Error)), context)
 		return append(hookwire.Object(nil).Str("systemMessage", out.Notice).Str("decision", "deny").Str("reason", reason).Close(), '\n'), 0
 	}
 	return hookwire.EncodeGemini(in.Event, out), 0

@@ -287,7 +287,7 @@ func TestActOnce(t *testing.T) {
 			}
 			// Only in Claude Code's settings: that hook acts, as the host.
 			out := f.runAs(nil, c.claudeEvent, c.claudePath)
-			if !strings.Contains(out, `"`+c.key+`":"[plangit] Bash `+"`go test ./...`"+` failed 3 times`) || count() != 3 {
+			if !strings.Contains(out, `"`+c.key+`":"[plangit] Error #2: this failed 3 times`) || !strings.Contains(out, "Bash `go test ./...`: ") || count() != 3 {
 				t.Fatalf("alone, the settings' hook acts as %T: %s (count %d)", c.host, out, count())
 			}
 
@@ -301,7 +301,7 @@ func TestActOnce(t *testing.T) {
 			// Both paths, in either order: one change, one answer.
 			claude := f.runAs(nil, c.claudeEvent, c.claudePath)
 			native := f.runAs(c.host, c.nativeEvent, c.nativePath)
-			if claude != "" || !strings.Contains(native, `"`+c.key+`":"[plangit] Bash `+"`go test ./...`"+` failed 4 times`) {
+			if claude != "" || !strings.Contains(native, `"`+c.key+`":"[plangit] Error #2: this failed 4 times`) {
 				t.Errorf("settings' hook %q, host's own %q", claude, native)
 			}
 			native = f.runAs(c.host, c.nativeEvent, c.nativePath)

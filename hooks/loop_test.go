@@ -209,8 +209,8 @@ func TestErrorsHaveALife(t *testing.T) {
 	// Before the same command: that it failed, and how; the other open
 	// error in one short line.
 	out := f.send(PreToolUse, bash("go test  ./internal/cache/"))
-	if !strings.Contains(out, "[plangit] `go test ./internal/cache/` failed before (error #1, ×1): Exit code 1 --- FAIL: TestCacheExpiry (30.01s)") ||
-		!strings.Contains(out, "[plangit] Other open Bash errors: #2 ×1 `go vet ./...` (plangit errors --open)") {
+	if !strings.Contains(out, "\n`go test ./internal/cache/` failed before (error #1, ×1): Exit code 1 --- FAIL: TestCacheExpiry (30.01s)") ||
+		!strings.Contains(out, "\nOther open Bash errors: #2 ×1 `go vet ./...`\n</data>\nplangit errors --open lists them.") {
 		t.Errorf("before the failing command: %s", out)
 	}
 	if out := f.send(PreToolUse, bash("go test ./internal/cache/")); out != "" {
@@ -218,7 +218,7 @@ func TestErrorsHaveALife(t *testing.T) {
 	}
 	// The same command succeeding resolves its error: a commit.
 	out = f.send(PostToolUse, bash("go test ./internal/cache/"))
-	if !strings.Contains(out, "Error #1 is resolved: `go test ./internal/cache/` succeeded.") {
+	if !strings.Contains(out, "Error #1 is resolved: the same call succeeded.") {
 		t.Errorf("resolution: %s", out)
 	}
 	st = f.state(sessionID)
@@ -358,7 +358,7 @@ func TestUnreadablePlan(t *testing.T) {
 	os.WriteFile(filepath.Join(s.Dir, plan.PlanFile), []byte(broken), 0o644)
 	raw := f.sendRaw(PreToolUse, bash("go build ./..."))
 	out := agentText(t, raw)
-	if !strings.HasPrefix(out, "[plangit] The plan's files could not be read (task_plan.md:3:1: ") ||
+	if !strings.HasPrefix(out, "[plangit] The plan's files could not be read;") || !strings.Contains(out, "\nRead error: task_plan.md:3:1: ") ||
 		!strings.Contains(out, "plangit restored task_plan.md (its text kept as task_plan.md.rejected.1) from the last revision") {
 		t.Errorf("%s", out)
 	}
@@ -398,7 +398,7 @@ func TestPlanThatCannotStandIsRepaired(t *testing.T) {
 			}
 			os.WriteFile(path, bytes.Replace(b, []byte(edit[0]), []byte(edit[1]), 1), 0o644)
 			out := f.send(SessionStart, map[string]any{"source": "startup"})
-			if !strings.Contains(out, "[plangit] The plan's files could not be read (") || !strings.Contains(out, "plangit restored task_plan.md") {
+			if !strings.Contains(out, "[plangit] The plan's files could not be read;") || !strings.Contains(out, "plangit restored task_plan.md") {
 				t.Errorf("not repaired: %q", out)
 			}
 			if !strings.Contains(out, "Current: ◐ 2  Design the cache") {
@@ -422,7 +422,7 @@ func TestSessionStartReminder(t *testing.T) {
 	})
 	out := f.send(SessionStart, map[string]any{"source": "startup"})
 	for _, want := range []string{"Current: ◐ 2  Design the cache (phase 1: Analysis)", "Findings, code: GetUser is the hot path\n",
-		"Findings, architecture: one cache per service\n", "Findings, insight: insight d; insight c; insight b (plangit findings)\n",
+		"Findings, architecture: one cache per service\n", "Findings, insight: insight d; insight c; insight b\n</data>\nplangit findings shows the findings.\n",
 		`Add a step by writing a line "[Step] what to do" in a reply.`} {
 		if !strings.Contains(out, want) {
 			t.Errorf("no %q in\n%s", want, out)

@@ -13,6 +13,7 @@ import (
 	"github.com/plangit/plangit/hooks/hookwire"
 	"github.com/plangit/plangit/plan"
 	"github.com/plangit/plangit/render"
+	"github.com/plangit/plangit/render/brief"
 	"github.com/plangit/plangit/repo"
 )
 
@@ -71,7 +72,7 @@ func (e *engine) postToolUse() (*Output, error) {
 			if done := st.ResolveKey(tool, key, "the same call succeeded", now); len(done) > 0 {
 				change = resolvedChange(done)
 				for _, r := range done {
-					parts = append(parts, hookwire.Part{Text: fmt.Sprintf("[plangit] Error #%s is resolved: `%s` succeeded.", r.ID, hookwire.ClipKey(hookwire.NormKey(key)))})
+					parts = append(parts, hookwire.Part{Text: "[plangit] Error #" + r.ID + " is resolved: the same call succeeded."})
 				}
 			}
 		}
@@ -100,7 +101,7 @@ func (e *engine) postToolUse() (*Output, error) {
 			memo = "A " + cur.ID + " " + hookwire.Undash(next) + "\n"
 			text := fmt.Sprintf("[plangit] Step %s is marked done after %d tool uses in it (auto_advance).", cur.ID, uses)
 			if n, _, err := p.Step(next); err == nil {
-				text += " Now: " + render.StepLine(p, n)
+				text += "\n" + brief.Data("Now: "+render.StepLine(p, n))
 				memo += hookwire.SaidLines(curName(n)) // the new current step is said here
 			}
 			parts = append(parts, hookwire.Part{Text: text})
@@ -133,7 +134,7 @@ func (e *engine) postToolUse() (*Output, error) {
 		notes = append(notes, hookwire.Part{Key: "started", Text: started})
 	}
 	if res.Adopted != nil && e.ownFile() {
-		notes = append(notes, hookwire.Part{Text: fmt.Sprintf("[plangit] Adopted your edit as revision %s: %s.", res.Adopted.Hash[:7], res.Adopted.Change.Summary)})
+		notes = append(notes, hookwire.Part{Text: "[plangit] Adopted your edit as revision " + res.Adopted.Hash[:7] + ":\n" + brief.Data(res.Adopted.Change.Summary)})
 	}
 	if res.Stale != nil && e.ownFile() {
 		notes = append(notes, hookwire.Part{Text: "[plangit] " + staleNote(res.Stale)})
@@ -399,16 +400,12 @@ func (e *engine) postToolUseFailure() (*Output, error) {
 			}
 			said = plan.TruncateText(firstLine(said), 300)
 		}
-		p = hookwire.Part{Key: "refused " + hookwire.NormKey(said), Text: "[plangit] plangit refused that call (not an error of the project; nothing logged): " + said}
+		p = hookwire.Part{Key: "refused " + hookwire.NormKey(said), Text: "[plangit] plangit refused that call (not an error of the project; nothing logged):\n" + brief.Data(said)}
 	case why != "":
 	case rec.Count >= e.cfg.StrikeLimit:
 		p = hookwire.Part{Key: fmt.Sprintf("strike %s %d", rec.ID, rec.Count), Text: render.StrikeWarning(rec, e.cfg.StrikeLimit, hookwire.CLIMark)}
 	case rec.Count > 1:
-		what := rec.Tool
-		if rec.Key != "" {
-			what = "`" + hookwire.ClipKey(hookwire.NormKey(rec.Key)) + "`"
-		}
-		p = hookwire.Part{Text: fmt.Sprintf("[plangit] %s has failed this way %d times (error #%s; at %d, change approach).", what, rec.Count, rec.ID, e.cfg.StrikeLimit)}
+		p = hookwire.Part{Text: fmt.Sprintf("[plangit] That call has failed this way %d times (error #%s; at %d, change approach).", rec.Count, rec.ID, e.cfg.StrikeLimit)}
 	}
 	if p.Text != "" {
 		first = append(first, p)
@@ -690,11 +687,12 @@ func firstLine(s string) string {
 }
 
 // staleNote tells the agent that its write of the plan's files held
-// nothing the plan does not.
+// nothing the plan does not; what came since the revision it matches is
+// recorded text.
 func staleNote(st *repo.Stale) string {
-	of := ""
-	if st.Base != "" {
-		of = " (it matches the older revision " + st.Base + "; what came since is kept: " + render.KeptSince(st.Kept) + ")"
+	note := "Your write of " + st.Files + " held nothing the plan does not already hold: plangit put back its own form and recorded no edit."
+	if st.Base == "" {
+		return note
 	}
-	return "Your write of " + st.Files + " held nothing the plan does not already hold" + of + ": plangit put back its own form and recorded no edit."
+	return note + "\n" + brief.Data("It matches the older revision "+st.Base+"; what came since is kept: "+render.KeptSince(st.Kept))
 }

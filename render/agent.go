@@ -12,6 +12,13 @@ import (
 // Text for agents: reminders that hooks inject into an agent's context.
 // Every piece is built as parts, most important first, and brief.Fit
 // cuts the parts to a byte budget so a hook never floods the context.
+// What the parts repeat of the plan's files — titles, goals, step and
+// finding text, error messages, results — is recorded text, given with
+// data (brief.Data), which Fit fences as data, not instructions; the
+// sentences and commands around it are plangit's own.
+
+// data is recorded text for a part (brief.Data).
+func data(s string) string { return brief.Data(s) }
 
 func progressLine(p *plan.Plan) string {
 	c := p.Counts()
@@ -41,9 +48,9 @@ const StepSyntax = brief.StepSyntax
 // and next, what went wrong lately, what it found, how to record progress.
 func Reminder(st *plan.State, session, cli string) []string {
 	p := st.Plan
-	parts := []string{"[plangit] Your plan (session " + session + "): " + progressLine(p)}
+	parts := []string{"[plangit] Your plan (session " + session + "):\n" + data("Plan: "+progressLine(p))}
 	if p.Goal != "" {
-		parts = append(parts, "Goal: "+clipLine(p.Goal, 300))
+		parts = append(parts, data("Goal: "+clipLine(p.Goal, 300)))
 	}
 	switch {
 	case p.Status == plan.PlanPaused:
@@ -60,38 +67,40 @@ func Reminder(st *plan.State, session, cli string) []string {
 		if ph := phaseOf(p, cur); ph != nil {
 			line += " (phase " + ph.ID + ": " + clipLine(ph.Title, 60) + ")"
 		}
-		parts = append(parts, line)
+		parts = append(parts, data(line))
 	}
 	ready := p.Ready()
 	for i, s := range ready {
 		if i == 3 {
-			parts = append(parts, fmt.Sprintf("(+%d more ready)", len(ready)-3))
+			parts = append(parts, data(fmt.Sprintf("(+%d more ready)", len(ready)-3)))
 			break
 		}
-		parts = append(parts, "Next: "+StepLine(p, s))
+		parts = append(parts, data("Next: "+StepLine(p, s)))
 	}
 	for _, s := range p.Steps() {
 		if s.Status == plan.StepBlocked || s.Status == plan.StepFailed {
-			parts = append(parts, "Attention: "+StepLine(p, s))
+			parts = append(parts, data("Attention: "+StepLine(p, s)))
 		}
 	}
 	if cs := st.Conflicts(); len(cs) > 0 {
 		// A merge with another machine's copy left these; a person may
 		// need to say which side stands.
-		parts = append(parts, fmt.Sprintf("Conflict from a merge: %s: %s; %s resolve lists and settles them.", cs[0].Target(), clipLine(cs[0].Display(), 160), cli))
+		parts = append(parts, data(fmt.Sprintf("Conflict from a merge: %s: %s", cs[0].Target(), clipLine(cs[0].Display(), 160)))+
+			"\n"+cli+" resolve lists the merge's conflicts and settles them.")
 	}
 	for i, e := range st.Errors.Open() {
 		if i == 2 {
 			break
 		}
-		parts = append(parts, "Open error "+ErrorLabel(e)+": "+clipLine(e.Message, 160))
+		parts = append(parts, data("Open error "+ErrorLabel(e)+": "+clipLine(e.Message, 160)))
 	}
 	parts = append(parts, findingTitles(st.Findings, cli)...)
 	return append(parts, StepHint(p, cli))
 }
 
 // findingTitles gives up to three finding titles per category, the
-// latest, one line per category.
+// latest, one line per category, recorded text; the last says how to
+// read them all.
 func findingTitles(fs plan.Findings, cli string) []string {
 	var lines []string
 	for _, c := range plan.Categories {
@@ -102,11 +111,11 @@ func findingTitles(fs plan.Findings, cli string) []string {
 			}
 		}
 		if len(titles) > 0 {
-			lines = append(lines, "Findings, "+string(c)+": "+strings.Join(titles, "; "))
+			lines = append(lines, data("Findings, "+string(c)+": "+strings.Join(titles, "; ")))
 		}
 	}
 	if len(lines) > 0 {
-		lines[len(lines)-1] += " (" + cli + " findings)"
+		lines[len(lines)-1] += "\n" + cli + " findings shows the findings."
 	}
 	return lines
 }
@@ -138,23 +147,37 @@ func NextStep(p *plan.Plan) *plan.Step {
 }
 
 // StatusLine is the one line an agent reads with each prompt: progress,
-// the current step, the next step and how many errors are open.
+// how many errors are open, and the plan's title with the current step
+// and the next, recorded text.
 func StatusLine(st *plan.State, cli string) string {
 	p := st.Plan
 	c := p.Counts()
-	line := "[plangit] " + clipLine(p.Title, 80)
+	title := data("Plan: " + clipLine(p.Title, 80))
 	switch {
 	case p.Complete():
-		return "[plangit] " + clipLine(p.Title, 80) + ": " + CompletedLine(p)
+		return "[plangit] " + CompletedLine(p) + "\n" + title
 	case p.Status == plan.PlanPaused:
-		return fmt.Sprintf("%s — paused, %d/%d steps done; say \"continue\" (or run %s resume) to go on", line, c.Done, c.Total, cli)
+		return fmt.Sprintf("[plangit] Plan paused, %d/%d steps done; say \"continue\" (or run %s resume) to go on.\n%s", c.Done, c.Total, cli, title)
 	case p.Status == plan.PlanPending:
-		line += fmt.Sprintf(" — awaiting approval (%s approve), %d/%d steps done", cli, c.Done, c.Total)
+		return fmt.Sprintf("[plangit] Plan awaiting approval (%s approve), %d/%d steps done%s.\n%s", cli, c.Done, c.Total, openErrors(st, cli), data(planNow(p)))
 	case p.Status == plan.PlanRunning:
-		line += fmt.Sprintf(" — %d/%d done", c.Done, c.Total)
-	default:
-		return line + " — " + string(p.Status)
+		return fmt.Sprintf("[plangit] Plan %d/%d done%s.\n%s", c.Done, c.Total, openErrors(st, cli), data(planNow(p)))
 	}
+	return "[plangit] Plan " + string(p.Status) + ".\n" + title
+}
+
+// openErrors is "; N errors open (plangit errors --open)", or "".
+func openErrors(st *plan.State, cli string) string {
+	if n := len(st.Errors.Open()); n > 0 {
+		return fmt.Sprintf("; %s open (%s errors --open)", Count(n, "error"), cli)
+	}
+	return ""
+}
+
+// planNow is the plan's title, its current step and its next, for the
+// prompt line.
+func planNow(p *plan.Plan) string {
+	line := "Plan: " + clipLine(p.Title, 80)
 	if cur := p.Current(); cur != nil {
 		line += "; now: " + cur.ID + " " + clipLine(cur.Text, 70) + " (" + position(p, cur)
 		if cur.Progress.Total > 0 {
@@ -164,9 +187,6 @@ func StatusLine(st *plan.State, cli string) string {
 	}
 	if next := NextStep(p); next != nil {
 		line += "; next: " + next.ID + " " + clipLine(next.Text, 70)
-	}
-	if n := len(st.Errors.Open()); n > 0 {
-		line += fmt.Sprintf("; %s open (%s errors --open)", Count(n, "error"), cli)
 	}
 	return line
 }
@@ -187,10 +207,10 @@ func position(p *plan.Plan, s *plan.Step) string {
 // works on, else the step to start; "" when there is neither.
 func StepContext(p *plan.Plan, cli string) string {
 	if cur := p.Current(); cur != nil {
-		return "[plangit] Current step: " + StepLine(p, cur)
+		return data("Current step: " + StepLine(p, cur))
 	}
 	if ready := p.Ready(); len(ready) > 0 {
-		return "[plangit] No step in progress; next is " + StepLine(p, ready[0]) + " (" + cli + " next starts it)"
+		return "[plangit] No step in progress; " + cli + " next starts this one:\n" + data("Next: "+StepLine(p, ready[0]))
 	}
 	return ""
 }
@@ -241,11 +261,11 @@ func LeftToDo(p *plan.Plan, cli string) []string {
 		}
 		groups = append(groups, name+": "+strings.Join(items, "; "))
 	}
-	line := head + " " + strings.Join(groups, ". ") + "."
+	line := strings.Join(groups, ". ") + "."
 	if next := NextStep(p); next != nil {
 		line += " Next: " + next.ID + " " + clipLine(next.Text, 60) + "."
 	}
-	lines := []string{line}
+	lines := []string{head + "\n" + data(line)}
 	return append(lines, "Before stopping, finish ("+cli+" step done ID --result \"...\"), skip ("+cli+" step skip ID --reason \"...\") or pause ("+cli+" pause).")
 }
 
@@ -263,7 +283,7 @@ func StartedLeft(p *plan.Plan, steps []*plan.Step, cli string) []string {
 	for _, s := range steps {
 		items = append(items, s.Status.Icon()+" "+s.ID+" "+clipLine(s.Text, 60))
 	}
-	return []string{"[plangit] Steps you started are not done: " + strings.Join(items, "; ") + ".",
+	return []string{"[plangit] Steps you started are not done:\n" + data(strings.Join(items, "; ")),
 		"Finish them (" + cli + " step done ID --result \"...\") or say why not (" + cli + " step block ID --reason \"...\") before stopping."}
 }
 
@@ -273,10 +293,10 @@ func StrikeWarning(e *plan.ErrorRecord, limit int, cli string) string {
 	if e.Key != "" {
 		what += " `" + clipLine(e.Key, 60) + "`"
 	}
-	return fmt.Sprintf("[plangit] %s failed %d times the same way (the strike limit is %d): %s\n"+
+	return fmt.Sprintf("[plangit] Error #%s: this failed %d times the same way (the strike limit is %d):\n%s\n"+
 		"Stop retrying it. Re-read the plan (%s show), change approach, or ask the user. "+
 		"Record what you learned (%s finding add --category issue --title \"...\" \"...\"), or block the step (%s step block ID --reason \"...\").",
-		what, e.Count, limit, clipLine(e.Message, 200), cli, cli, cli)
+		e.ID, e.Count, limit, data(what+": "+clipLine(e.Message, 200)), cli, cli, cli)
 }
 
 // ResumeSummary is what an agent reads when its paused plan resumes: the
@@ -288,12 +308,12 @@ func ResumeSummary(st *plan.State, used, limit int) []string {
 	if limit > 0 {
 		iters = fmt.Sprintf("iterations used %d/%d", used, limit)
 	}
-	parts := []string{"[plangit] Resumed the plan: " + progressLine(p) + "; " + iters + "."}
+	parts := []string{"[plangit] Resumed the plan; " + iters + ".\n" + data("Plan: "+progressLine(p))}
 	if p.Goal != "" {
-		parts = append(parts, "Goal: "+clipLine(p.Goal, 300))
+		parts = append(parts, data("Goal: "+clipLine(p.Goal, 300)))
 	}
 	for _, s := range p.Steps() {
-		parts = append(parts, StepLine(p, s))
+		parts = append(parts, data(StepLine(p, s)))
 	}
 	return parts
 }

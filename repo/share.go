@@ -52,6 +52,10 @@ func (s *Session) readShare() shareState {
 	return st
 }
 
+// Origin is where the session was fetched from; nil for a session made
+// on this machine (or whose record is gone).
+func (s *Session) Origin() *Origin { return s.readShare().Origin }
+
 // editShare changes the record under the session lock.
 func (s *Session) editShare(wait time.Duration, fn func(*shareState)) error {
 	edit := func() error {

@@ -1,6 +1,10 @@
 package hookwire
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/plangit/plangit/render/brief"
+)
 
 // Codex CLI's hook protocol, for what the engine and the hook binary
 // share: its tool calls read as the engine's tools, and its answers
@@ -113,7 +117,7 @@ func EncodeCodex(event string, out *Output) []byte {
 	}
 	context := strings.ReplaceAll(out.Context, "TodoWrite", "update_plan")
 	if out.Block && (event == "PostToolUse" || event == "PostToolUseFailure") {
-		context = strings.TrimSpace(context + "\n" + out.Reason)
+		context = brief.Join(context, out.Reason)
 	}
 	context = toldToStop(context, out)
 	switch event {

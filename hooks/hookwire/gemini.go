@@ -1,6 +1,10 @@
 package hookwire
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/plangit/plangit/render/brief"
+)
 
 // Gemini CLI's hook protocol, for what the engine and the hook binary
 // share: its payload, its tools read as the engine's, and its answers
@@ -110,7 +114,7 @@ func EncodeGemini(event string, out *Output) []byte {
 	context := strings.ReplaceAll(out.Context, "TodoWrite", "write_todos")
 	context = toldToStop(context, out)
 	if out.Block && (event == "PostToolUse" || event == "PostToolUseFailure") {
-		context = strings.TrimSpace(context + "\n" + out.Reason)
+		context = brief.Join(context, out.Reason)
 	}
 	o := Object(nil).Str("systemMessage", out.Notice) // shown to the person
 	switch event {

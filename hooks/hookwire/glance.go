@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unsafe"
 
+	"github.com/plangit/plangit/render/brief"
 	"github.com/plangit/plangit/repo/disk"
 )
 
@@ -31,7 +32,7 @@ const GlanceFile = "glance"
 
 // GlanceVersion changes whenever what a glance holds, or how it is drawn,
 // changes, so an old glance is never read as a new one.
-const GlanceVersion = "plangit glance 9"
+const GlanceVersion = "plangit glance 10"
 
 // CLIMark stands for the command that runs plangit in text kept for later:
 // a control character, which no plan text can hold.
@@ -179,7 +180,7 @@ func (g *Glance) ToolParts(tool, key string) []Part {
 		}
 		if key != "" && SameKey(e.Key, key) {
 			parts = append(parts, Part{Key: "error " + e.ID + " " + e.Count,
-				Text: "[plangit] `" + ClipKey(e.Key) + "` failed before (error #" + e.ID + ", ×" + e.Count + "): " + e.Text})
+				Text: brief.Data("`" + ClipKey(e.Key) + "` failed before (error #" + e.ID + ", ×" + e.Count + "): " + e.Text)})
 			continue
 		}
 		what := e.Text
@@ -198,7 +199,7 @@ func (g *Glance) ToolParts(tool, key string) []Part {
 			label = "Other open " + tool + " errors: "
 		}
 		parts = append(parts, Part{Key: "errors " + tool + " " + strings.Join(names, ","),
-			Text: "[plangit] " + label + strings.Join(others, "; ") + " (" + CLIMark + " errors --open)"})
+			Text: brief.Data(label+strings.Join(others, "; ")) + "\n" + CLIMark + " errors --open lists them."})
 	}
 	return parts
 }

@@ -170,13 +170,13 @@ func (t *Tally) Count(p PostPlan, r Rules, u Use) (parts []Part, due Due) {
 		if t.ViewActions >= r.ActionThreshold {
 			parts = append(parts, Part{Key: "look-ups " + strconv.Itoa(p.Findings),
 				Text: "[plangit] " + strconv.Itoa(t.ViewActions) + " look-ups since your last finding: record what you learned: " + u.CLI +
-					" finding add --title \"...\" \"what you found\" (--category code|architecture|dependency|issue; insight by default)"})
+					" finding add --title \"...\" \"what you found\""})
 			t.ViewActions = 0
 		}
 	}
 	if slices.Contains(r.WriteTools, u.Tool) && p.Running && !u.OwnFile {
 		if p.Cur != "" {
-			parts = append(parts, Part{Key: "write " + p.Cur, Text: "[plangit] You changed files during step " + p.Cur + " (" + p.CurText + "): record progress (" +
+			parts = append(parts, Part{Key: "write " + p.Cur, Text: "[plangit] You changed files during step " + p.Cur + ": record progress (" +
 				u.CLI + " step progress " + p.Cur + " N/M) or finish it (" + u.CLI + " step done " + p.Cur + " --result \"...\")."})
 		} else {
 			parts = append(parts, Part{Key: "write", Text: "[plangit] You changed files with no step in progress: start the step this belongs to (" +
