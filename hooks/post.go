@@ -597,11 +597,20 @@ func lastResult(msgs []string) string {
 }
 
 // stepDeclarations returns the text of the "[Step] ..." lines of a
-// message (hookwire.StepDeclarations), each cut to a step's length.
+// message's own prose (plan.ProseLines: a step quoted, or shown in code,
+// is none), each once, cut to a step's length. A message with no line
+// that may declare one (hookwire.StepDeclarations) is not parsed.
 func stepDeclarations(msg string) []string {
-	decl := hookwire.StepDeclarations(msg)
-	for i, d := range decl {
-		decl[i] = plan.TruncateText(d, plan.MaxLine)
+	if len(hookwire.StepDeclarations(msg)) == 0 {
+		return nil
+	}
+	var decl []string
+	for _, line := range plan.ProseLines(msg) {
+		if text, ok := hookwire.StepLine(line); ok {
+			if text = plan.TruncateText(text, plan.MaxLine); !slices.Contains(decl, text) {
+				decl = append(decl, text)
+			}
+		}
 	}
 	return decl
 }

@@ -12,34 +12,45 @@ import (
 // plangit's hook engine and the hook binary both call.
 
 // StepDeclarations returns the text of the "[Step] ..." lines of a
-// message: a line that begins with [Step] (any case), after a list marker
-// ("-", "*", "+", "1.", "1)") or a quote's ">", and inside bold ("**[Step]**
-// text", "**[Step] text**"); never a line inside a fenced code block.
+// message (StepLine), never of a line inside a fenced code block. It
+// reads lines, not the message's structure: it finds every line that may
+// declare a step, a quote's too, and is what the hook binary asks before
+// it hands a stop to plangit, which reads the message's prose alone
+// (plan.ProseLines).
 func StepDeclarations(msg string) []string {
 	var out []string
 	for _, line := range ProseLines(msg) {
-		l := strings.TrimSpace(line)
-		l = StripMarkers(l)
-		mark := ""
-		for _, m := range []string{"**", "__"} {
-			if strings.HasPrefix(l, m) {
-				mark, l = m, l[len(m):]
-				break
-			}
-		}
-		if len(l) < len("[Step]") || !strings.EqualFold(l[:len("[Step]")], "[Step]") {
-			continue
-		}
-		rest := strings.TrimSpace(l[len("[Step]"):])
-		if mark != "" {
-			rest = strings.TrimSpace(strings.TrimSuffix(strings.TrimPrefix(rest, mark), mark))
-		}
-		rest = strings.TrimSpace(strings.TrimLeft(rest, ":：-–— "))
-		if rest != "" && !slices.Contains(out, rest) {
+		if rest, ok := StepLine(line); ok && !slices.Contains(out, rest) {
 			out = append(out, rest)
 		}
 	}
 	return out
+}
+
+// StepLine reads a line that declares a step: one that begins with
+// [Step] (any case), after a list marker ("-", "*", "+", "1.", "1)") or
+// a quote's ">", and inside bold ("**[Step]** text", "**[Step] text**").
+// It returns the step's text; ok is false for another line, or one with
+// no text after [Step].
+func StepLine(line string) (text string, ok bool) {
+	l := strings.TrimSpace(line)
+	l = StripMarkers(l)
+	mark := ""
+	for _, m := range []string{"**", "__"} {
+		if strings.HasPrefix(l, m) {
+			mark, l = m, l[len(m):]
+			break
+		}
+	}
+	if len(l) < len("[Step]") || !strings.EqualFold(l[:len("[Step]")], "[Step]") {
+		return "", false
+	}
+	rest := strings.TrimSpace(l[len("[Step]"):])
+	if mark != "" {
+		rest = strings.TrimSpace(strings.TrimSuffix(strings.TrimPrefix(rest, mark), mark))
+	}
+	rest = strings.TrimSpace(strings.TrimLeft(rest, ":：-–— "))
+	return rest, rest != ""
 }
 
 // ProseLines are the lines of a markdown message outside its fenced code
