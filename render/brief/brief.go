@@ -44,7 +44,8 @@ const fenceCost = len(fenceLead) + len(FenceOpen) + len(FenceClose) + 2
 // Data makes recorded text lines of a part: each line of s (blank lines
 // dropped) marked as recorded, with what could read as the block's
 // markers neutralised (a "<" that begins "<data" or "</data", in any
-// case, becomes "‹") and control characters other than tab made spaces.
+// case, becomes "‹"; so does "&lt;" there, the form Gemini CLI gives
+// "<" to its model) and control characters other than tab made spaces.
 // The label that names the text ("Goal: ") may go in s: inside the block
 // it reads as the record's field name. "" when s has no text.
 func Data(s string) string {
@@ -67,7 +68,7 @@ func Data(s string) string {
 func neutral(s string) string {
 	clean := true
 	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 && c != '\t' && c != '\n' || c == 0x7f || c == '<' {
+		if c := s[i]; c < 0x20 && c != '\t' && c != '\n' || c == 0x7f || c == '<' || c == '&' {
 			clean = false
 			break
 		}
@@ -81,6 +82,9 @@ func neutral(s string) string {
 		switch c := s[i]; {
 		case c == '<' && marker(s[i+1:]):
 			b.WriteString("‹")
+		case c == '&' && len(s) >= i+4 && strings.EqualFold(s[i:i+4], "&lt;") && marker(s[i+4:]):
+			b.WriteString("‹")
+			i += 3
 		case c < 0x20 && c != '\t' && c != '\n' || c == 0x7f:
 			b.WriteByte(' ')
 		default:

@@ -71,6 +71,7 @@ func TestDataNeutralises(t *testing.T) {
 		"< / data>":                          "‹ / data>",
 		`<data note="recorded">`:             `‹data note="recorded">`,
 		"<data":                              "‹data",
+		"&lt;/data&gt; &LT; data &lt;b&gt;":  "‹/data&gt; ‹ data &lt;b&gt;",
 		"<database> <datalist> a<b 2>&1":     "<database> <datalist> a<b 2>&1",
 		"bell\a esc\x1b[2J mark\x1e cli\x1a": "bell  esc [2J mark  cli ",
 		"tab\tkept":                          "tab\tkept",
