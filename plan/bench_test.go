@@ -3,6 +3,7 @@ package plan
 import (
 	"fmt"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -61,6 +62,44 @@ func BenchmarkWritePlan(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				WritePlan(p)
+			}
+		})
+	}
+}
+
+// BenchmarkParseNested parses the deeply nested files that took seconds
+// when goldmark read every ">": each is within 100 ms now (the nesting
+// limit; TestParseWorkLinear counts the work).
+func BenchmarkParseNested(b *testing.B) {
+	quotes := func(n int) string { return strings.Repeat(">", n) }
+	var eight strings.Builder
+	eight.WriteString("# Findings\n\n## Insight\n")
+	for i := 1; i <= 8; i++ {
+		fmt.Fprintf(&eight, "\n### finding %d `#%d`\n\n> %s\n", i, i, quotes(MaxText-2))
+	}
+	head := "# T\n\n> **Goal:** g\n\n## Phase 1: A\n\n"
+	var lines strings.Builder
+	lines.WriteString(head)
+	for lines.Len() < 7<<20 {
+		lines.WriteString("> " + quotes(64<<10) + "\n")
+	}
+	for _, c := range []struct {
+		name  string
+		src   string
+		parse func([]byte) error
+	}{
+		{"eight findings of 64 KB of >", eight.String(), func(src []byte) error { _, err := ParseFindings(src); return err }},
+		{"a 200 KB line", head + "> " + quotes(200<<10) + "\n", func(src []byte) error { _, err := ParsePlan(src); return err }},
+		{"7 MB of 64 KB lines", lines.String(), func(src []byte) error { _, err := ParsePlan(src); return err }},
+		{"a 7 MB line", head + "> " + quotes(7<<20) + "\n", func(src []byte) error { _, err := ParsePlan(src); return err }},
+	} {
+		src := []byte(c.src)
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(len(src)))
+			for b.Loop() {
+				if err := c.parse(src); err != nil {
+					b.Fatal(err)
+				}
 			}
 		})
 	}

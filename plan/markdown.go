@@ -92,7 +92,117 @@ func parseDoc(name string, src []byte) (*doc, error) {
 	if !utf8.Valid(src) {
 		src = bytes.ToValidUTF8(src, []byte("\uFFFD"))
 	}
-	return &doc{name: name, src: src, root: mdParser().Parse(text.NewReader(src))}, nil
+	return &doc{name: name, src: src, root: mdParser().Parse(text.NewReader(limitNesting(src)))}, nil
+}
+
+// Nesting limits. goldmark's work on a line grows with the square of the
+// containers it opens or continues there (each one measures the column it
+// starts at from the start of the line), so a line of 64 KB of ">" took
+// seconds. plangit reads at most MaxNesting block quote and list markers
+// at the start of a line, each within its first MaxNestingColumn columns;
+// a marker past either limit is read as the start of the line's text.
+// Nothing of the text is lost: plangit reads blocks' raw source, and the
+// source is unchanged.
+const (
+	MaxNesting       = 32
+	MaxNestingColumn = 64
+)
+
+// limitNesting returns the source goldmark parses: src with every quote or
+// list marker past the nesting limits replaced by a letter, which starts
+// the line's text there. The copy has src's length, so every position
+// goldmark gives is a position in src, where plangit reads the text; it is
+// made only when a line goes past a limit.
+func limitNesting(src []byte) []byte {
+	out, copied := src, false
+	for start := 0; start < len(src); {
+		end := bytes.IndexByte(src[start:], '\n')
+		if end < 0 {
+			end = len(src)
+		} else {
+			end += start
+		}
+		if at := pastNesting(src[start:end]); at >= 0 {
+			if !copied {
+				out, copied = bytes.Clone(src), true
+			}
+			out[start+at] = 'x'
+		}
+		start = end + 1
+	}
+	return out
+}
+
+// pastNesting returns the offset of the first marker at the start of line
+// that is past the nesting limits, or -1. The markers are CommonMark's:
+// ">", "-", "+" or "*" and "1." or "1)" followed by white space or the
+// line's end; spaces and tabs may come between them.
+func pastNesting(line []byte) int {
+	col, markers := 0, 0
+	for i := 0; i < len(line); {
+		switch line[i] {
+		case ' ':
+			col, i = col+1, i+1
+			continue
+		case '\t':
+			col, i = col+4-col%4, i+1
+			continue
+		}
+		n := markerLen(line[i:])
+		if n == 0 {
+			return -1
+		}
+		if markers == MaxNesting || col >= MaxNestingColumn {
+			if isThematicBreak(line[i:]) {
+				return -1 // a leaf: goldmark opens nothing inside it
+			}
+			return i
+		}
+		markers++
+		col, i = col+n, i+n
+	}
+	return -1
+}
+
+// markerLen is the length of the quote or list marker s starts with, or 0.
+func markerLen(s []byte) int {
+	spaceAfter := func(i int) bool { return i == len(s) || s[i] == ' ' || s[i] == '\t' }
+	switch s[0] {
+	case '>':
+		return 1
+	case '-', '+', '*':
+		if spaceAfter(1) {
+			return 1
+		}
+		return 0
+	}
+	n := 0
+	for n < len(s) && n < 9 && '0' <= s[n] && s[n] <= '9' {
+		n++
+	}
+	if n > 0 && n < len(s) && (s[n] == '.' || s[n] == ')') && spaceAfter(n+1) {
+		return n + 1
+	}
+	return 0
+}
+
+// isThematicBreak reports whether s is a thematic break: three or more of
+// one of "-", "*" or "_", with nothing but spaces and tabs between them.
+func isThematicBreak(s []byte) bool {
+	c, n := s[0], 0
+	if c != '-' && c != '*' && c != '_' {
+		return false
+	}
+	for _, b := range s {
+		switch b {
+		case c:
+			n++
+		case ' ', '\t':
+		default:
+			return false
+		}
+	}
+	return n >= 3
 }
 
 // errAt returns a PLAN_PARSE_ERROR at a byte offset, as file:line:column.
