@@ -104,3 +104,58 @@ func BenchmarkParseNested(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkParseMany parses files of many small blocks at 1 MB and 2 MB:
+// the time doubles with the size. Reading a block's line, joining a field
+// read from many blocks, checking an id against every other and adding a
+// finding or an error among all the others each made it grow with the
+// square.
+func BenchmarkParseMany(b *testing.B) {
+	rows := func(n int, row func(i int) string) string {
+		var s strings.Builder
+		for i := 0; s.Len() < n; i++ {
+			s.WriteString(row(i))
+		}
+		return s.String()
+	}
+	pwf := "# Task Plan: x\n\n## Goal\ng\n\n## Phases\n\n### Phase 1: A\n- [ ] a\n\n"
+	for _, c := range []struct {
+		name  string
+		src   func(n int) string
+		parse func([]byte) error
+	}{
+		{"plan notes", func(n int) string { return "# T\n\n## Phase 1: A\n\n" + strings.Repeat("note\n\n", n/6) }, func(src []byte) error { _, err := ParsePlan(src); return err }},
+		{"errors", func(n int) string {
+			return "# Errors\n" + rows(n, func(i int) string { return fmt.Sprintf("\n## Bash ×1 `#%d`\n\n> failed\n", i+1) })
+		}, func(src []byte) error { _, err := ParseErrors(src); return err }},
+		{"finding content", func(n int) string {
+			return "# Findings\n\n## Insight\n\n### t `#1`\n\n" + strings.Repeat("text\n\n", n/6)
+		}, func(src []byte) error { _, err := ParseFindings(src); return err }},
+		{"pwf phases", func(n int) string {
+			return pwf + rows(n, func(i int) string { return fmt.Sprintf("### Phase %d: A\n- [x] a\n", i+1) })
+		}, importPWFBench},
+		{"pwf decisions", func(n int) string {
+			return pwf + "## Decisions Made\n| Decision | Rationale |\n|--|--|\n" + rows(n, func(i int) string { return fmt.Sprintf("| d%d | r |\n", i) })
+		}, importPWFBench},
+		{"pwf errors", func(n int) string {
+			return pwf + "## Errors Encountered\n| Error | Attempt | Resolution |\n|--|--|--|\n" + rows(n, func(i int) string { return fmt.Sprintf("| e%d | 2 | r |\n", i) })
+		}, importPWFBench},
+	} {
+		for _, n := range []int{1 << 20, 2 << 20} {
+			src := []byte(c.src(n))
+			b.Run(fmt.Sprintf("%s/%dMB", c.name, n>>20), func(b *testing.B) {
+				b.SetBytes(int64(len(src)))
+				for b.Loop() {
+					if err := c.parse(src); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
+
+func importPWFBench(src []byte) error {
+	_, err := Import("task_plan.md", src, FormatPWF, t0)
+	return err
+}

@@ -307,6 +307,38 @@ func (l ErrorLog) resolveKey(tool, key, resolution string, now time.Time, r *red
 	return out
 }
 
+// mergeAll merges records as merge merges them one by one. Into an empty
+// log, records that are all different errors go in one pass (an import
+// reads thousands): merge gives them ids in turn and orders them by when
+// they were last seen, the same time in turn, the undated ones last, each
+// before those merged before it.
+func (l *ErrorLog) mergeAll(recs []*ErrorRecord) {
+	seen := make(map[string]bool, len(recs))
+	for _, rec := range recs {
+		key := strconv.FormatBool(rec.Open()) + rec.identity()
+		if len(*l) > 0 || seen[key] {
+			for _, r := range recs {
+				l.merge(r)
+			}
+			return
+		}
+		seen[key] = true
+	}
+	var dated, undated ErrorLog
+	for i, rec := range recs {
+		c := *rec
+		c.ID = strconv.Itoa(i + 1)
+		if c.Last.IsZero() {
+			undated = append(undated, &c)
+		} else {
+			dated = append(dated, &c)
+		}
+	}
+	slices.SortStableFunc(dated, func(a, b *ErrorRecord) int { return b.Last.Compare(a.Last) })
+	slices.Reverse(undated)
+	*l = append(dated, undated...)
+}
+
 // merge adds a record from elsewhere (an import): the same error, open or
 // resolved as the record is, counts up, keeping the earliest first and the
 // latest last time; anything else is added with a new id, in order of when
@@ -402,10 +434,12 @@ func ParseErrors(src []byte) (ErrorLog, error) {
 		return nil, err
 	}
 	var (
-		out    ErrorLog
-		cur    *ErrorRecord
-		titled bool
-		params bool // a Manus-style "**Params:**" waits for its code block
+		out     ErrorLog
+		cur     *ErrorRecord
+		titled  bool
+		params  bool // a Manus-style "**Params:**" waits for its code block
+		message = gathered{}
+		ids     = map[string]bool{}
 	)
 	for n := d.root.FirstChild(); n != nil; n = n.NextSibling() {
 		switch n := n.(type) {
@@ -434,9 +468,10 @@ func ParseErrors(src []byte) (ErrorLog, error) {
 				if machine != "" && rec.ID == "" {
 					return nil, d.errAtNode(n, "the error's code span has no #ID; write `#N` or drop the span")
 				}
-				if rec.ID != "" && slices.ContainsFunc(out, func(e *ErrorRecord) bool { return e.ID == rec.ID }) {
+				if rec.ID != "" && ids[rec.ID] {
 					return nil, d.errAtNode(n, "two errors have id %s; remove the id from the copy", rec.ID)
 				}
+				ids[rec.ID] = true
 				if tool, when, ok := strings.Cut(text, " - "); ok && machine == "" {
 					// A Manus-style heading (seed 004's ErrorTracker):
 					// "## Tool - 2026-11-20T10:00:00.000Z".
@@ -508,7 +543,7 @@ func ParseErrors(src []byte) (ErrorLog, error) {
 			if cur == nil {
 				return nil, d.errAtNode(n, "a quote here belongs to no error")
 			}
-			cur.Message = joinNotes(cur.Message, d.quoteText(n))
+			message.add(&cur.Message, d.quoteText(n))
 		case *ast.Paragraph:
 			if cur == nil {
 				return nil, d.errAtNode(n, "text here belongs to no error")
@@ -523,19 +558,21 @@ func ParseErrors(src []byte) (ErrorLog, error) {
 					}
 					cur.Count = c
 				case "Message":
-					cur.Message, _ = CleanBlock("error message", value)
+					m, _ := CleanBlock("error message", value)
+					message.set(&cur.Message, m)
 				case "Params":
 					params = true
 				}
 				continue
 			}
 			text, _ := CleanBlock("error message", raw)
-			cur.Message = joinNotes(cur.Message, text)
+			message.add(&cur.Message, text)
 		case *ast.ThematicBreak:
 		default:
 			return nil, d.errAtNode(n, "plangit does not understand this %s in errors.md", kindName(n))
 		}
 	}
+	message.join()
 	for _, e := range out {
 		if e.Message == "" {
 			e.Message = "(no message)"

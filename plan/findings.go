@@ -112,6 +112,55 @@ func (fs *Findings) add(f *Finding) {
 	*fs = slices.Insert(*fs, at, f)
 }
 
+// addAll adds findings as add adds them one by one, in one pass: an
+// import adds thousands.
+func (fs *Findings) addAll(add []*Finding) {
+	if len(add) == 0 {
+		return
+	}
+	next := 1
+	for _, g := range *fs {
+		if n, _ := strconv.Atoi(g.ID); n >= next {
+			next = n + 1
+		}
+	}
+	rank := func(c Category) int { return slices.Index(Categories, c) }
+	// add puts a finding before the first of a later category, after the
+	// findings added before it there.
+	at := map[Category]int{}
+	for _, f := range add {
+		if _, ok := at[f.Category]; !ok {
+			at[f.Category] = len(*fs)
+			for i, g := range *fs {
+				if rank(g.Category) > rank(f.Category) {
+					at[f.Category] = i
+					break
+				}
+			}
+		}
+	}
+	sorted := slices.Clone(add)
+	for _, f := range sorted {
+		f.ID = strconv.Itoa(next)
+		next++
+	}
+	slices.SortStableFunc(sorted, func(a, b *Finding) int {
+		if at[a.Category] != at[b.Category] {
+			return at[a.Category] - at[b.Category]
+		}
+		return rank(a.Category) - rank(b.Category)
+	})
+	out := make(Findings, 0, len(*fs)+len(add))
+	j := 0
+	for i, g := range *fs {
+		for ; j < len(sorted) && at[sorted[j].Category] == i; j++ {
+			out = append(out, sorted[j])
+		}
+		out = append(out, g)
+	}
+	*fs = append(out, sorted[j:]...)
+}
+
 // ByCategory returns the findings of one category.
 func (fs Findings) ByCategory(c Category) []*Finding {
 	var out []*Finding
@@ -187,6 +236,7 @@ func ParseFindings(src []byte) (Findings, error) {
 		titled  bool
 		pending []*Finding // findings written without an id
 		seen    = map[string]bool{}
+		content = gathered{}
 	)
 	for n := d.root.FirstChild(); n != nil; n = n.NextSibling() {
 		switch n := n.(type) {
@@ -257,7 +307,7 @@ func ParseFindings(src []byte) (Findings, error) {
 			if cur == nil {
 				return nil, d.errAtNode(n, "a quote here belongs to no finding")
 			}
-			cur.Content = joinNotes(cur.Content, d.quoteText(n))
+			content.add(&cur.Content, d.quoteText(n))
 		case *ast.Paragraph:
 			if cur == nil {
 				return nil, d.errAtNode(n, "text here belongs to no finding; put it under a \"### Title\"")
@@ -268,12 +318,13 @@ func ParseFindings(src []byte) (Findings, error) {
 				continue
 			}
 			text, _ := CleanBlock("finding content", raw)
-			cur.Content = joinNotes(cur.Content, text)
+			content.add(&cur.Content, text)
 		case *ast.ThematicBreak:
 		default:
 			return nil, d.errAtNode(n, "plangit does not understand this %s in findings.md", kindName(n))
 		}
 	}
+	content.join()
 	next := 1
 	for _, f := range out {
 		if n, _ := strconv.Atoi(f.ID); n >= next {

@@ -196,13 +196,14 @@ const stepStatusNames = "pending, in_progress, completed, failed, skipped, block
 
 // builder assembles an imported state and the report of what was dropped.
 type builder struct {
-	name    string // the source's name, for messages
-	p       *Plan
-	st      *State
-	now     time.Time
-	steps   []*bstep
-	current *bstep // the step the source names as the one under way
-	dropped []Dropped
+	name        string // the source's name, for messages
+	p           *Plan
+	st          *State
+	now         time.Time
+	steps       []*bstep
+	current     *bstep // the step the source names as the one under way
+	dropped     []Dropped
+	newFindings []*Finding // added to st in finish, in one pass
 }
 
 // bstep is an imported step with where it came from.
@@ -296,6 +297,7 @@ func (b *builder) step(ph *Phase, path, text string, st StepStatus) *bstep {
 
 // finish settles ids and needs and leaves at most one step in progress.
 func (b *builder) finish() (*Imported, error) {
+	b.st.Findings.addAll(b.newFindings)
 	b.settleIDs()
 	byID := map[string]*bstep{}
 	for _, bs := range b.steps {

@@ -61,7 +61,8 @@ func cutIcon(s string) (icon, rest string) {
 // mdReader reads a markdown source into a builder.
 type mdReader struct {
 	*builder
-	d *doc
+	d     *doc
+	notes gathered // fields read from several blocks, joined when the last is read
 }
 
 func newMDReader(name string, src []byte, now time.Time) (*mdReader, error) {
@@ -69,7 +70,7 @@ func newMDReader(name string, src []byte, now time.Time) (*mdReader, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &mdReader{builder: newBuilder(name, "", "", now), d: d}, nil
+	return &mdReader{builder: newBuilder(name, "", "", now), d: d, notes: gathered{}}, nil
 }
 
 func (r *mdReader) lineOf(n ast.Node) int {
@@ -220,11 +221,11 @@ func importManus(name string, src []byte, now time.Time) (*Imported, error) {
 			label, value, ok := cutLabel(l)
 			switch {
 			case ok && (strings.EqualFold(label, "Objective") || strings.EqualFold(label, labelGoal)):
-				r.p.Goal = joinNotes(r.p.Goal, r.text(lineField(nums[i]), value))
+				r.notes.add(&r.p.Goal, r.text(lineField(nums[i]), value))
 			case ok && strings.EqualFold(label, "Progress"):
 				progress = append(progress, Dropped{Field: lineField(nums[i]), Value: value})
 			case !ok && ph == nil:
-				r.p.Goal = joinNotes(r.p.Goal, r.text(lineField(nums[i]), l))
+				r.notes.add(&r.p.Goal, r.text(lineField(nums[i]), l))
 			default:
 				r.drop(lineField(nums[i]), l, "a header line plangit does not know")
 			}
@@ -246,13 +247,13 @@ func importManus(name string, src []byte, now time.Time) (*Imported, error) {
 				ph = r.phase(strings.TrimSpace(title))
 				icons[ph] = [2]string{icon, lineField(r.lineOf(n))}
 			case ph != nil:
-				ph.Notes = joinNotes(ph.Notes, r.source(n))
+				r.notes.add(&ph.Notes, r.source(n))
 			default:
 				r.dropBlock(n, "a heading outside the plan's phases")
 			}
 		case *ast.Blockquote:
 			if ph != nil {
-				ph.Notes = joinNotes(ph.Notes, d.quoteText(n))
+				r.notes.add(&ph.Notes, d.quoteText(n))
 				continue
 			}
 			for c := n.FirstChild(); c != nil; c = c.NextSibling() {
@@ -275,7 +276,7 @@ func importManus(name string, src []byte, now time.Time) (*Imported, error) {
 			}
 			if ph != nil && !strings.HasPrefix(lines[0], "**") {
 				notes, _ := CleanBlock("phase notes", strings.Join(lines, "\n"))
-				ph.Notes = joinNotes(ph.Notes, notes)
+				r.notes.add(&ph.Notes, notes)
 				continue
 			}
 			header(lines, nums)
@@ -299,12 +300,13 @@ func importManus(name string, src []byte, now time.Time) (*Imported, error) {
 			r.dropBlock(n, "HTML plangit does not keep")
 		default:
 			if ph != nil {
-				ph.Notes = joinNotes(ph.Notes, r.source(n))
+				r.notes.add(&ph.Notes, r.source(n))
 				continue
 			}
 			r.dropBlock(n, "a "+kindName(n)+" outside the plan's phases")
 		}
 	}
+	r.notes.join()
 	in, err := r.finish()
 	if err != nil {
 		return nil, err
@@ -376,7 +378,7 @@ func importPWF(name string, src []byte, now time.Time) (*Imported, error) {
 	}
 	addNotes := func(text string) {
 		if cur != nil {
-			cur.ph.Notes = joinNotes(cur.ph.Notes, text)
+			r.notes.add(&cur.ph.Notes, text)
 		}
 	}
 	for n := d.root.FirstChild(); n != nil; n = n.NextSibling() {
@@ -402,11 +404,11 @@ func importPWF(name string, src []byte, now time.Time) (*Imported, error) {
 						title = "Section at line " + strconv.Itoa(line)
 					}
 					other = &Finding{Category: CatInsight, Title: title}
-					r.st.Findings.add(other)
+					r.newFindings = append(r.newFindings, other)
 				}
 			default:
 				if other != nil {
-					other.Content = joinNotes(other.Content, r.source(h))
+					r.notes.add(&other.Content, r.source(h))
 				} else {
 					r.dropBlock(h, "a heading plangit has no place for here")
 				}
@@ -421,12 +423,12 @@ func importPWF(name string, src []byte, now time.Time) (*Imported, error) {
 			continue
 		}
 		if other != nil {
-			other.Content = joinNotes(other.Content, r.source(n))
+			r.notes.add(&other.Content, r.source(n))
 			continue
 		}
 		switch section {
 		case "goal":
-			r.p.Goal = joinNotes(r.p.Goal, r.text(lineField(line), r.plain(n)))
+			r.notes.add(&r.p.Goal, r.text(lineField(line), r.plain(n)))
 		case "current phase":
 			current, currentLine = strings.TrimSpace(r.plain(n)), line
 		case "phases":
@@ -460,8 +462,9 @@ func importPWF(name string, src []byte, now time.Time) (*Imported, error) {
 	}
 	if len(notes) > 0 && len(phases) > 0 {
 		n, _ := CleanBlock("notes", "Notes:\n"+strings.Join(notes, "\n"))
-		phases[0].ph.Notes = joinNotes(phases[0].ph.Notes, n)
+		r.notes.add(&phases[0].ph.Notes, n)
 	}
+	r.notes.join()
 	if err := r.settlePhases(phases, current, currentLine); err != nil {
 		return nil, err
 	}
@@ -641,7 +644,7 @@ func (r *mdReader) findings(n ast.Node, cat Category, contentColumn string) {
 			}
 			return
 		}
-		r.st.Findings.add(&Finding{Category: cat, Title: r.line(lineField(line), title), Content: r.text(lineField(line), content)})
+		r.newFindings = append(r.newFindings, &Finding{Category: cat, Title: r.line(lineField(line), title), Content: r.text(lineField(line), content)})
 	}
 	switch n := n.(type) {
 	case *ast.List:
@@ -693,7 +696,7 @@ func (r *mdReader) sessions(n ast.Node) {
 		if len(body) == 0 && title == "Session" {
 			continue
 		}
-		r.st.Findings.add(&Finding{Category: CatInsight, Title: r.line(lineField(t.lines[i]), title), Content: r.text(lineField(t.lines[i]), strings.Join(body, "\n"))})
+		r.newFindings = append(r.newFindings, &Finding{Category: CatInsight, Title: r.line(lineField(t.lines[i]), title), Content: r.text(lineField(t.lines[i]), strings.Join(body, "\n"))})
 	}
 }
 
@@ -754,27 +757,22 @@ func (r *mdReader) errorRows(n ast.Node) []*ErrorRecord {
 // counted once with its highest attempt, resolved if any row says how.
 func (r *mdReader) addErrors(errs []*ErrorRecord) {
 	var merged []*ErrorRecord
+	same := map[string]*ErrorRecord{} // tool and normalized message → the record
 	for _, e := range errs {
-		found := false
-		for _, m := range merged {
-			if m.Tool == e.Tool && NormalizeMessage(m.Message) == NormalizeMessage(e.Message) {
-				m.Count = max(m.Count+1, e.Count)
-				if e.Resolved {
-					m.Resolved = true
-					m.Resolution = joinDistinct(m.Resolution, e.Resolution)
-				}
-				found = true
-				break
+		key := e.Tool + "\x00" + NormalizeMessage(e.Message)
+		if m := same[key]; m != nil {
+			m.Count = max(m.Count+1, e.Count)
+			if e.Resolved {
+				m.Resolved = true
+				m.Resolution = joinDistinct(m.Resolution, e.Resolution)
 			}
+			continue
 		}
-		if !found {
-			c := *e
-			merged = append(merged, &c)
-		}
+		c := *e
+		merged = append(merged, &c)
+		same[key] = &c
 	}
-	for _, e := range merged {
-		r.st.Errors.merge(e)
-	}
+	r.st.Errors.mergeAll(merged)
 }
 
 func joinDistinct(a, b string) string {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -74,9 +75,10 @@ func (taskCheckBoxParser) Parse(parent ast.Node, block text.Reader, _ parser.Con
 
 // doc is a parsed markdown file: its source and syntax tree.
 type doc struct {
-	name string // file name, for error positions
-	src  []byte
-	root ast.Node
+	name   string // file name, for error positions
+	src    []byte
+	root   ast.Node
+	starts []int // where each line starts, made on the first position asked
 }
 
 // parseDoc normalizes line endings and parses src.
@@ -219,13 +221,23 @@ func (d *doc) errAtNode(n ast.Node, format string, args ...any) *Error {
 }
 
 // position turns a byte offset into a 1-based line and column (in
-// characters).
+// characters). Importers ask it of every block, so the line starts are
+// found once, not counted again from the file's start each time.
 func (d *doc) position(off int) (line, col int) {
 	off = max(0, min(off, len(d.src)))
-	before := d.src[:off]
-	line = bytes.Count(before, []byte("\n")) + 1
-	lineStart := bytes.LastIndexByte(before, '\n') + 1
-	return line, utf8.RuneCount(before[lineStart:]) + 1
+	if d.starts == nil {
+		d.starts = append(d.starts, 0)
+		for i, c := range d.src {
+			if c == '\n' {
+				d.starts = append(d.starts, i+1)
+			}
+		}
+	}
+	line, found := slices.BinarySearch(d.starts, off)
+	if !found {
+		line-- // off is inside the line before
+	}
+	return line + 1, utf8.RuneCount(d.src[d.starts[line]:off]) + 1
 }
 
 // start is where a node begins in the source, markers included.
@@ -453,4 +465,36 @@ func (d *doc) codeText(n ast.Node) string {
 		b.Write(seg.Value(d.src))
 	}
 	return b.String()
+}
+
+// gathered holds the blocks of fields read from several blocks (a phase's
+// notes, a finding's content, an error's message), joined once at the end
+// as joinNotes joins two: joining as each block is read copies the field
+// again for every block, the square of its size.
+type gathered map[*string][]string
+
+// add appends a block's text to field.
+func (g gathered) add(field *string, s string) {
+	parts, ok := g[field]
+	if !ok && *field != "" {
+		parts = []string{*field}
+	}
+	if s != "" {
+		parts = append(parts, s)
+	}
+	g[field] = parts
+}
+
+// set replaces what field holds.
+func (g gathered) set(field *string, s string) {
+	delete(g, field)
+	*field = s
+}
+
+// join writes every field's blocks into it.
+func (g gathered) join() {
+	for field, parts := range g {
+		*field = strings.Join(parts, "\n\n")
+	}
+	clear(g)
 }

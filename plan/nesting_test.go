@@ -2,8 +2,11 @@ package plan
 
 import (
 	"bytes"
+	"math/rand/v2"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/text"
@@ -181,4 +184,49 @@ func FuzzParseWork(f *testing.F) {
 			t.Fatalf("nested %d deep\n%q", d, clip(string(src)))
 		}
 	})
+}
+
+// TestAddAllAsAdd: adding findings in one pass, and merging errors into an
+// empty log in one pass, give what adding them one by one gives.
+func TestAddAllAsAdd(t *testing.T) {
+	r := rand.New(rand.NewPCG(4, 6))
+	for range 200 {
+		var one, all Findings
+		for range r.IntN(6) {
+			f := &Finding{ID: strconv.Itoa(1 + r.IntN(9)), Category: Categories[r.IntN(len(Categories))]}
+			g := *f
+			one, all = append(one, f), append(all, &g) // in any order, as a hand edit leaves them
+		}
+		var add []*Finding
+		for i := range r.IntN(8) {
+			add = append(add, &Finding{Title: strconv.Itoa(i), Category: Categories[r.IntN(len(Categories))]})
+		}
+		for _, f := range add {
+			c := *f
+			one.add(&c)
+		}
+		all.addAll(add)
+		if string(WriteFindings(one)) != string(WriteFindings(all)) || len(one) != len(all) {
+			t.Fatalf("one by one:\n%s\nin one pass:\n%s", WriteFindings(one), WriteFindings(all))
+		}
+
+		var recs []*ErrorRecord
+		for i := range r.IntN(8) {
+			e := &ErrorRecord{Tool: "Bash", Message: "error " + strconv.Itoa(i), Count: 1}
+			if r.IntN(3) > 0 {
+				e.First = t0.Add(time.Duration(r.IntN(3)) * time.Minute)
+				e.Last = e.First
+			}
+			e.Resolved = r.IntN(2) == 0
+			recs = append(recs, e)
+		}
+		var byOne, inOne ErrorLog
+		for _, e := range recs {
+			byOne.merge(e)
+		}
+		inOne.mergeAll(recs)
+		if string(WriteErrors(byOne)) != string(WriteErrors(inOne)) {
+			t.Fatalf("one by one:\n%s\nin one pass:\n%s", WriteErrors(byOne), WriteErrors(inOne))
+		}
+	}
 }

@@ -180,7 +180,7 @@ func ParsePlan(src []byte) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	pp := planParser{doc: d, p: &Plan{Status: PlanRunning, Rules: DefaultRules()}, lines: map[string]int{}, repeats: map[string]int{}, phaseLines: map[string]int{}}
+	pp := planParser{doc: d, p: &Plan{Status: PlanRunning, Rules: DefaultRules()}, lines: map[string]int{}, notes: gathered{}, repeats: map[string]int{}, phaseLines: map[string]int{}}
 	if err := pp.parse(); err != nil {
 		return nil, err
 	}
@@ -198,6 +198,7 @@ type planParser struct {
 	nextStep   int
 	nextPhase  int
 	unnumbered []*Step
+	notes      gathered // phases' notes, joined after the last block
 	newPhases  []*Phase
 }
 
@@ -215,6 +216,7 @@ func (pp *planParser) parse() error {
 			return err
 		}
 	}
+	pp.notes.join()
 	if !pp.titled {
 		return pp.errAt(0, "task_plan.md is empty; it starts with the plan's title, a \"# Title\" line")
 	}
@@ -263,13 +265,13 @@ func (pp *planParser) block(n ast.Node) error {
 		if pp.phase == nil {
 			return pp.header(n)
 		}
-		pp.phase.Notes = joinNotes(pp.phase.Notes, pp.quoteText(n))
+		pp.notes.add(&pp.phase.Notes, pp.quoteText(n))
 	case *ast.Paragraph:
 		if pp.phase == nil {
 			return pp.headerLines(n)
 		}
 		notes, _ := CleanBlock("phase notes", pp.joinedLines(n, "\n"))
-		pp.phase.Notes = joinNotes(pp.phase.Notes, notes)
+		pp.notes.add(&pp.phase.Notes, notes)
 	case *ast.HTMLBlock:
 		raw := strings.TrimSpace(pp.joinedLines(n, "\n"))
 		if !strings.HasPrefix(raw, machineTag) {
