@@ -189,6 +189,12 @@ func (q *quarantine) check(s *Session, tip plumbing.Hash) (*refusal, error) {
 		}
 		return s.objs.read(h)
 	}
+	stat := func(h plumbing.Hash) (plumbing.ObjectType, int64, error) {
+		if q.objs.has(h) {
+			return q.objs.stat(h)
+		}
+		return s.objs.stat(h)
+	}
 	seen := map[plumbing.Hash]bool{}
 	trees := map[plumbing.Hash]bool{}
 	blobs := map[plumbing.Hash]bool{}
@@ -199,6 +205,11 @@ func (q *quarantine) check(s *Session, tip plumbing.Hash) (*refusal, error) {
 			continue // the session's own: checked when it came
 		}
 		seen[h] = true
+		if _, size, err := q.objs.stat(h); err != nil {
+			return nil, err
+		} else if size > maxObject {
+			return &refusal{h, fmt.Sprintf("is an object of %d bytes, more than plangit reads (%d)", size, maxObject)}, nil
+		}
 		t, data, err := q.objs.read(h)
 		if err != nil {
 			return nil, err
@@ -234,10 +245,14 @@ func (q *quarantine) check(s *Session, tip plumbing.Hash) (*refusal, error) {
 				continue
 			}
 			blobs[f.Hash] = true
-			if t, _, err := read(f.Hash); err != nil {
+			// A file's size is read from its header, never by inflating
+			// it: a 1 GB file packs into a few megabytes.
+			if t, size, err := stat(f.Hash); err != nil {
 				return &refusal{h, fmt.Sprintf("has a %s that cannot be read: %v", f.Name, err)}, nil
 			} else if t != plumbing.BlobObject {
 				return &refusal{h, fmt.Sprintf("names a %s as its %s", t, f.Name)}, nil
+			} else if size > plan.MaxFile {
+				return &refusal{h, fmt.Sprintf("holds a %s of %d bytes, and plangit reads a session's files up to %d bytes", f.Name, size, plan.MaxFile)}, nil
 			}
 		}
 	}

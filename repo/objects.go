@@ -118,14 +118,46 @@ func readLoose(r io.Reader) (plumbing.ObjectType, []byte, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	if size < 0 || size > plan.MaxFile*4 {
-		return 0, nil, fmt.Errorf("object of %d bytes is larger than plangit reads", size)
+	if size < 0 || size > maxObject {
+		return 0, nil, tooLarge("object", size)
 	}
 	data := make([]byte, size)
 	if _, err := io.ReadFull(or, data); err != nil {
 		return 0, nil, err
 	}
 	return t, data, nil
+}
+
+// stat returns an object's type and the size it declares, reading no
+// more of it than its header (a pack's delta: the first bytes of the
+// delta).
+func (o *objects) stat(h plumbing.Hash) (plumbing.ObjectType, int64, error) {
+	f, err := os.Open(o.loosePath(h))
+	if err == nil {
+		defer f.Close()
+		or, err := objfile.NewReader(f)
+		if err != nil {
+			return 0, 0, err
+		}
+		defer or.Close()
+		return or.Header()
+	}
+	if !errors.Is(err, os.ErrNotExist) {
+		return 0, 0, err
+	}
+	for attempt := 0; attempt < 2; attempt++ {
+		if !o.packs.listed || attempt == 1 {
+			if err := o.packs.list(); err != nil {
+				return 0, 0, err
+			}
+		}
+		for _, p := range o.packs.packs {
+			if ok, _ := p.idx.Contains(h); ok {
+				return p.stat(h)
+			}
+		}
+	}
+	return 0, 0, fmt.Errorf("%w: %s", errObjectMissing, h)
 }
 
 // readAs reads an object and checks its type.
@@ -301,6 +333,11 @@ func (o *objects) readFilesAt(commit plumbing.Hash) (map[string][]byte, error) {
 	}
 	out := make(map[string][]byte, len(hashes))
 	for name, h := range hashes {
+		if _, size, err := o.stat(h); err != nil {
+			return nil, err
+		} else if size > plan.MaxFile {
+			return nil, fmt.Errorf("%s is %d bytes, and plangit reads a session's files up to %d bytes", name, size, plan.MaxFile)
+		}
 		data, err := o.readAs(plumbing.BlobObject, h)
 		if err != nil {
 			return nil, err

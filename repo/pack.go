@@ -1,6 +1,7 @@
 package repo
 
 import (
+	"compress/zlib"
 	"errors"
 	"fmt"
 	"io"
@@ -11,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/go-git/go-billy/v5"
 	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/format/idxfile"
@@ -43,7 +45,7 @@ type pack struct {
 	base  string // path without .pack/.idx
 	idx   *idxfile.MemoryIndex
 	count int
-	file  io.Closer
+	file  billy.File
 	pf    *packfile.Packfile
 }
 
@@ -110,13 +112,12 @@ func (ps *packSet) find(h plumbing.Hash) (plumbing.ObjectType, []byte, bool, err
 		if ok, _ := p.idx.Contains(h); !ok {
 			continue
 		}
-		if p.pf == nil {
-			fsys := osfs.New(filepath.Dir(p.base))
-			f, err := fsys.Open(filepath.Base(p.base) + ".pack")
-			if err != nil {
-				return 0, nil, false, err
-			}
-			p.file, p.pf = f, packfile.NewPackfile(p.idx, nil, f, 0)
+		// The sizes the entry and its delta bases declare are checked
+		// before go-git inflates any of them whole.
+		if _, size, err := p.stat(h); err != nil {
+			return 0, nil, false, err
+		} else if size > maxObject {
+			return 0, nil, false, tooLarge("object "+h.String(), size)
 		}
 		obj, err := p.pf.Get(h)
 		if err != nil {
@@ -131,6 +132,189 @@ func (ps *packSet) find(h plumbing.Hash) (plumbing.ObjectType, []byte, bool, err
 		return obj.Type(), data, true, err
 	}
 	return 0, nil, false, nil
+}
+
+// maxObject is the largest object plangit reads, loose or packed: room
+// beyond a session file's limit (plan.MaxFile) for the objects around
+// them, and far below what would exhaust memory. An object is checked
+// against it by the size it declares, before it is inflated.
+const maxObject = plan.MaxFile * 4
+
+// maxDeltaChain bounds the deltas an object is built from; git makes
+// chains of at most 50.
+const maxDeltaChain = 1000
+
+// errTooLarge is in the chain of a refusal to read an object over
+// maxObject.
+var errTooLarge = errors.New("larger than plangit reads")
+
+func tooLarge(what string, size int64) error {
+	return fmt.Errorf("%s of %d bytes is %w (%d bytes)", what, size, errTooLarge, maxObject)
+}
+
+// open opens the pack's file and go-git's reader of it.
+func (p *pack) open() error {
+	if p.pf != nil {
+		return nil
+	}
+	fsys := osfs.New(filepath.Dir(p.base))
+	f, err := fsys.Open(filepath.Base(p.base) + ".pack")
+	if err != nil {
+		return err
+	}
+	p.file, p.pf = f, packfile.NewPackfile(p.idx, nil, f, 0)
+	return nil
+}
+
+// stat returns the type and size of the pack's object h as its entry
+// declares them: for a delta, the size of the object the delta makes and
+// the type at the end of its chain. The deltas and bases the object is
+// made of, which reading it inflates whole, are refused over maxObject.
+// It reads entries' headers and the first bytes of deltas.
+func (p *pack) stat(h plumbing.Hash) (plumbing.ObjectType, int64, error) {
+	if err := p.open(); err != nil {
+		return 0, 0, err
+	}
+	off, err := p.idx.FindOffset(h)
+	if err != nil {
+		return 0, 0, err
+	}
+	size := int64(-1)
+	for n := 0; ; n++ {
+		e, err := readPackEntry(p.file, off)
+		if err != nil {
+			return 0, 0, fmt.Errorf("object %s: %w", h, err)
+		}
+		if size < 0 {
+			size = e.size
+			if e.delta() {
+				size = e.result
+			}
+		} else if !e.delta() && e.size > maxObject {
+			return 0, 0, tooLarge("the base of object "+h.String(), e.size)
+		} else if e.delta() && e.result > maxObject {
+			return 0, 0, tooLarge("a delta object "+h.String()+" is made from", e.result)
+		}
+		if !e.delta() {
+			return e.typ, size, nil
+		}
+		if e.size > maxObject {
+			return 0, 0, tooLarge("a delta of object "+h.String(), e.size)
+		}
+		if n == maxDeltaChain {
+			return 0, 0, fmt.Errorf("object %s is made of more than %d deltas", h, maxDeltaChain)
+		}
+		if e.typ == plumbing.OFSDeltaObject {
+			off = e.base
+			continue
+		}
+		if off, err = p.idx.FindOffset(e.ref); err != nil {
+			return 0, 0, fmt.Errorf("object %s: its delta's base %s is not in the pack", h, e.ref)
+		}
+	}
+}
+
+// packEntry is the header of one entry of a pack.
+type packEntry struct {
+	typ    plumbing.ObjectType
+	size   int64         // the entry's data, inflated: the object, or its delta
+	result int64         // a delta's: the size of the object it makes
+	base   int64         // an offset delta's: where its base is
+	ref    plumbing.Hash // a reference delta's: its base
+}
+
+func (e packEntry) delta() bool {
+	return e.typ == plumbing.OFSDeltaObject || e.typ == plumbing.REFDeltaObject
+}
+
+// readPackEntry reads the header of the pack entry at off and, for a
+// delta, the sizes its delta data opens with (git's pack format: a type
+// and a size in 7-bit groups; an offset delta's distance back to its base,
+// or a reference delta's base hash; then zlib data, which for a delta
+// starts with the base's size and the result's). It inflates no more than
+// the first bytes of the entry's data.
+func readPackEntry(f io.ReaderAt, off int64) (packEntry, error) {
+	var e packEntry
+	var buf [32]byte
+	n, err := f.ReadAt(buf[:], off)
+	if n == 0 {
+		if err == nil || err == io.EOF {
+			err = io.ErrUnexpectedEOF
+		}
+		return e, err
+	}
+	b := buf[:n]
+	i := 0
+	next := func() (byte, bool) {
+		if i >= len(b) {
+			return 0, false
+		}
+		i++
+		return b[i-1], true
+	}
+	c, _ := next()
+	e.typ = plumbing.ObjectType(c >> 4 & 7)
+	e.size = int64(c & 15)
+	for shift := 4; c&0x80 != 0; shift += 7 {
+		var ok bool
+		if c, ok = next(); !ok || shift > 56 {
+			return e, errors.New("malformed pack entry header")
+		}
+		e.size |= int64(c&0x7f) << shift
+	}
+	switch e.typ {
+	case plumbing.CommitObject, plumbing.TreeObject, plumbing.BlobObject, plumbing.TagObject:
+		return e, nil
+	case plumbing.OFSDeltaObject:
+		c, ok := next()
+		dist := int64(c & 0x7f)
+		for ok && c&0x80 != 0 {
+			if c, ok = next(); ok {
+				dist = (dist+1)<<7 | int64(c&0x7f)
+			}
+		}
+		if !ok || dist <= 0 || dist > off {
+			return e, errors.New("malformed offset delta")
+		}
+		e.base = off - dist
+	case plumbing.REFDeltaObject:
+		if len(b) < i+20 {
+			return e, errors.New("malformed reference delta")
+		}
+		copy(e.ref[:], b[i:i+20])
+		i += 20
+	default:
+		return e, fmt.Errorf("pack entry of unknown type %d", e.typ)
+	}
+	// The delta's data opens with two sizes of at most 10 bytes each.
+	zr, err := zlib.NewReader(io.NewSectionReader(f, off+int64(i), 1<<62))
+	if err != nil {
+		return e, fmt.Errorf("malformed delta: %w", err)
+	}
+	defer zr.Close()
+	head := make([]byte, min(20, max(e.size, 0)))
+	if _, err := io.ReadFull(zr, head); err != nil {
+		return e, fmt.Errorf("malformed delta: %w", err)
+	}
+	_, rest, ok := deltaSize(head)
+	if ok {
+		e.result, _, ok = deltaSize(rest)
+	}
+	if !ok {
+		return e, errors.New("malformed delta header")
+	}
+	return e, nil
+}
+
+// deltaSize reads one of a delta's sizes: 7-bit groups, least first.
+func deltaSize(b []byte) (size int64, rest []byte, ok bool) {
+	for i, shift := 0, 0; i < len(b) && shift <= 56; i, shift = i+1, shift+7 {
+		size |= int64(b[i]&0x7f) << shift
+		if b[i]&0x80 == 0 {
+			return size, b[i+1:], true
+		}
+	}
+	return 0, nil, false
 }
 
 // fromPacks reads an object from the packs, listing them again once when
