@@ -26,17 +26,15 @@ var proseParser = sync.OnceValue(func() parser.Parser {
 // raw HTML or of a heading, nor a line that begins inside a code span.
 // The "[Step] …" lines an agent declares in a reply are read from these
 // alone, so a step quoted from a web page or shown in code is none. Only
-// the first MaxFile bytes are read, and a line nested in more than
-// proseNesting quotes and list items is read as a blank line: goldmark's
-// time grows with the square of the nesting.
+// the first MaxFile bytes are read, under the nesting limits every file
+// is read with (MaxNesting): past them, the rest of a line is its text.
 func ProseLines(msg string) []string {
 	src := []byte(msg[:min(len(msg), MaxFile)])
 	if bytes.IndexByte(src, '\r') >= 0 {
 		src = bytes.ReplaceAll(src, []byte("\r\n"), []byte("\n"))
 		src = bytes.ReplaceAll(src, []byte("\r"), []byte("\n"))
 	}
-	src = flattenDeep(src)
-	root := proseParser().Parse(text.NewReader(src))
+	root := proseParser().Parse(text.NewReader(limitNesting(src)))
 	var out []string
 	ast.Walk(root, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
 		if !entering {
@@ -90,67 +88,4 @@ func inSpan(spans [][2]int, off int) bool {
 		}
 	}
 	return false
-}
-
-// proseNesting is how many quotes and list items a line of a message may
-// stand in for ProseLines to read it.
-const proseNesting = 32
-
-// flattenDeep blanks the lines of src nested deeper than proseNesting:
-// their quote and list markers are left, their text dropped.
-func flattenDeep(src []byte) []byte {
-	var out []byte // nil until a line is blanked
-	start := 0
-	for start < len(src) {
-		end := bytes.IndexByte(src[start:], '\n')
-		if end < 0 {
-			end = len(src)
-		} else {
-			end += start
-		}
-		if depth, at := nesting(src[start:end]); depth > proseNesting {
-			if out == nil {
-				out = append(make([]byte, 0, len(src)), src[:start]...)
-			}
-			out = append(out, src[start:start+at]...)
-		} else if out != nil {
-			out = append(out, src[start:end]...)
-		}
-		if end < len(src) && out != nil {
-			out = append(out, '\n')
-		}
-		start = end + 1
-	}
-	if out == nil {
-		return src
-	}
-	return out
-}
-
-// nesting counts the quote marks and list markers a line begins with,
-// past white space, up to proseNesting+1, and where it stopped counting.
-func nesting(line []byte) (depth, at int) {
-	i := 0
-	for depth <= proseNesting {
-		for i < len(line) && (line[i] == ' ' || line[i] == '\t') {
-			i++
-		}
-		switch {
-		case i < len(line) && line[i] == '>':
-			i++
-		case i+1 < len(line) && (line[i] == '-' || line[i] == '*' || line[i] == '+') && (line[i+1] == ' ' || line[i+1] == '\t'):
-			i += 2
-		default:
-			j := i
-			for j < len(line) && j-i < 9 && line[j] >= '0' && line[j] <= '9' {
-				j++
-			}
-			if j == i || j+1 >= len(line) || line[j] != '.' && line[j] != ')' || line[j+1] != ' ' && line[j+1] != '\t' {
-				return depth, i
-			}
-			i = j + 2
-		}
-		depth++
-	}
-	return depth, i
 }

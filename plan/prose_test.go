@@ -34,19 +34,21 @@ func FuzzProseLines(f *testing.F) {
 	})
 }
 
-// TestProseLinesDeep: a line nested past proseNesting is no prose — read
-// as a blank line, in time linear in its length — and the lines after it
-// are read as ever.
+// TestProseLinesDeep: past the nesting limits a line's markers are its
+// text, so a step nested past them is declared by no line, and one within
+// them is; quoted, neither is.
 func TestProseLinesDeep(t *testing.T) {
 	t.Parallel()
 	for _, unit := range []string{"> ", "- ", "1. ", "> - ", ">"} {
-		msg := strings.Repeat(unit, 64<<10/len(unit)) + "[Step] deep\n\n[Step] top\n" + strings.Repeat(unit, proseNesting) + "[Step] within the limit\n"
+		read := min(MaxNesting, (MaxNestingColumn+len(unit)-1)/len(unit)) // the markers a line's start is read for
+		within := strings.Repeat(unit, read)
+		msg := strings.Repeat(unit, 64<<10/len(unit)) + "[Step] deep\n\n[Step] top\n\n" + within + "[Step] within the limits\n"
 		want := []string{"[Step] top"}
 		if !strings.Contains(unit, ">") {
-			want = append(want, "[Step] within the limit") // a list item, 32 deep
+			want = []string{strings.Repeat(unit, 64<<10/len(unit)-read) + "[Step] deep", "[Step] top", "[Step] within the limits"}
 		}
 		if got := ProseLines(msg); !slices.Equal(got, want) {
-			t.Errorf("%q: got %q, want %q", unit, got, want)
+			t.Errorf("%q: got %.80q…, want %.80q…", unit, got, want)
 		}
 	}
 }
