@@ -213,8 +213,11 @@ trust_level = "trusted"
 			t.Errorf("%s text names --session, which the agent's shell does not need: %q", x.event, x.text)
 		}
 	}
-	s.checkContext(f, 1, calls1, calls, 1200, map[string]bool{"SessionEnd": true}, nil)
-	s.checkContext(f, 2, calls2, calls, 1200, map[string]bool{"SessionEnd": true}, nil)
+	// Codex hands the model a Stop hook's reason inside <hook_prompt>,
+	// with its "<" and ">" escaped.
+	escape := strings.NewReplacer("<", "&lt;", ">", "&gt;").Replace
+	s.checkContext(f, 1, calls1, calls, 1200, map[string]bool{"SessionEnd": true}, escape)
+	s.checkContext(f, 2, calls2, calls, 1200, map[string]bool{"SessionEnd": true}, escape)
 	s.record(calls, []string{id}, map[string]any{"turn_id": "turn-1"})
 }
 
