@@ -83,7 +83,7 @@ func TestFetchRefusesFileOverLimit(t *testing.T) {
 		cmd.Env = append(os.Environ(), "HOME="+home, "GIT_CONFIG_GLOBAL="+filepath.Join(home, ".gitconfig"))
 		var stdout, stderr bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &stdout, &stderr
-		err := cmd.Run()
+		peak, measured, err := runMeasured(t, cmd)
 		if _, ok := err.(*exec.ExitError); !ok {
 			t.Fatalf("plangit fetch %s: %v\n%s", id, err, stderr.String())
 		}
@@ -98,9 +98,8 @@ func TestFetchRefusesFileOverLimit(t *testing.T) {
 		}
 		// The process's peak, and its children's (git's): the largest
 		// resident set among them.
-		peak, ok := peakMemory(cmd.ProcessState)
 		t.Logf("fetch of a %d MB file: peak memory %d MB", size>>20, peak>>20)
-		if ok && peak > 100<<20 {
+		if measured && peak > 100<<20 {
 			t.Errorf("fetch of a %d MB file took %d MB of memory", size>>20, peak>>20)
 		}
 		if _, err := os.Lstat(filepath.Join(w.reviewer.PlansDir(), id)); !os.IsNotExist(err) {
