@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/plangit/plangit/cmd"
+	"github.com/plangit/plangit/hooks/mcpconf"
 )
 
 // NewCmdMCP builds `plangit mcp`: the server, and its installers.
@@ -103,8 +104,8 @@ file as it would be, and writes nothing.`,
 		c.Long = "uninstall removes the MCP server named plangit from a host's settings, and nothing else;\na file install created is removed."
 		c.Example = "  plangit mcp uninstall --host claude"
 	}
-	c.Flags().StringVar(&o.host, "host", "", "the agent host: "+strings.Join(HostNames(), ", ")+" (required)")
-	c.Flags().StringVar(&o.scope, "scope", ScopeProject, "project or user")
+	c.Flags().StringVar(&o.host, "host", "", "the agent host: "+strings.Join(mcpconf.HostNames(), ", ")+" (required)")
+	c.Flags().StringVar(&o.scope, "scope", mcpconf.ScopeProject, "project or user")
 	c.Flags().BoolVar(&o.print, "print", false, "print the file as it would be instead of writing it")
 	if install {
 		c.Flags().StringVar(&o.command, "command", "", "the program the host runs (default: plangit mcp when plangit is on PATH, else this program)")
@@ -114,7 +115,7 @@ file as it would be, and writes nothing.`,
 }
 
 func installRun(f *cmd.Factory, o *installOptions, install bool) error {
-	h, err := FindHost(o.host)
+	h, err := mcpconf.FindHost(o.host)
 	if err != nil {
 		return err
 	}
@@ -126,7 +127,7 @@ func installRun(f *cmd.Factory, o *installOptions, install bool) error {
 	if err != nil {
 		return err
 	}
-	var e *Edit
+	var e *mcpconf.Edit
 	if install {
 		e, err = h.Install(path, entryFor(o.command))
 	} else {
@@ -162,7 +163,7 @@ func installRun(f *cmd.Factory, o *installOptions, install bool) error {
 
 // entryFor is the server entry install writes: command (or plangit when
 // on PATH, else this program) running the server.
-func entryFor(command string) Entry {
+func entryFor(command string) mcpconf.Entry {
 	if command == "" {
 		if _, err := exec.LookPath("plangit"); err == nil {
 			command = "plangit"
@@ -173,7 +174,7 @@ func entryFor(command string) Entry {
 		}
 	}
 	if strings.HasPrefix(filepath.Base(command), cmd.MCPProgram) {
-		return Entry{Command: command, Args: []string{}}
+		return mcpconf.Entry{Command: command, Args: []string{}}
 	}
-	return Entry{Command: command, Args: []string{"mcp"}}
+	return mcpconf.Entry{Command: command, Args: []string{"mcp"}}
 }

@@ -11,19 +11,19 @@ import (
 
 	"github.com/pelletier/go-toml/v2"
 
-	"github.com/plangit/plangit/cmd/mcpserver"
+	"github.com/plangit/plangit/hooks/mcpconf"
 	"github.com/plangit/plangit/plan"
 	"github.com/plangit/plangit/repo/repotest"
 )
 
-var server = mcpserver.Entry{Command: "plangit", Args: []string{"mcp"}}
+var server = mcpconf.Entry{Command: "plangit", Args: []string{"mcp"}}
 
 // roundTrip installs the server into a file holding before (none: no
 // file), checks the result and that installing again changes nothing,
 // then uninstalls and checks the file is exactly as it was.
 func roundTrip(t *testing.T, host, before string, exists bool) []byte {
 	t.Helper()
-	h, err := mcpserver.FindHost(host)
+	h, err := mcpconf.FindHost(host)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +75,7 @@ func roundTrip(t *testing.T, host, before string, exists bool) []byte {
 
 // checkEntry decodes an installed file as its host does and finds the
 // server in it.
-func checkEntry(t *testing.T, h mcpserver.Host, data []byte) {
+func checkEntry(t *testing.T, h mcpconf.Host, data []byte) {
 	t.Helper()
 	var entry map[string]any
 	if h.TOML {
@@ -200,7 +200,7 @@ command = "not a table"
 		t.Run(strings.ReplaceAll(name, " ", "_"), func(t *testing.T) { roundTrip(t, "codex", before, true) })
 	}
 
-	h, _ := mcpserver.FindHost("codex")
+	h, _ := mcpconf.FindHost("codex")
 	// A table written by hand, with a subtable, between other tables:
 	// uninstall cuts the table and its subtable, and keeps the comment
 	// that belongs to the next table.
@@ -263,7 +263,7 @@ func TestInstallRefuses(t *testing.T) {
 		{"codex", "[mcp_servers.plangit]\ncommand = \"other\"\n", "CONFLICT", false},
 	}
 	for _, c := range cases {
-		h, _ := mcpserver.FindHost(c.host)
+		h, _ := mcpconf.FindHost(c.host)
 		path := filepath.Join(t.TempDir(), "settings")
 		os.WriteFile(path, []byte(c.content), 0o644)
 		if _, err := h.Install(path, server); plan.CodeOf(err) != plan.Code(c.code) {
@@ -321,7 +321,7 @@ func TestInstallCommand(t *testing.T) {
 			if out, code := run("install", "--host", host, "--scope", scope); code != 0 || !strings.Contains(out, path) {
 				t.Errorf("%s %s install: exit %d: %s", host, scope, code, out)
 			}
-			h, _ := mcpserver.FindHost(host)
+			h, _ := mcpconf.FindHost(host)
 			data, err := os.ReadFile(path)
 			if err != nil {
 				t.Fatalf("%s %s: %v", host, scope, err)

@@ -1,4 +1,9 @@
-package mcpserver
+// Package mcpconf installs plangit's MCP server into agent hosts'
+// settings: the file each host reads its MCP servers from, per scope, and
+// the entry plangit adds there — a server named plangit that runs
+// `plangit mcp`. It links no MCP library: plangit's setup uses it as
+// plangit mcp install does.
+package mcpconf
 
 import (
 	"errors"
@@ -14,10 +19,6 @@ import (
 	"github.com/plangit/plangit/repo"
 	"github.com/plangit/plangit/repo/confedit"
 )
-
-// Installing the server into an agent host's settings: the file each host
-// reads its MCP servers from, per scope, and the entry plangit adds there —
-// a server named plangit that runs `plangit mcp`.
 
 // serverName is the name the server is installed under.
 const serverName = "plangit"
@@ -162,10 +163,17 @@ func (e *Edit) Content() []byte { return e.after }
 // plangit running the same program is already there (nothing changes); one
 // running another is a CONFLICT. A file that does not parse is refused.
 func (h Host) Install(path string, server Entry) (*Edit, error) {
-	e, err := h.read(path)
+	f, err := ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
+	return h.InstallFile(f, server)
+}
+
+// InstallFile is Install on a file as f holds it.
+func (h Host) InstallFile(f File, server Entry) (*Edit, error) {
+	e := h.edit(f)
+	var err error
 	e.Server = &server
 	if h.TOML {
 		err = e.tomlInstall(server)
@@ -183,10 +191,17 @@ func (h Host) Install(path string, server Entry) (*Edit, error) {
 // Uninstall plans removing the server named plangit from the settings file
 // at path, whatever it runs.
 func (h Host) Uninstall(path string) (*Edit, error) {
-	e, err := h.read(path)
+	f, err := ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
+	return h.UninstallFile(f)
+}
+
+// UninstallFile is Uninstall on a file as f holds it.
+func (h Host) UninstallFile(f File) (*Edit, error) {
+	e := h.edit(f)
+	var err error
 	if !e.existed {
 		return e, nil
 	}
@@ -202,23 +217,91 @@ func (h Host) Uninstall(path string) (*Edit, error) {
 	return e, nil
 }
 
-func (h Host) read(path string) (*Edit, error) {
-	e := &Edit{Host: h.Name, Path: path, mode: 0o644, dir: h.Dir}
+// File is a settings file as it is: its path, whether it exists, its
+// bytes and its permissions.
+type File struct {
+	Path   string
+	Exists bool
+	Data   []byte
+	Mode   fs.FileMode
+}
+
+// ReadFile reads the settings file at path (a missing one does not
+// exist). What is not a regular file is refused.
+func ReadFile(path string) (File, error) {
+	f := File{Path: path, Mode: 0o644}
 	fi, err := os.Stat(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return e, nil
+		return f, nil
 	case err != nil:
-		return nil, plan.WrapError(plan.CodeIOError, err, "cannot read %s", path)
+		return File{}, plan.WrapError(plan.CodeIOError, err, "cannot read %s", path)
 	case !fi.Mode().IsRegular():
-		return nil, plan.Errorf(plan.CodeInvalidArgument, "%s is not a regular file", path)
+		return File{}, plan.Errorf(plan.CodeInvalidArgument, "%s is not a regular file", path)
 	}
-	if e.before, err = os.ReadFile(path); err != nil {
-		return nil, plan.WrapError(plan.CodeIOError, err, "cannot read %s", path)
+	if f.Data, err = os.ReadFile(path); err != nil {
+		return File{}, plan.WrapError(plan.CodeIOError, err, "cannot read %s", path)
 	}
-	e.existed, e.mode, e.after = true, fi.Mode().Perm(), e.before
-	return e, nil
+	f.Exists, f.Mode = true, fi.Mode().Perm()
+	return f, nil
 }
+
+func (h Host) edit(f File) *Edit {
+	e := &Edit{Host: h.Name, Path: f.Path, mode: f.Mode, dir: h.Dir}
+	if e.mode == 0 {
+		e.mode = 0o644
+	}
+	if f.Exists {
+		e.existed, e.before, e.after = true, f.Data, f.Data
+	}
+	return e
+}
+
+// Server is the server named plangit in the file as f holds it: the
+// program it runs and its arguments; nil when there is none. A file that
+// does not parse is refused.
+func (h Host) Server(f File) (*Entry, error) {
+	e := h.edit(f)
+	if !e.existed || len(strings.TrimSpace(string(e.before))) == 0 {
+		return nil, nil
+	}
+	var had any
+	if h.TOML {
+		m, err := confedit.DecodeTOML(e.before)
+		if err != nil {
+			return nil, e.refused("TOML", err)
+		}
+		s, ok := tomlServer(m, serverName)
+		if !ok {
+			return nil, nil
+		}
+		had = s
+	} else {
+		_, m, err := e.readJSON(h, e.before)
+		if err != nil {
+			return nil, err
+		}
+		servers, _ := m["mcpServers"].(map[string]any)
+		s, ok := servers[serverName]
+		if !ok {
+			return nil, nil
+		}
+		had = s
+	}
+	out := &Entry{Args: []string{}}
+	m, _ := had.(map[string]any)
+	out.Command, _ = m["command"].(string)
+	args, _ := m["args"].([]any)
+	for _, a := range args {
+		s, _ := a.(string)
+		out.Args = append(out.Args, s)
+	}
+	return out, nil
+}
+
+// Runs reports whether the entry runs the same program with the same
+// arguments as s.
+func (x Entry) Runs(s Entry) bool { return x.Command == s.Command && slices.Equal(x.Args, s.Args) }
 
 // refused is the error for a settings file plangit cannot read.
 func (e *Edit) refused(kind string, err error) error {
