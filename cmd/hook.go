@@ -5,7 +5,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
@@ -156,49 +155,11 @@ func hookFilesHelp() string {
 	return b.String()
 }
 
-// hookPrograms are the programs installed hooks run: plangit when it is on
-// PATH, else the absolute path of this binary (or what --command names);
-// and plangit-hook when it is installed beside that plangit.
+// hookPrograms are the programs installed hooks run (hooks.FindPrograms):
+// what --command names, else plangit as PATH finds it, never a launcher.
 func hookPrograms(explicit string) hooks.Programs {
-	p := hooks.Programs{Plangit: explicit}
-	if p.Plangit == "" {
-		p.Plangit = "plangit"
-		if path, err := exec.LookPath("plangit"); err != nil || path == "" {
-			if exe, err := os.Executable(); err == nil {
-				p.Plangit = exe
-			}
-		}
-	}
-	dir := ""
-	if strings.ContainsRune(p.Plangit, os.PathSeparator) {
-		dir = filepath.Dir(p.Plangit)
-	} else if path, err := exec.LookPath(p.Plangit); err == nil {
-		dir = filepath.Dir(path)
-	}
-	if dir == "" {
-		return p
-	}
-	file := hooks.HookProgram
-	if runtime.GOOS == "windows" {
-		file += ".exe"
-	}
-	if hook := filepath.Join(dir, file); isProgram(hook) {
-		p.Hook = hook
-		if !strings.ContainsRune(p.Plangit, os.PathSeparator) {
-			if onPath, err := exec.LookPath(hooks.HookProgram); err == nil && filepath.Dir(onPath) == dir {
-				p.Hook = hooks.HookProgram
-			}
-		}
-	}
-	return p
-}
-
-// isProgram reports whether path is a program the system would run: a
-// regular file, marked executable where the system marks programs (on
-// Windows its name says so).
-func isProgram(path string) bool {
-	st, err := os.Stat(path)
-	return err == nil && st.Mode().IsRegular() && (runtime.GOOS == "windows" || st.Mode()&0o111 != 0)
+	exe, _ := os.Executable()
+	return hooks.FindPrograms(explicit, hooks.ProgramEnv{LookPath: exec.LookPath, Executable: exe, OS: runtime.GOOS})
 }
 
 // hookTargets are the hosts a hooks command acts on, each with what to say
