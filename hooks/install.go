@@ -332,19 +332,26 @@ func LoadSettings(path string) (*HookFile, error) { return LoadHookFile(HostClau
 // that is not a JSON object, or whose hooks are not as the host reads
 // them, is an error, and is never overwritten.
 func LoadHookFile(host, path string) (*HookFile, error) {
+	data, err := os.ReadFile(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return ParseHookFile(host, path, nil, false)
+	case err != nil:
+		return nil, plan.WrapError(plan.CodeIOError, err, "cannot read %s", path)
+	}
+	return ParseHookFile(host, path, data, true)
+}
+
+// ParseHookFile is LoadHookFile on a file's bytes: data is what the file
+// at path holds (exists false: there is no file).
+func ParseHookFile(host, path string, data []byte, exists bool) (*HookFile, error) {
 	spec, err := findHookFile(host)
 	if err != nil {
 		return nil, err
 	}
-	data, err := os.ReadFile(path)
-	s := &HookFile{Host: spec.host, Path: path, spec: spec}
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
+	s := &HookFile{Host: spec.host, Path: path, spec: spec, exists: exists}
+	if !exists {
 		data = nil
-	case err != nil:
-		return nil, plan.WrapError(plan.CodeIOError, err, "cannot read %s", path)
-	default:
-		s.exists = true
 	}
 	parse := confedit.Parse
 	if spec.comments {
