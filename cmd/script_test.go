@@ -43,6 +43,11 @@ func (n noted) Run() int { return repotest.Main(n.m) }
 func TestScripts(t *testing.T) {
 	t.Parallel()
 	shipped := shippedPlangit(t)
+	// $SKILL_MD is the skill plangit embeds, as setup writes it.
+	skillFile, err := filepath.Abs(filepath.Join("..", "hooks", "skill", "SKILL.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	// The scripts' work directories go in the test's own temporary
 	// directory, which the testing package removes however the run ends:
 	// the one testscript makes is left behind, empty, when -run picks some
@@ -67,7 +72,11 @@ func TestScripts(t *testing.T) {
 		Setup: func(env *testscript.Env) error {
 			if shipped != "" {
 				env.Setenv("PATH", shipped+string(filepath.ListSeparator)+env.Getenv("PATH"))
+				// $PLANGIT_PROGRAMS holds plangit, plangit-hook and
+				// plangit-mcp side by side, as a release installs them.
+				env.Setenv("PLANGIT_PROGRAMS", repotest.RequirePrograms(t))
 			}
+			env.Setenv("SKILL_MD", skillFile)
 			env.Setenv("PLANGIT_NOW", "2026-11-20T10:00:00Z")
 			env.Setenv("HOME", env.WorkDir)
 			env.Setenv("GIT_CONFIG_NOSYSTEM", "1")

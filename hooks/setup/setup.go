@@ -170,10 +170,10 @@ func (o Options) plan(check bool) (*plannedSetup, error) {
 			part.State = state
 		}
 		part.Detail = strings.Join(differ, ", ")
+		h.Program = hf.Program()
 		if err := hf.Install(o.Programs); err != nil {
 			return nil, err
 		}
-		h.Program = hf.Program()
 		if hf.Changed() {
 			f.data, part.Changed = hf.Bytes(), true
 		}
