@@ -354,7 +354,8 @@ func compareCalls(t *testing.T, r npmRelease, env []string, work, bin string) []
 // version says VERSION. With --ignore-scripts they are the Node
 // launcher, which answers the same, says once that it runs through Node,
 // and npm rebuild, as its note says, puts the native programs in place.
-// npx runs plangit from the tarballs, natively.
+// Without the platform package (--omit=optional) plangit says which
+// package is missing. npx runs plangit from the tarballs, natively.
 func TestNPM(t *testing.T) {
 	if os.Getenv("PLANGIT_LONG") == "" {
 		repotest.Short(t, "packs and installs the npm packages with npm: PLANGIT_LONG=1")
@@ -451,6 +452,17 @@ func TestNPM(t *testing.T) {
 			if !isNative(t, filepath.Join(bin, p)) {
 				t.Errorf("after npm rebuild, %s on PATH is not native", p)
 			}
+		}
+	})
+
+	t.Run("omit-optional", func(t *testing.T) {
+		// Without the platform package the install succeeds (the
+		// postinstall places nothing) and plangit says what is missing.
+		prefix := filepath.Join(work, "nooptional")
+		npmRun(t, env, work, "npm", "install", "-g", "--prefix", prefix, "--omit=optional", npmTarballs(npmDir, version)[0])
+		a := runProgram(t, runEnv, work, nil, filepath.Join(prefix, "bin", "plangit"), "version")
+		if a.code != 1 || a.out != "" || !strings.Contains(a.errOut, "@plangit/"+key+", the package that holds plangit's native programs") || !strings.Contains(a.errOut, "--omit=optional") {
+			t.Errorf("plangit without its platform package: exit %d, %q, %q", a.code, a.out, a.errOut)
 		}
 	})
 

@@ -10,7 +10,8 @@
 // package plangit, whose bin entries are Node launchers that its
 // postinstall replaces with the native programs and whose optional
 // dependencies are the six platform packages at exactly VERSION; and
-// each package's tarball, packed by npm, in DIST/npm/. -platforms builds
+// each package's tarball, packed by npm, in DIST/npm/, which they replace
+// only once all are written. -platforms builds
 // only the platform packages named (the main package names all six still);
 // without it every archive must be there.
 //
@@ -66,7 +67,7 @@ var platforms = []platform{
 }
 
 func (p platform) key() string         { return p.os + "-" + p.cpu }
-func (p platform) packageName() string { return "@plangit/" + p.key() }
+func (p platform) packageName() string { return scope + "/" + p.key() }
 
 func (p platform) exe(program string) string {
 	if p.goos == "windows" {
@@ -84,6 +85,9 @@ func (p platform) archive(version string) string {
 }
 
 const (
+	// scope is the npm scope of the platform packages: the one place that
+	// names it (the launcher reads the names from package.json).
+	scope       = "@plangit"
 	description = "A persistent, versioned plan for AI coding agents: every change to the plan is a git commit"
 	homepage    = "https://github.com/plangit/plangit"
 	license     = "MIT"
@@ -151,14 +155,18 @@ func run(args []string) error {
 		return err
 	}
 
-	out := filepath.Join(dist, "npm")
-	if err := os.RemoveAll(out); err != nil {
+	// Everything is written into a new directory beside DIST/npm, which
+	// takes its place only once every package is packed: a failure
+	// leaves DIST/npm as it was.
+	tmp, err := os.MkdirTemp(dist, ".npm-")
+	if err != nil {
 		return err
 	}
+	defer os.RemoveAll(tmp)
 	var lic []byte
 	var dirs []string
 	for _, p := range build {
-		dir := filepath.Join(out, p.key())
+		dir := filepath.Join(tmp, p.key())
 		l, err := platformPackage(dir, dist, p, *version, sums)
 		if err != nil {
 			return err
@@ -166,17 +174,24 @@ func run(args []string) error {
 		lic = l
 		dirs = append(dirs, dir)
 	}
-	dir := filepath.Join(out, "plangit")
+	dir := filepath.Join(tmp, "plangit")
 	if err := mainPackage(dir, *version, lic); err != nil {
 		return err
 	}
 	dirs = append(dirs, dir)
 	for _, d := range dirs {
-		if err := pack(d, out); err != nil {
+		if err := pack(d, tmp); err != nil {
 			return err
 		}
 	}
-	return nil
+	if err := os.Chmod(tmp, 0o755); err != nil {
+		return err
+	}
+	out := filepath.Join(dist, "npm")
+	if err := os.RemoveAll(out); err != nil {
+		return err
+	}
+	return os.Rename(tmp, out)
 }
 
 // readChecksums reads checksums.txt (sha256, "<hash>  <file>" lines), or

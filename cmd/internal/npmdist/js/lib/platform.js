@@ -13,13 +13,15 @@ const pkg = require('../package.json')
 // throws an error that says what is missing and how to get it.
 function nativeDir() {
   const key = process.platform + '-' + process.arch
-  const name = '@plangit/' + key
   const optional = pkg.optionalDependencies || {}
-  const want = optional[name]
-  if (!want) {
-    const known = Object.keys(optional).map((n) => n.replace('@plangit/', ''))
+  // The platform packages are named <scope>/<os>-<cpu>; the scope is
+  // package.json's alone.
+  const name = Object.keys(optional).find((n) => n.endsWith('/' + key))
+  if (!name) {
+    const known = Object.keys(optional).map((n) => n.slice(n.indexOf('/') + 1))
     throw new Error(`plangit has no native programs for ${key} (it has them for ${known.join(', ')})`)
   }
+  const want = optional[name]
   let manifest
   try {
     manifest = require.resolve(name + '/package.json', { paths: [root] })
