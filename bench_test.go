@@ -19,7 +19,9 @@ package main
 // PLANGIT_BENCH_RUNS (default 41) sets the runs per case and
 // PLANGIT_BENCH_REVS (default 10000) the largest session; .ci/run uses a
 // smaller version. PLANGIT_BENCH_DIR keeps the sessions and binaries in
-// that (empty) directory instead of a temporary one.
+// that (empty) directory instead of a temporary one. PLANGIT_DIST names a
+// release's dist/, whose npm packages the hook through an npm install is
+// timed with (without it, this tree's, packed by .ci/npm).
 
 import (
 	"bytes"
@@ -421,6 +423,7 @@ func TestBench(t *testing.T) {
 			b.record(row{name: "plangit hook pre-tool-use, without the hook binary (shell form, Codex CLI's command line, both through sh -c)", a: "sh -c 'plangit hook PreToolUse --host codex'", b: `sh -c 'cat task_plan.md \| head -30'`, ta: ta, tb: tb, grossAt: 3.0})
 		}
 	}
+	b.npmHook(runs, work, small, pre)
 	if revs := revCount(t, smallDir); revs != 10 {
 		t.Fatalf("read-only hooks committed: %d revisions, want 10", revs)
 	}
@@ -1015,7 +1018,10 @@ func (b *bench) report(runs int) {
 				peak = max(peak, r.ta.maxRSS)
 			}
 		}
-		budget := fmt.Sprintf("≤ %.1f×", r.budget)
+		budget := "≤ " + strings.TrimRight(strings.TrimRight(fmt.Sprintf("%.2f", r.budget), "0"), ".") + "×"
+		if r.budget == float64(int(r.budget)) {
+			budget = fmt.Sprintf("≤ %.1f×", r.budget)
+		}
 		switch {
 		case r.budget == 0:
 			budget = "none"
@@ -1040,4 +1046,35 @@ func (b *bench) report(runs int) {
 		b.failed = true
 	}
 	fmt.Printf("| peak memory of gc | %.1f MB | | | < 100 MB | | %s |\n\n", float64(gcPeak)/1024, note)
+}
+
+// npmHook times plangit-hook as npm installs it — the plangit-hook an
+// npm install puts on PATH, through its link — beside the same program
+// run directly: the release's (PLANGIT_DIST), or this tree's packed by
+// .ci/npm (see npm_test.go). The postinstall made it the native program,
+// so the two should take the same time (budget ≤ 1.05×). Without npm the
+// row is left out, except under CI, which has npm.
+func (b *bench) npmHook(runs int, work, root string, payload []byte) {
+	t := b.t
+	for _, prog := range []string{"npm", "node"} {
+		if _, err := exec.LookPath(prog); err != nil {
+			if os.Getenv("PLANGIT_CI") != "" {
+				t.Fatalf("%s is not installed: the hook through an npm install is not timed", prog)
+			}
+			t.Logf("%s is not installed: the hook through an npm install is not timed", prog)
+			return
+		}
+	}
+	dir := filepath.Join(work, "npm")
+	r := newNPMRelease(t, dir)
+	prefix := filepath.Join(dir, "global")
+	npmInstall(t, npmEnv(dir), r.pack(t, dir), prefix)
+	installed := filepath.Join(prefix, "bin", "plangit-hook")
+	if !isNative(t, installed) {
+		t.Fatalf("%s is not the native program", installed)
+	}
+	direct := filepath.Join(r.programs, "plangit-hook")
+	ta, tb := b.pair(runs, func(int) (time.Duration, int64) { return b.run(root, payload, installed, "PreToolUse") },
+		func(int) (time.Duration, int64) { return b.run(root, payload, direct, "PreToolUse") })
+	b.record(row{name: "hook binary pre-tool-use through the npm install (exec form, Claude Code)", a: "npm's plangit-hook PreToolUse", b: "the same program, run directly", ta: ta, tb: tb, budget: 1.05})
 }
