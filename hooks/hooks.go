@@ -226,8 +226,8 @@ func Run(h Host, event string, stdin io.Reader, env Env) (stdout []byte, exitCod
 		logFailure(env, "", event, "", err)
 		return nothing(h), 0
 	}
-	if recognised && defers(h, in, env) {
-		return nothing(h), 0 // the host's own plangit hook answers this event
+	if recognised && defers(h, in.Event, in, env) {
+		return nothing(h), 0 // another plangit hook answers this event
 	}
 	in.Host = hostName(h)
 	if r, ok := h.(EnvReader); ok && env.Getenv != nil {

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/plangit/plangit/hooks/hookwire"
 	"github.com/plangit/plangit/plan"
 	"github.com/plangit/plangit/repo"
 	"github.com/plangit/plangit/repo/confedit"
@@ -72,7 +73,7 @@ var toolEvents = []string{PreToolUse, PostToolUse, PostToolUseFailure}
 // that come with every tool call, every prompt and every stop — the
 // read-only ones from the glance, PostToolUse's count and the Stop gate —
 // and hands every other case to plangit.
-const HookProgram = "plangit-hook"
+const HookProgram = hookwire.HookProgram
 
 // HookBinaryEvents are, for each host, the events that installed hooks
 // give the hook binary when it is installed beside plangit: the ones it
@@ -256,20 +257,9 @@ func ShellJoin(argv []string) string {
 	return strings.Join(out, " ")
 }
 
-// isOurs reports whether a hook entry is a plangit hook: it runs a program
-// named plangit… with "hook" as first argument, or the hook binary.
-func isOurs(raw json.RawMessage) bool {
-	var h hookEntry
-	if json.Unmarshal(raw, &h) != nil || (h.Type != "" && h.Type != "command") {
-		return false
-	}
-	argv := h.argv()
-	if len(argv) < 2 {
-		return false
-	}
-	base := programBase(argv[0])
-	return strings.HasPrefix(base, HookProgram) || strings.HasPrefix(base, "plangit") && argv[1] == "hook"
-}
+// isOurs reports whether a hook entry is a plangit hook
+// (hookwire.IsPlangitHook).
+func isOurs(raw json.RawMessage) bool { return hookwire.IsPlangitHook(raw) }
 
 // want is the entry install writes for one of the host's events: a
 // command line in the quoting of the shell the host runs it through on

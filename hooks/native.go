@@ -78,12 +78,22 @@ func hookFileHasPlangit(path string) bool {
 }
 
 // defers reports whether a hook that did not name its host (an entry in
-// Claude Code's settings) leaves the event to the host's own hook: the
-// payload is Cursor's or Copilot's, and plangit's hooks are installed in
-// that host's own files, project or user.
-func defers(h Host, in *Input, env Env) bool {
+// Claude Code's settings, or in plangit's Claude Code plugin) leaves the
+// event to another plangit hook: the payload is Cursor's or Copilot's, and
+// plangit's hooks are installed in that host's own files, project or user;
+// or the payload is Claude Code's, the hook runs from plangit's plugin,
+// and Claude Code's settings hold plangit's hook for the event too.
+func defers(h Host, event string, in *Input, env Env) bool {
+	getenv := env.Getenv
+	if getenv == nil {
+		getenv = func(string) string { return "" }
+	}
 	var host string
 	switch h.(type) {
+	case Claude:
+		// plangit's plugin beside its hooks in Claude Code's settings
+		// (hookwire.ClaudePluginDefers).
+		return hookwire.ClaudePluginDefers(event, in.Cwd, getenv)
 	case Cursor:
 		host = HostCursor
 	case Copilot:
@@ -98,10 +108,6 @@ func defers(h Host, in *Input, env Env) bool {
 	root, err := repo.FindRoot(env.Root, dir)
 	if err != nil {
 		root = dir
-	}
-	getenv := env.Getenv
-	if getenv == nil {
-		getenv = func(string) string { return "" }
 	}
 	noUser := func(string) string { return "" }
 	return nativeHooksInstalled(host, root, getenv) || dir != root && nativeHooksInstalled(host, dir, noUser)

@@ -129,9 +129,8 @@ func plainWord(a string) bool {
 	return true
 }
 
-// singleQuotes are the characters PowerShell takes for a single quote: the
-// apostrophe and the typographic ones.
-const singleQuotes = "'\u2018\u2019\u201a\u201b"
+// singleQuotes are the characters PowerShell takes for a single quote.
+const singleQuotes = hookwire.PowerShellQuotes
 
 // doubleSingleQuotes escapes s for inside a PowerShell single-quoted
 // string, where a quote is written twice.
@@ -147,58 +146,8 @@ func doubleSingleQuotes(s string) string {
 }
 
 // commandFields splits a hook's command line into the program and its
-// arguments, in the form install wrote it for the host's shell: after
-// PowerShell's call operator, PowerShell's single quotes; else a POSIX
-// shell's words (cmd.exe's double quotes read the same).
-func commandFields(s string) []string {
-	if rest, ok := strings.CutPrefix(strings.TrimLeft(s, " \t"), "& "); ok {
-		return powerShellFields(rest)
-	}
-	return hookwire.ShellWords(s)
-}
+// arguments (hookwire.CommandFields).
+func commandFields(s string) []string { return hookwire.CommandFields(s) }
 
-// powerShellFields splits the words of a PowerShell command: single-quoted
-// strings, with a quote written twice inside, and bare words.
-func powerShellFields(s string) []string {
-	var out []string
-	var word strings.Builder
-	in := false
-	rs := []rune(s)
-	for i := 0; i < len(rs); i++ {
-		r := rs[i]
-		switch {
-		case strings.ContainsRune(singleQuotes, r):
-			in = true
-			for i++; i < len(rs); i++ {
-				if strings.ContainsRune(singleQuotes, rs[i]) {
-					if i+1 < len(rs) && strings.ContainsRune(singleQuotes, rs[i+1]) {
-						i++
-						word.WriteRune(rs[i])
-						continue
-					}
-					break
-				}
-				word.WriteRune(rs[i])
-			}
-		case r == ' ' || r == '\t' || r == '\n':
-			if in {
-				out = append(out, word.String())
-				word.Reset()
-				in = false
-			}
-		default:
-			word.WriteRune(r)
-			in = true
-		}
-	}
-	if in {
-		out = append(out, word.String())
-	}
-	return out
-}
-
-// programBase is the file name of a program's path, with either slash:
-// entries written for Windows are read on every system.
-func programBase(p string) string {
-	return p[strings.LastIndexAny(p, `/\`)+1:]
-}
+// programBase is the file name of a program's path (hookwire.ProgramBase).
+func programBase(p string) string { return hookwire.ProgramBase(p) }

@@ -214,6 +214,9 @@ func answer(event string, h *host, payload []byte, getenv func(string) string) (
 	if event = h.event(event); event == "" {
 		return nil, false
 	}
+	if h == &claude && hookwire.ClaudePluginDefers(event, p.Cwd, getenv) {
+		return nil, true // run from plangit's plugin: the settings' plangit hook answers
+	}
 	if h.tool != nil {
 		if h.todo != "" && p.ToolName == h.todo {
 			return nil, false // a todo list: plangit reads it

@@ -1000,3 +1000,43 @@ func TestProjectDirLinkedOut(t *testing.T) {
 		t.Errorf("written through the link:\n%s\nthen\n%s", before, after)
 	}
 }
+
+// A hook run from plangit's Claude Code plugin (CLAUDE_PLUGIN_ROOT) beside
+// plangit's hook in the project's Claude Code settings answers nothing,
+// without running plangit: the settings' hook, which Claude Code runs too,
+// answers (hookwire.ClaudePluginDefers). Alone, it answers.
+func TestPluginBesideSettings(t *testing.T) {
+	t.Parallel()
+	root := project(t, plan)
+	plugin, err := filepath.Abs(filepath.Join("..", "..", "plugin"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := filepath.Join(t.TempDir(), "calls")
+	hookBin := filepath.Join(spy, "plangit-hook")
+	pre := readFixture(t, "", "pre_tool_use_bash")
+	env := []string{spyLog + "=" + log, hookwire.PluginRootVar + "=" + plugin, "CLAUDE_PROJECT_DIR=" + root, "HOME=" + t.TempDir(), "CLAUDE_CONFIG_DIR="}
+	if out, _ := hookRun(t, root, hookBin, []string{"PreToolUse"}, pre, env...); !strings.Contains(out, "failed before (error #1") {
+		t.Errorf("the plugin's hook alone does not answer: %q", out)
+	}
+	settings := filepath.Join(root, ".claude", "settings.json")
+	os.MkdirAll(filepath.Dir(settings), 0o755)
+	if err := os.WriteFile(settings, []byte(`{"hooks":{"PreToolUse":[{"matcher":"*","hooks":[{"type":"command","command":"/opt/plangit/plangit-hook","args":["PreToolUse"],"timeout":30}]}]}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	settingsEnv := []string{spyLog + "=" + log, hookwire.PluginRootVar + "=", "CLAUDE_PROJECT_DIR=" + root}
+	prompt := readFixture(t, "", "user_prompt_submit_other")
+	hookRun(t, root, hookBin, []string{"UserPromptSubmit"}, prompt, settingsEnv...) // a new turn
+	if out, code := hookRun(t, root, hookBin, []string{"PreToolUse"}, pre, env...); out != "" || code != 0 {
+		t.Errorf("beside the settings' hook, the plugin's answers %q (exit %d), want nothing", out, code)
+	}
+	if b, err := os.ReadFile(log); err == nil {
+		t.Errorf("plangit was run:\n%s", b)
+	}
+	// The settings' own delivery (no CLAUDE_PLUGIN_ROOT) answers, in the
+	// next turn (a reminder is said once a turn).
+	hookRun(t, root, hookBin, []string{"UserPromptSubmit"}, prompt, settingsEnv...)
+	if out, _ := hookRun(t, root, hookBin, []string{"PreToolUse"}, pre, settingsEnv...); !strings.Contains(out, "failed before (error #1") {
+		t.Errorf("the settings' hook does not answer: %q", out)
+	}
+}
