@@ -48,6 +48,8 @@ func claudeBlocks(raw json.RawMessage) []claudeBlock {
 type claudeModel struct {
 	project string
 	turn    func() int
+	// script replaces the session's script (actions) when set.
+	script func(turn int) []action
 }
 
 func (m *claudeModel) handle(w http.ResponseWriter, r *http.Request, body []byte) {
@@ -82,7 +84,11 @@ func (m *claudeModel) handle(w http.ResponseWriter, r *http.Request, body []byte
 			}
 		}
 		turn := m.turn()
-		st := next(turn, m.actions(turn, tools, claudeDeferred(&req)), hist)
+		acts := m.actions
+		if m.script != nil {
+			acts = func(turn int, _, _ map[string]bool) []action { return m.script(turn) }
+		}
+		st := next(turn, acts(turn, tools, claudeDeferred(&req)), hist)
 		if st.act == nil {
 			blocks = append(blocks, map[string]any{"type": "text", "text": st.final})
 		} else {
