@@ -29,6 +29,8 @@ type geminiPart struct {
 // geminiModel is the fake Gemini API playing script.
 type geminiModel struct {
 	turn func() int
+	// script replaces the session's script (geminiActions) when set.
+	script func(turn int) []action
 }
 
 func (m *geminiModel) handle(w http.ResponseWriter, r *http.Request, body []byte) {
@@ -81,7 +83,11 @@ func (m *geminiModel) handle(w http.ResponseWriter, r *http.Request, body []byte
 			}
 		}
 		turn := m.turn()
-		st := next(turn, geminiActions(turn), hist)
+		script := geminiActions
+		if m.script != nil {
+			script = m.script
+		}
+		st := next(turn, script(turn), hist)
 		if st.act == nil {
 			part = map[string]any{"text": st.final}
 		} else {

@@ -1,7 +1,9 @@
 package realhost
 
 import (
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -147,4 +149,116 @@ func TestClaudePlugin(t *testing.T) {
 func jsonText(s string) string {
 	q := mustJSON(s)
 	return q[1 : len(q)-1]
+}
+
+// TestGeminiExtension installs the Gemini CLI extension as its release
+// archive lays it out — linux.x64.plangit.tar.gz from $PLANGIT_DIST when
+// set, else plugin/gemini with the skill and freshly built binaries in
+// bin/ — with `gemini extensions install PATH --consent` into a scratch
+// HOME, and plays one scripted turn with no plangit hooks in any settings
+// file: the hooks run from the extension's bin/, and the plan is made.
+func TestGeminiExtension(t *testing.T) {
+	dir := hostDir(t, "gemini", "gemini")
+	s := newSession(t, "gemini")
+	src := filepath.Join(s.base, "extension")
+	if dist := os.Getenv("PLANGIT_DIST"); dist != "" {
+		archive := filepath.Join(dist, "linux.x64.plangit.tar.gz")
+		if err := os.MkdirAll(src, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if out, err := exec.Command("tar", "-xzf", archive, "-C", src).CombinedOutput(); err != nil {
+			t.Fatalf("unpack %s: %v\n%s", archive, err, out)
+		}
+	} else {
+		root := repoRoot(t)
+		for _, rel := range []string{"gemini-extension.json", filepath.Join("hooks", "hooks.json")} {
+			write(t, filepath.Join(src, rel), readFile(t, filepath.Join(root, "plugin", "gemini", rel)))
+		}
+		write(t, filepath.Join(src, "skills", skill.Name, "SKILL.md"), string(skill.File))
+		for _, prog := range []string{"plangit", "plangit-hook", "plangit-mcp"} {
+			b, err := os.ReadFile(filepath.Join(binDir, prog))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.MkdirAll(filepath.Join(src, "bin"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(src, "bin", prog), b, 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	write(t, filepath.Join(s.home, ".gemini", "settings.json"), `{"security": {"auth": {"selectedType": "gemini-api-key"}}, "privacy": {"usageStatisticsEnabled": false}, "telemetry": {"enabled": false}}`+"\n")
+	// Trusted: the project, and the folder the extension is installed from
+	// (headless, the install refuses an untrusted one).
+	write(t, filepath.Join(s.home, ".gemini", "trustedFolders.json"), fmt.Sprintf("{%q: \"TRUST_FOLDER\", %q: \"TRUST_FOLDER\"}\n", s.project, src))
+	gemini := filepath.Join(dir, "node_modules", ".bin", "gemini")
+	s.run("install", time.Minute, nil, gemini, "extensions", "install", src, "--consent")
+	ext := filepath.Join(s.home, ".gemini", "extensions", "plangit")
+	// The calls log: the extension's own plangit and plangit-hook move to
+	// bin/real/, and the recording wrapper takes their place in bin/ and
+	// runs them from there.
+	real := filepath.Join(ext, "bin", "real")
+	if err := os.MkdirAll(real, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, prog := range []string{"plangit", "plangit-hook", "plangit-mcp"} {
+		if err := os.Rename(filepath.Join(ext, "bin", prog), filepath.Join(real, prog)); err != nil {
+			t.Fatalf("the installed extension has no bin/%s: %v", prog, err)
+		}
+		if prog != "plangit-mcp" {
+			write(t, filepath.Join(ext, "bin", prog), wrapper)
+			os.Chmod(filepath.Join(ext, "bin", prog), 0o755)
+		} else if err := os.Symlink(filepath.Join(real, prog), filepath.Join(ext, "bin", prog)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if fileExists(filepath.Join(s.project, ".gemini")) || strings.Contains(readFile(t, filepath.Join(s.home, ".gemini", "settings.json")), "plangit") {
+		t.Fatal("plangit is in Gemini CLI's settings: the session must run on the extension alone")
+	}
+
+	m := &geminiModel{script: func(int) []action {
+		sh := func(name, cmd string) action {
+			return action{name, "run_shell_command", map[string]any{"command": cmd, "description": name}}
+		}
+		return []action{
+			sh("start the plan", `plangit init "Add caching" --goal "cache lookups" --phase Build`),
+			sh("add a step", `plangit step add "Write the cache"`),
+			sh("start it", `plangit next`),
+			sh("a failing command", "ls cachedir"),
+			sh("finish step 1", `plangit step done 1 --result "done"`),
+		}
+	}}
+	f := newFake(t, 30, m.handle)
+	m.turn = func() int { f.mu.Lock(); defer f.mu.Unlock(); return f.turn }
+	env := []string{"GEMINI_API_KEY=fake-key", "GOOGLE_GEMINI_BASE_URL=" + f.srv.URL, "PLANGIT_BIN=" + real}
+	f.setTurn(1)
+	r := s.run("turn1", 3*time.Minute, env, gemini, "-p", "Add caching to the user lookups.", "-m", "gemini-2.5-pro", "--approval-mode", "yolo", "--output-format", "stream-json")
+	calls := s.readCalls()
+	id := streamEvent(t, "gemini", r.stdout, "init", "session_id")
+	s.checkHooks(calls, nil)
+	checkGeminiOutput(t, 1, r)
+	ran := map[string]bool{}
+	for _, c := range calls {
+		if c.hook {
+			ran[c.event] = true
+		}
+	}
+	for _, ev := range []string{"SessionStart", "BeforeAgent", "BeforeTool", "AfterTool", "AfterAgent"} {
+		if !ran[ev] {
+			t.Errorf("the extension's %s hook did not run (ran: %v)", ev, ran)
+		}
+	}
+	s.checkPlan(id, map[string]string{"Write the cache": "completed"})
+	var seen string
+	for _, req := range f.requests() {
+		seen += string(req.body)
+	}
+	if !strings.Contains(seen, jsonText(skillDescription(t))[:60]) {
+		t.Errorf("the extension's skill is not in what the model was sent")
+	}
+	// The extension's MCP server, run from its bin/: its tools are offered.
+	if !strings.Contains(seen, `"name":"mcp_plangit_plan"`) {
+		t.Errorf("the extension's MCP tools are not in what the model was sent")
+	}
 }
