@@ -35,6 +35,8 @@ type codexItem struct {
 // codexModel is the fake Responses API playing script.
 type codexModel struct {
 	turn func() int
+	// script replaces the session's script (codexActions) when set.
+	script func(turn int) []action
 }
 
 // codexPatch marks an action whose input is apply_patch's freeform text.
@@ -64,7 +66,11 @@ func (m *codexModel) handle(w http.ResponseWriter, r *http.Request, body []byte)
 		}
 	}
 	turn := m.turn()
-	st := next(turn, codexActions(turn), hist)
+	script := codexActions
+	if m.script != nil {
+		script = m.script
+	}
+	st := next(turn, script(turn), hist)
 	var out map[string]any
 	switch {
 	case st.act == nil:
@@ -221,7 +227,8 @@ trust_level = "trusted"
 	s.record(calls, []string{id}, map[string]any{"turn_id": "turn-1"})
 }
 
-// checkCodexOutput fails on an error item, a failed turn, or a line on
+// checkCodexOutput fails on an error item (but the notice that
+// --dangerously-bypass-hook-trust is on), a failed turn, or a line on
 // stderr about a hook. (Codex's other notes on stderr — that it reads
 // stdin, that it makes no helper links under /tmp — are logged.)
 func checkCodexOutput(t *testing.T, turn int, r result) {
@@ -245,6 +252,9 @@ func checkCodexOutput(t *testing.T, turn int, r result) {
 		}
 		if json.Unmarshal([]byte(line), &ev) != nil {
 			continue
+		}
+		if strings.HasPrefix(ev.Item.Message, "`--dangerously-bypass-hook-trust` is enabled.") {
+			continue // the notice of the flag a run that trusts every hook passes
 		}
 		if ev.Type == "turn.failed" || ev.Type == "error" || ev.Item.Type == "error" {
 			t.Errorf("turn %d: codex reports: %s", turn, line)

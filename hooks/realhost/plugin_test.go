@@ -262,3 +262,90 @@ func TestGeminiExtension(t *testing.T) {
 		t.Errorf("the extension's MCP tools are not in what the model was sent")
 	}
 }
+
+// TestCodexPlugin adds the repository as a Codex marketplace, installs the
+// plugin from it (codex plugin marketplace add, codex plugin add) into a
+// scratch CODEX_HOME, and plays one scripted turn with no plangit hooks in
+// any hooks.json: the plugin's hooks run, in Codex's own form (each names
+// --host codex), once per event, and the plan is made. Plugin hooks are
+// behind the plugin_hooks feature and, like every hook, trusted one by one
+// in /hooks; the run turns the feature on and bypasses the trust prompt.
+func TestCodexPlugin(t *testing.T) {
+	dir := hostDir(t, "codex", "codex")
+	s := newSession(t, "codex")
+	root := repoRoot(t)
+	m := &codexModel{script: func(int) []action {
+		sh := func(name, cmd string) action {
+			return action{name, "exec_command", map[string]any{"cmd": cmd}}
+		}
+		return []action{
+			sh("start the plan", `plangit init "Add caching" --goal "cache lookups" --phase Build`),
+			sh("add a step", `plangit step add "Write the cache"`),
+			sh("start it", `plangit next`),
+			sh("a failing command", "ls cachedir"),
+			sh("finish step 1", `plangit step done 1 --result "done"`),
+		}
+	}}
+	f := newFake(t, 30, m.handle)
+	m.turn = func() int { f.mu.Lock(); defer f.mu.Unlock(); return f.turn }
+	write(t, filepath.Join(s.home, ".bash_profile"), fmt.Sprintf("export PATH=%q:$PATH\n", filepath.Join(s.base, "wrap")+":"+binDir))
+	project, err := filepath.EvalSymlinks(s.project)
+	if err != nil {
+		t.Fatal(err)
+	}
+	codexHome := filepath.Join(s.base, "codexhome")
+	write(t, filepath.Join(codexHome, "config.toml"), fmt.Sprintf(`model = "gpt-5.5"
+model_provider = "fake"
+approval_policy = "never"
+sandbox_mode = "danger-full-access"
+
+[model_providers.fake]
+name = "fake"
+base_url = "%s/v1"
+wire_api = "responses"
+request_max_retries = 0
+stream_max_retries = 0
+
+[projects.%q]
+trust_level = "trusted"
+`, f.srv.URL, project))
+	env := []string{"CODEX_HOME=" + codexHome}
+	codex := filepath.Join(dir, "node_modules", ".bin", "codex")
+	s.run("marketplace-add", time.Minute, env, codex, "plugin", "marketplace", "add", root)
+	s.run("install", time.Minute, env, codex, "plugin", "add", "plangit@plangit")
+	if fileExists(filepath.Join(s.project, ".codex")) || fileExists(filepath.Join(codexHome, "hooks.json")) {
+		t.Fatal("a hooks.json is installed: the session must run on the plugin alone")
+	}
+	f.setTurn(1)
+	r := s.run("turn1", 3*time.Minute, env, codex, "exec", "--json", "--skip-git-repo-check", "--enable", "plugin_hooks", "--dangerously-bypass-hook-trust", "Add caching to the user lookups.")
+	calls := s.readCalls()
+	id := streamEvent(t, "codex", r.stdout, "thread.started", "thread_id")
+	s.checkHooks(calls, nil)
+	checkCodexOutput(t, 1, r)
+	ran := map[string]int{}
+	for _, c := range calls {
+		if !c.hook {
+			continue
+		}
+		ran[c.event]++
+		if !strings.Contains(strings.Join(c.args, " "), "--host codex") {
+			t.Errorf("a hook ran without --host codex (Claude Code's hooks/hooks.json?): %v", c.args)
+		}
+	}
+	for _, ev := range []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop"} {
+		if ran[ev] == 0 {
+			t.Errorf("the plugin's %s hook did not run (ran: %v)", ev, ran)
+		}
+	}
+	if ran["SessionStart"] != 1 {
+		t.Errorf("SessionStart ran %d times, want once", ran["SessionStart"])
+	}
+	s.checkPlan(id, map[string]string{"Write the cache": "completed"})
+	var seen string
+	for _, req := range f.requests() {
+		seen += string(req.body)
+	}
+	if !strings.Contains(seen, jsonText(skillDescription(t))[:60]) {
+		t.Errorf("the plugin's skill is not in what the model was sent")
+	}
+}
