@@ -18,6 +18,8 @@ import (
 type copilotModel struct {
 	project string
 	turn    func() int
+	// script replaces the session's script (actions) when set.
+	script func(turn int) []action
 }
 
 func (m *copilotModel) handle(w http.ResponseWriter, r *http.Request, body []byte) {
@@ -54,7 +56,11 @@ func (m *copilotModel) handle(w http.ResponseWriter, r *http.Request, body []byt
 		}
 	}
 	turn := m.turn()
-	st := next(turn, m.actions(turn), hist)
+	script := m.actions
+	if m.script != nil {
+		script = m.script
+	}
+	st := next(turn, script(turn), hist)
 	chunk := func(delta map[string]any, finish any) {
 		sse(w, "", map[string]any{"id": "chatcmpl-fake", "object": "chat.completion.chunk", "created": 0, "model": req.Model,
 			"choices": []any{map[string]any{"index": 0, "delta": delta, "finish_reason": finish}}})

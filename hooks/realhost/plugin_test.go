@@ -349,3 +349,80 @@ trust_level = "trusted"
 		t.Errorf("the plugin's skill is not in what the model was sent")
 	}
 }
+
+// TestCopilotPlugin adds the repository as a Copilot CLI marketplace (it
+// reads .claude-plugin/marketplace.json), installs the plugin from it into
+// a scratch HOME (copilot plugin marketplace add, copilot plugin install),
+// and plays one scripted turn with no plangit hooks in any hook file: the
+// plugin's hooks run in Copilot's own form (each names --host copilot,
+// from .github/plugin/plugin.json, not Claude Code's hooks/hooks.json),
+// once per event, and the plan is made.
+func TestCopilotPlugin(t *testing.T) {
+	dir := hostDir(t, "copilot", "copilot")
+	s := newSession(t, "copilot")
+	root := repoRoot(t)
+	m := &copilotModel{project: s.project, script: func(int) []action {
+		bash := func(name, cmd string) action {
+			return action{name, "bash", map[string]any{"command": cmd, "description": name}}
+		}
+		return []action{
+			bash("start the plan", `plangit init "Add caching" --goal "cache lookups" --phase Build`),
+			bash("add a step", `plangit step add "Write the cache"`),
+			bash("start it", `plangit next`),
+			bash("a failing command", "ls cachedir"),
+			bash("finish step 1", `plangit step done 1 --result "done"`),
+		}
+	}}
+	f := newFake(t, 30, m.handle)
+	m.turn = func() int { f.mu.Lock(); defer f.mu.Unlock(); return f.turn }
+	env := []string{
+		"XDG_CACHE_HOME=" + filepath.Join(os.Getenv("PLANGIT_HOSTS"), "copilot-cache"),
+		"COPILOT_OFFLINE=true",
+		"COPILOT_PROVIDER_BASE_URL=" + f.srv.URL + "/v1",
+		"COPILOT_MODEL=fake-model",
+		"COPILOT_AUTO_UPDATE=false",
+		"COPILOT_ALLOW_ALL=true",
+	}
+	copilot := filepath.Join(dir, "node_modules", ".bin", "copilot")
+	s.run("marketplace-add", time.Minute, env, copilot, "plugin", "marketplace", "add", root)
+	s.run("install", time.Minute, env, copilot, "plugin", "install", "plangit@plangit")
+	if fileExists(filepath.Join(s.project, ".github")) || fileExists(filepath.Join(s.home, ".copilot", "hooks")) {
+		t.Fatal("a hook file is installed: the session must run on the plugin alone")
+	}
+	f.setTurn(1)
+	logs := filepath.Join(s.base, "out", "turn1-logs")
+	r := s.run("turn1", 3*time.Minute, env, copilot, "-p", "Add caching to the user lookups.", "--allow-all-tools", "--no-ask-user", "--no-auto-update",
+		"--output-format", "json", "--log-dir", logs, "--log-level", "debug")
+	calls := s.readCalls()
+	id := copilotSession(t, r.stdout)
+	s.checkHooks(calls, nil)
+	checkCopilotOutput(t, 1, r, logs)
+	ran := map[string]int{}
+	for _, c := range calls {
+		if !c.hook {
+			continue
+		}
+		ran[c.event]++
+		if !strings.Contains(strings.Join(c.args, " "), "--host copilot") {
+			t.Errorf("a hook ran without --host copilot (Claude Code's hooks/hooks.json?): %v", c.args)
+		}
+	}
+	// A failed shell command comes back as a success whose text names the
+	// exit code: postToolUse, not postToolUseFailure.
+	for _, ev := range []string{"sessionStart", "userPromptSubmitted", "preToolUse", "postToolUse", "agentStop"} {
+		if ran[ev] == 0 {
+			t.Errorf("the plugin's %s hook did not run (ran: %v)", ev, ran)
+		}
+	}
+	if ran["sessionStart"] != 1 {
+		t.Errorf("sessionStart ran %d times, want once", ran["sessionStart"])
+	}
+	s.checkPlan(id, map[string]string{"Write the cache": "completed"})
+	var seen string
+	for _, req := range f.requests() {
+		seen += string(req.body)
+	}
+	if !strings.Contains(seen, jsonText(skillDescription(t))[:60]) {
+		t.Errorf("the plugin's skill is not in what the model was sent")
+	}
+}
