@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/plangit/plangit/cmd/mcpserver"
 	"github.com/plangit/plangit/hooks"
+	"github.com/plangit/plangit/hooks/mcpconf"
 	"github.com/plangit/plangit/hooks/skill"
 	"github.com/plangit/plangit/repo/repotest"
 )
@@ -48,7 +48,7 @@ func pluginFiles(t *testing.T) map[string][]byte {
 		// Claude Code loads hooks/hooks.json, .mcp.json and skills/ by
 		// themselves.
 		"plugin/hooks/hooks.json":        installedHooks(t, hooks.HostClaude),
-		"plugin/.mcp.json":               installedServer(t, "claude", mcpserver.Entry{Command: "plangit", Args: []string{"mcp"}}),
+		"plugin/.mcp.json":               installedServer(t, "claude", mcpconf.Entry{Command: "plangit", Args: []string{"mcp"}}),
 		"plugin/skills/plangit/SKILL.md": skill.File,
 		"plugin/.claude-plugin/plugin.json": manifest(t, ordered{
 			{"name", "plangit"}, {"version", version}, {"description", pluginDescription},
@@ -94,7 +94,7 @@ func pluginFiles(t *testing.T) map[string][]byte {
 		"plugin/gemini/hooks/hooks.json": extensionHooks(t),
 		"plugin/gemini/gemini-extension.json": manifest(t, ordered{
 			{"name", "plangit"}, {"version", version}, {"description", pluginDescription},
-			{"mcpServers", serverEntries(t, "gemini", mcpserver.Entry{Command: extensionBin + "plangit-mcp", Args: []string{}})},
+			{"mcpServers", serverEntries(t, "gemini", mcpconf.Entry{Command: extensionBin + "plangit-mcp", Args: []string{}})},
 		}),
 	}
 	return files
@@ -238,9 +238,9 @@ func extensionHooks(t *testing.T) []byte {
 
 // installedServer is the settings file `plangit mcp install --host HOST`
 // writes into a project that had none.
-func installedServer(t *testing.T, host string, e mcpserver.Entry) []byte {
+func installedServer(t *testing.T, host string, e mcpconf.Entry) []byte {
 	t.Helper()
-	h, err := mcpserver.FindHost(host)
+	h, err := mcpconf.FindHost(host)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -252,7 +252,7 @@ func installedServer(t *testing.T, host string, e mcpserver.Entry) []byte {
 }
 
 // serverEntries is the mcpServers object of installedServer.
-func serverEntries(t *testing.T, host string, e mcpserver.Entry) json.RawMessage {
+func serverEntries(t *testing.T, host string, e mcpconf.Entry) json.RawMessage {
 	t.Helper()
 	var m struct {
 		MCPServers json.RawMessage `json:"mcpServers"`
