@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -215,15 +216,12 @@ func (r *Remote) List() (list []RemoteSession, skipped int, err error) {
 	if ids, skipped, err := r.lsRemote(); err != nil || len(ids) == 0 {
 		return []RemoteSession{}, len(skipped), err // nothing to fetch, even a tip
 	}
-	tmp, err := os.MkdirTemp("", "plangit-remote-")
+	tmp, err := newScratch(unlockedPrefix + strconv.Itoa(os.Getpid()) + "-remote-")
 	if err != nil {
-		return nil, 0, plan.WrapError(plan.CodeIOError, err, "cannot make a temporary directory")
+		return nil, 0, plan.WrapError(plan.CodeIOError, err, "cannot make a temporary repository")
 	}
 	defer os.RemoveAll(tmp)
-	if tmp, err = filepath.Abs(tmp); err == nil {
-		err = layoutScratch(tmp, true, nil)
-	}
-	if err != nil {
+	if err := layoutObjects(filepath.Join(tmp, "objects"), nil); err != nil {
 		return nil, 0, plan.WrapError(plan.CodeIOError, err, "cannot make a temporary repository")
 	}
 	spec := "+" + SessionRefPrefix + "*:" + SessionRefPrefix + "*"

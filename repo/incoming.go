@@ -40,82 +40,140 @@ func incomingPrefix() string { return unlockedPrefix + strconv.Itoa(os.Getpid())
 // incomingRef is the ref the quarantine's fetch writes.
 const incomingRef = "refs/plangit/incoming"
 
-// quarantine is a temporary repository a fetch lands in.
+// quarantine is a temporary repository a fetch lands in: a git directory
+// of plangit's own outside the project (newScratch), and an object store
+// in the session's .git/plangit/, on the session's file system, so that
+// what passes the checks is moved into the session's store by renames.
 type quarantine struct {
-	dir  string
-	objs *objects
+	dir   string // the git directory
+	store string // the folder the object store is in
+	objs  *objects
 }
 
-// newQuarantine lays out an empty bare repository in .git/plangit/ whose
-// alternates are the session's objects.
+// newQuarantine makes a fetch's quarantine: its git directory, and an
+// empty object store whose alternates are the session's objects.
 func (s *Session) newQuarantine() (*quarantine, error) {
-	dir, err := s.newScratch(incomingPrefix(), true, []string{s.objs.dir})
+	dir, err := newScratch(incomingPrefix())
 	if err != nil {
 		return nil, plan.WrapError(plan.CodeIOError, err, "cannot make a place to fetch session %s into", s.ID)
 	}
-	return &quarantine{dir: dir, objs: newObjects(filepath.Join(dir, "objects"), dir)}, nil
-}
-
-// newScratch makes a bare repository of plangit's own in the session's
-// .git/plangit/, named prefix…: where plangit's git fetches and pushes,
-// so that nothing of the session's own .git/config — which is in the work
-// tree, writable by anything that writes files there — is ever read by
-// it. With objects it has an object store of its own, borrowing the
-// stores given as alternates; without, git is given the stores to use
-// (objectsEnv). The caller removes it; a killed process's is swept (the
-// prefix names its writer).
-func (s *Session) newScratch(prefix string, objects bool, alternates []string) (string, error) {
-	var dir string
-	err := s.privately(func(private string) error {
+	var store string
+	err = s.privately(func(private string) error {
 		var err error
-		dir, err = os.MkdirTemp(private, prefix+"*")
+		store, err = os.MkdirTemp(private, incomingPrefix()+"*")
 		return err
 	})
+	if err == nil {
+		if store, err = filepath.Abs(store); err == nil {
+			err = layoutObjects(filepath.Join(store, "objects"), []string{s.objs.dir})
+		}
+	}
+	if err != nil {
+		os.RemoveAll(dir)
+		if store != "" {
+			os.RemoveAll(store)
+		}
+		return nil, plan.WrapError(plan.CodeIOError, err, "cannot make a place to fetch session %s into", s.ID)
+	}
+	return &quarantine{dir: dir, store: store, objs: newObjects(filepath.Join(store, "objects"), store)}, nil
+}
+
+// env points git at the quarantine's object store.
+func (q *quarantine) env() []string { return []string{"GIT_OBJECT_DIRECTORY=" + q.objs.dir} }
+
+// newScratch makes a git directory of plangit's own, named prefix…, in
+// scratchRoot: where plangit's git fetches, pushes and lists a remote's
+// sessions. It holds HEAD, refs/ and a configuration of plangit's (bare,
+// nothing else); git is given the object stores to use (objectsEnv,
+// quarantine.env), or the caller lays one out in it (layoutObjects). The
+// caller removes it; a killed process's is swept (the prefix names its
+// writer).
+func newScratch(prefix string) (string, error) {
+	root, err := scratchRoot()
 	if err != nil {
 		return "", err
 	}
-	if dir, err = filepath.Abs(dir); err == nil {
-		err = layoutScratch(dir, objects, alternates)
-	}
+	dir, err := os.MkdirTemp(root, prefix+"*")
 	if err != nil {
+		return "", err
+	}
+	if err := layoutGitDir(dir); err != nil {
 		os.RemoveAll(dir)
 		return "", err
 	}
 	return dir, nil
 }
 
-// layoutScratch lays out an empty bare repository in dir: HEAD, refs/, a
-// configuration of plangit's own (bare, nothing else) and, with objects,
-// an object store whose alternates are those given. It makes as few
-// directories as git needs: each costs a push its making and removal.
-func layoutScratch(dir string, objects bool, alternates []string) error {
-	dirs := []string{"refs"}
-	files := map[string]string{"HEAD": "ref: " + branchRef + "\n", "config": "[core]\n\trepositoryformatversion = 0\n\tbare = true\n"}
-	if objects {
-		dirs = append(dirs, "objects", "objects/info", "objects/pack")
-		if len(alternates) > 0 {
-			var alt strings.Builder
-			for _, a := range alternates {
-				abs, err := filepath.Abs(a)
-				if err != nil {
-					return err
-				}
-				alt.WriteString(alternateEntry(abs, '\n') + "\n")
+// scratchRoot is the folder the git directories of plangit's git are made
+// in: the user's cache (<cache>/plangit/git; the system's temporary folder
+// where the user has none or it cannot be written), outside the project. Not in the work tree: a
+// session's .git/config is there, which anything that writes files there
+// can write, and so would be a git directory made beside it, whose config
+// such a process could rewrite between plangit writing it and git reading
+// it (a receivepack there ran as the push did). What killed processes
+// left there is removed.
+func scratchRoot() (string, error) {
+	var bases []string
+	if base, err := os.UserCacheDir(); err == nil && filepath.IsAbs(base) {
+		bases = append(bases, base)
+	}
+	var root string
+	var err error
+	for _, base := range append(bases, os.TempDir()) {
+		root = filepath.Join(base, "plangit", "git")
+		if err = os.MkdirAll(root, 0o700); err == nil {
+			break
+		}
+	}
+	if err != nil {
+		return "", err
+	}
+	if names, err := os.ReadDir(root); err == nil {
+		for _, e := range names {
+			pid, _, _ := strings.Cut(strings.TrimPrefix(e.Name(), unlockedPrefix), "-")
+			if n, err := strconv.Atoi(pid); strings.HasPrefix(e.Name(), unlockedPrefix) && (err != nil || !running(n)) {
+				os.RemoveAll(filepath.Join(root, e.Name()))
 			}
-			files["objects/info/alternates"] = alt.String()
 		}
 	}
-	for _, d := range dirs {
-		if err := os.Mkdir(filepath.Join(dir, filepath.FromSlash(d)), 0o755); err != nil {
-			return err
-		}
+	return root, nil
+}
+
+// layoutGitDir lays out an empty bare git directory in dir: HEAD, refs/
+// and a configuration of plangit's own (bare, nothing else). It makes as
+// few directories as git needs: each costs a push its making and removal.
+func layoutGitDir(dir string) error {
+	if err := os.Mkdir(filepath.Join(dir, "refs"), 0o755); err != nil {
+		return err
 	}
-	for name, content := range files {
-		if err := os.WriteFile(filepath.Join(dir, filepath.FromSlash(name)), []byte(content), 0o644); err != nil {
+	for name, content := range map[string]string{"HEAD": "ref: " + branchRef + "\n", "config": "[core]\n\trepositoryformatversion = 0\n\tbare = true\n"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// layoutObjects lays out an empty object store in dir whose alternates
+// are those given.
+func layoutObjects(dir string, alternates []string) error {
+	for _, d := range []string{dir, filepath.Join(dir, "info"), filepath.Join(dir, "pack")} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			return err
+		}
+	}
+	if len(alternates) == 0 {
+		return nil
+	}
+	var alt strings.Builder
+	for _, a := range alternates {
+		abs, err := filepath.Abs(a)
+		if err != nil {
+			return err
+		}
+		alt.WriteString(alternateEntry(abs, '\n') + "\n")
+	}
+	return os.WriteFile(filepath.Join(dir, "info", "alternates"), []byte(alt.String()), 0o644)
 }
 
 // objectsEnv gives git the object stores to use: the first as its own
@@ -153,6 +211,7 @@ func alternateEntry(dir string, sep rune) string {
 func (q *quarantine) remove() {
 	q.objs.packs.close()
 	os.RemoveAll(q.dir)
+	os.RemoveAll(q.store)
 }
 
 // has reports whether the object store holds h, loose or packed.

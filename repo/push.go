@@ -240,7 +240,7 @@ func (r *Remote) pushBatch(batch []pushItem) {
 	env, err := objectsEnv(stores)
 	var dir string
 	if err == nil {
-		dir, err = batch[0].s.newScratch(pushPrefix(), false, nil)
+		dir, err = newScratch(pushPrefix())
 	}
 	if err != nil {
 		for _, it := range batch {
@@ -630,7 +630,7 @@ func (r *Remote) fetchTracking(s *Session) (plumbing.Hash, error) {
 	spec := "+" + RemoteRef(s.ID) + ":" + incomingRef
 	args := r.scratchArgs(q.dir, "-c", "fetch.fsckObjects=true", "-c", "transfer.fsckObjects=true",
 		"fetch", "--quiet", "--no-tags", "--no-prune", "--no-recurse-submodules", "--refmap=", r.arg, spec)
-	if _, err := r.git.run(q.dir, nil, args...); err != nil {
+	if _, err := r.git.run(q.dir, q.env(), args...); err != nil {
 		if ge, ok := err.(*gitError); ok {
 			if strings.Contains(ge.stderr, "couldn't find remote ref") {
 				return plumbing.ZeroHash, plan.Errorf(plan.CodeSessionNotFound, "%s has no session %s; plangit sessions --remote lists the sessions there", r.Name, s.ID).With("session", s.ID).With("remote", r.Name)

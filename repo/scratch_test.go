@@ -52,7 +52,7 @@ func TestScratchBorrowsOddPaths(t *testing.T) {
 
 	push := filepath.Join(base, "push")
 	os.Mkdir(push, 0o755)
-	if err := layoutScratch(push, false, nil); err != nil {
+	if err := layoutGitDir(push); err != nil {
 		t.Fatal(err)
 	}
 	env, err := objectsEnv(stores)
@@ -70,7 +70,10 @@ func TestScratchBorrowsOddPaths(t *testing.T) {
 
 	quarantine := filepath.Join(base, "quarantine")
 	os.Mkdir(quarantine, 0o755)
-	if err := layoutScratch(quarantine, true, stores); err != nil {
+	if err := layoutGitDir(quarantine); err != nil {
+		t.Fatal(err)
+	}
+	if err := layoutObjects(filepath.Join(quarantine, "objects"), stores); err != nil {
 		t.Fatal(err)
 	}
 	check("a quarantine", quarantine, nil)
