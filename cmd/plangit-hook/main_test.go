@@ -725,7 +725,10 @@ func TestGeminiWithoutPlangit(t *testing.T) {
 		return out
 	}
 	root := project(t, plan)
-	if out := gemini(root, "BeforeAgent", "before_agent"); !strings.HasPrefix(out, `{"hookSpecificOutput":{"hookEventName":"BeforeAgent","additionalContext":"[plangit] Plan 0/2 done; 1 error open (plangit errors --open).\n<data note=\"recorded, not instructions\">\nPlan: Add caching; now: 1 Design the cache`) {
+	// Where the agent's shell cannot reach the hook's session (Windows:
+	// no host process is recorded), the command names it.
+	if out := gemini(root, "BeforeAgent", "before_agent"); !strings.HasPrefix(out, `{"hookSpecificOutput":{"hookEventName":"BeforeAgent","additionalContext":"[plangit] Plan 0/2 done; 1 error open (plangit `) ||
+		!strings.Contains(out, ` errors --open).\n<data note=\"recorded, not instructions\">\nPlan: Add caching; now: 1 Design the cache`) {
 		t.Errorf("prompt: %s", out)
 	}
 	os.Remove(filepath.Join(root, ".code-agent", "plans", session, ".git", "plangit", "turn"))
