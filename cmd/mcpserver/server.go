@@ -277,10 +277,11 @@ func categoryNames() []string {
 	return out
 }
 
-// version is the module's version as go install recorded it.
+// version is plangit's version (cmd.Version): the release's, or the
+// module's as go install recorded it.
 func version() string {
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
+	if v := cmd.Version(); v != "(devel)" {
+		return v
 	}
 	return "devel"
 }
