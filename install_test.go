@@ -76,6 +76,18 @@ func installTools(t *testing.T, fetcher string) string {
 	return dir
 }
 
+// installFetcher is a fetcher install.sh can use here: curl, else wget.
+func installFetcher(t *testing.T) string {
+	t.Helper()
+	for _, name := range []string{"curl", "wget"} {
+		if _, err := exec.LookPath(name); err == nil {
+			return name
+		}
+	}
+	t.Skip("needs curl or wget")
+	return ""
+}
+
 // installRun is one run of install.sh.
 type installRun struct {
 	out  string // standard output and error
@@ -315,7 +327,7 @@ func TestInstallScriptRefusals(t *testing.T) {
 
 	// A uname that names another system or processor.
 	uname := func(s, m string) string {
-		tools := installTools(t, "curl")
+		tools := installTools(t, installFetcher(t))
 		os.Remove(filepath.Join(tools, "uname"))
 		script := "#!/bin/sh\ncase $1 in -s) echo " + s + " ;; -m) echo " + m + " ;; esac\n"
 		if err := os.WriteFile(filepath.Join(tools, "uname"), []byte(script), 0o755); err != nil {
@@ -329,7 +341,7 @@ func TestInstallScriptRefusals(t *testing.T) {
 
 	runInstall(t, installTools(t, ""), "PLANGIT_INSTALL_BASE="+url).refused(t, "neither curl nor wget is installed")
 
-	noSum := installTools(t, "curl")
+	noSum := installTools(t, installFetcher(t))
 	os.Remove(filepath.Join(noSum, "sha256sum"))
 	os.Remove(filepath.Join(noSum, "shasum"))
 	runInstall(t, noSum, "PLANGIT_INSTALL_BASE="+url).refused(t, "neither sha256sum nor shasum is installed")
@@ -339,7 +351,7 @@ func TestInstallScriptRefusals(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := exec.Command(installShell(t), script, "--help")
-	c.Env = []string{"PATH=" + installTools(t, "curl"), "HOME=" + t.TempDir()}
+	c.Env = []string{"PATH=" + installTools(t, installFetcher(t)), "HOME=" + t.TempDir()}
 	if out, err := c.CombinedOutput(); err == nil || !strings.Contains(string(out), "takes no arguments") {
 		t.Errorf("install.sh --help: %v\n%s", err, out)
 	}

@@ -413,7 +413,7 @@ func TestReleaseInstall(t *testing.T) {
 	dist := releaseDist(t)
 	version := releaseVersion(t)
 	goos, goarch := installPlatform(t)
-	tools := installTools(t, "curl")
+	tools := installTools(t, installFetcher(t))
 
 	r := runInstall(t, tools, "PLANGIT_INSTALL_BASE="+serve(t, dist))
 	if r.err != nil {
