@@ -528,7 +528,9 @@ func ParseErrors(src []byte) (ErrorLog, error) {
 						cur.ResolvedAt, ok = parseTime(f.value)
 					}
 				case "resolution":
-					cur.Resolution, _ = CleanText("resolution", splitLines(f.value))
+					if cur.Resolution, err = d.clean(f.off, "resolution", splitLines(f.value), CleanText); err != nil {
+						return nil, err
+					}
 				default:
 					return nil, d.errAt(f.off, "unknown error field %q; known: first, last, step, key, params, resolved, resolution", clip(f.key))
 				}
@@ -537,13 +539,17 @@ func ParseErrors(src []byte) (ErrorLog, error) {
 				}
 			}
 		case *ast.Blockquote:
-			if cur == nil && strings.TrimSpace(d.quoteText(n)) == manusErrorsNote {
+			text, err := d.quoteText(n, "error message")
+			if err != nil {
+				return nil, err
+			}
+			if cur == nil && strings.TrimSpace(text) == manusErrorsNote {
 				continue // the Manus-style file's own line under its title
 			}
 			if cur == nil {
 				return nil, d.errAtNode(n, "a quote here belongs to no error")
 			}
-			message.add(&cur.Message, d.quoteText(n))
+			message.add(&cur.Message, text)
 		case *ast.Paragraph:
 			if cur == nil {
 				return nil, d.errAtNode(n, "text here belongs to no error")
@@ -558,14 +564,20 @@ func ParseErrors(src []byte) (ErrorLog, error) {
 					}
 					cur.Count = c
 				case "Message":
-					m, _ := CleanBlock("error message", value)
+					m, err := d.clean(d.start(n), "error message", value, CleanBlock)
+					if err != nil {
+						return nil, err
+					}
 					message.set(&cur.Message, m)
 				case "Params":
 					params = true
 				}
 				continue
 			}
-			text, _ := CleanBlock("error message", raw)
+			text, err := d.clean(d.start(n), "error message", raw, CleanBlock)
+			if err != nil {
+				return nil, err
+			}
 			message.add(&cur.Message, text)
 		case *ast.ThematicBreak:
 		default:

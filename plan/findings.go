@@ -284,7 +284,9 @@ func ParseFindings(src []byte) (Findings, error) {
 			for _, f := range fields {
 				switch f.key {
 				case "source":
-					cur.Source, _ = CleanLine("source", f.value)
+					if cur.Source, err = d.clean(f.off, "source", f.value, CleanLine); err != nil {
+						return nil, err
+					}
 				case "step":
 					var ok bool
 					if cur.Step, ok = stepRef(f.value); !ok {
@@ -301,23 +303,33 @@ func ParseFindings(src []byte) (Findings, error) {
 				}
 			}
 		case *ast.Blockquote:
-			if cur == nil && cat == "" && strings.TrimSpace(d.quoteText(n)) == manusFindingsNote {
+			text, err := d.quoteText(n, "finding content")
+			if err != nil {
+				return nil, err
+			}
+			if cur == nil && cat == "" && strings.TrimSpace(text) == manusFindingsNote {
 				continue // the Manus-style file's own line under its title
 			}
 			if cur == nil {
 				return nil, d.errAtNode(n, "a quote here belongs to no finding")
 			}
-			content.add(&cur.Content, d.quoteText(n))
+			content.add(&cur.Content, text)
 		case *ast.Paragraph:
 			if cur == nil {
 				return nil, d.errAtNode(n, "text here belongs to no finding; put it under a \"### Title\"")
 			}
 			raw := d.joinedLines(n, "\n")
 			if src, ok := manusSource(raw); ok {
-				cur.Source, _ = CleanLine("source", src) // the Manus-style "*Source: …*"
+				// the Manus-style "*Source: …*"
+				if cur.Source, err = d.clean(d.start(n), "source", src, CleanLine); err != nil {
+					return nil, err
+				}
 				continue
 			}
-			text, _ := CleanBlock("finding content", raw)
+			text, err := d.clean(d.start(n), "finding content", raw, CleanBlock)
+			if err != nil {
+				return nil, err
+			}
 			content.add(&cur.Content, text)
 		case *ast.ThematicBreak:
 		default:

@@ -251,6 +251,12 @@ func (b *builder) text(field, s string) string {
 	return b.clean(field, s, MaxText, "a text", CleanText)
 }
 
+// block cleans a value from the source written as its own block, reporting
+// a cut.
+func (b *builder) block(field, s string) string {
+	return b.clean(field, s, MaxText, "a text", CleanBlock)
+}
+
 func (b *builder) clean(field, s string, limit int, what string, clean func(field, s string) (string, error)) string {
 	if len(s) > limit {
 		b.drop(field, s[limit-10:], fmt.Sprintf("cut to %d bytes, plangit's limit for %s", limit, what))

@@ -253,7 +253,7 @@ func importManus(name string, src []byte, now time.Time) (*Imported, error) {
 			}
 		case *ast.Blockquote:
 			if ph != nil {
-				r.notes.add(&ph.Notes, d.quoteText(n))
+				r.notes.add(&ph.Notes, r.block(lineField(r.lineOf(n)), d.quoteSource(n)))
 				continue
 			}
 			for c := n.FirstChild(); c != nil; c = c.NextSibling() {
@@ -275,8 +275,7 @@ func importManus(name string, src []byte, now time.Time) (*Imported, error) {
 				}
 			}
 			if ph != nil && !strings.HasPrefix(lines[0], "**") {
-				notes, _ := CleanBlock("phase notes", strings.Join(lines, "\n"))
-				r.notes.add(&ph.Notes, notes)
+				r.notes.add(&ph.Notes, r.block(lineField(nums[0]), strings.Join(lines, "\n")))
 				continue
 			}
 			header(lines, nums)
@@ -461,8 +460,7 @@ func importPWF(name string, src []byte, now time.Time) (*Imported, error) {
 		return nil, Errorf(CodePlanParseError, "%s: no \"# Task Plan: Title\" line; is this a planning-with-files task_plan.md?", name)
 	}
 	if len(notes) > 0 && len(phases) > 0 {
-		n, _ := CleanBlock("notes", "Notes:\n"+strings.Join(notes, "\n"))
-		r.notes.add(&phases[0].ph.Notes, n)
+		r.notes.add(&phases[0].ph.Notes, r.block("notes", "Notes:\n"+strings.Join(notes, "\n")))
 	}
 	r.notes.join()
 	if err := r.settlePhases(phases, current, currentLine); err != nil {
@@ -485,7 +483,7 @@ func (r *mdReader) plain(n ast.Node) string {
 		lines, _ := r.paragraphLines(n)
 		return strings.Join(lines, "\n")
 	case *ast.Blockquote:
-		return r.d.quoteText(n)
+		return r.d.quoteSource(n)
 	case *ast.List:
 		var out []string
 		for _, it := range r.items(n) {
@@ -508,7 +506,7 @@ func (r *mdReader) phaseBlock(cur *pwfPhase, n ast.Node, addNotes func(string)) 
 			}
 			return
 		}
-		addNotes(r.plain(n))
+		addNotes(r.block(lineField(r.lineOf(n)), r.plain(n)))
 		return
 	}
 	for _, it := range r.items(list) {

@@ -321,10 +321,32 @@ func (d *doc) joinedLines(n ast.Node, sep string) string {
 	return strings.Join(parts, sep)
 }
 
-// quoteText is a blockquote's raw text: its source lines with the ">"
+// clean cleans a field read at off with clean (CleanLine, CleanText or
+// CleanBlock). A value over its limit is a parse error there, naming the
+// field: the file is refused as unreadable, never read without the text.
+func (d *doc) clean(off int, field, s string, clean func(field, s string) (string, error)) (string, error) {
+	out, err := clean(field, s)
+	if err == nil {
+		return out, nil
+	}
+	e := d.errAt(off, "%s: shorten it, or keep long text in the project's files and point at them", err.Error())
+	if ce, ok := err.(*Error); ok {
+		for k, v := range ce.Details {
+			e = e.With(k, v)
+		}
+	}
+	return "", e
+}
+
+// quoteText is a blockquote's text, cleaned as a block (quoteSource).
+func (d *doc) quoteText(bq *ast.Blockquote, field string) (string, error) {
+	return d.clean(d.start(bq), field, d.quoteSource(bq), CleanBlock)
+}
+
+// quoteSource is a blockquote's raw text: its source lines with the ">"
 // markers removed. It is exact, whatever markdown the quoted text holds, so
 // free text round-trips through a blockquote byte for byte.
-func (d *doc) quoteText(bq *ast.Blockquote) string {
+func (d *doc) quoteSource(bq *ast.Blockquote) string {
 	raw := string(d.src[d.start(bq):d.end(bq)])
 	lines := strings.Split(strings.TrimRight(raw, "\n"), "\n")
 	for i, l := range lines {
@@ -337,8 +359,7 @@ func (d *doc) quoteText(bq *ast.Blockquote) string {
 			lines[i] = t
 		}
 	}
-	s, _ := CleanBlock("quoted text", strings.Join(lines, "\n"))
-	return s
+	return strings.Join(lines, "\n")
 }
 
 // writeQuote writes free text as a blockquote, every line marked so that no

@@ -265,12 +265,19 @@ func (pp *planParser) block(n ast.Node) error {
 		if pp.phase == nil {
 			return pp.header(n)
 		}
-		pp.notes.add(&pp.phase.Notes, pp.quoteText(n))
+		notes, err := pp.quoteText(n, "phase notes")
+		if err != nil {
+			return err
+		}
+		pp.notes.add(&pp.phase.Notes, notes)
 	case *ast.Paragraph:
 		if pp.phase == nil {
 			return pp.headerLines(n)
 		}
-		notes, _ := CleanBlock("phase notes", pp.joinedLines(n, "\n"))
+		notes, err := pp.clean(pp.start(n), "phase notes", pp.joinedLines(n, "\n"), CleanBlock)
+		if err != nil {
+			return err
+		}
 		pp.notes.add(&pp.phase.Notes, notes)
 	case *ast.HTMLBlock:
 		raw := strings.TrimSpace(pp.joinedLines(n, "\n"))
