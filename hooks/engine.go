@@ -591,7 +591,8 @@ func (e *engine) unfinishedElsewhere(n int) []elsewhere {
 
 // fetchedFrom says where a session fetched from a remote came from and
 // who made its last revision: "fetched from origin, last changed by Ann
-// <ann@example.com>"; "" for a session made here.
+// (ann@example.com)" (recorded text holds no "<", Data); "" for a session
+// made here.
 func fetchedFrom(s *repo.Session) string {
 	o := s.Origin()
 	if o == nil {
@@ -599,12 +600,12 @@ func fetchedFrom(s *repo.Session) string {
 	}
 	from := "fetched from " + o.Remote
 	if last, err := s.Last(); err == nil {
-		who := strings.TrimSpace(last.Author.Name + " <" + last.Author.Email + ">")
+		who := strings.TrimSpace(last.Author.Name + " (" + last.Author.Email + ")")
 		switch {
 		case last.Author.Email == "":
 			who = strings.TrimSpace(last.Author.Name)
 		case last.Author.Name == "":
-			who = "<" + last.Author.Email + ">"
+			who = last.Author.Email
 		}
 		if who != "" {
 			from += ", last changed by " + plan.TruncateText(who, 80)

@@ -43,9 +43,11 @@ const fenceCost = len(fenceLead) + len(FenceOpen) + len(FenceClose) + 2
 
 // Data makes recorded text lines of a part: each line of s (blank lines
 // dropped) marked as recorded, with what could read as the block's
-// markers neutralised (a "<" that begins "<data" or "</data", in any
-// case, becomes "‹"; so does "&lt;" there, the form Gemini CLI gives
-// "<" to its model) and control characters other than tab made spaces.
+// markers neutralised: every "<" becomes "‹", and so does every "<"
+// written as a character reference ("&lt;", the form Gemini CLI gives
+// "<" to its model, among them), so that no tag opens or closes in it;
+// control characters other than tab become spaces, and the invisible
+// format characters go (neutral).
 // The label that names the text ("Goal: ") may go in s: inside the block
 // it reads as the record's field name. "" when s has no text.
 func Data(s string) string {
@@ -63,12 +65,20 @@ func Data(s string) string {
 	return b.String()
 }
 
-// neutral is s with control characters but tab and newline made spaces
-// and the block's markers neutralised (Data).
+// neutral is s with nothing in it that can open or close a tag (Data):
+// every "<" becomes "‹", and so does every spelling of "<" as a
+// character reference ("&lt" with or without ";", "&#60;", "&#x3c;", in
+// any case, with any leading zeros, behind any number of "&amp;"), so no
+// tag of any name — the block's markers least of all — opens or closes
+// inside the block. Control characters but tab and newline become
+// spaces, the line and paragraph separators newlines, and the invisible
+// format characters (invisible) go: a model reads them, a person does
+// not see them. Text with none of "<", "&", a control character or a
+// byte ≥ 0x80 is returned as it is.
 func neutral(s string) string {
 	clean := true
 	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 && c != '\t' && c != '\n' || c == 0x7f || c == '<' || c == '&' {
+		if c := s[i]; c < 0x20 && c != '\t' && c != '\n' || c >= 0x7f || c == '<' || c == '&' {
 			clean = false
 			break
 		}
@@ -78,38 +88,119 @@ func neutral(s string) string {
 	}
 	var b strings.Builder
 	b.Grow(len(s))
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case c == '<' && marker(s[i+1:]):
+	for i := 0; i < len(s); {
+		c := s[i]
+		switch {
+		case c == '<':
 			b.WriteString("‹")
-		case c == '&' && len(s) >= i+4 && strings.EqualFold(s[i:i+4], "&lt;") && marker(s[i+4:]):
-			b.WriteString("‹")
-			i += 3
+			i++
+			continue
+		case c == '&':
+			if n := ltRef(s[i:]); n > 0 {
+				b.WriteString("‹")
+				i += n
+				continue
+			}
 		case c < 0x20 && c != '\t' && c != '\n' || c == 0x7f:
 			b.WriteByte(' ')
-		default:
-			b.WriteByte(c)
+			i++
+			continue
+		case c >= utf8.RuneSelf:
+			r, size := utf8.DecodeRuneInString(s[i:])
+			switch {
+			case r == '\u2028' || r == '\u2029':
+				b.WriteByte('\n')
+			case r >= 0x80 && r < 0xa0:
+				b.WriteByte(' ')
+			case invisible(r):
+			default:
+				b.WriteString(s[i : i+size])
+			}
+			i += size
+			continue
 		}
+		b.WriteByte(c)
+		i++
 	}
 	return b.String()
 }
 
-// marker reports whether what follows a "<" reads as the block's marker:
-// "data" or "/data", spaces allowed around the slash, in any case, then
-// the end of the text or a character that ends a tag name.
-func marker(s string) bool {
-	s = strings.TrimLeft(s, " \t\n")
-	if strings.HasPrefix(s, "/") {
-		s = strings.TrimLeft(s[1:], " \t\n")
+// invisible: a format character that shows nothing — zero-width spaces
+// and joiners, the direction marks and controls, the word joiner and the
+// invisible operators, the byte-order mark, the soft hyphen and the tag
+// characters.
+func invisible(r rune) bool {
+	return r >= 0x200b && r <= 0x200f || r >= 0x202a && r <= 0x202e || r >= 0x2060 && r <= 0x2064 ||
+		r >= 0x2066 && r <= 0x2069 || r == 0xfeff || r == 0xad || r == 0x061c || r >= 0xe0000 && r <= 0xe007f
+}
+
+// ltRef is the length of the character reference to "<" that s begins
+// with, or 0: "&lt", "&#60" or "&#x3c" (";" optional, any case, any
+// leading zeros), its "&" itself written as a reference any number of
+// times ("&amp;lt;", "&#38;#60;").
+func ltRef(s string) int {
+	i := 1 // past the "&"
+	for {
+		if n := ref(s[i:], "amp", 38); n > 0 {
+			i += n
+			continue
+		}
+		if n := ref(s[i:], "lt", 60); n > 0 {
+			return i + n
+		}
+		return 0
 	}
-	if len(s) < 4 || !strings.EqualFold(s[:4], "data") {
-		return false
+}
+
+// ref is the length of what follows an "&" in s when it is a reference to
+// the character code — by name, in decimal or in hex — with its ";" if
+// it has one, or 0.
+func ref(s, name string, code int) int {
+	if len(s) >= len(name) && strings.EqualFold(s[:len(name)], name) {
+		return semi(s, len(name))
 	}
-	if len(s) == 4 {
-		return true
+	if len(s) < 2 || s[0] != '#' {
+		return 0
 	}
-	c := s[4]
-	return !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == ':' || c == '.')
+	i, base := 1, 10
+	if s[1] == 'x' || s[1] == 'X' {
+		i, base = 2, 16
+	}
+	start, v := i, 0
+	for ; i < len(s); i++ {
+		d := digit(s[i], base)
+		if d < 0 {
+			break
+		}
+		if v = v*base + d; v > code {
+			return 0
+		}
+	}
+	if i == start || v != code {
+		return 0
+	}
+	return semi(s, i)
+}
+
+// semi is i, past the ";" at s[i] if there is one.
+func semi(s string, i int) int {
+	if i < len(s) && s[i] == ';' {
+		return i + 1
+	}
+	return i
+}
+
+// digit is c's value in base, or -1.
+func digit(c byte, base int) int {
+	switch {
+	case c >= '0' && c <= '9':
+		return int(c - '0')
+	case base == 16 && c >= 'a' && c <= 'f':
+		return int(c-'a') + 10
+	case base == 16 && c >= 'A' && c <= 'F':
+		return int(c-'A') + 10
+	}
+	return -1
 }
 
 // size is how many bytes a part takes in an answer: its marks are not

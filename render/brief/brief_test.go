@@ -71,8 +71,8 @@ func TestDataNeutralises(t *testing.T) {
 		"< / data>":                          "‹ / data>",
 		`<data note="recorded">`:             `‹data note="recorded">`,
 		"<data":                              "‹data",
-		"&lt;/data&gt; &LT; data &lt;b&gt;":  "‹/data&gt; ‹ data &lt;b&gt;",
-		"<database> <datalist> a<b 2>&1":     "<database> <datalist> a<b 2>&1",
+		"&lt;/data&gt; &LT; data &lt;b&gt;":  "‹/data&gt; ‹ data ‹b&gt;",
+		"<database> <datalist> a<b 2>&1":     "‹database> ‹datalist> a‹b 2>&1",
 		"bell\a esc\x1b[2J mark\x1e cli\x1a": "bell  esc [2J mark  cli ",
 		"tab\tkept":                          "tab\tkept",
 	} {
@@ -82,6 +82,51 @@ func TestDataNeutralises(t *testing.T) {
 		}
 		if got := Data(in); got != strings.Join(lines, "\n") {
 			t.Errorf("Data(%q) = %q", in, got)
+		}
+	}
+	if Data(" \n\n") != "" {
+		t.Error("blank text is no recorded line")
+	}
+	if s := "plain text, tab\tand newline\n"; neutral(s) != s {
+		t.Error("text with nothing to neutralise changed")
+	}
+}
+
+// TestDataNeutralisesEverySpelling: no tag of any name opens or closes in
+// recorded text, however "<" is spelled — as itself behind an invisible
+// character, or as a character reference — and the invisible characters
+// a model reads but a person does not see are taken out.
+func TestDataNeutralisesEverySpelling(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"<\u200b/data>":              "‹/data>",
+		"<\u2060/data>":              "‹/data>",
+		"<\ufeff/data>":              "‹/data>",
+		"<\u202e/data>":              "‹/data>",
+		"</da\u00adta>":              "‹/data>",
+		"</d\u200data>":              "‹/data>",
+		"</dat\u0430>":               "‹/dat\u0430>",
+		"&#60;/data>":                "‹/data>",
+		"&#x3c;/data>":               "‹/data>",
+		"&#X003C;/data> &#0060/x>":   "‹/data> ‹/x>",
+		"&lt/data>":                  "‹/data>",
+		"&amp;lt;/data&amp;gt;":      "‹/data&amp;gt;",
+		"&AMP;#x3C;/data>":           "‹/data>",
+		"&amp;amp;lt;/data>":         "‹/data>",
+		"&#38;lt;/x> &#x26;#60;/y":   "‹/x> ‹/y",
+		"<script>":                   "‹script>",
+		"a\u2028b\u2029c":            "a\nb\nc",
+		"tag\U000E0041\U000E007Fs":   "tags",
+		"\u2066isolate\u2069 \u2064": "isolate ",
+		"&#600; &#x3ca; &amp; &lte":  "&#600; &#x3ca; &amp; ‹e",
+		"é ü 日本 \u200c":              "é ü 日本 ",
+	} {
+		var lines []string
+		for l := range strings.SplitSeq(want, "\n") {
+			lines = append(lines, dataMark+l)
+		}
+		if got := Data(in); got != strings.Join(lines, "\n") {
+			t.Errorf("Data(%q) = %q, want %q", in, got, strings.Join(lines, "\n"))
 		}
 	}
 	if Data(" \n\n") != "" {
