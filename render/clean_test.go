@@ -25,6 +25,10 @@ var hostile = []struct{ name, raw, shown string }{
 	{"a byte that is not UTF-8", "a\x9bb", `a\x9bb`},
 	{"right-to-left override", "txt.\u202egpj", "txt.<U+202E>gpj"},
 	{"isolates and marks", "\u2066\u2067\u2068\u2069\u200e\u200f\u061c\u202a\u202b\u202c\u202d", "<U+2066><U+2067><U+2068><U+2069><U+200E><U+200F><U+61C><U+202A><U+202B><U+202C><U+202D>"},
+	{"zero-width space", "ig\u200bnore", "ig<U+200B>nore"},
+	{"word joiner and invisible operators", "\u2060\u2061\u2062\u2063\u2064", "<U+2060><U+2061><U+2062><U+2063><U+2064>"},
+	{"a byte-order mark inside a text", "a\ufeffb", "a<U+FEFF>b"},
+	{"tag characters", "\U000E0001\U000E0041\U000E007F", "<U+E0001><U+E0041><U+E007F>"},
 }
 
 // rawControl matches what a terminal acts on: C0 controls but tab and
@@ -53,7 +57,8 @@ func TestClean(t *testing.T) {
 			t.Errorf("%s: Clean is not idempotent on %q", h.name, got)
 		}
 	}
-	for _, s := range []string{"", "plain ascii", "tab\tand\nnewline", "● 3  Implement → done 日本語 🚀", "U+202E spelled out", `\x1b as text`} {
+	for _, s := range []string{"", "plain ascii", "tab\tand\nnewline", "● 3  Implement → done 日本語 🚀", "U+202E spelled out", `\x1b as text`,
+		"\ufeffa byte-order mark at the start", "ZWNJ \u0645\u200c\u0627 ZWJ 👩\u200d💻 soft\u00adhyphen"} {
 		got := Clean(s)
 		if got != s {
 			t.Errorf("Clean(%q) = %q, want it unchanged", s, got)
@@ -174,5 +179,11 @@ func TestReportsShowControls(t *testing.T) {
 	}
 	if !strings.Contains(h.String(), "&#x202E;evil") {
 		t.Error("the HTML report does not keep the bidi control as a character reference")
+	}
+	r.State.Plan.Title += " zero\u200bwidth"
+	h.Reset()
+	HTMLReport(&h, r)
+	if !strings.Contains(h.String(), "zero&lt;U+200B&gt;width") {
+		t.Error("the HTML report does not show the zero-width space by name")
 	}
 }

@@ -87,7 +87,7 @@ tr.resolved td{color:var(--muted)}
 
 // h escapes text for HTML. A control character is shown as Clean shows
 // it; a bidirectional control is kept, as a character reference.
-func h(s string) string { return clean(html.EscapeString(s), false, true) }
+func h(s string) string { return clean(html.EscapeString(s), 0, false, true) }
 
 func htmlBar(done, total int, class string) string {
 	return fmt.Sprintf(`<span class="bar%s" title="%d of %d"><span style="width:%d%%"></span></span>`, class, done, total, Percent(done, total))

@@ -20,6 +20,7 @@ type LineFitter struct {
 	clean bool   // map control characters (Clean)
 	color bool   // with clean: let Style's colour codes pass
 	line  []byte // the line being written, until its newline
+	wrote bool   // something was written before it
 	err   error
 }
 
@@ -45,6 +46,7 @@ func (f *LineFitter) Write(p []byte) (int, error) {
 		return 0, f.err
 	}
 	if f.width <= 0 && (!f.clean || len(f.line) == 0 && plainText(p)) {
+		f.wrote = f.wrote || len(p) > 0
 		return f.w.Write(p)
 	}
 	n := len(p)
@@ -77,8 +79,13 @@ func (f *LineFitter) Flush() error {
 func (f *LineFitter) fit(line []byte) string {
 	s := string(line)
 	if f.clean {
-		s = clean(s, f.color, false)
+		at := 0
+		if f.wrote {
+			at = 1 // a byte-order mark here is inside the text
+		}
+		s = clean(s, at, f.color, false)
 	}
+	f.wrote = true
 	return FitANSI(s, f.width)
 }
 
