@@ -94,6 +94,9 @@ func setupRun(f *Factory, o *setupOptions) error {
 	if err != nil {
 		return err
 	}
+	if exe, err := os.Executable(); err == nil && hooks.FromNpx(exe) {
+		fmt.Fprintf(f.IO.ErrOut, "plangit: warning: plangit runs from npx's cache (%s), which npm clears: the hooks stop running when it goes; `npm install -g plangit`, then `plangit setup` again, keeps them\n", filepath.Dir(exe))
+	}
 	return f.print(map[string]any{"scope": o.scope, "hosts": done, "chose": chose}, func(w io.Writer) {
 		if chose != "" && len(o.hosts) == 0 {
 			fmt.Fprintln(w, chose)

@@ -114,3 +114,10 @@ func IsLauncher(path, goos string) bool {
 	n, _ := io.ReadFull(f, head)
 	return n == 2 && string(head) == "#!"
 }
+
+// FromNpx reports whether path lies in npx's cache (…/_npx/…), where
+// `npx plangit` runs plangit from: npm clears that cache, and hooks that
+// name a program there stop running when it goes.
+func FromNpx(path string) bool {
+	return strings.Contains(strings.ReplaceAll(path, `\`, "/"), "/_npx/")
+}
