@@ -44,35 +44,107 @@ type Rule struct {
 // new.
 const value = `(?:\[redacted\]|"(?P<secret>[^"\n]+)"|'(?P<secret>[^'\n]+)'|\\"(?P<secret>[^"\\\n]+)\\"|(?P<secret>[^\s$"'\x60,;&|(){}\[\]\\<>][^\s"'\x60,;&|(){}\[\]\\<>]*))`
 
-// rules is the table: every form of credential plangit redacts.
+// setting is a value that says how, not what: a number of one to three
+// digits or a yes or a no (true, off, none…), quoted or bare. An
+// assignment of one is kept: PASSWORD_MIN_LENGTH=8 names no password.
+const setting = `(?:"` + settingWord + `"|'` + settingWord + `'|\\"` + settingWord + `\\"|` + settingWord + `(?:[\s"'\x60,;&|(){}\[\]\\<>]|$))`
+
+// settingWord is the word of a setting (isSetting says the same).
+const settingWord = `(?:[0-9]{1,3}|true|false|yes|no|on|off|none|null)`
+
+// anyValue is a value taken as it is, nothing redacted: what a name that
+// holds a file's or a directory's name is given.
+const anyValue = `(?:"[^"\n]*"|'[^'\n]*'|[^\s"'\x60,;&|(){}\[\]\\<>]*)`
+
+// flagValue is a flag's value: quoted, or bare and not a variable or
+// another flag.
+const flagValue = `(?:"(?P<secret>[^"\n]+)"|'(?P<secret>[^'\n]+)'|(?P<secret>[^\s$"'\x60-][^\s"'\x60]*))`
+
+// cookies are a cookie header's name=value pairs, the names kept; up to
+// eight pairs, what follows a ninth is kept.
+var cookies = cookie + strings.Repeat(`(?:;[ \t]*`+cookie+`)?`, 7)
+
+const cookie = `[^\s=;,"']+=(?:\[redacted\]|(?P<secret>[^\s;,"']+))`
+
+// credential is a header's bare value that looks like a credential rather
+// than a word: eight characters or more of a token's, with a digit, or an
+// upper-case letter after the first (dXNlcjpw, abc12345; not "failed",
+// not "Denied").
+var credential = longWith(`[A-Za-z0-9+/=._~-]`, `[0-9]`, `[0-9A-Z]`, 8)
+
+// longWith is a pattern of n or more characters of set holding one of
+// first at the start or one of later after it (case-sensitive).
+func longWith(set, first, later string, n int) string {
+	alts := []string{first + set + fmt.Sprintf("{%d,}", n-1)}
+	for k := 1; k < n-1; k++ {
+		alts = append(alts, fmt.Sprintf("%s{%d}%s%s{%d,}", set, k, later, set, n-1-k))
+	}
+	alts = append(alts, fmt.Sprintf("%s{%d,}%s%s*", set, n-1, later, set))
+	return `(?-i:` + strings.Join(alts, "|") + `)`
+}
+
+// rules is the table: every form of credential plangit redacts. A rule
+// that runs earlier decides for the text it redacts: the URL's rule comes
+// before the assignments', so that the user of https://x-access-token:…@h
+// is no assignment swallowing the host.
 var rules = [...]Rule{
 	{Name: "pem private key", Hints: []string{"private key"}, Multiline: true,
 		Pattern: `-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?P<secret>(?s:.+?))(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|\z)`,
 		Keeps:   "the BEGIN and END lines"},
+	{Name: "url password", Hints: []string{"://"},
+		Pattern: `(?i)\b[a-z][a-z0-9+.-]*://[^\s:/@"'\\]*:(?P<secret>[^\s/?#"'\\]+)@`,
+		Keeps:   "the scheme, the user, the host and the path"},
 	{Name: "authorization header", Hints: []string{"authorization"},
-		Pattern: `(?i)\b(?:proxy-)?authorization\\?["']?[ \t]*[:=][ \t]*(?:(?:bearer|basic|token|digest|bot|apikey|negotiate)[ \t]+)?` + value,
-		Keeps:   "the header's name and scheme"},
+		Pattern: `(?i)\b(?:proxy-)?authorization\\?["']?[ \t]*[:=][ \t]*(?:\[redacted\]|(?:bearer|basic|token|digest|bot|apikey|negotiate|ntlm|aws4-hmac-sha256|sso-key)[ \t]+` + value +
+			`|"(?P<secret>[^"\n]+)"|'(?P<secret>[^'\n]+)'|\\"(?P<secret>[^"\\\n]+)\\"|(?P<secret>` + credential + `))`,
+		Keeps: "the header's name and scheme; a value that is a word"},
 	{Name: "bearer token", Hints: []string{"bearer"},
 		Pattern: `(?i)\bbearer[ \t]+(?P<secret>[A-Za-z0-9._~+/-]{15,}[A-Za-z0-9_~+/-]=*)`,
 		Keeps:   "the word Bearer"},
-	{Name: "secret assignment", Hints: []string{"_key", "-key", "apikey", "token", "secret", "passw"},
-		Pattern: `(?i)(?:\b[a-z0-9_.-]*(?:[_-]key|[_-]token|secret[a-z0-9_-]*|passw(?:or)?d[a-z0-9_-]*|apikey)\\?["']?[ \t]*(?::=|:|=)|\btoken[ \t]*=)[ \t]*` + value,
-		Keeps:   "the name: NAME=, NAME:, \"name\":"},
-	{Name: "secret flag", Hints: []string{"passw", "token", "api-key", "apikey", "secret", "access-key"},
-		Pattern: `(?i)(?:^|[\s"'])--?[a-z0-9-]*(?:password|passwd|token|api-key|apikey|secret|secret-key|access-key)(?:=|[ \t]+)(?:"(?P<secret>[^"\n]+)"|'(?P<secret>[^'\n]+)'|(?P<secret>[^\s$"'\x60-][^\s"'\x60]*))`,
+	{Name: "secret assignment", Hints: []string{"_key", "-key", "apikey", "token", "secret", "passw", "_pass", "-pass", "pwd", "credential", "creds", "_auth"},
+		Pattern: `(?i)(?:\b[a-z0-9_.-]*[_-](?:file|path|dir)\\?["']?[ \t]*(?::=|:|=)[ \t]*` + anyValue +
+			`|(?:\b[a-z0-9_.-]*(?:[_-]key|[a-z0-9_.-]token|secret[a-z0-9_-]*|passw(?:or)?d[a-z0-9_-]*|apikey|[_-]pass|[_-]pwd|[_-]?credentials?|[_-]creds)\\?["']?[ \t]*(?::=|:|=)|\btoken[ \t]*=|\b_auth[ \t]*=)[ \t]*(?:` + setting + `|` + value + `))`,
+		Keeps: "the name: NAME=, NAME:, \"name\":; a setting (=8, =no); a file's name (NAME_FILE=)"},
+	{Name: "json credential name", Hints: []string{`"pwd`, `"pass`, `"auth`, `"credential`, `"creds`, `"session`, `"cookie`, `"sid`},
+		Pattern: `(?i)\\?"(?:pwd|pass|auth|credentials?|creds|session|cookie|sid)\\?"[ \t]*:[ \t]*(?:\[redacted\]|"(?P<secret>[^"\n]+)"|\\"(?P<secret>[^"\\\n]+)\\")`,
+		Keeps:   "the name: \"pwd\":"},
+	{Name: "secret flag", Hints: []string{"passw", "passphrase", "token", "api-key", "apikey", "api_key", "secret", "access-key"},
+		Pattern: `(?i)(?:^|[\s"'])--?[a-z0-9_-]*(?:password|passwd|passphrase|token|api-key|apikey|api_key|secret|secret-key|access-key)(?:=|[ \t]+)` + flagValue,
 		Keeps:   "the flag: --password=, --token "},
+	{Name: "cookie", Hints: []string{"cookie", "curl"},
+		Pattern: `(?i)(?:\bset-cookie[ \t]*:[ \t]*` + cookie + `|\bcookie[ \t]*:[ \t]*` + cookies +
+			`|\bcurl\b[^\n|;&]*?[ \t](?:-b|--cookie)(?:=|[ \t]+)["']?` + cookies + `)`,
+		Keeps: "the cookies' names, a Set-Cookie's attributes"},
 	{Name: "mysql -p", Hints: []string{"mysql", "mariadb"},
 		Pattern: `\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mysqlsh|mariadb|mariadb-dump)\b[^\n|;&]*?[ \t]-p(?:'(?P<secret>[^'\n]+)'|"(?P<secret>[^"\n]+)"|(?P<secret>[^\s"'$\x60][^\s"'\x60]*))`,
 		Keeps:   "the command and -p"},
 	{Name: "sshpass -p", Hints: []string{"sshpass"},
 		Pattern: `\bsshpass\b[^\n|;&]*?[ \t]-p[ \t]*(?P<secret>[^\s"'$\x60-][^\s"'\x60]*)`,
 		Keeps:   "the command and -p"},
+	{Name: "login -p", Hints: []string{"login"},
+		Pattern: `\b(?:docker|podman|buildah|nerdctl|az)\b[^\n|;&]*?\blogin\b[^\n|;&]*?[ \t]-p(?:=|[ \t]+)` + flagValue,
+		Keeps:   "the command and -p"},
+	{Name: "redis-cli -a", Hints: []string{"redis-cli"},
+		Pattern: `\bredis-cli\b[^\n|;&]*?[ \t](?:-a|--pass)(?:=|[ \t]+)` + flagValue,
+		Keeps:   "the command and -a"},
+	{Name: "htpasswd -b", Hints: []string{"htpasswd"},
+		Pattern: `\bhtpasswd(?:[ \t]+-[A-Za-z]+)*?[ \t]+-[A-Za-z]*b[A-Za-z]*(?:[ \t]+-[A-Za-z]+)*(?:[ \t]+[^\s-][^\s]*){1,2}[ \t]+` + value,
+		Keeps:   "the command, the file and the user"},
+	{Name: "openssl pass:", Hints: []string{"pass:"},
+		Pattern: `(?:^|[\s"'])-pass(?:in|out)?[ \t]+(?:"pass:(?P<secret>[^"\n]+)"|'pass:(?P<secret>[^'\n]+)'|pass:(?P<secret>[^\s"'\x60]+))`,
+		Keeps:   "the flag and pass:"},
+	{Name: "zip -P, 7z -p", Hints: []string{"zip", "7z"},
+		Pattern: `\b(?:un)?zip\b[^\n|;&]*?[ \t]-P[ \t]+` + flagValue + `|\b7z[ar]?\b[^\n|;&]*?[ \t]-p(?P<secret>[^\s"'$\x60-][^\s"'\x60]*)`,
+		Keeps:   "the command and -P"},
+	{Name: "aws configure set", Hints: []string{"configure"},
+		Pattern: `\baws[ \t]+configure[ \t]+set[ \t]+(?:--[a-z-]+[ \t]+[^\s-][^\s]*[ \t]+)*[a-z0-9_.-]*(?:secret|token)[a-z0-9_]*[ \t]+` + flagValue,
+		Keeps:   "the setting's name"},
 	{Name: "curl -u", Hints: []string{"curl"},
 		Pattern: `\bcurl\b[^\n|;&]*?[ \t](?:-u|--user)(?:=|[ \t]*)["']?[^\s:"'\x60]+:(?P<secret>[^\s"'$\x60][^\s"'\x60]*)`,
 		Keeps:   "the user"},
-	{Name: "url password", Hints: []string{"://"},
-		Pattern: `(?i)\b[a-z][a-z0-9+.-]*://[^\s:/@"'\\]*:(?P<secret>[^\s/?#"'\\]+)@`,
-		Keeps:   "the scheme, the user and the host"},
+	{Name: "slack webhook", Hints: []string{"hooks.slack.com"},
+		Pattern: `\bhttps://hooks\.slack\.com/(?:services|workflows|triggers)/(?P<secret>[A-Za-z0-9/_-]{20,})`,
+		Keeps:   "the address up to services/"},
 	{Name: "github token", Hints: []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"},
 		Pattern: `\b(?:gh[pousr]_|github_pat_)(?P<secret>[A-Za-z0-9_]{20,})`,
 		Keeps:   "the prefix: ghp_"},
@@ -97,6 +169,27 @@ var rules = [...]Rule{
 	{Name: "google api key", Hints: []string{"aiza"},
 		Pattern: `\bAIza(?P<secret>[0-9A-Za-z_-]{35})`,
 		Keeps:   "the prefix: AIza"},
+	{Name: "hugging face token", Hints: []string{"hf_"},
+		Pattern: `\bhf_(?P<secret>[A-Za-z0-9]{30,})`,
+		Keeps:   "the prefix: hf_"},
+	{Name: "vault token", Hints: []string{"hvs.", "hvb.", "hvr.", "s."},
+		Pattern: `\bhv[sbr]\.(?P<secret>[A-Za-z0-9_-]{24,})|\bs\.(?P<secret>[A-Za-z0-9]{24})\b`,
+		Keeps:   "the prefix: hvs., s. (a legacy s. token has 24 characters exactly)"},
+	{Name: "sendgrid key", Hints: []string{"sg."},
+		Pattern: `\bSG\.(?P<secret>[A-Za-z0-9_-]{16,32}\.[A-Za-z0-9_-]{16,64})`,
+		Keeps:   "the prefix: SG."},
+	{Name: "webhook signing secret", Hints: []string{"whsec_"},
+		Pattern: `\bwhsec_(?P<secret>[A-Za-z0-9+/=]{24,})`,
+		Keeps:   "the prefix: whsec_"},
+	{Name: "digitalocean token", Hints: []string{"_v1_"},
+		Pattern: `\bdo[opr]_v1_(?P<secret>[a-f0-9]{64})`,
+		Keeps:   "the prefix: dop_v1_"},
+	{Name: "shopify token", Hints: []string{"shp"},
+		Pattern: `\bshp(?:at|ss|ca|pa)_(?P<secret>[a-fA-F0-9]{32})`,
+		Keeps:   "the prefix: shpat_"},
+	{Name: "pypi token", Hints: []string{"pypi-"},
+		Pattern: `\bpypi-(?P<secret>AgE[A-Za-z0-9_-]{50,})`,
+		Keeps:   "the prefix: pypi-"},
 	{Name: "jwt", Hints: []string{"eyj"},
 		Pattern: `\b(?P<secret>eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,})`,
 		Keeps:   "nothing"},
@@ -151,15 +244,22 @@ func (r *Redactor) String(s string) string {
 		return s
 	}
 	lower := asciiLower(s)
+	var has [256]bool // the bytes of lower: a hint with another is nowhere
+	for i := 0; i < len(lower); i++ {
+		has[lower[i]] = true
+	}
 	var lines []hits // the table's rules that run line by line
 	for i := range rules {
-		at := find(lower, rules[i].Hints)
+		at := find(lower, &has, rules[i].Hints)
 		if at == nil {
 			continue
 		}
 		if rules[i].Multiline {
 			s = replace(rule(i), s)
 			lower = asciiLower(s)
+			for i := 0; i < len(lower); i++ {
+				has[lower[i]] = true
+			}
 			continue
 		}
 		lines = append(lines, hits{rule: i, at: at})
@@ -181,10 +281,14 @@ type hits struct {
 	at   []int
 }
 
-// find returns where hints are in lower, in order; nil when nowhere.
-func find(lower string, hints []string) []int {
+// find returns where hints are in lower, in order; nil when nowhere. has
+// holds the bytes lower has (at least).
+func find(lower string, has *[256]bool, hints []string) []int {
 	var at []int
 	for _, h := range hints {
+		if !hasAll(has, h) {
+			continue
+		}
 		for from := 0; ; {
 			i := strings.Index(lower[from:], h)
 			if i < 0 {
@@ -196,6 +300,15 @@ func find(lower string, hints []string) []int {
 	}
 	slices.Sort(at)
 	return at
+}
+
+func hasAll(has *[256]bool, h string) bool {
+	for i := 0; i < len(h); i++ {
+		if !has[h[i]] {
+			return false
+		}
+	}
+	return true
 }
 
 // byLine applies each rule to the lines of s that hold one of its hints
@@ -347,7 +460,7 @@ func (r *Redactor) copyValue(dec *json.Decoder, b *bytes.Buffer, secret bool) er
 		}
 		b.WriteByte(end)
 	case string:
-		if secret && t != "" {
+		if secret && t != "" && !isSetting(t) {
 			t = Mark
 		}
 		writeString(b, r.String(t))
@@ -367,15 +480,44 @@ func writeString(b *bytes.Buffer, s string) {
 }
 
 // SecretName reports whether a member's or variable's name says it holds
-// a credential: it ends in key or token (api_key, x-auth-token, token) or
-// holds secret or password anywhere (client_secret, PGPASSWORD).
+// a credential: it ends in key, token, pass, pwd or credentials (api_key,
+// x-auth-token, accessToken, DB_PASS, MYSQL_PWD), holds secret or
+// password anywhere (client_secret, PGPASSWORD), or is one of auth, pwd,
+// session, cookie, sid, creds. A name that ends in file, path or dir
+// names where a credential is kept, not the credential (password_file).
 func SecretName(name string) bool {
 	n := strings.ToLower(name)
-	for _, sep := range []string{"_", "-", "."} {
-		if strings.HasSuffix(n, sep+"key") {
-			return true
+	for _, s := range []string{"file", "path", "dir"} {
+		if strings.HasSuffix(n, s) {
+			return false
 		}
 	}
-	return n == "token" || strings.HasSuffix(n, "_token") || strings.HasSuffix(n, "-token") || strings.HasSuffix(n, "apikey") ||
-		n == "authorization" || strings.Contains(n, "secret") || strings.Contains(n, "password") || strings.Contains(n, "passwd")
+	switch n {
+	case "authorization", "auth", "pwd", "pass", "session", "cookie", "sid", "creds", "credential", "credentials":
+		return true
+	}
+	for _, sep := range []string{"_", "-", "."} {
+		for _, s := range []string{"key", "pass", "pwd", "creds"} {
+			if strings.HasSuffix(n, sep+s) {
+				return true
+			}
+		}
+	}
+	return strings.HasSuffix(n, "token") || strings.HasSuffix(n, "apikey") || strings.HasSuffix(n, "credentials") ||
+		strings.Contains(n, "secret") || strings.Contains(n, "password") || strings.Contains(n, "passwd")
+}
+
+// isSetting reports whether v, the value of a name that says credential,
+// is a setting rather than a credential (settingWord): a number of one to
+// three digits, or true, false, yes, no, on, off, none, null
+// (PASSWORD_MIN_LENGTH=8, "password_required": "no").
+func isSetting(v string) bool {
+	if v != "" && len(v) <= 3 && strings.Trim(v, "0123456789") == "" {
+		return true
+	}
+	switch strings.ToLower(v) {
+	case "true", "false", "yes", "no", "on", "off", "none", "null":
+		return true
+	}
+	return false
 }

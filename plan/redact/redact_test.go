@@ -82,6 +82,52 @@ var positive = []struct {
 	{"google api key", `AIzaSyA0123456789abcdefghijklmnopqrstuv`, `AIza[redacted]`},
 	{"jwt", `cookie=eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NSJ9.abcdefghijklmnop`, `cookie=[redacted]`},
 	{"jwt", `got eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NSJ9.abcdefghijklmnop back`, `got [redacted] back`},
+	{"cookie", `Cookie: session=abc123; theme=dark`, `Cookie: session=[redacted]; theme=[redacted]`},
+	{"cookie", `set-cookie: sid=s3cr3tvalue; Path=/; HttpOnly`, `set-cookie: sid=[redacted]; Path=/; HttpOnly`},
+	{"cookie", `curl -b "sessionid=abc123" https://h`, `curl -b "sessionid=[redacted]" https://h`},
+	{"cookie", `curl --cookie "auth=xyz; b=2" https://h`, `curl --cookie "auth=[redacted]; b=[redacted]" https://h`},
+	{"cookie", `curl -s --cookie=auth=xyz https://h`, `curl -s --cookie=auth=[redacted] https://h`},
+	{"login -p", `docker login -u u -p DockerPw123 ghcr.io`, `docker login -u u -p [redacted] ghcr.io`},
+	{"login -p", `az login --service-principal -u id -p Az.Secret~1 --tenant t`, `az login --service-principal -u id -p [redacted] --tenant t`},
+	{"login -p", `podman login -p=hunter2 quay.io`, `podman login -p=[redacted] quay.io`},
+	{"redis-cli -a", `redis-cli -h db -a hunter2 ping`, `redis-cli -h db -a [redacted] ping`},
+	{"htpasswd -b", `htpasswd -b f u pw`, `htpasswd -b f u [redacted]`},
+	{"htpasswd -b", `htpasswd -c -B -b /etc/nginx/.htpasswd admin hunter2`, `htpasswd -c -B -b /etc/nginx/.htpasswd admin [redacted]`},
+	{"htpasswd -b", `htpasswd -nb admin hunter2 > out`, `htpasswd -nb admin [redacted] > out`},
+	{"openssl pass:", `openssl enc -aes256 -pass pass:hunter2 -in f`, `openssl enc -aes256 -pass pass:[redacted] -in f`},
+	{"openssl pass:", `openssl pkcs12 -passin pass:a1 -passout 'pass:b 2'`, `openssl pkcs12 -passin pass:[redacted] -passout 'pass:[redacted]'`},
+	{"zip -P, 7z -p", `zip -P hunter2 -r out.zip dir`, `zip -P [redacted] -r out.zip dir`},
+	{"zip -P, 7z -p", `unzip -P hunter2 out.zip`, `unzip -P [redacted] out.zip`},
+	{"zip -P, 7z -p", `7z a -phunter2 -mhe out.7z dir`, `7z a -p[redacted] -mhe out.7z dir`},
+	{"secret flag", `gpg --batch --passphrase hunter2 -c f`, `gpg --batch --passphrase [redacted] -c f`},
+	{"secret flag", `oauth --client_secret X1y2 --id 3`, `oauth --client_secret [redacted] --id 3`},
+	{"aws configure set", `aws configure set aws_secret_access_key wJalrXUtnFEMI/K7MDENG`, `aws configure set aws_secret_access_key [redacted]`},
+	{"aws configure set", `aws configure set --profile p default.aws_session_token IQoJb3Jp`, `aws configure set --profile p default.aws_session_token [redacted]`},
+	{"secret assignment", `//npm.pkg.github.com/:_authToken=0123abcd0123abcd`, `//npm.pkg.github.com/:_authToken=[redacted]`},
+	{"secret assignment", `//registry.npmjs.org/:_auth=dXNlcjpw`, `//registry.npmjs.org/:_auth=[redacted]`},
+	{"secret assignment", `DB_PASS=hunter2 ./run`, `DB_PASS=[redacted] ./run`},
+	{"secret assignment", `MYSQL_PWD=hunter2 mysql`, `MYSQL_PWD=[redacted] mysql`},
+	{"secret assignment", `SMTP_PASS: hunter2`, `SMTP_PASS: [redacted]`},
+	{"secret assignment", `GOOGLE_CREDENTIALS='{x}' ./run`, `GOOGLE_CREDENTIALS='[redacted]' ./run`},
+	{"secret assignment", `accessToken=abc123 refreshToken=def`, `accessToken=[redacted] refreshToken=[redacted]`},
+	{"secret assignment", `PASSWORD_MIN_LENGTH=12345`, `PASSWORD_MIN_LENGTH=[redacted]`},
+	{"secret assignment", `DB_PASSWORD=truely`, `DB_PASSWORD=[redacted]`},
+	{"json credential name", `{"pwd": "hunter2", "user": "bob"}`, `{"pwd": "[redacted]", "user": "bob"}`},
+	{"json credential name", `{"credentials":"abc","auth":"dXNl","session":"9f8e7d"}`, `{"credentials":"[redacted]","auth":"[redacted]","session":"[redacted]"}`},
+	{"json credential name", `{\"cookie\":\"a=b\"}`, `{\"cookie\":\"[redacted]\"}`},
+	{"secret assignment", `{"accessToken": "abc", "refresh_token": "def"}`, `{"accessToken": "[redacted]", "refresh_token": "[redacted]"}`},
+	{"slack webhook", `POST https://hooks.slack.com/services/T0123ABCD/B0123ABCD/abcdefghijklmnopqrstuvwx failed`, `POST https://hooks.slack.com/services/[redacted] failed`},
+	{"hugging face token", `hf_abcdefghijklmnopqrstuvwxyzABCDEFGH`, `hf_[redacted]`},
+	{"vault token", `hvs.CAESIJlW1Zyr3-4bMz3a0p_jK9vQ8zRq4oYpHVzM6Kq0aGh4GhYKHGh2cy5BQk`, `hvs.[redacted]`},
+	{"vault token", `token s.AbCdEfGhIjKlMnOpQrStUvWx expired`, `token s.[redacted] expired`},
+	{"sendgrid key", `SG.abcdefghijklmnopqrstuv.abcdefghijklmnopqrstuvwxyz0123456789ABCDEFG`, `SG.[redacted]`},
+	{"webhook signing secret", `whsec_abcdefghijklmnopqrstuvwxyz012345`, `whsec_[redacted]`},
+	{"digitalocean token", `dop_v1_` + strings.Repeat("0a", 32), `dop_v1_[redacted]`},
+	{"shopify token", `shpat_0123456789abcdef0123456789abcdef and shpss_0123456789ABCDEF0123456789ABCDEF`, `shpat_[redacted] and shpss_[redacted]`},
+	{"pypi token", `pypi-AgEIcHlwaS5vcmcCJGFiY2RlZmdoLWlqa2wtbW5vcC1xcnN0LXV2d3h5ejAxMjM0`, `pypi-[redacted]`},
+	{"url password", `git push https://x-access-token:ghs_0123456789abcdefghijABCD@github.com/o/r main`, `git push https://x-access-token:[redacted]@github.com/o/r main`},
+	{"authorization header", `Authorization: dXNlcjpwYXNz`, `Authorization: [redacted]`},
+	{"authorization header", `authorization=abc12345 next`, `authorization=[redacted] next`},
 	{"pem private key", "key:\n-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIB\nAAKCAQEA\n-----END RSA PRIVATE KEY-----\ndone",
 		"key:\n-----BEGIN RSA PRIVATE KEY-----[redacted]-----END RSA PRIVATE KEY-----\ndone"},
 	{"pem private key", "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAA", "-----BEGIN OPENSSH PRIVATE KEY-----[redacted]"},
@@ -113,6 +159,28 @@ var negative = []string{
 	"Authorization failed",
 	"ghp_short",
 	"AKIA is a prefix",
+	"PASSWORD_MIN_LENGTH=8 REQUIRE_PASSWORD=true",   // a setting: a small number, a yes or no
+	`{"password_required": "no", "token_ttl": 300}`, // the same in JSON
+	"DB_PASSWORD=yes API_TOKEN=off SECRET_ROTATION=none",
+	"./configure --with-secret-key-file=/etc/key --password-file /run/pw", // a file's name
+	"GITHUB_TOKEN_PATH=~/.tok SECRETS_DIR=/run/secrets PASSWORD_FILE=pw.txt",
+	"Authorization: failed for user bob",
+	"authorization: denied",
+	"Authorization: Failed, try again",
+	"docker run -p 8080:80 -u 1000 image", // -p of run is a port
+	"redis-cli -h db ping",
+	"curl -b cookies.txt https://h", // a cookie file
+	"htpasswd -D f user",
+	"openssl enc -pass env:PW -in f; openssl rsa -passin file:pw.txt",
+	"zip -r out.zip dir; 7z x out.7z",
+	"s.Close() failed; os.ReadFile: s.abc",
+	"this.s.someVeryLongFieldNameIsHere",
+	"SG.x is short; whsec_ alone",
+	"hf_short pypi-ok",
+	"PWD=/home/bob OLDPWD=/tmp",
+	"--- PASS: TestCache (0.01s)\nPASS",
+	"the session ended; auth failed",
+	"aws configure set region us-east-1",
 	"FAIL TestCache (30.01s)\nexit status 1",
 	"",
 }
@@ -199,15 +267,20 @@ func TestJSON(t *testing.T) {
 	if !json.Valid(got) {
 		t.Errorf("not JSON: %s", got)
 	}
+	settings := `{"password_min_length":"8","require_password":"yes","api_token":"3600","password_file":"/etc/pw","db_pass":"no1"}`
+	if got := (*Redactor)(nil).JSON([]byte(settings)); string(got) != `{"password_min_length":"8","require_password":"yes","api_token":"[redacted]","password_file":"/etc/pw","db_pass":"[redacted]"}` {
+		t.Errorf("settings and file names: %s", got)
+	}
 	if got := (*Redactor)(nil).JSON([]byte(`not json TOKEN=abc`)); string(got) != `not json TOKEN=[redacted]` {
 		t.Errorf("text that is not JSON: %s", got)
 	}
-	for _, name := range []string{"api_key", "X-Auth-Token", "client_secret", "PGPASSWORD", "token", "Authorization"} {
+	for _, name := range []string{"api_key", "X-Auth-Token", "client_secret", "PGPASSWORD", "token", "Authorization",
+		"pwd", "credentials", "auth", "accessToken", "refresh_token", "session", "sessionToken", "cookie", "DB_PASS", "MYSQL_PWD", "GOOGLE_CREDENTIALS"} {
 		if !SecretName(name) {
 			t.Errorf("%s names no credential?", name)
 		}
 	}
-	for _, name := range []string{"max_tokens", "keyboard", "command", "description", "monkey"} {
+	for _, name := range []string{"max_tokens", "keyboard", "command", "description", "monkey", "session_id", "author", "compass", "password_file", "secret_path", "keys_dir"} {
 		if SecretName(name) {
 			t.Errorf("%s names a credential?", name)
 		}
