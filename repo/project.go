@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/plangit/plangit/plan"
+	"github.com/plangit/plangit/plan/redact"
 	"github.com/plangit/plangit/repo/disk"
 )
 
@@ -90,7 +91,11 @@ func ValidateNewSessionID(id string) error {
 	return nil
 }
 
+// clipID is a refused id as an error shows it: redacted (the table
+// alone: the project's config is not read for an id refused), then cut to
+// 40 bytes, so that no part of a credential shows.
 func clipID(id string) string {
+	id = (*redact.Redactor)(nil).String(id)
 	if len(id) > 40 {
 		return strings.ToValidUTF8(id[:40], "") + "…"
 	}

@@ -2,6 +2,7 @@ package repo
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -501,5 +502,24 @@ func TestAppendLogLine(t *testing.T) {
 	}
 	if !strings.Contains(first, "session=y\uFFFD[31mRED\uFFFD\uFFFD x y a") {
 		t.Errorf("%.120q", first)
+	}
+}
+
+// TestRefusedSessionIDRedacted: a refused id that holds a token is
+// redacted whole before it is cut to the error's length, so no part of
+// the token shows in the message, its fields or the log.
+func TestRefusedSessionIDRedacted(t *testing.T) {
+	t.Parallel()
+	token := "0123456789abcdefghijABCDEFGHIJ012345"
+	for _, id := range []string{strings.Repeat("x", 21) + "/ghp_" + token, strings.Repeat("x", 21) + "-ghp_" + token + strings.Repeat("y", 100)} {
+		err := ValidateSessionID(id)
+		var perr *plan.Error
+		if !errors.As(err, &perr) || perr.Code != plan.CodeInvalidSessionID {
+			t.Fatalf("%q: got %v", id, err)
+		}
+		shown := err.Error() + fmt.Sprint(perr.Details)
+		if strings.Contains(shown, token[:8]) || !strings.Contains(shown, "ghp_[redacted]") {
+			t.Errorf("the token shows: %s", shown)
+		}
 	}
 }
