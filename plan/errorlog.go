@@ -139,8 +139,9 @@ func (l *ErrorLog) Record(e ErrorRecord, now time.Time) (*ErrorRecord, error) {
 
 // redactMargin is how much past a field's limit is redacted before the
 // field is cut to it: a credential that starts within the limit is found
-// whole.
-const redactMargin = 1 << 10
+// whole unless it is longer than this, which none is, and a hook's 16 MB
+// of output is not all redacted for the 4 KB of it that is kept.
+const redactMargin = 64 << 10
 
 // redactError is e with its message, params and key redacted by r.
 // Params that are JSON are redacted member by member (redact.JSON).

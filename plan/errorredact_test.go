@@ -79,3 +79,33 @@ func TestRecordErrorExtra(t *testing.T) {
 func jsonQuote(s string) string {
 	return `"` + strings.ReplaceAll(s, `"`, `\"`) + `"`
 }
+
+// TestRedactedBeforeCut: text that is both cut and redacted is redacted
+// first, so that a credential cut in two shows no part of itself — in a
+// summary clipped to 80 characters, and in an error's message cut to its
+// limit with a long credential starting just before it.
+func TestRedactedBeforeCut(t *testing.T) {
+	t.Parallel()
+	token := "0123456789abcdefghijABCDEFGHIJ012345"
+	p := samplePlan(t)
+	st, err := p.AddStep(StepSpec{Text: strings.Repeat("word ", 13) + "ghp_" + token + " and then more words", Phase: "1"}, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := p.RemoveStep(st.ID, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(c.Summary, token[:6]) || !strings.Contains(c.Summary, "ghp_[redacted]") {
+		t.Errorf("the summary shows part of the token: %q", c.Summary)
+	}
+	jwt := "eyJ" + strings.Repeat("a1B2", 600) + ".eyJzdWIiOiIxMjM0NSJ9.abcdefghijklmnop"
+	var l ErrorLog
+	rec, err := l.Record(ErrorRecord{Tool: "Bash", Key: "deploy", Message: strings.Repeat("x", maxErrorMessage-20) + " " + jwt}, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(rec.Message, "a1B2a1B2") {
+		t.Errorf("the message shows part of the token: …%q", rec.Message[len(rec.Message)-40:])
+	}
+}

@@ -3,6 +3,8 @@ package plan
 import (
 	"errors"
 	"fmt"
+
+	"github.com/plangit/plangit/plan/redact"
 )
 
 // Code is a stable error code. Codes are part of plangit's interface: scripts
@@ -87,12 +89,22 @@ func HasCode(err error, code Code) bool {
 	return errors.As(err, &e) && e.Code == code
 }
 
-// clip shortens s for quoting in an error message.
+// clip shortens s for quoting in an error message or a summary. It is
+// redacted first (the table alone), then cut: a credential cut in two
+// would show what the rules no longer see as one.
 func clip(s string) string {
 	const max = 80
-	r := []rune(s)
-	if len(r) <= max {
+	s = (*redact.Redactor)(nil).String(s)
+	cut, n := len(s), 0
+	for i := range s {
+		if n == max {
+			cut = i
+			break
+		}
+		n++
+	}
+	if cut == len(s) {
 		return s
 	}
-	return string(r[:max]) + "…"
+	return s[:redact.Cut(s, cut)] + "…"
 }

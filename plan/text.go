@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/plangit/plangit/plan/redact"
 )
 
 // Size limits. Input over a limit is refused with INVALID_ARGUMENT rather
@@ -99,7 +101,7 @@ func cleanLines(field, s string) (string, error) {
 }
 
 // TruncateText shortens s to at most max bytes on a rune boundary, marking
-// the cut. Hooks use it for error messages, which are logged, never refused.
+// the cut, and never inside a redacted value's mark (redact.Cut). Hooks use it for error messages, which are logged, never refused.
 func TruncateText(s string, max int) string {
 	if len(s) <= max {
 		return s
@@ -108,7 +110,7 @@ func TruncateText(s string, max int) string {
 	for cut > 0 && !utf8.RuneStart(s[cut]) {
 		cut--
 	}
-	return s[:cut] + "…"
+	return s[:redact.Cut(s, cut)] + "…"
 }
 
 func isControl(r rune) bool {

@@ -23,6 +23,20 @@ import (
 // Mark is what a redacted value becomes.
 const Mark = "[redacted]"
 
+// Cut returns where to cut s to keep at most n bytes: n, or before a Mark
+// that n falls inside, so that a cut text shows a Mark whole or not at
+// all.
+func Cut(s string, n int) int {
+	if n >= len(s) {
+		return len(s)
+	}
+	from := max(0, n-len(Mark)+1)
+	if i := strings.Index(s[from:min(len(s), n+len(Mark)-1)], Mark); i >= 0 && from+i < n {
+		return from + i
+	}
+	return n
+}
+
 // Rule is one form of credential. Its pattern marks the value to redact
 // with groups named "secret" (one per alternative); what the pattern
 // matches around them is kept. A rule runs only on lines that hold one of

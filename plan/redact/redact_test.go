@@ -331,3 +331,12 @@ func BenchmarkCompileTable(b *testing.B) {
 }
 
 func mustCompile(p string) *regexp.Regexp { return regexp.MustCompile(p) }
+
+func TestCut(t *testing.T) {
+	s := "ab " + Mark + " cd"
+	for n, want := range map[int]int{0: 0, 2: 2, 3: 3, 4: 3, 12: 3, 13: 13, 14: 14, 99: len(s)} {
+		if got := Cut(s, n); got != want {
+			t.Errorf("Cut(%q, %d) = %d, want %d", s, n, got, want)
+		}
+	}
+}
