@@ -137,23 +137,24 @@ func (l *ErrorLog) Record(e ErrorRecord, now time.Time) (*ErrorRecord, error) {
 	return l.record(e, now, nil)
 }
 
-// redactMargin is how much past a field's limit is redacted before the
+// RedactMargin is how much past a field's limit is redacted before the
 // field is cut to it: a credential that starts within the limit is found
 // whole unless it is longer than this, which none is, and a hook's 16 MB
-// of output is not all redacted for the 4 KB of it that is kept.
-const redactMargin = 64 << 10
+// of output is not all redacted for the 4 KB of it that is kept (the
+// project's log cuts its lines the same way).
+const RedactMargin = 64 << 10
 
 // redactError is e with its message, params and key redacted by r.
 // Params that are JSON are redacted member by member (redact.JSON).
 func redactError(e ErrorRecord, r *redact.Redactor) ErrorRecord {
-	e.Message = r.String(TruncateText(e.Message, maxErrorMessage+redactMargin))
-	params := TruncateText(e.Params, maxErrorParams+redactMargin)
+	e.Message = r.String(TruncateText(e.Message, maxErrorMessage+RedactMargin))
+	params := TruncateText(e.Params, maxErrorParams+RedactMargin)
 	if json.Valid([]byte(params)) {
 		e.Params = string(r.JSON([]byte(params)))
 	} else {
 		e.Params = r.String(params)
 	}
-	e.Key = r.String(TruncateText(e.Key, maxErrorParams+redactMargin))
+	e.Key = r.String(TruncateText(e.Key, maxErrorParams+RedactMargin))
 	return e
 }
 
@@ -293,7 +294,7 @@ func (l ErrorLog) resolveKey(tool, key, resolution string, now time.Time, r *red
 	if !slices.ContainsFunc(l, func(e *ErrorRecord) bool { return e.Open() && e.Tool == tool && e.Key != "" }) {
 		return nil // nothing to resolve: the key need not be redacted
 	}
-	key = NormalizeKey(r.String(TruncateText(key, maxErrorParams+redactMargin)))
+	key = NormalizeKey(r.String(TruncateText(key, maxErrorParams+RedactMargin)))
 	if key == "" {
 		return nil
 	}

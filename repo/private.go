@@ -104,7 +104,7 @@ func (p Project) AppendLog(now time.Time, line string) error {
 	if c, err := p.Config(); err == nil {
 		r = c.Redactor()
 	}
-	line = r.String(plan.TruncateText(line, maxLogLine+1<<10))
+	line = r.String(plan.TruncateText(line, maxLogLine+plan.RedactMargin))
 	f, err := disk.OpenFile(filepath.Join(p.Dir(), LogFile), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
 		return err

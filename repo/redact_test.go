@@ -71,3 +71,17 @@ func TestAppendLogRedacted(t *testing.T) {
 		t.Errorf("the log:\n%s", b)
 	}
 }
+
+// TestAppendLogRedactedBeforeCut: a long credential that starts just
+// before the log line's limit is redacted whole, then the line is cut:
+// no part of it shows.
+func TestAppendLogRedactedBeforeCut(t *testing.T) {
+	t.Parallel()
+	s := newTestSession(t)
+	jwt := "eyJ" + strings.Repeat("a1B2", 600) + ".eyJzdWIiOiIxMjM0NSJ9.abcdefghijklmnop"
+	s.Project.AppendLog(t0, strings.Repeat("x", maxLogLine-30)+" "+jwt)
+	b, _ := os.ReadFile(filepath.Join(s.Project.Dir(), LogFile))
+	if strings.Contains(string(b), "a1B2a1B2") {
+		t.Errorf("the log shows part of the token: …%q", b[len(b)-60:])
+	}
+}
