@@ -125,7 +125,7 @@ var rules = [...]Rule{
 	{Name: "secret flag", Hints: []string{"passw", "passphrase", "token", "api-key", "apikey", "api_key", "secret", "access-key"},
 		Pattern: `(?i)(?:^|[\s"'])--?[a-z0-9_-]*(?:password|passwd|passphrase|token|api-key|apikey|api_key|secret|secret-key|access-key)(?:=|[ \t]+)` + flagValue,
 		Keeps:   "the flag: --password=, --token "},
-	{Name: "cookie", Hints: []string{"cookie", "curl"},
+	{Name: "cookie", Hints: []string{"cookie", "-b"},
 		Pattern: `(?i)(?:\bset-cookie[ \t]*:[ \t]*` + cookie + `|\bcookie[ \t]*:[ \t]*` + cookies +
 			`|\bcurl\b[^\n|;&]*?[ \t](?:-b|--cookie)(?:=|[ \t]+)["']?` + cookies + `)`,
 		Keeps: "the cookies' names, a Set-Cookie's attributes"},
@@ -258,10 +258,8 @@ func (r *Redactor) String(s string) string {
 		return s
 	}
 	lower := asciiLower(s)
-	var has [256]bool // the bytes of lower: a hint with another is nowhere
-	for i := 0; i < len(lower); i++ {
-		has[lower[i]] = true
-	}
+	var has present
+	has.add(lower)
 	var lines []hits // the table's rules that run line by line
 	for i := range rules {
 		at := find(lower, &has, rules[i].Hints)
@@ -271,9 +269,7 @@ func (r *Redactor) String(s string) string {
 		if rules[i].Multiline {
 			s = replace(rule(i), s)
 			lower = asciiLower(s)
-			for i := 0; i < len(lower); i++ {
-				has[lower[i]] = true
-			}
+			has.add(lower)
 			continue
 		}
 		lines = append(lines, hits{rule: i, at: at})
@@ -296,11 +292,11 @@ type hits struct {
 }
 
 // find returns where hints are in lower, in order; nil when nowhere. has
-// holds the bytes lower has (at least).
-func find(lower string, has *[256]bool, hints []string) []int {
+// holds what lower has (at least).
+func find(lower string, has *present, hints []string) []int {
 	var at []int
 	for _, h := range hints {
-		if !hasAll(has, h) {
+		if !has.holds(h) {
 			continue
 		}
 		for from := 0; ; {
@@ -316,10 +312,45 @@ func find(lower string, has *[256]bool, hints []string) []int {
 	return at
 }
 
-func hasAll(has *[256]bool, h string) bool {
+// present is what a text holds, so that a hint it cannot hold is not
+// looked for: its bytes, and in a long text its pairs of bytes.
+type present struct {
+	bytes [256]bool
+	pairs []uint64 // a bit for each pair of bytes (a<<8|b), in a long text
+}
+
+// longText is the length from which present keeps pairs too: looking
+// for a hint whose first byte is common costs most in a long text.
+const longText = 1 << 10
+
+func (p *present) add(s string) {
+	for i := 0; i < len(s); i++ {
+		p.bytes[s[i]] = true
+	}
+	if len(s) < longText {
+		return
+	}
+	if p.pairs == nil {
+		p.pairs = make([]uint64, 1<<16/64)
+	}
+	for i := 1; i < len(s); i++ {
+		k := uint(s[i-1])<<8 | uint(s[i])
+		p.pairs[k/64] |= 1 << (k % 64)
+	}
+}
+
+func (p *present) holds(h string) bool {
 	for i := 0; i < len(h); i++ {
-		if !has[h[i]] {
+		if !p.bytes[h[i]] {
 			return false
+		}
+	}
+	if p.pairs != nil {
+		for i := 1; i < len(h); i++ {
+			k := uint(h[i-1])<<8 | uint(h[i])
+			if p.pairs[k/64]&(1<<(k%64)) == 0 {
+				return false
+			}
 		}
 	}
 	return true

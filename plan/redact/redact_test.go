@@ -340,3 +340,22 @@ func TestCut(t *testing.T) {
 		}
 	}
 }
+
+// TestLongText: a long text (where hints are also looked for by their
+// pairs of bytes) is redacted as its lines are, one by one.
+func TestLongText(t *testing.T) {
+	s := stderr64K() + "tail: Cookie: sid=abc123; x=1 and s.AbCdEfGhIjKlMnOpQrStUvWx\n"
+	var want strings.Builder
+	for _, l := range strings.SplitAfter(s, "\n") {
+		want.WriteString((*Redactor)(nil).String(l))
+	}
+	got := (*Redactor)(nil).String(s)
+	if got != want.String() {
+		t.Error("a long text is redacted otherwise than its lines")
+	}
+	for _, secret := range []string{"hunter2", "abcdef0123456789abcdef", "0123456789abcdefghij", "IOSFODNN7", "abc123", "AbCdEfGh"} {
+		if strings.Contains(got, secret) {
+			t.Errorf("%q is left", secret)
+		}
+	}
+}
