@@ -1,7 +1,6 @@
 package hooks
 
 import (
-	"os"
 	"path/filepath"
 
 	"github.com/plangit/plangit/hooks/hookwire"
@@ -20,12 +19,9 @@ import (
 // answers the event and this one answers nothing. With no plangit entry
 // there, it answers as that host.
 
-// maxHookFile bounds a hook file plangit reads to look for its entries.
-const maxHookFile = 1 << 20
-
 // nativeHooksInstalled reports whether a host's own hook files — the
 // project's and the user's, where hooks install writes them (HookFilePath)
-// — hold an entry of plangit's (isOurs): Cursor's .cursor/hooks.json and
+// — hold an entry of plangit's (hookwire.HookFileRuns): Cursor's .cursor/hooks.json and
 // ~/.cursor/hooks.json; any .json file in Copilot CLI's .github/hooks/ and
 // ~/.copilot/hooks/ (or $COPILOT_HOME/hooks/), since Copilot reads them
 // all. Unreadable and malformed files hold none.
@@ -43,38 +39,12 @@ func nativeHooksInstalled(host, projectRoot string, getenv func(string) string) 
 			files, _ = filepath.Glob(filepath.Join(filepath.Dir(path), "*.json"))
 		}
 		for _, f := range files {
-			if hookFileHasPlangit(f) {
+			if hookwire.HookFileRuns(f, "") {
 				return true
 			}
 		}
 	}
 	return false
-}
-
-// hookFileHasPlangit reports whether a {"hooks":{event:[entry, …]}} file
-// has an entry that runs plangit's hook.
-func hookFileHasPlangit(path string) bool {
-	fi, err := os.Stat(path)
-	if err != nil || !fi.Mode().IsRegular() || fi.Size() > maxHookFile {
-		return false
-	}
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return false
-	}
-	found := false
-	hookwire.Members(hookwire.StripBOM(b), func(key string, hooks []byte) error {
-		if key != "hooks" {
-			return nil
-		}
-		return hookwire.Members(hooks, func(_ string, list []byte) error {
-			hookwire.Elements(list, func(entry []byte) {
-				found = found || isOurs(entry)
-			})
-			return nil
-		})
-	})
-	return found
 }
 
 // defers reports whether a hook that did not name its host (an entry in

@@ -59,9 +59,9 @@ func ClaudePluginDefers(event, cwd string, getenv func(string) string) bool {
 }
 
 // HookFileRuns reports whether the hook file at path — {"hooks": {event:
-// [matcher group or entry, …]}} — runs plangit's hook for event, in a
-// matcher group's "hooks" or as an entry of its own. A missing, irregular,
-// oversized or malformed file runs none.
+// [matcher group or entry, …]}} — runs plangit's hook for event (for any
+// event when event is ""), in a matcher group's "hooks" or as an entry of
+// its own. A missing, irregular, oversized or malformed file runs none.
 func HookFileRuns(path, event string) bool {
 	fi, err := os.Stat(path)
 	if err != nil || !fi.Mode().IsRegular() || fi.Size() > maxHookFile {
@@ -77,7 +77,7 @@ func HookFileRuns(path, event string) bool {
 			return nil
 		}
 		return Members(hooks, func(name string, list []byte) error {
-			if name != event {
+			if event != "" && name != event {
 				return nil
 			}
 			Elements(list, func(item []byte) {

@@ -92,24 +92,11 @@ func TestClaudePlugin(t *testing.T) {
 	id := claudeSession(t, r.stdout)
 	s.checkHooks(calls, nil)
 	checkClaudeOutput(t, 1, r, debug)
-	ran := map[string]bool{}
-	for _, c := range calls {
-		if c.hook {
-			ran[c.event] = true
-		}
-	}
-	for _, ev := range []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PostToolUseFailure", "Stop"} {
-		if !ran[ev] {
-			t.Errorf("the plugin's %s hook did not run (ran: %v)", ev, ran)
-		}
-	}
+	checkPluginHooks(t, calls, "plugin", "", "SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PostToolUseFailure", "Stop")
 	s.checkPlan(id, map[string]string{"Write the cache": "completed"})
-	var seen string
-	for _, req := range f.requests() {
-		seen += string(req.body)
-	}
-	if !strings.Contains(seen, "plangit:plangit") || !strings.Contains(seen, jsonText(skillDescription(t))[:80]) {
-		t.Errorf("the plugin's skill (plangit:plangit, with its description) is not in what the model was sent")
+	seen := sentToModel(t, f, "plugin", 80)
+	if !strings.Contains(seen, "plangit:plangit") {
+		t.Errorf("the plugin's skill is not named plangit:plangit in what the model was sent")
 	}
 	if !strings.Contains(seen, "mcp__plugin_plangit_plangit__") {
 		t.Errorf("the plugin's MCP tools are not in what the model was sent")
@@ -238,25 +225,9 @@ func TestGeminiExtension(t *testing.T) {
 	id := streamEvent(t, "gemini", r.stdout, "init", "session_id")
 	s.checkHooks(calls, nil)
 	checkGeminiOutput(t, 1, r)
-	ran := map[string]bool{}
-	for _, c := range calls {
-		if c.hook {
-			ran[c.event] = true
-		}
-	}
-	for _, ev := range []string{"SessionStart", "BeforeAgent", "BeforeTool", "AfterTool", "AfterAgent"} {
-		if !ran[ev] {
-			t.Errorf("the extension's %s hook did not run (ran: %v)", ev, ran)
-		}
-	}
+	checkPluginHooks(t, calls, "extension", "", "SessionStart", "BeforeAgent", "BeforeTool", "AfterTool", "AfterAgent")
 	s.checkPlan(id, map[string]string{"Write the cache": "completed"})
-	var seen string
-	for _, req := range f.requests() {
-		seen += string(req.body)
-	}
-	if !strings.Contains(seen, jsonText(skillDescription(t))[:60]) {
-		t.Errorf("the extension's skill is not in what the model was sent")
-	}
+	seen := sentToModel(t, f, "extension", 60)
 	// The extension's MCP server, run from its bin/: its tools are offered.
 	if !strings.Contains(seen, `"name":"mcp_plangit_plan"`) {
 		t.Errorf("the extension's MCP tools are not in what the model was sent")
@@ -322,32 +293,12 @@ trust_level = "trusted"
 	id := streamEvent(t, "codex", r.stdout, "thread.started", "thread_id")
 	s.checkHooks(calls, nil)
 	checkCodexOutput(t, 1, r)
-	ran := map[string]int{}
-	for _, c := range calls {
-		if !c.hook {
-			continue
-		}
-		ran[c.event]++
-		if !strings.Contains(strings.Join(c.args, " "), "--host codex") {
-			t.Errorf("a hook ran without --host codex (Claude Code's hooks/hooks.json?): %v", c.args)
-		}
-	}
-	for _, ev := range []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop"} {
-		if ran[ev] == 0 {
-			t.Errorf("the plugin's %s hook did not run (ran: %v)", ev, ran)
-		}
-	}
+	ran := checkPluginHooks(t, calls, "plugin", "--host codex", "SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop")
 	if ran["SessionStart"] != 1 {
 		t.Errorf("SessionStart ran %d times, want once", ran["SessionStart"])
 	}
 	s.checkPlan(id, map[string]string{"Write the cache": "completed"})
-	var seen string
-	for _, req := range f.requests() {
-		seen += string(req.body)
-	}
-	if !strings.Contains(seen, jsonText(skillDescription(t))[:60]) {
-		t.Errorf("the plugin's skill is not in what the model was sent")
-	}
+	sentToModel(t, f, "plugin", 60)
 }
 
 // TestCopilotPlugin adds the repository as a Copilot CLI marketplace (it
@@ -397,32 +348,50 @@ func TestCopilotPlugin(t *testing.T) {
 	id := copilotSession(t, r.stdout)
 	s.checkHooks(calls, nil)
 	checkCopilotOutput(t, 1, r, logs)
+	// A failed shell command comes back as a success whose text names the
+	// exit code: postToolUse, not postToolUseFailure.
+	ran := checkPluginHooks(t, calls, "plugin", "--host copilot", "sessionStart", "userPromptSubmitted", "preToolUse", "postToolUse", "agentStop")
+	if ran["sessionStart"] != 1 {
+		t.Errorf("sessionStart ran %d times, want once", ran["sessionStart"])
+	}
+	s.checkPlan(id, map[string]string{"Write the cache": "completed"})
+	sentToModel(t, f, "plugin", 60)
+}
+
+// checkPluginHooks checks that every one of events ran a hook of the
+// plugin's (what, "plugin" or "extension"), and returns how often each
+// event's hook ran; with hostFlag, each hook names it (the host's own
+// form, not Claude Code's hooks/hooks.json).
+func checkPluginHooks(t *testing.T, calls []call, what, hostFlag string, events ...string) map[string]int {
+	t.Helper()
 	ran := map[string]int{}
 	for _, c := range calls {
 		if !c.hook {
 			continue
 		}
 		ran[c.event]++
-		if !strings.Contains(strings.Join(c.args, " "), "--host copilot") {
-			t.Errorf("a hook ran without --host copilot (Claude Code's hooks/hooks.json?): %v", c.args)
+		if hostFlag != "" && !strings.Contains(strings.Join(c.args, " "), hostFlag) {
+			t.Errorf("a hook ran without %s (Claude Code's hooks/hooks.json?): %v", hostFlag, c.args)
 		}
 	}
-	// A failed shell command comes back as a success whose text names the
-	// exit code: postToolUse, not postToolUseFailure.
-	for _, ev := range []string{"sessionStart", "userPromptSubmitted", "preToolUse", "postToolUse", "agentStop"} {
+	for _, ev := range events {
 		if ran[ev] == 0 {
-			t.Errorf("the plugin's %s hook did not run (ran: %v)", ev, ran)
+			t.Errorf("the %s's %s hook did not run (ran: %v)", what, ev, ran)
 		}
 	}
-	if ran["sessionStart"] != 1 {
-		t.Errorf("sessionStart ran %d times, want once", ran["sessionStart"])
-	}
-	s.checkPlan(id, map[string]string{"Write the cache": "completed"})
-	var seen string
+	return ran
+}
+
+// sentToModel is every request body the fake model received, and checks
+// that the skill's description (its first n bytes) is among them.
+func sentToModel(t *testing.T, f *fake, what string, n int) string {
+	t.Helper()
+	var seen strings.Builder
 	for _, req := range f.requests() {
-		seen += string(req.body)
+		seen.Write(req.body)
 	}
-	if !strings.Contains(seen, jsonText(skillDescription(t))[:60]) {
-		t.Errorf("the plugin's skill is not in what the model was sent")
+	if !strings.Contains(seen.String(), jsonText(skillDescription(t))[:n]) {
+		t.Errorf("the %s's skill is not in what the model was sent", what)
 	}
+	return seen.String()
 }
