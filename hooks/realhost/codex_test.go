@@ -164,25 +164,7 @@ func TestCodex(t *testing.T) {
 		t.Fatal(err)
 	}
 	codexHome := filepath.Join(s.base, "codexhome")
-	write(t, filepath.Join(codexHome, "config.toml"), fmt.Sprintf(`model = "gpt-5.5"
-model_provider = "fake"
-approval_policy = "never"
-sandbox_mode = "danger-full-access"
-
-[model_providers.fake]
-name = "fake"
-base_url = "%s/v1"
-wire_api = "responses"
-request_max_retries = 0
-stream_max_retries = 0
-
-[tools]
-update_plan = { enabled = true }
-
-[projects.%q]
-trust_level = "trusted"
-
-%s`, f.srv.URL, project, trust))
+	writeCodexConfig(t, codexHome, f.srv.URL, project, "[tools]\nupdate_plan = { enabled = true }\n\n"+trust)
 	env := []string{"CODEX_HOME=" + codexHome}
 	codex := filepath.Join(dir, "node_modules", ".bin", "codex")
 
@@ -350,4 +332,26 @@ func snake(s string) string {
 		b.WriteRune(r)
 	}
 	return b.String()
+}
+
+// writeCodexConfig writes CODEX_HOME/config.toml for a run against the
+// fake model at url, the project trusted, then extra.
+func writeCodexConfig(t *testing.T, codexHome, url, project, extra string) {
+	t.Helper()
+	write(t, filepath.Join(codexHome, "config.toml"), fmt.Sprintf(`model = "gpt-5.5"
+model_provider = "fake"
+approval_policy = "never"
+sandbox_mode = "danger-full-access"
+
+[model_providers.fake]
+name = "fake"
+base_url = "%s/v1"
+wire_api = "responses"
+request_max_retries = 0
+stream_max_retries = 0
+
+[projects.%q]
+trust_level = "trusted"
+
+%s`, url, project, extra))
 }

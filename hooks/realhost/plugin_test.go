@@ -205,16 +205,9 @@ func TestGeminiExtension(t *testing.T) {
 	}
 
 	m := &geminiModel{script: func(int) []action {
-		sh := func(name, cmd string) action {
+		return pluginTurn(func(name, cmd string) action {
 			return action{name, "run_shell_command", map[string]any{"command": cmd, "description": name}}
-		}
-		return []action{
-			sh("start the plan", `plangit init "Add caching" --goal "cache lookups" --phase Build`),
-			sh("add a step", `plangit step add "Write the cache"`),
-			sh("start it", `plangit next`),
-			sh("a failing command", "ls cachedir"),
-			sh("finish step 1", `plangit step done 1 --result "done"`),
-		}
+		})
 	}}
 	f := newFake(t, 30, m.handle)
 	m.turn = func() int { f.mu.Lock(); defer f.mu.Unlock(); return f.turn }
@@ -246,16 +239,9 @@ func TestCodexPlugin(t *testing.T) {
 	s := newSession(t, "codex")
 	root := repoRoot(t)
 	m := &codexModel{script: func(int) []action {
-		sh := func(name, cmd string) action {
+		return pluginTurn(func(name, cmd string) action {
 			return action{name, "exec_command", map[string]any{"cmd": cmd}}
-		}
-		return []action{
-			sh("start the plan", `plangit init "Add caching" --goal "cache lookups" --phase Build`),
-			sh("add a step", `plangit step add "Write the cache"`),
-			sh("start it", `plangit next`),
-			sh("a failing command", "ls cachedir"),
-			sh("finish step 1", `plangit step done 1 --result "done"`),
-		}
+		})
 	}}
 	f := newFake(t, 30, m.handle)
 	m.turn = func() int { f.mu.Lock(); defer f.mu.Unlock(); return f.turn }
@@ -265,21 +251,7 @@ func TestCodexPlugin(t *testing.T) {
 		t.Fatal(err)
 	}
 	codexHome := filepath.Join(s.base, "codexhome")
-	write(t, filepath.Join(codexHome, "config.toml"), fmt.Sprintf(`model = "gpt-5.5"
-model_provider = "fake"
-approval_policy = "never"
-sandbox_mode = "danger-full-access"
-
-[model_providers.fake]
-name = "fake"
-base_url = "%s/v1"
-wire_api = "responses"
-request_max_retries = 0
-stream_max_retries = 0
-
-[projects.%q]
-trust_level = "trusted"
-`, f.srv.URL, project))
+	writeCodexConfig(t, codexHome, f.srv.URL, project, "")
 	env := []string{"CODEX_HOME=" + codexHome}
 	codex := filepath.Join(dir, "node_modules", ".bin", "codex")
 	s.run("marketplace-add", time.Minute, env, codex, "plugin", "marketplace", "add", root)
@@ -313,16 +285,9 @@ func TestCopilotPlugin(t *testing.T) {
 	s := newSession(t, "copilot")
 	root := repoRoot(t)
 	m := &copilotModel{project: s.project, script: func(int) []action {
-		bash := func(name, cmd string) action {
+		return pluginTurn(func(name, cmd string) action {
 			return action{name, "bash", map[string]any{"command": cmd, "description": name}}
-		}
-		return []action{
-			bash("start the plan", `plangit init "Add caching" --goal "cache lookups" --phase Build`),
-			bash("add a step", `plangit step add "Write the cache"`),
-			bash("start it", `plangit next`),
-			bash("a failing command", "ls cachedir"),
-			bash("finish step 1", `plangit step done 1 --result "done"`),
-		}
+		})
 	}}
 	f := newFake(t, 30, m.handle)
 	m.turn = func() int { f.mu.Lock(); defer f.mu.Unlock(); return f.turn }
@@ -394,4 +359,17 @@ func sentToModel(t *testing.T, f *fake, what string, n int) string {
 		t.Errorf("the %s's skill is not in what the model was sent", what)
 	}
 	return seen.String()
+}
+
+// pluginTurn is the turn a plugin or extension plays: the plan started,
+// a step added and started from the shell, a command that fails, the step
+// done; shell runs a command through the host's shell tool.
+func pluginTurn(shell func(name, cmd string) action) []action {
+	return []action{
+		shell("start the plan", `plangit init "Add caching" --goal "cache lookups" --phase Build`),
+		shell("add a step", `plangit step add "Write the cache"`),
+		shell("start it", `plangit next`),
+		shell("a failing command", "ls cachedir"),
+		shell("finish step 1", `plangit step done 1 --result "done"`),
+	}
 }
