@@ -2,8 +2,10 @@ package repo
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -77,4 +79,42 @@ func TestScratchBorrowsOddPaths(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("a quarantine", quarantine, nil)
+}
+
+// TestScratchOfKilledProcessSwept: the git directory a killed push or
+// fetch left in the scratch folder goes when the next one is made; one
+// whose process still runs stays; and the folder is the user's cache,
+// outside any project.
+func TestScratchOfKilledProcessSwept(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the user's cache folder is named by XDG_CACHE_HOME on Linux alone")
+	}
+	cache := t.TempDir()
+	t.Setenv("XDG_CACHE_HOME", cache)
+	gone := exec.Command("true")
+	if err := gone.Run(); err != nil {
+		t.Fatal(err)
+	}
+	root := filepath.Join(cache, "plangit", "git")
+	dead := filepath.Join(root, unlockedPrefix+strconv.Itoa(gone.Process.Pid)+"-push-1")
+	alive := filepath.Join(root, unlockedPrefix+strconv.Itoa(os.Getpid())+"-push-2")
+	for _, d := range []string{dead, alive} {
+		if err := os.MkdirAll(filepath.Join(d, "refs"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dir, err := newScratch(pushPrefix())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	if filepath.Dir(dir) != root {
+		t.Errorf("the git directory is made in %s, not in the user's cache %s", filepath.Dir(dir), root)
+	}
+	if _, err := os.Lstat(dead); !os.IsNotExist(err) {
+		t.Errorf("the killed process's git directory is left: %v", err)
+	}
+	if _, err := os.Lstat(alive); err != nil {
+		t.Errorf("a running process's git directory was taken: %v", err)
+	}
 }
