@@ -1,7 +1,7 @@
 package repo
 
 import (
-	"compress/zlib"
+	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -18,6 +18,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/format/idxfile"
 	"github.com/go-git/go-git/v5/plumbing/format/packfile"
 	"github.com/go-git/go-git/v5/plumbing/storer"
+	gitsync "github.com/go-git/go-git/v5/utils/sync"
 
 	"github.com/plangit/plangit/plan"
 )
@@ -286,14 +287,17 @@ func readPackEntry(f io.ReaderAt, off int64) (packEntry, error) {
 	default:
 		return e, fmt.Errorf("pack entry of unknown type %d", e.typ)
 	}
-	// The delta's data opens with two sizes of at most 10 bytes each.
-	zr, err := zlib.NewReader(io.NewSectionReader(f, off+int64(i), 1<<62))
+	// The delta's data opens with two sizes of at most 10 bytes each. An
+	// object read follows a chain of deltas, so the inflater is go-git's
+	// pooled one, not a new one (and its 32 KB window) each entry, and it
+	// reads the pack through a small buffer: a few bytes are wanted.
+	zr, err := gitsync.GetZlibReader(bufio.NewReaderSize(io.NewSectionReader(f, off+int64(i), 1<<62), 64))
+	defer gitsync.PutZlibReader(zr)
 	if err != nil {
 		return e, fmt.Errorf("malformed delta: %w", err)
 	}
-	defer zr.Close()
 	head := make([]byte, min(20, max(e.size, 0)))
-	if _, err := io.ReadFull(zr, head); err != nil {
+	if _, err := io.ReadFull(zr.Reader, head); err != nil {
 		return e, fmt.Errorf("malformed delta: %w", err)
 	}
 	_, rest, ok := deltaSize(head)
