@@ -405,7 +405,7 @@ func WriteErrors(l ErrorLog) []byte {
 		b.WriteByte('\n')
 		writeQuote(&b, e.Message)
 	}
-	return []byte(b.String())
+	return sealed(&b)
 }
 
 // manusErrorsNote is the line a Manus-style errors.md (seed 004's

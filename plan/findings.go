@@ -201,7 +201,7 @@ func WriteFindings(fs Findings) []byte {
 			}
 		}
 	}
-	return []byte(b.String())
+	return sealed(&b)
 }
 
 // manusFindingsNote is the line a Manus-style findings.md (seed 004's

@@ -180,7 +180,7 @@ func TestParseErrorsCarryPosition(t *testing.T) {
 		{"bad status", strings.Replace(base, "**Status:** running", "**Status:** sleeping", 1), "task_plan.md:5:3:"},
 		{"heading level", strings.Replace(base, "## ◐ Phase 2", "### ◐ Phase 2", 1), "task_plan.md:20:1:"},
 		{"list without phase", "# T\n\n- [ ] a\n", "task_plan.md:3:1:"},
-		{"code block", base + "\n```\ncode\n```\n", "task_plan.md:32:1:"},
+		{"code block", base + "\n```\ncode\n```\n", "task_plan.md:34:1:"}, // after the machine line, the blank line and the seal
 		{"bad time", strings.Replace(base, "→ 2026-11-20T10:25:00Z", "→ yesterday", 1), "task_plan.md:18:3:"},
 	}
 	for _, c := range cases {

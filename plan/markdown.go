@@ -94,6 +94,7 @@ func parseDoc(name string, src []byte) (*doc, error) {
 	if !utf8.Valid(src) {
 		src = bytes.ToValidUTF8(src, []byte("\uFFFD"))
 	}
+	src = unseal(src)
 	return &doc{name: name, src: src, root: mdParser().Parse(text.NewReader(limitNesting(src)))}, nil
 }
 

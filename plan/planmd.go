@@ -112,7 +112,7 @@ func WritePlan(p *Plan) []byte {
 		b.WriteString(" from=" + p.From)
 	}
 	b.WriteString(" -->\n")
-	return []byte(b.String())
+	return sealed(&b)
 }
 
 func writeStep(b *strings.Builder, s *Step) {
