@@ -35,12 +35,6 @@ type changeData struct {
 // it did: the change's summary and revision, and the step it concerns.
 // human, if set, prints more after the summary.
 func (f *Factory) applyChange(fn func(*plan.State) (plan.Change, error), human func(io.Writer, *plan.State)) error {
-	return f.applyChangeTo(func(_ *repo.Session, st *plan.State) (plan.Change, error) { return fn(st) }, human)
-}
-
-// applyChangeTo is applyChange for a fn that asks the session about the
-// change under way (repo.Session.AdoptsEdit).
-func (f *Factory) applyChangeTo(fn func(*repo.Session, *plan.State) (plan.Change, error), human func(io.Writer, *plan.State)) error {
 	s, err := f.Session()
 	if err != nil {
 		return err
@@ -51,7 +45,7 @@ func (f *Factory) applyChangeTo(fn func(*repo.Session, *plan.State) (plan.Change
 	}
 	res, err := s.Update(f.Options(), func(st *plan.State) (plan.Change, error) {
 		st.Plan.Rules = cfg.Rules()
-		return fn(s, st)
+		return fn(st)
 	})
 	if err != nil {
 		return err

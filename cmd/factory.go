@@ -67,9 +67,6 @@ type Factory struct {
 // environment. PLANGIT_NOW (RFC 3339) fixes the clock, for reproducible
 // demos and tests.
 func NewFactory() *Factory {
-	// Every change writes the hooks' glance as it lands, so the hook
-	// binary answers from a fresh one.
-	repo.OnLanded = hooks.WriteGlance
 	tty, width := terminal(os.Stdout)
 	f := &Factory{
 		IO:     &IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr, OutTTY: tty, Width: width, NoEscapes: tty && !escapes(os.Stdout)},
@@ -105,7 +102,9 @@ func (f *Factory) Project() (repo.Project, error) {
 		return repo.Project{}, plan.WrapError(plan.CodeIOError, err, "cannot read the working directory")
 	}
 	root, err := repo.FindRoot(explicit, wd)
-	return repo.Project{Root: root}, err
+	// Every change writes the hooks' glance as it lands, so the hook
+	// binary answers from a fresh one.
+	return repo.Project{Root: root, Landed: hooks.WriteGlance}, err
 }
 
 // SessionID is --session, else PLANGIT_SESSION, else the session id the

@@ -4,13 +4,13 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/plangit/plangit/plan"
 	"github.com/plangit/plangit/render"
-	"github.com/plangit/plangit/repo"
 )
 
 // stepOrCurrent returns the step a finding or error belongs to: the one
@@ -113,23 +113,18 @@ func NewCmdFinding(f *Factory) *cobra.Command {
 	return c
 }
 
-// findingRmRun removes findings by id.
+// findingRmRun removes findings by id. A finding the session had, and no
+// longer has, is removed already: the command says so.
 func findingRmRun(f *Factory, ids []string) error {
-	var already []string // findings the hand edit this change records removed
-	return f.applyChangeTo(func(s *repo.Session, st *plan.State) (plan.Change, error) {
+	var already []string
+	return f.applyChange(func(st *plan.State) (plan.Change, error) {
 		already = nil
-		left := ids
-		if head := beforeEdit(s); head != nil {
-			has := func(fs plan.Findings, id string) bool {
-				return slices.ContainsFunc(fs, func(x *plan.Finding) bool { return x.ID == id })
-			}
-			left = nil
-			for _, id := range ids {
-				if n := strings.TrimPrefix(strings.TrimSpace(id), "#"); !has(st.Findings, n) && has(head.Findings, n) {
-					already = append(already, n)
-				} else {
-					left = append(left, id)
-				}
+		var left []string
+		for _, id := range ids {
+			if n := strings.TrimPrefix(strings.TrimSpace(id), "#"); !slices.ContainsFunc(st.Findings, func(x *plan.Finding) bool { return x.ID == n }) && issuedID(n, st.Plan.Floor.Findings) {
+				already = append(already, n)
+			} else {
+				left = append(left, id)
 			}
 		}
 		if len(left) == 0 {
@@ -140,11 +135,18 @@ func findingRmRun(f *Factory, ids []string) error {
 		switch len(already) {
 		case 0:
 		case 1:
-			fmt.Fprintf(w, "finding %s is removed in that edit\n", already[0])
+			fmt.Fprintf(w, "finding %s is removed already\n", already[0])
 		default:
-			fmt.Fprintf(w, "findings %s are removed in that edit\n", strings.Join(already, ", "))
+			fmt.Fprintf(w, "findings %s are removed already\n", strings.Join(already, ", "))
 		}
 	})
+}
+
+// issuedID reports whether id is one the session's history issued: a
+// number at most floor (plan.Plan.Floor).
+func issuedID(id string, floor int) bool {
+	n, err := strconv.Atoi(id)
+	return err == nil && n >= 1 && n <= floor
 }
 
 // findingAddRun records a finding, for the step in progress unless it

@@ -1,15 +1,14 @@
 package cmd
 
 import (
-	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/plangit/plangit/plan"
 	"github.com/plangit/plangit/render"
-	"github.com/plangit/plangit/repo"
 )
 
 // NewCmdStep builds `plangit step` and its subcommands.
@@ -134,24 +133,20 @@ func newCmdStepTransition(f *Factory, a plan.Action) *cobra.Command {
 }
 
 // transitionRun moves a step through action a; completing or skipping one
-// names the next ready step. Where a hand edit waiting to be recorded has
-// already moved the step there (a person ticked its box), the command
-// agrees with it: the edit is recorded, and nothing more.
+// names the next ready step. A step already in the status a leads to is
+// left as it is, and the command says so.
 func transitionRun(f *Factory, id string, a plan.Action, opts plan.TransitionOpts) error {
-	var agreed *plan.Step
-	return f.applyChangeTo(func(s *repo.Session, st *plan.State) (plan.Change, error) {
-		agreed = nil
+	var already *plan.Step
+	return f.applyChange(func(st *plan.State) (plan.Change, error) {
+		already = nil
 		c, err := st.Plan.Transition(id, a, opts, f.Now())
-		if plan.CodeOf(err) == plan.CodeInvalidStatus && opts.Result == "" && opts.Reason == "" && s.AdoptsEdit() {
-			if step, _, _ := st.Plan.Step(id); step != nil && step.Status == a.Leads() {
-				agreed = step
-				return plan.Change{}, nil
-			}
+		if err == nil && c.Op == "" {
+			already, _, _ = st.Plan.Step(id)
 		}
-		return c, movedByEdit(s, id, removedByEdit(s, id, err))
+		return c, err
 	}, func(w io.Writer, st *plan.State) {
-		if agreed != nil {
-			fmt.Fprintf(w, "step %s is %s in that edit\n", agreed.ID, agreed.Status)
+		if already != nil {
+			fmt.Fprintf(w, "step %s is %s already\n", already.ID, already.Status)
 		}
 		if a == plan.ActDone || a == plan.ActSkip {
 			if ready := st.Plan.Ready(); len(ready) > 0 {
@@ -223,81 +218,19 @@ func newCmdStepRm(f *Factory) *cobra.Command {
 }
 
 // stepRmRun removes a pending step.
-// beforeEdit is the state of the last revision, from within a change's
-// fn that adopts a hand edit first (repo.Session.AdoptsEdit): what the
-// files held before the person's edit. nil otherwise, or where it does
-// not read.
-func beforeEdit(s *repo.Session) *plan.State {
-	if !s.AdoptsEdit() {
-		return nil
-	}
-	st, _, err := s.StateAt("HEAD")
-	if err != nil {
-		return nil
-	}
-	return st
-}
-
-// stepBeforeEdit is step id as the last revision had it, before a hand
-// edit the change adopts (beforeEdit); nil where there is none.
-func stepBeforeEdit(s *repo.Session, id string) *plan.Step {
-	st := beforeEdit(s)
-	if st == nil {
-		return nil
-	}
-	had, _, err := st.Plan.Step(id)
-	if err != nil {
-		return nil
-	}
-	return had
-}
-
-// removedByEdit is err, STEP_NOT_FOUND for a step a hand edit waiting to
-// be recorded removed, saying so: the step is in the last revision, not
-// in the files as the person left them.
-func removedByEdit(s *repo.Session, id string, err error) error {
-	if plan.CodeOf(err) != plan.CodeStepNotFound {
-		return err
-	}
-	had := stepBeforeEdit(s, id)
-	if had == nil {
-		return err
-	}
-	return plan.Errorf(plan.CodeStepNotFound, "step %s (%s, %s in the last revision) was removed by a hand edit of task_plan.md not yet recorded; nothing was changed: put the step back in the file, or let the edit stand (any other change records it)", had.ID, clipText(had.Text), had.Status).
-		With("step", had.ID)
-}
-
-// movedByEdit is err, INVALID_STATUS for a step whose status a hand edit
-// waiting to be recorded changed, saying so: the last revision has it as
-// it was.
-func movedByEdit(s *repo.Session, id string, err error) error {
-	var e *plan.Error
-	if plan.CodeOf(err) != plan.CodeInvalidStatus || !errors.As(err, &e) {
-		return err
-	}
-	had := stepBeforeEdit(s, id)
-	if had == nil || string(had.Status) == fmt.Sprint(e.Details["status"]) {
-		return err
-	}
-	e.Message += fmt.Sprintf("; a hand edit of task_plan.md not yet recorded made it %s (%s in the last revision)", e.Details["status"], had.Status)
-	return e
-}
-
 func stepRmRun(f *Factory, id string) error {
-	agreed := "" // the step the hand edit this change records removed
-	return f.applyChangeTo(func(s *repo.Session, st *plan.State) (plan.Change, error) {
-		agreed = ""
+	already := "" // a step the session had, and no longer has
+	return f.applyChange(func(st *plan.State) (plan.Change, error) {
+		already = ""
 		c, err := st.Plan.RemoveStep(id, f.Now())
-		if plan.CodeOf(err) == plan.CodeStepNotFound {
-			if had := stepBeforeEdit(s, id); had != nil {
-				agreed = had.ID
-				return plan.Change{}, nil
-			}
+		if n := strings.TrimPrefix(strings.TrimSpace(id), "#"); plan.CodeOf(err) == plan.CodeStepNotFound && issuedID(n, st.Plan.Floor.Steps) {
+			already = n
+			return plan.Change{}, nil
 		}
 		return c, err
 	}, func(w io.Writer, _ *plan.State) {
-		if agreed != "" {
-			fmt.Fprintf(w, "step %s is removed in that edit\n", agreed)
+		if already != "" {
+			fmt.Fprintf(w, "step %s is removed already\n", already)
 		}
 	})
 }

@@ -10,7 +10,7 @@ import (
 // Rollback makes a new revision whose files equal rev's, byte for byte.
 // History is kept, so a rollback can itself be undone.
 func Rollback(s *repo.Session, rev string, opts repo.Options) (*repo.Result, error) {
-	return s.Restore(opts, func(*plan.State) (map[string][]byte, plan.Change, error) {
+	return s.Restore(opts, func(*plan.State, repo.Base) (map[string][]byte, plan.Change, error) {
 		files, hash, err := s.FilesAt(rev)
 		if err != nil {
 			return nil, plan.Change{}, err
@@ -26,12 +26,12 @@ func Rollback(s *repo.Session, rev string, opts repo.Options) (*repo.Result, err
 // what is undone (history keeps it), never the revision under it with the
 // edit lost.
 func Undo(s *repo.Session, opts repo.Options) (*repo.Result, error) {
-	return s.Restore(opts, func(*plan.State) (map[string][]byte, plan.Change, error) {
-		last, err := s.Last()
+	return s.Restore(opts, func(_ *plan.State, on repo.Base) (map[string][]byte, plan.Change, error) {
+		last, err := on.Last()
 		if err != nil {
 			return nil, plan.Change{}, err
 		}
-		if s.AdoptsEdit() {
+		if on.Edit {
 			// cur is the edit, adopted in this change as @last+1.
 			lastFiles, _, err := s.FilesAt(last.Hash)
 			if err != nil {

@@ -27,6 +27,7 @@ type engine struct {
 	proj     repo.Project
 	cfg      repo.Config
 	sess     *repo.Session // the session, when replaying a queued event
+	batch    *repo.Batch   // what the replayed event's changes go to
 	opened   *repo.Session // the session as this event opened it
 	hs       *state        // the hook counters as this event first read them
 	envSet   bool          // this event wrote the session to the host's env file
@@ -47,7 +48,7 @@ func (e *engine) handle() (*Output, error) {
 	if e.env.Root != "" && !isDir(root) {
 		return nil, nil
 	}
-	e.proj = repo.Project{Root: root}
+	e.proj = repo.Project{Root: root, Landed: WriteGlance}
 	if e.cfg, err = e.proj.Config(); err != nil {
 		return nil, err
 	}

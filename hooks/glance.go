@@ -144,7 +144,7 @@ func readGlance(s *repo.Session, cfg repo.Config) (*hookwire.Glance, error) {
 }
 
 // WriteGlance writes a session's glance from the state a change just
-// landed, under the change's lock (repo.OnLanded): the hook binary, which
+// landed, under the change's lock (repo.Project.Landed): the hook binary, which
 // answers from the glance alone, finds it fresh after every change. A
 // project whose config cannot be read gets none; the next hook says why.
 func WriteGlance(s *repo.Session, st *plan.State) {

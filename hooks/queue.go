@@ -62,17 +62,18 @@ func AttachQueue(s *repo.Session, env Env, budget time.Duration) {
 	if env.Now == nil {
 		env.Now = time.Now
 	}
-	s.OnQueued(func(record []byte) error { return replay(env, s, record) }, budget)
+	s.OnQueued(func(b *repo.Batch, record []byte) error { return replay(env, s, b, record) }, budget)
 }
 
-// replay applies one queued event to s, whose lock this process holds.
-func replay(env Env, s *repo.Session, record []byte) error {
+// replay applies one queued event to s, whose lock this process holds: its
+// changes go to b, the batch being applied.
+func replay(env Env, s *repo.Session, b *repo.Batch, record []byte) error {
 	var q queued
 	if err := json.Unmarshal(record, &q); err != nil || q.In == nil {
 		return fmt.Errorf("a queued hook event cannot be read: %v", err)
 	}
 	env.Now = func() time.Time { return q.Time }
-	e := &engine{env: env, in: q.In, proj: s.Project, sess: s}
+	e := &engine{env: env, in: q.In, proj: s.Project, sess: s, batch: b}
 	cfg, err := e.proj.Config()
 	if err != nil {
 		return err
@@ -89,14 +90,18 @@ func replay(env Env, s *repo.Session, record []byte) error {
 // tool uses. When the session stays busy beyond the hook's wait, the event
 // is queued instead (errQueued).
 func (e *engine) update(s *repo.Session, fn func(*plan.State) (plan.Change, error)) (*repo.Result, error) {
-	res, err := s.Update(e.options(), func(st *plan.State) (plan.Change, error) {
+	change := func(st *plan.State) (plan.Change, error) {
 		st.Plan.Rules = e.cfg.Rules()
 		c, err := fn(st)
 		if err == nil && c.Op != "" {
 			st.Plan.Iterations = max(st.Plan.Iterations, ToolUses(s))
 		}
 		return c, err
-	})
+	}
+	if e.batch != nil {
+		return e.batch.Apply(e.options(), change)
+	}
+	res, err := s.Update(e.options(), change)
 	if plan.HasCode(err, plan.CodeLockTimeout) && e.sess == nil {
 		return nil, e.enqueue(s)
 	}

@@ -125,7 +125,7 @@ func TestTodoMapSurvivesUndo(t *testing.T) {
 	}
 	last, _ := s.Last()
 	files, _ := s.FilesOf(last.Parent)
-	if _, err := s.Restore(repo.Options{}, func(*plan.State) (map[string][]byte, plan.Change, error) {
+	if _, err := s.Restore(repo.Options{}, func(*plan.State, repo.Base) (map[string][]byte, plan.Change, error) {
 		return files, plan.Change{Op: "undo", Summary: "undo"}, nil
 	}); err != nil {
 		t.Fatal(err)

@@ -55,12 +55,24 @@ type MergeOptions struct {
 	// the largest step id either side's history ever issued, so that no
 	// renumbered step takes an id a removed or rolled-back step had.
 	NextStep int
+	// NextFinding and NextError are, as NextStep is for steps, the least
+	// ids a renumbered finding or error may get (0: past the sides' own).
+	NextFinding, NextError int
 	// Keep names the side whose records keep the ids both sides used:
 	// KeepY for y when y is published (a remote's revision, whose ids
 	// other machines may already have used, and then changed those
 	// records by), so that only x's records move. KeepEither chooses by
 	// the records' content, the same whichever side is x.
 	Keep Keep
+	// Edit says y is a person's edit of files, not a revision (a hand
+	// edit laid on the branch, x): no history issued its ids. Its records
+	// move where both sides used an id, as with Keep set to KeepX, and so
+	// does every record it added under an id the history issued before
+	// (below NextStep, NextFinding or NextError: a record removed or
+	// rolled back since). A field both sides changed takes y's value
+	// instead of a conflict, an error's fields too, and the report lists
+	// it (MergeReport.Settled).
+	Edit bool
 }
 
 // Keep is the side of a merge whose records keep contested ids.
@@ -79,6 +91,21 @@ type MergeReport struct {
 	Renumbered []Renumbered   `json:"renumbered,omitempty"`
 	Conflicts  []ConflictAt   `json:"conflicts,omitempty"`
 	Kept       []string       `json:"kept,omitempty"`
+	// Settled names, for an Edit merge, the fields both sides changed
+	// that took the edit's value ("step 3 text", "error #2 message",
+	// "step 4 kept (removed since)", "step 5 removed (changed since)").
+	Settled []string `json:"settled,omitempty"`
+	// KeptRemoved are the records one side removed and the other changed,
+	// which the merge keeps (Kept says so in words): each record, as
+	// "finding 3", and the revision of the side that removed it.
+	KeptRemoved []KeptRecord `json:"kept_removed,omitempty"`
+}
+
+// KeptRecord is a record one side of a merge removed and the other
+// changed: the merge kept it.
+type KeptRecord struct {
+	What      string `json:"what"`       // "finding 3", "error #2", "phase 1"
+	RemovedBy string `json:"removed_by"` // the revision of the side that removed it
 }
 
 // SideChanges is what one side changed since the common ancestor.
@@ -119,7 +146,14 @@ func Merge(base *State, x, y MergeSide, o MergeOptions) (*State, *MergeReport, e
 	if swapped {
 		a, b = b, a
 	}
-	m := &merger{base: base.Clone(), a: a.State.Clone(), b: b.State.Clone(), revs: [2]string{a.Rev, b.Rev}, rep: rep, moves: -1}
+	m := &merger{base: base.Clone(), a: a.State.Clone(), b: b.State.Clone(), revs: [2]string{a.Rev, b.Rev}, rep: rep, moves: -1, edit: -1}
+	if o.Edit {
+		o.Keep = KeepX
+		m.edit = 1
+		if swapped {
+			m.edit = 0
+		}
+	}
 	if o.Keep != KeepEither {
 		// The side that moves, as a (0) or b (1).
 		m.moves = 0
@@ -142,10 +176,36 @@ func Merge(base *State, x, y MergeSide, o MergeOptions) (*State, *MergeReport, e
 	slices.SortStableFunc(rep.Conflicts, func(p, q ConflictAt) int {
 		return cmp.Or(cmp.Compare(boolInt(p.Step != ""), boolInt(q.Step != "")), compareIDs(p.Step, q.Step), strings.Compare(p.Field, q.Field))
 	})
+	if m.edit >= 0 {
+		if err := m.settleForEdit(out, y.Rev); err != nil {
+			return nil, nil, err
+		}
+	}
 	if err := out.Plan.Validate(); err != nil {
 		return nil, nil, WrapError(CodeOf(err), err, "the merge of %s and %s makes a plan that does not hold together", x.Rev, y.Rev)
 	}
 	return out, rep, nil
+}
+
+// settleForEdit settles every conflict of an Edit merge with the edit's
+// value (rev), and lists them in the report's Settled.
+func (m *merger) settleForEdit(out *State, rev string) error {
+	for _, c := range m.rep.Conflicts {
+		if _, err := out.settle(c, Choice{Rev: rev}); err != nil {
+			return err
+		}
+		what := c.Target() + " " + c.Field
+		if c.Field == "removed" {
+			what = c.Target() + " kept (removed since)"
+			if c.Sides[m.edit].Removed {
+				what = c.Target() + " removed (changed since)"
+			}
+		}
+		m.rep.Settled = append(m.rep.Settled, what)
+	}
+	m.rep.Conflicts = nil
+	m.rep.Settled = append(m.rep.Settled, m.settledErrors...)
+	return nil
 }
 
 // sideLess orders the sides of a merge: by revision name, then content.
@@ -187,6 +247,8 @@ type merger struct {
 	rep           *MergeReport
 	planConflicts []Conflict   // conflicts on the plan's own records found by this merge
 	conflicts     []ConflictAt // every conflict found by this merge, for the report
+	edit          int          // the side that is a person's edit (MergeOptions.Edit); -1: none
+	settledErrors []string     // the errors' fields an Edit merge gave the edit's value
 }
 
 func (m *merger) side(i int) *State {
@@ -224,6 +286,12 @@ func (m *merger) conflict(step, field string, a, b ConflictSide) Conflict {
 
 func (m *merger) kept(format string, args ...any) {
 	m.rep.Kept = append(m.rep.Kept, fmt.Sprintf(format, args...))
+}
+
+// keptRemoved records that the merge kept what, a record the side
+// removedBy (0 or 1) removed and the other changed.
+func (m *merger) keptRemoved(what string, removedBy int) {
+	m.rep.KeptRemoved = append(m.rep.KeptRemoved, KeptRecord{What: what, RemovedBy: m.revs[removedBy]})
 }
 
 // setConflict adds c to cs, in place of any conflict on the same field.
@@ -286,7 +354,9 @@ func (m *merger) renumber(o MergeOptions) {
 		m.base.Plan.MaxStepID()+1, m.a.Plan.MaxStepID()+1, m.b.Plan.MaxStepID()+1)
 	sa, sb := stepLocs(m.a.Plan), stepLocs(m.b.Plan)
 	same := func(x, y *stepLoc) bool { return stepKey(x) == stepKey(y) }
-	ids, side = m.contestedSide(contested(sa, sb, stepLocs(m.base.Plan), same, func(l *stepLoc) string { return stepKey(l) }))
+	baseSteps := stepLocs(m.base.Plan)
+	ids, side = m.contestedSide(contested(sa, sb, baseSteps, same, func(l *stepLoc) string { return stepKey(l) }))
+	ids, side = issuedBefore(m, ids, side, o.NextStep, [2]map[string]*stepLoc{sa, sb}, baseSteps)
 	if len(ids) > 0 {
 		ren := map[string]string{}
 		for _, id := range ids {
@@ -299,9 +369,10 @@ func (m *merger) renumber(o MergeOptions) {
 		m.b.Plan.NextStep = max(m.b.Plan.NextStep, nextStep)
 	}
 
-	nextFinding := max(m.a.Plan.NextFinding, m.b.Plan.NextFinding, maxID(findingIDs(m.a.Findings))+1, maxID(findingIDs(m.b.Findings))+1, maxID(findingIDs(m.base.Findings))+1)
-	fa, fb := findingMap(m.a.Findings), findingMap(m.b.Findings)
-	ids, side = m.contestedSide(contested(fa, fb, findingMap(m.base.Findings), func(x, y *Finding) bool { return findingKey(x) == findingKey(y) }, findingKey))
+	nextFinding := max(o.NextFinding, m.a.Plan.NextFinding, m.b.Plan.NextFinding, maxID(findingIDs(m.a.Findings))+1, maxID(findingIDs(m.b.Findings))+1, maxID(findingIDs(m.base.Findings))+1)
+	fa, fb, fo := findingMap(m.a.Findings), findingMap(m.b.Findings), findingMap(m.base.Findings)
+	ids, side = m.contestedSide(contested(fa, fb, fo, func(x, y *Finding) bool { return findingKey(x) == findingKey(y) }, findingKey))
+	ids, side = issuedBefore(m, ids, side, o.NextFinding, [2]map[string]*Finding{fa, fb}, fo)
 	for _, id := range ids {
 		f := [2]map[string]*Finding{fa, fb}[side][id]
 		f.ID = strconv.Itoa(nextFinding)
@@ -309,15 +380,40 @@ func (m *merger) renumber(o MergeOptions) {
 		m.rep.Renumbered = append(m.rep.Renumbered, Renumbered{Kind: "finding", Rev: m.revs[side], From: id, To: f.ID, Title: f.Title})
 	}
 
-	nextError := max(m.a.Plan.NextError, m.b.Plan.NextError, m.a.Errors.nextID(), m.b.Errors.nextID(), m.base.Errors.nextID())
-	ea, eb := errorMap(m.a.Errors), errorMap(m.b.Errors)
-	ids, side = m.contestedSide(contested(ea, eb, errorMap(m.base.Errors), sameError, errorKey))
+	nextError := max(o.NextError, m.a.Plan.NextError, m.b.Plan.NextError, m.a.Errors.nextID(), m.b.Errors.nextID(), m.base.Errors.nextID())
+	ea, eb, eo := errorMap(m.a.Errors), errorMap(m.b.Errors), errorMap(m.base.Errors)
+	ids, side = m.contestedSide(contested(ea, eb, eo, sameError, errorKey))
+	ids, side = issuedBefore(m, ids, side, o.NextError, [2]map[string]*ErrorRecord{ea, eb}, eo)
 	for _, id := range ids {
 		e := [2]map[string]*ErrorRecord{ea, eb}[side][id]
 		e.ID = strconv.Itoa(nextError)
 		nextError++
 		m.rep.Renumbered = append(m.rep.Renumbered, Renumbered{Kind: "error", Rev: m.revs[side], From: id, To: e.ID, Title: e.Tool + ": " + firstLineOf(e.Message)})
 	}
+}
+
+// issuedBefore adds to ids, the contested ids of side's records, those
+// an Edit merge's edit added under an id below floor that the other side
+// does not have either: the history issued it, to a record removed or
+// rolled back since, and an id is never given twice. In id order.
+func issuedBefore[T any](m *merger, ids []string, side, floor int, recs [2]map[string]T, base map[string]T) ([]string, int) {
+	if m.edit < 0 || floor <= 0 {
+		return ids, side
+	}
+	side = m.edit
+	for id := range recs[side] {
+		n, err := strconv.Atoi(id)
+		if err != nil || n >= floor || slices.Contains(ids, id) {
+			continue
+		}
+		_, inBase := base[id]
+		_, inOther := recs[1-side][id]
+		if !inBase && !inOther {
+			ids = append(ids, id)
+		}
+	}
+	slices.SortFunc(ids, compareIDs)
+	return ids, side
 }
 
 // contestedSide is contested's answer with the side that moves the
@@ -674,6 +770,7 @@ func (m *merger) mergePhases(steps map[string]*stepLoc) []*Phase {
 			switch {
 			case other != nil && phaseKey(other) != phaseKey(o):
 				m.kept("phase %s: removed on one side and changed on the other; kept", id)
+				m.keptRemoved("phase "+id, boolInt(x != nil))
 				merged[id] = &Phase{ID: id, Title: other.Title, Notes: other.Notes}
 			case used[id]:
 				if other == nil {
@@ -873,6 +970,7 @@ func (m *merger) mergeFindings() Findings {
 			}
 			if findingKey(other) != findingKey(o) {
 				m.kept("finding %s: removed on one side and changed on the other; kept", o.ID)
+				m.keptRemoved("finding "+o.ID, boolInt(x != nil))
 				c := *other
 				g = &c
 			}
@@ -964,11 +1062,15 @@ func (m *merger) mergeErrors() ErrorLog {
 			other := cmp.Or(x, y)
 			if errorKey(other) != errorKey(o) {
 				m.kept("error #%s: removed on one side and seen again on the other; kept", id)
+				m.keptRemoved("error #"+id, boolInt(x != nil))
 				c := *other
 				e = &c
 			}
 		default:
 			e = combineErrors(o, x, y)
+			if m.edit >= 0 && o != nil {
+				m.settledErrors = append(m.settledErrors, editsWin(e, o, [2]*ErrorRecord{x, y}[m.edit])...)
+			}
 		}
 		if e != nil {
 			out = append(out, e)
@@ -1031,6 +1133,38 @@ func combineErrors(o, x, y *ErrorRecord) *ErrorRecord {
 		e.ResolvedAt, e.Resolution = time.Time{}, ""
 	}
 	return &e
+}
+
+// editsWin gives e, an error merged from its base o, each field that the
+// person's edit p changed from o at p's value, as an Edit merge does a
+// step's: combineErrors takes the later sighting's, which for an error
+// seen again since is the agent's. It names the fields so settled.
+func editsWin(e, o, p *ErrorRecord) []string {
+	var settled []string
+	for _, f := range []struct {
+		name           string
+		field          *string
+		before, theirs string
+	}{
+		{"message", &e.Message, o.Message, p.Message},
+		{"step", &e.Step, o.Step, p.Step},
+		{"params", &e.Params, o.Params, p.Params},
+		{"key", &e.Key, o.Key, p.Key},
+		{"resolution", &e.Resolution, o.Resolution, p.Resolution},
+	} {
+		if f.theirs != f.before && *f.field != f.theirs {
+			*f.field = f.theirs
+			settled = append(settled, "error #"+e.ID+" "+f.name)
+		}
+	}
+	if p.Resolved != o.Resolved && e.Resolved != p.Resolved {
+		e.Resolved, e.ResolvedAt = p.Resolved, p.ResolvedAt
+		settled = append(settled, "error #"+e.ID+" resolved")
+	}
+	if !e.Resolved {
+		e.ResolvedAt, e.Resolution = time.Time{}, ""
+	}
+	return settled
 }
 
 // ---- the deliverable ----

@@ -626,3 +626,51 @@ func errorIDs(l ErrorLog) []string {
 	}
 	return ids
 }
+
+// A merge of a person's edit (MergeOptions.Edit): a field both sides
+// changed takes the edit's value and the report says so; a step the
+// edit added under an id the branch uses, or one the history issued
+// before, gets a fresh id; a finding the edit changed and the branch
+// removed is kept, the report naming who removed it.
+func TestMergeOfAPersonsEdit(t *testing.T) {
+	t.Parallel()
+	base := &State{Plan: samplePlan(t), Findings: Findings{{ID: "1", Category: CatCode, Title: "F", Content: "c"}}}
+	head, edit := base.Clone(), base.Clone()
+	text, mine := "Analyze it all", "Analyze the hot path"
+	if _, err := head.Plan.EditStep("1", StepEdit{Text: &text}, t0); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := head.Plan.AddStep(StepSpec{Text: "Agent's step"}, t0); err != nil {
+		t.Fatal(err)
+	}
+	head.Findings = nil
+	if _, err := edit.Plan.EditStep("1", StepEdit{Text: &mine}, t0); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := edit.Plan.AddStep(StepSpec{Text: "Person's step"}, t0); err != nil { // the same id as the agent's
+		t.Fatal(err)
+	}
+	edit.Findings[0].Content = "c, edited"
+	n := len(base.Plan.Steps())
+	merged, rep, err := Merge(base, MergeSide{Rev: "1a2b3c4", State: head}, MergeSide{Rev: "edit", State: edit}, Issued{Steps: n + 5}.MergeFloor(MergeOptions{Edit: true}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := mustStep(t, merged.Plan, "1"); s.Text != mine || len(s.Conflicts) != 0 {
+		t.Errorf("step 1: %q %v", s.Text, s.Conflicts)
+	}
+	if !slices.Contains(rep.Settled, "step 1 text") || len(rep.Conflicts) != 0 {
+		t.Errorf("settled %q, conflicts %v", rep.Settled, rep.Conflicts)
+	}
+	agent := strconv.Itoa(n + 1)
+	if s := mustStep(t, merged.Plan, agent); s.Text != "Agent's step" {
+		t.Errorf("step %s: %q", agent, s.Text)
+	}
+	fresh := strconv.Itoa(n + 6) // past every id the history issued
+	if s := mustStep(t, merged.Plan, fresh); s.Text != "Person's step" {
+		t.Errorf("step %s: %q", fresh, s.Text)
+	}
+	if len(merged.Findings) != 1 || merged.Findings[0].Content != "c, edited" || len(rep.KeptRemoved) != 1 || rep.KeptRemoved[0] != (KeptRecord{What: "finding 1", RemovedBy: "1a2b3c4"}) {
+		t.Errorf("findings %+v, kept %+v", merged.Findings, rep.KeptRemoved)
+	}
+}

@@ -113,6 +113,10 @@ type Plan struct {
 	// than the largest id in findings.md and errors.md.
 	NextFinding int `json:"-"`
 	NextError   int `json:"-"`
+	// Floor is the largest ids the session's history issued (Issued), set
+	// by the store for a change and never written: no id at or below it
+	// is given again.
+	Floor Issued `json:"-"`
 
 	// Rules are the project's settings that change how the plan behaves.
 	// They are not stored in the plan: New, ParsePlan and Import give a plan

@@ -329,7 +329,8 @@ func (p *Plan) AddStep(spec StepSpec, now time.Time) (*Step, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Step{ID: strconv.Itoa(p.NextStep), Text: text, Status: StepPending, Why: why, Active: active, Needs: dedupe(spec.Needs)}
+	id := p.issueStep()
+	s := &Step{ID: strconv.Itoa(id), Text: text, Status: StepPending, Why: why, Active: active, Needs: dedupe(spec.Needs)}
 
 	var ph *Phase
 	at := -1
@@ -366,7 +367,7 @@ func (p *Plan) AddStep(spec StepSpec, now time.Time) (*Step, error) {
 		ph.Steps = slices.Delete(ph.Steps, at, at+1)
 		return nil, err
 	}
-	p.NextStep++
+	p.NextStep = id + 1
 	p.touch(now)
 	return s, nil
 }
@@ -433,6 +434,11 @@ func (p *Plan) Transition(id string, a Action, o TransitionOpts, now time.Time) 
 		s.Result = result
 		p.touch(Stamp(now))
 		return Change{Op: "step.result", Step: s.ID, Summary: fmt.Sprintf("step %s: result recorded (it was already completed)", s.ID)}, nil
+	}
+	if s.Status == a.Leads() && result == "" && o.Reason == "" {
+		// Already so — by a person's edit, another agent, or this one
+		// before: nothing to change, and no error to mend.
+		return Change{}, nil
 	}
 	if err := CheckTransition(s, a); err != nil {
 		return Change{}, err

@@ -65,14 +65,14 @@ func ParseState(files map[string][]byte) (*State, error) {
 }
 
 // AddFinding records a finding (Findings.Add) under an id never given in
-// the session as far as the plan knows: above the plan's NextFinding.
+// the session: above the plan's NextFinding and its floor (Plan.Floor).
 func (s *State) AddFinding(f Finding, now time.Time) (*Finding, error) {
 	added, err := s.Findings.Add(f, now)
 	if err != nil {
 		return nil, err
 	}
-	if n, _ := strconv.Atoi(added.ID); n < s.Plan.NextFinding {
-		added.ID = strconv.Itoa(s.Plan.NextFinding)
+	if n, _ := strconv.Atoi(added.ID); n < max(s.Plan.NextFinding, s.Plan.Floor.Findings+1) {
+		added.ID = strconv.Itoa(max(s.Plan.NextFinding, s.Plan.Floor.Findings+1))
 	}
 	if s.Plan.NextFinding > 0 {
 		n, _ := strconv.Atoi(added.ID)
@@ -120,8 +120,8 @@ func (s *State) RecordError(e ErrorRecord, now time.Time) (*ErrorRecord, error) 
 	if err != nil {
 		return nil, err
 	}
-	if n, _ := strconv.Atoi(rec.ID); n == next && n < s.Plan.NextError {
-		rec.ID = strconv.Itoa(s.Plan.NextError)
+	if n, _ := strconv.Atoi(rec.ID); n == next && n < max(s.Plan.NextError, s.Plan.Floor.Errors+1) {
+		rec.ID = strconv.Itoa(max(s.Plan.NextError, s.Plan.Floor.Errors+1))
 	}
 	if s.Plan.NextError > 0 {
 		n, _ := strconv.Atoi(rec.ID)

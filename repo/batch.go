@@ -1,7 +1,6 @@
 package repo
 
 import (
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -13,47 +12,40 @@ import (
 )
 
 // Queued hook events are applied in batches: each event's change is made,
-// in order, to one state in memory, through the hooks' own Update calls,
-// and the batch is committed once. A storm of hooks so costs one commit per
-// batch, not one per event, while each event keeps the rules and the order
-// it would have had live.
+// in order, to one state in memory, through the hooks' own engine (which
+// gets the Batch to make its changes through, in place of Update), and
+// the batch is committed once, under the lock of the change that drains
+// the queue. A storm of hooks so costs one commit per batch, not one per
+// event, while each event keeps the rules and the order it would have had
+// live.
 
 // maxBatch bounds the events one commit applies.
 const maxBatch = 100
 
-// batch is queued events being applied.
-type batch struct {
-	st       *plan.State
-	start    *plan.Plan // the plan before the batch
-	head     plumbing.Hash
-	base     map[string]plumbing.Hash
-	files    map[string][]byte // the working files the batch started from
-	fileNext int               // the plan file's own next step id
-	reserved int               // the next step id after the history's largest
-	issued   int
-	notes    *issuedIDs   // the largest finding and error ids issued, when known
-	held     notesReserve // the ids reserved past them
-	changes  []plan.Change
-	metas    []Meta
-	now      time.Time
-	marker   bool
+// Batch is queued hook events being applied as one revision.
+type Batch struct {
+	s       *Session
+	r       *read      // the branch and working files the batch started from
+	start   *plan.Plan // the plan before the batch
+	head    plumbing.Hash
+	changes []plan.Change
+	metas   []Meta
+	now     time.Time
+	marker  bool
 }
 
-// batched is Update while a batch is open: fn changes the batch's state.
-func (s *Session) batched(opts Options, fn changeFn) (*Result, error) {
-	b := s.queue.batch
-	if b.st == nil {
-		if err := s.beginBatch(b, opts); err != nil {
+// Apply makes one queued event's change to the batch's state, as Update
+// would make it; the batch commits it with the others.
+func (b *Batch) Apply(opts Options, fn func(*plan.State) (plan.Change, error)) (*Result, error) {
+	if b.r == nil {
+		if err := b.begin(opts); err != nil {
 			return nil, err
 		}
 	}
-	snap := cloneState(b.st)
-	next, files, change, err := fn(b.st)
-	if err == nil && (files != nil || next != b.st) {
-		err = errors.New("a queued hook event cannot restore files")
-	}
+	snap := cloneState(b.r.st)
+	change, err := fn(b.r.st)
 	if err != nil {
-		b.st = snap // the event's half-done changes go
+		b.r.st = snap // the event's half-done changes go
 		return nil, err
 	}
 	if change.Op != "" {
@@ -62,12 +54,13 @@ func (s *Session) batched(opts Options, fn changeFn) (*Result, error) {
 		b.now = opts.Time()
 		b.marker = b.marker || change.Marker
 	}
-	return &Result{State: b.st}, nil
+	return &Result{State: b.r.st}, nil
 }
 
-// beginBatch reads the state the batch starts from, adopting a hand edit
-// of the working files first, as any change does.
-func (s *Session) beginBatch(b *batch, opts Options) error {
+// begin reads the state the batch starts from, adopting a hand edit of
+// the working files first, as any change does.
+func (b *Batch) begin(opts Options) error {
+	s := b.s
 	head, err := s.readRef()
 	if err != nil {
 		return err
@@ -75,61 +68,39 @@ func (s *Session) beginBatch(b *batch, opts Options) error {
 	if head.IsZero() {
 		return s.noBranch()
 	}
-	err = s.attempt(opts, func(st *plan.State) (*plan.State, map[string][]byte, plan.Change, error) {
+	c := &change{s: s, opts: opts, head: head, fn: func(st *plan.State, _ Base) (*plan.State, map[string][]byte, plan.Change, error) {
 		return st, nil, plan.Change{}, nil
-	}, &Result{}, &head)
+	}}
+	if err := c.attempt(); err != nil {
+		return err
+	}
+	r, err := c.read()
 	if err != nil {
 		return err
 	}
-	base, err := s.objs.readTreeFiles(head)
-	if err != nil {
-		return s.damaged(head, err)
-	}
-	files, err := s.readWorking()
-	if err != nil {
-		return err
-	}
-	if !sameFiles(files, base) {
+	if !sameFiles(r.files, r.base) {
 		return errRetry
 	}
-	st, err := parseFiles(files)
-	if err != nil {
-		return err
-	}
-	issued, err := s.issuedSteps(head)
-	if err != nil {
-		return err
-	}
-	b.fileNext = st.Plan.NextStep
-	st.Plan.ReserveSteps(issued + 1)
-	b.st, b.start, b.reserved, b.issued = st, st.Plan.Clone(), st.Plan.NextStep, issued
-	b.notes = nil
-	if n, err := s.issuedNotes(head); err == nil {
-		b.notes, b.held = &n, reserveNotes(st, n)
-	}
-	b.head, b.base, b.files = head, base, files
+	b.r, b.start, b.head = r, r.st.Plan.Clone(), c.head
 	return nil
 }
 
-// finishBatch commits what the batch's events changed, as one revision.
-func (s *Session) finishBatch(b *batch) error {
-	if b.st == nil || len(b.changes) == 0 {
+// finish commits what the batch's events changed, as one revision.
+func (b *Batch) finish() error {
+	if b.r == nil || len(b.changes) == 0 {
 		return nil
 	}
-	if b.st.Plan.NextStep == b.reserved {
-		b.st.Plan.NextStep = b.fileNext
-	}
-	if b.notes != nil {
-		b.held.settle(b.st)
-	}
-	next := b.st.Files()
-	if sameFiles(next, b.base) && !b.marker {
+	st := b.r.st
+	next := st.Files()
+	if sameFiles(next, b.r.base) && !b.marker {
 		return nil
 	}
 	change, meta := combine(b.changes, b.metas)
-	ci := commitInfo{now: b.now, change: change, meta: meta, counts: b.st.Plan.Counts(),
-		touches: plan.Touches(plan.DiffSteps(b.start, b.st.Plan)), issued: b.issued, notes: b.notes, redact: b.st.Plan.Rules.Redact}
-	_, _, err := s.commit(b.head, b.base, b.files, next, ci)
+	touches := plan.Touches(plan.DiffSteps(b.start, st.Plan))
+	issued := b.r.floor.Raise(plan.Issued{Steps: maxTouched(touches)}).Holding(st)
+	ci := commitInfo{now: b.now, change: change, meta: meta, counts: st.Plan.Counts(),
+		touches: touches, issued: &issued, redact: st.Plan.Rules.Redact}
+	_, _, err := b.s.commit(b.head, b.r.base, b.r.files, next, ci)
 	return err
 }
 

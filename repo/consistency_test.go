@@ -110,7 +110,7 @@ func TestTornRollbackIsCompletedNeverAdopted(t *testing.T) {
 		return st.Plan.Transition("1", plan.ActStart, plan.TransitionOpts{}, t0)
 	})
 	files, _, _ := s.FilesAt(first)
-	if _, err := s.Restore(Options{}, func(*plan.State) (map[string][]byte, plan.Change, error) {
+	if _, err := s.Restore(Options{}, func(*plan.State, Base) (map[string][]byte, plan.Change, error) {
 		return files, plan.Change{Op: "rollback", Summary: "rollback to @1"}, nil
 	}); err != nil {
 		t.Fatal(err)
@@ -524,7 +524,7 @@ func TestStepIDsAreNeverReused(t *testing.T) {
 		t.Helper()
 		last, _ := s.Last()
 		files, _ := s.FilesOf(last.Parent)
-		if _, err := s.Restore(Options{}, func(*plan.State) (map[string][]byte, plan.Change, error) {
+		if _, err := s.Restore(Options{}, func(*plan.State, Base) (map[string][]byte, plan.Change, error) {
 			return files, plan.Change{Op: "undo", Summary: "undo"}, nil
 		}); err != nil {
 			t.Fatal(err)
@@ -539,7 +539,7 @@ func TestStepIDsAreNeverReused(t *testing.T) {
 	}
 	first, _ := s.Resolve("@1")
 	files, _ := s.FilesOf(first)
-	s.Restore(Options{}, func(*plan.State) (map[string][]byte, plan.Change, error) {
+	s.Restore(Options{}, func(*plan.State, Base) (map[string][]byte, plan.Change, error) {
 		return files, plan.Change{Op: "rollback", Summary: "rollback to @1"}, nil
 	})
 	if id := add("after a rollback"); id != "6" {
@@ -562,7 +562,7 @@ func TestStepIDsAreNeverReused(t *testing.T) {
 		}
 	}
 	// The cache of the largest id is rebuilt when lost.
-	os.Remove(s.PrivatePath(stepsName))
+	os.Remove(s.PrivatePath(idsName))
 	os.Remove(s.revlogPath())
 	if id := add("after losing the caches"); id != "9" {
 		t.Fatalf("after losing the caches: step %s, want 9", id)
@@ -972,9 +972,9 @@ func TestQueueAppliesEventsInOrderOnce(t *testing.T) {
 	t.Parallel()
 	s := newTestSession(t)
 	var applied []string
-	replay := func(w *Session) func([]byte) error {
-		return func(rec []byte) error {
-			_, err := w.Update(Options{Meta: Meta{Actor: "hook"}}, func(st *plan.State) (plan.Change, error) {
+	replay := func(w *Session) func(*Batch, []byte) error {
+		return func(b *Batch, rec []byte) error {
+			_, err := b.Apply(Options{Meta: Meta{Actor: "hook"}}, func(st *plan.State) (plan.Change, error) {
 				applied = append(applied, string(rec))
 				_, err := st.Plan.AddStep(plan.StepSpec{Text: string(rec)}, t0)
 				return plan.Change{Op: "sync", Summary: "sync: " + string(rec)}, err

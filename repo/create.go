@@ -77,8 +77,8 @@ func (p Project) Create(id string, st *plan.State, change plan.Change, opts Opti
 	if err != nil {
 		return nil, nil, err
 	}
-	if OnLanded != nil {
-		OnLanded(s, st)
+	if p.Landed != nil {
+		p.Landed(s, st)
 	}
 	p.ForgetPrompt(id) // the session has its plan: no request waits for one
 	s.drain()

@@ -533,7 +533,7 @@ func TestNoteIDsNeverGivenTwice(t *testing.T) {
 	restoreTo, _ := s.Head()
 	add("two")
 	// Back to the files of "one", as undo does.
-	if _, err := s.Restore(Options{Now: t0}, func(*plan.State) (map[string][]byte, plan.Change, error) {
+	if _, err := s.Restore(Options{Now: t0}, func(*plan.State, Base) (map[string][]byte, plan.Change, error) {
 		files, err := s.FilesOf(restoreTo)
 		return files, plan.Change{Op: "undo", Summary: "undo"}, err
 	}); err != nil {
@@ -552,7 +552,7 @@ func TestNoteIDsNeverGivenTwice(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	os.Remove(s.PrivatePath(notesName))
+	os.Remove(s.PrivatePath(idsName))
 	if f, e := add("four"); f != "4" || e != "4" {
 		t.Errorf("after a hand edit: finding %s, error %s; want 4 and 4", f, e)
 	}
@@ -560,7 +560,7 @@ func TestNoteIDsNeverGivenTwice(t *testing.T) {
 		t.Errorf("adding a finding rewrote %s: %s", plan.PlanFile, got)
 	}
 	// Hook events applied as one batch, after another restore.
-	if _, err := s.Restore(Options{Now: t0}, func(*plan.State) (map[string][]byte, plan.Change, error) {
+	if _, err := s.Restore(Options{Now: t0}, func(*plan.State, Base) (map[string][]byte, plan.Change, error) {
 		return restored, plan.Change{Op: "undo", Summary: "undo"}, nil
 	}); err != nil {
 		t.Fatal(err)
@@ -572,8 +572,8 @@ func TestNoteIDsNeverGivenTwice(t *testing.T) {
 	}
 	var ids []string
 	w, _ := s.Project.Open(s.ID)
-	w.OnQueued(func(rec []byte) error {
-		_, err := w.Update(Options{Meta: Meta{Actor: "hook"}}, func(st *plan.State) (plan.Change, error) {
+	w.OnQueued(func(b *Batch, rec []byte) error {
+		_, err := b.Apply(Options{Meta: Meta{Actor: "hook"}}, func(st *plan.State) (plan.Change, error) {
 			e, err := st.RecordError(plan.ErrorRecord{Tool: "Bash", Message: string(rec)}, t0)
 			if err == nil {
 				ids = append(ids, e.ID)
@@ -587,7 +587,7 @@ func TestNoteIDsNeverGivenTwice(t *testing.T) {
 		t.Errorf("the batch gave errors %q, want 5,6", ids)
 	}
 	// Records a person adds by hand, without ids, after another restore.
-	if _, err := s.Restore(Options{Now: t0}, func(*plan.State) (map[string][]byte, plan.Change, error) {
+	if _, err := s.Restore(Options{Now: t0}, func(*plan.State, Base) (map[string][]byte, plan.Change, error) {
 		return restored, plan.Change{Op: "undo", Summary: "undo"}, nil
 	}); err != nil {
 		t.Fatal(err)
@@ -676,7 +676,7 @@ func TestNotesEditAfterRollback(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Restore(Options{}, func(*plan.State) (map[string][]byte, plan.Change, error) {
+	if _, err := s.Restore(Options{}, func(*plan.State, Base) (map[string][]byte, plan.Change, error) {
 		return files, plan.Change{Op: "rollback", Summary: "rollback to @1"}, nil
 	}); err != nil {
 		t.Fatal(err)
@@ -783,14 +783,6 @@ func TestFindingDeletedByHandIsNoOldCopy(t *testing.T) {
 	st, _ := s.State()
 	if len(st.Findings) != 1 || st.Findings[0].Title != "B" {
 		t.Fatalf("findings: %+v", st.Findings)
-	}
-}
-
-func TestRecordIDs(t *testing.T) {
-	t.Parallel()
-	got := recordIDs([]byte("# Findings\n\n## Insight\n\n### A `#3`\n\n### B `x` `#12`  \n### C\n# Errors\n\n## Bash ×2 `#4 resolved`\n\n> `#9`\n### D `#x`\n"))
-	if want := []string{"3", "12", "4"}; !slices.Equal(got, want) {
-		t.Errorf("recordIDs: %q, want %q", got, want)
 	}
 }
 

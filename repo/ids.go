@@ -1,7 +1,6 @@
 package repo
 
 import (
-	"bytes"
 	"os"
 	"strconv"
 	"strings"
@@ -11,43 +10,130 @@ import (
 	"github.com/plangit/plangit/plan"
 )
 
-// The largest step id ever issued in a session is kept in
-// .git/plangit/steps as "<revision> <id>": the branch's revision it is good
-// for, and the id. A commit updates it from the steps it touched, so no
-// change reads history for it; when it is missing or behind the branch (a
-// killed process, an older plangit), it is rebuilt once from the revision
-// log, where every revision records the steps it touched.
-const stepsName = "steps"
+// The ids a session's history issued (plan.Issued: the largest step,
+// finding and error ids) are kept in one cache, .git/plangit/ids, as
+// "<revision> <steps> <findings> <errors>": the branch's revision it is
+// good for, and the three. Every commit writes it from the ids its own
+// state holds, so no change reads history for it; when it is missing or
+// behind the branch (a killed process, an older plangit, a merge), it is
+// completed from the revisions it lacks: the steps each touched, as the
+// revision log records them, and the findings and errors its files hold.
+const idsName = "ids"
 
-// issuedSteps returns the largest step id the history of head has issued.
-// It runs under the session lock.
-func (s *Session) issuedSteps(head plumbing.Hash) (int, error) {
-	if b, err := os.ReadFile(s.PrivatePath(stepsName)); err == nil {
-		h, n, ok := strings.Cut(strings.TrimSpace(string(b)), " ")
-		if v, err := strconv.Atoi(n); ok && err == nil && h == head.String() {
-			return v, nil
-		}
+// The caches an older plangit kept: "<revision> <steps>" and "<revision>
+// <findings> <errors>". Read once, where ids is missing.
+const (
+	oldStepsName = "steps"
+	oldNotesName = "notes"
+)
+
+// issued returns the ids the history of head has issued: the floor of
+// every change made on head. It runs under the session lock.
+func (s *Session) issued(head plumbing.Hash) (plan.Issued, error) {
+	known, at := s.readIssued()
+	if at == head && !head.IsZero() {
+		return known, nil
 	}
 	revs, err := s.revisions(head)
 	if err != nil {
-		return 0, err
+		return plan.Issued{}, err
 	}
-	n := 0
+	done := ancestorsIn(revs, at)
+	var n plan.Issued
+	if done != nil {
+		n = known // good up to at: only what came after it is read
+	}
+	seen := map[plumbing.Hash]bool{}
 	for _, e := range revs {
-		n = max(n, maxTouched(e.Touches))
+		if done[e.Hash] {
+			continue
+		}
+		n.Steps = max(n.Steps, maxTouched(e.Touches))
+		files, err := s.objs.readTreeFiles(e.Hash)
+		if err != nil {
+			return plan.Issued{}, s.damaged(e.Hash, err)
+		}
+		for _, name := range []string{plan.FindingsFile, plan.ErrorsFile} {
+			h, ok := files[name]
+			if !ok || seen[h] {
+				continue
+			}
+			seen[h] = true
+			b, err := s.objs.readAs(plumbing.BlobObject, h)
+			if err != nil {
+				return plan.Issued{}, s.damaged(e.Hash, err)
+			}
+			n = n.Raise(recordsIn(name, b))
+		}
 	}
 	s.noteIssued(head, n)
 	return n, nil
 }
 
-// noteIssued records n as the largest step id issued up to head.
-func (s *Session) noteIssued(head plumbing.Hash, n int) {
-	// A cache, written in place: a copy cut short or left with a tail of
-	// the old one does not read as "<revision> <id>" for this revision,
-	// and is rebuilt.
-	s.WriteCache(stepsName, []byte(head.String()+" "+strconv.Itoa(n)+"\n"))
+// recordsIn is the largest record id a findings.md or errors.md of a
+// revision holds, by plan's own reading; a copy that does not read (one
+// written with git by hand) holds none plangit gave.
+func recordsIn(name string, b []byte) plan.Issued {
+	st := &plan.State{Plan: &plan.Plan{}}
+	var err error
+	if name == plan.FindingsFile {
+		st.Findings, err = plan.ParseFindings(b)
+	} else {
+		st.Errors, err = plan.ParseErrors(b)
+	}
+	if err != nil {
+		return plan.Issued{}
+	}
+	return plan.Issued{}.Holding(st)
 }
 
+// readIssued reads the cache: the ids, and the revision they are good
+// for (zero when there is none that reads).
+func (s *Session) readIssued() (plan.Issued, plumbing.Hash) {
+	if f, ok := s.cacheFields(idsName, 4); ok {
+		return plan.Issued{Steps: f.n[0], Findings: f.n[1], Errors: f.n[2]}, f.rev
+	}
+	steps, ok1 := s.cacheFields(oldStepsName, 2)
+	notes, ok2 := s.cacheFields(oldNotesName, 3)
+	if ok1 && ok2 && steps.rev == notes.rev {
+		return plan.Issued{Steps: steps.n[0], Findings: notes.n[0], Errors: notes.n[1]}, steps.rev
+	}
+	return plan.Issued{}, plumbing.ZeroHash
+}
+
+type cacheLine struct {
+	rev plumbing.Hash
+	n   []int
+}
+
+// cacheFields reads a cache of "<revision> <number>…", fields in all; a
+// copy cut short or left with a tail of an older one does not read.
+func (s *Session) cacheFields(name string, fields int) (cacheLine, bool) {
+	b, err := os.ReadFile(s.PrivatePath(name))
+	if err != nil {
+		return cacheLine{}, false
+	}
+	f := strings.Fields(string(b))
+	if len(f) != fields || !plumbing.IsHash(f[0]) {
+		return cacheLine{}, false
+	}
+	c := cacheLine{rev: plumbing.NewHash(f[0])}
+	for _, v := range f[1:] {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			return cacheLine{}, false
+		}
+		c.n = append(c.n, n)
+	}
+	return c, true
+}
+
+// noteIssued records n as the ids issued up to head.
+func (s *Session) noteIssued(head plumbing.Hash, n plan.Issued) {
+	s.WriteCache(idsName, []byte(head.String()+" "+strconv.Itoa(n.Steps)+" "+strconv.Itoa(n.Findings)+" "+strconv.Itoa(n.Errors)+"\n"))
+}
+
+// maxTouched is the largest step id among the steps a revision touched.
 func maxTouched(ts []plan.Touch) int {
 	n := 0
 	for _, t := range ts {
@@ -58,77 +144,8 @@ func maxTouched(ts []plan.Touch) int {
 	return n
 }
 
-// The largest finding and error ids ever issued are kept the same way, in
-// .git/plangit/notes as "<revision> <finding> <error>". Undo and rollback
-// bring back older files, whose largest ids are smaller, and a person may
-// delete a record by hand: the next finding or error still gets an id the
-// session never gave, so that "finding 3" names one finding in the whole
-// history. A commit updates the file from what it wrote; when it is
-// missing or behind the branch, it is rebuilt once from the findings.md
-// and errors.md of every revision.
-const notesName = "notes"
-
-// issuedIDs is the largest finding and error id a history has issued.
-type issuedIDs struct{ findings, errors int }
-
-// issuedNotes returns the largest finding and error ids the history of
-// head has issued.
-func (s *Session) issuedNotes(head plumbing.Hash) (issuedIDs, error) {
-	var (
-		known   issuedIDs
-		knownAt plumbing.Hash // the revision known is good for
-	)
-	if b, err := os.ReadFile(s.PrivatePath(notesName)); err == nil {
-		if f := strings.Fields(string(b)); len(f) == 3 && plumbing.IsHash(f[0]) {
-			fi, err1 := strconv.Atoi(f[1])
-			ei, err2 := strconv.Atoi(f[2])
-			if err1 == nil && err2 == nil {
-				known, knownAt = issuedIDs{fi, ei}, plumbing.NewHash(f[0])
-			}
-		}
-	}
-	if knownAt == head && !head.IsZero() {
-		return known, nil
-	}
-	revs, err := s.revisions(head)
-	if err != nil {
-		return issuedIDs{}, err
-	}
-	// Behind the branch (a merge, a repair, an older plangit): only the
-	// revisions the known one does not have are read.
-	done := ancestorsIn(revs, knownAt)
-	var n issuedIDs
-	if done != nil {
-		n = known
-	}
-	seen := map[plumbing.Hash]bool{}
-	for _, e := range revs {
-		if done[e.Hash] {
-			continue
-		}
-		files, err := s.objs.readTreeFiles(e.Hash)
-		if err != nil {
-			return issuedIDs{}, s.damaged(e.Hash, err)
-		}
-		for _, name := range []string{plan.FindingsFile, plan.ErrorsFile} {
-			h, ok := files[name]
-			if !ok || seen[h] {
-				continue
-			}
-			seen[h] = true
-			b, err := s.objs.readAs(plumbing.BlobObject, h)
-			if err != nil {
-				return issuedIDs{}, s.damaged(e.Hash, err)
-			}
-			n = n.with(name, b)
-		}
-	}
-	s.noteNotes(head, n)
-	return n, nil
-}
-
-// ancestorsIn is the set of revs' revisions in rev's history, rev
-// included; nil when rev is not among them.
+// ancestorsIn is rev and its ancestors among revs (nil when rev is not
+// one of them): the revisions a cache good for rev has counted.
 func ancestorsIn(revs []revEntry, rev plumbing.Hash) map[plumbing.Hash]bool {
 	byHash := make(map[plumbing.Hash]*revEntry, len(revs))
 	for i := range revs {
@@ -152,86 +169,4 @@ func ancestorsIn(revs []revEntry, rev plumbing.Hash) map[plumbing.Hash]bool {
 		}
 	}
 	return out
-}
-
-// with raises n by the ids in a findings.md or errors.md (name) as
-// plangit writes them: each record's heading ends in "`#ID …`".
-func (n issuedIDs) with(name string, b []byte) issuedIDs {
-	m := 0
-	for line := range bytes.Lines(b) {
-		if len(line) == 0 || line[0] != '#' {
-			continue
-		}
-		i := bytes.LastIndex(line, []byte("`#"))
-		if i < 0 {
-			continue
-		}
-		j := i + 2
-		for j < len(line) && line[j] >= '0' && line[j] <= '9' {
-			j++
-		}
-		if v, err := strconv.Atoi(string(line[i+2 : j])); err == nil {
-			m = max(m, v)
-		}
-	}
-	if name == plan.FindingsFile {
-		n.findings = max(n.findings, m)
-	} else if name == plan.ErrorsFile {
-		n.errors = max(n.errors, m)
-	}
-	return n
-}
-
-// withFiles raises n by the ids in a revision's files.
-func (n issuedIDs) withFiles(files map[string][]byte) issuedIDs {
-	for _, name := range []string{plan.FindingsFile, plan.ErrorsFile} {
-		if b, ok := files[name]; ok {
-			n = n.with(name, b)
-		}
-	}
-	return n
-}
-
-// noteNotes records n as the largest finding and error ids issued up to
-// head (a cache, as noteIssued's).
-func (s *Session) noteNotes(head plumbing.Hash, n issuedIDs) {
-	s.WriteCache(notesName, []byte(head.String()+" "+strconv.Itoa(n.findings)+" "+strconv.Itoa(n.errors)+"\n"))
-}
-
-// notesReserve gives a state the next finding and error ids the history
-// allows — above every id it issued — where the files alone would give
-// one again; settle, after the change, puts back the files' own counters
-// where no record was added, or where the files' ids have caught up, so
-// that task_plan.md changes only when it must.
-type notesReserve struct {
-	fileFindings, fileErrors int // the plan file's counters
-	findings, errors         int // as reserved
-}
-
-func reserveNotes(st *plan.State, n issuedIDs) notesReserve {
-	r := notesReserve{fileFindings: st.Plan.NextFinding, fileErrors: st.Plan.NextError}
-	if next := n.findings + 1; next > max(st.Plan.NextFinding, maxIDOf(st.Findings, findingID)+1) {
-		st.Plan.NextFinding = next
-	}
-	if next := n.errors + 1; next > max(st.Plan.NextError, maxIDOf(st.Errors, errorID)+1) {
-		st.Plan.NextError = next
-	}
-	r.findings, r.errors = st.Plan.NextFinding, st.Plan.NextError
-	return r
-}
-
-func (r notesReserve) settle(st *plan.State) {
-	p := st.Plan
-	switch {
-	case p.NextFinding == r.findings:
-		p.NextFinding = r.fileFindings
-	case r.fileFindings == 0 && p.NextFinding <= maxIDOf(st.Findings, findingID)+1:
-		p.NextFinding = 0
-	}
-	switch {
-	case p.NextError == r.errors:
-		p.NextError = r.fileErrors
-	case r.fileErrors == 0 && p.NextError <= maxIDOf(st.Errors, errorID)+1:
-		p.NextError = 0
-	}
 }

@@ -431,3 +431,12 @@ func (s *Session) asCommitted(files map[string][]byte, m landingMark) {
 		}
 	}
 }
+
+// countLines counts each line of a text.
+func countLines(b []byte) map[string]int {
+	count := map[string]int{}
+	for line := range bytes.Lines(b) {
+		count[string(line)]++
+	}
+	return count
+}

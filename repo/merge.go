@@ -203,13 +203,14 @@ func (s *Session) merge(head, tip plumbing.Hash, remote string, mode MergeMode, 
 	if err != nil {
 		return nil, err
 	}
-	issued, err := s.issuedSteps(head)
+	issued, err := s.issued(head)
 	if err != nil {
 		return nil, err
 	}
 	for _, e := range theirsSince {
-		issued = max(issued, maxTouched(e.Touches))
+		issued.Steps = max(issued.Steps, maxTouched(e.Touches))
 	}
+	issued = issued.Holding(theirs)
 	label := TrackingName(remote)
 	m := &Merged{Base: base.String(), Sides: []MergedSide{
 		{Rev: head.String(), Label: "this session", Who: whoMade(oursSince)},
@@ -221,7 +222,7 @@ func (s *Session) merge(head, tip plumbing.Hash, remote string, mode MergeMode, 
 	case MergeBoth:
 		var rep *plan.MergeReport
 		merged, rep, err = plan.Merge(baseSt, plan.MergeSide{Rev: short(head), State: ours}, plan.MergeSide{Rev: short(tip), State: theirs},
-			plan.MergeOptions{NextStep: issued + 1, Keep: plan.KeepY}) // the remote's records are published: theirs keep their ids
+			issued.MergeFloor(plan.MergeOptions{Keep: plan.KeepY})) // the remote's records are published: theirs keep their ids
 		if err != nil {
 			return nil, err
 		}
@@ -246,7 +247,7 @@ func (s *Session) merge(head, tip plumbing.Hash, remote string, mode MergeMode, 
 		m.Dropped, m.DroppedRev = m.Sides[dropped].Changes, m.Sides[dropped].Rev
 		change.Summary += ": " + count(len(m.Dropped), "change") + " dropped"
 		// No id the dropped side issued is given again.
-		merged.Plan.ReserveSteps(max(issued+1, drop.Plan.NextStep))
+		merged.Plan.NextStep = max(merged.Plan.NextStep, issued.Steps+1, drop.Plan.NextStep)
 		if n := max(drop.Plan.NextFinding, maxIDOf(drop.Findings, findingID)+1); n > max(merged.Plan.NextFinding, maxIDOf(merged.Findings, findingID)+1) {
 			merged.Plan.NextFinding = n
 		}
@@ -273,7 +274,8 @@ func (s *Session) merge(head, tip plumbing.Hash, remote string, mode MergeMode, 
 	if err := s.moveHead(hash, head, files); err != nil {
 		return nil, err
 	}
-	s.noteIssued(hash, max(issued, merged.Plan.MaxStepID(), maxTouched(touches)))
+	// The id cache is left at head, an ancestor: the next change completes
+	// it from the revisions the merge brought, findings and errors too.
 	m.Commit = &Commit{Hash: hash.String(), Time: now, Actor: opts.Meta.Actor, Change: change, Touches: touches}
 	return m, nil
 }

@@ -31,6 +31,11 @@ const (
 // Project is a directory holding .code-agent/.
 type Project struct {
 	Root string // the project directory
+	// Landed, when set, runs after each change to one of the project's
+	// sessions lands — a commit, or a hand edit adopted — still holding
+	// the session's lock, with the new state: plangit's hooks write the
+	// glance there, so that the hook binary finds it fresh.
+	Landed func(s *Session, st *plan.State)
 }
 
 // FindRoot finds the project root: explicit (from --root or PLANGIT_ROOT)

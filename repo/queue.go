@@ -58,16 +58,16 @@ const (
 
 // queueReplay is how this process applies queued hook events.
 type queueReplay struct {
-	apply    func(record []byte) error
+	apply    func(b *Batch, record []byte) error
 	deadline time.Time // zero: no budget
 	draining bool
-	stopped  bool   // the budget ran out
-	batch    *batch // the batch being applied
+	stopped  bool // the budget ran out
 }
 
-// OnQueued sets how this process applies queued hook events, and how long
-// it may spend on them in all (zero: as long as it takes).
-func (s *Session) OnQueued(apply func(record []byte) error, budget time.Duration) {
+// OnQueued sets how this process applies queued hook events — apply makes
+// one event's changes through b, never through Update — and how long it
+// may spend on them in all (zero: as long as it takes).
+func (s *Session) OnQueued(apply func(b *Batch, record []byte) error, budget time.Duration) {
 	s.queue = queueReplay{apply: apply}
 	if budget > 0 {
 		s.queue.deadline = time.Now().Add(budget)
@@ -259,21 +259,19 @@ func (s *Session) applyBatch(records []record, from int64) (int, error) {
 		if err != nil {
 			return 0, err
 		}
-		b := &batch{}
-		s.queue.batch = b
+		b := &Batch{s: s}
 		n := 0
 		for n < len(records) && (n == 0 || !s.queue.late()) {
-			if err := s.queue.apply(records[n].data); err != nil {
+			if err := s.queue.apply(b, records[n].data); err != nil {
 				s.warnf("a queued hook event could not be applied: %v", err)
 			}
 			n++
 		}
-		s.queue.batch = nil
 		to := records[n-1].end
 		if err := s.writeProgress(from, to, head); err != nil {
 			return 0, err
 		}
-		err = s.finishBatch(b)
+		err = b.finish()
 		crashPoint("queue")
 		if attempt < maxAttempts && (errors.Is(err, errRetry) || errors.Is(err, errMoved)) {
 			continue // a person saved a file meanwhile: apply the batch on top

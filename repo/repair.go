@@ -138,7 +138,9 @@ func (s *Session) Repair(opts Options) (*RepairReport, error) {
 	if err := s.writeRevlog(entries); err != nil {
 		return nil, err
 	}
-	os.Remove(s.PrivatePath(stepsName))
+	for _, name := range []string{idsName, oldStepsName, oldNotesName} {
+		os.Remove(s.PrivatePath(name)) // the ids issued: counted again from the history kept
+	}
 
 	committed, err := s.objs.readFilesAt(head)
 	if err != nil {
@@ -462,7 +464,6 @@ func (s *Session) keepFiles(head plumbing.Hash, committed, files map[string][]by
 	}
 	ci := commitInfo{now: opts.Time(), change: plan.Change{Op: "repair", Summary: "repair: keep the working files " + was + " left"},
 		meta: opts.Meta, counts: st.Plan.Counts(), touches: plan.Touches(plan.DiffSteps(before, st.Plan))}
-	ci.issued, _ = s.issuedSteps(head)
 	c, _, err := s.commit(head, hashFiles(committed), files, files, ci)
 	return c, err
 }
@@ -507,7 +508,6 @@ func (s *Session) readBack(head plumbing.Hash, bad, work map[string][]byte, entr
 			}
 			ci.touches = plan.Touches(plan.DiffSteps(before, st.Plan))
 		}
-		ci.issued, _ = s.issuedSteps(head)
 		c, _, err := s.commit(head, hashFiles(bad), work, files, ci)
 		return c, err
 	}
@@ -701,4 +701,20 @@ func (s *Session) excludeRejected() error {
 		return plan.WrapError(plan.CodeIOError, err, "cannot write %s", path)
 	}
 	return s.writeFile(path, b, 0o644)
+}
+
+// readablePlan is the plan of the newest revision up to head whose plan
+// reads, or nil: what a revision after one that does not read is told
+// apart from (its steps are not all new).
+func (s *Session) readablePlan(head plumbing.Hash) *plan.Plan {
+	entries, err := s.revisions(head)
+	if err != nil {
+		return nil
+	}
+	for i := len(entries) - 1; i >= 0; i-- {
+		if p, err := s.planAt(entries[i].Hash); err == nil && p != nil {
+			return p
+		}
+	}
+	return nil
 }

@@ -47,16 +47,7 @@ type Session struct {
 	// landing, in tests alone, runs at the named moments of landing a
 	// working file ("checked", "exchanged"), to play a person's save there.
 	landing func(moment, path string)
-	// adopting is true while an Update's fn runs on a hand edit that the
-	// change adopts first (AdoptsEdit).
-	adopting bool
 }
-
-// AdoptsEdit reports, from within an Update's or Restore's fn, whether the
-// change adopts a hand edit of the working files first: the state fn is
-// given is that edit, which becomes a revision of its own just before the
-// change's.
-func (s *Session) AdoptsEdit() bool { return s.adopting }
 
 // OnWarning sets where non-fatal problems (a failed automatic pack, a
 // change that landed but could not update every working file) are
@@ -321,7 +312,7 @@ func (s *Session) pendingEdit(files map[string][]byte) *plan.State {
 	if err != nil || sameFiles(files, base) {
 		return nil
 	}
-	issued, err := s.issuedSteps(head)
+	floor, err := s.issued(head)
 	if err != nil {
 		return nil
 	}
@@ -329,12 +320,9 @@ func (s *Session) pendingEdit(files map[string][]byte) *plan.State {
 	if err != nil {
 		return nil
 	}
-	a, err := s.adoptEdit(head, base, files, st, issued, st.Plan.Updated)
+	a, err := s.adoptEdit(head, base, files, st, floor, st.Plan.Updated)
 	if err != nil {
 		return nil
-	}
-	if a.unchanged(base) {
-		a.state.Plan.Updated = a.head.Updated
 	}
 	return a.state
 }
@@ -522,148 +510,6 @@ func (s *Session) Head() (string, error) {
 	return h.String(), nil
 }
 
-// Update runs one change under the session lock: it adopts a valid hand
-// edit of the working files as its own commit, hands the state to fn, and
-// commits what fn changed. If fn fails, nothing is written. A change that
-// leaves the files as they were makes no commit.
-//
-// fn may run more than once: when a person saves a working file while the
-// change is being written, the change starts over on top of their edit,
-// which is adopted first, so no edit is lost. fn must derive its change
-// from the state it is given.
-func (s *Session) Update(opts Options, fn func(*plan.State) (plan.Change, error)) (*Result, error) {
-	return s.update(opts, func(st *plan.State) (*plan.State, map[string][]byte, plan.Change, error) {
-		c, err := fn(st)
-		return st, nil, c, err
-	})
-}
-
-// Restore commits exactly the files fn returns — a rollback's target
-// revision, byte for byte — as one change. The files must parse.
-func (s *Session) Restore(opts Options, fn func(cur *plan.State) (map[string][]byte, plan.Change, error)) (*Result, error) {
-	return s.update(opts, func(st *plan.State) (*plan.State, map[string][]byte, plan.Change, error) {
-		files, c, err := fn(st)
-		if err != nil {
-			return nil, nil, c, err
-		}
-		next, err := plan.ParseState(files)
-		if err != nil {
-			return nil, nil, c, err
-		}
-		return next, files, c, nil
-	})
-}
-
-// OnLanded, when set, runs after each change lands — a commit, or a hand
-// edit adopted — still holding the session's lock, with the new state:
-// plangit's hooks write the glance there, so that the hook binary finds it
-// fresh (cmd sets it to hooks.WriteGlance).
-var OnLanded func(s *Session, st *plan.State)
-
-// errRetry says a person changed a working file while a change was being
-// written, before its branch moved: the change starts over on their edit.
-var errRetry = errors.New("a working file changed during the change")
-
-// maxAttempts bounds how often a change starts over.
-const maxAttempts = 8
-
-type changeFn func(*plan.State) (*plan.State, map[string][]byte, plan.Change, error)
-
-// update is Update and Restore: fn returns the new state, and its files
-// when they must be written exactly (nil: the state's own rendering).
-func (s *Session) update(opts Options, fn changeFn) (*Result, error) {
-	if s.locked && s.queue.batch != nil {
-		return s.batched(opts, fn) // a queued hook event, applied in a batch
-	}
-	if opts.LockWait <= 0 {
-		opts.LockWait = defaultWait
-	}
-	nested := s.locked // replaying a queued hook event inside another change
-	unlock, err := s.lock(opts.LockWait, opts.Yield)
-	if err != nil {
-		return nil, err
-	}
-	defer func() {
-		unlock()
-		if !nested {
-			s.CatchUp()
-		}
-	}()
-	if !nested {
-		if err := s.settle(); err != nil {
-			return nil, err
-		}
-		s.drain()
-	}
-	head, err := s.readRef()
-	if err != nil {
-		return nil, err
-	}
-	if head.IsZero() {
-		return nil, s.noBranch()
-	}
-	if opts.IfRev != "" {
-		want, err := s.resolveAt(opts.IfRev, head)
-		if err != nil {
-			return nil, err
-		}
-		if want != head {
-			return nil, plan.Errorf(plan.CodeConflict, "the plan changed since %s: HEAD is now %s; read it again (plangit show) and retry", short(want), short(head)).
-				With("expected", want.String()).With("head", head.String())
-		}
-	}
-	res := &Result{}
-	for attempt := 1; ; attempt++ {
-		err = s.attempt(opts, fn, res, &head)
-		if err == nil {
-			if OnLanded != nil && res.State != nil && (res.Commit != nil || res.Adopted != nil) {
-				OnLanded(s, res.State)
-			}
-			if !nested {
-				s.drain()
-			}
-			return res, nil
-		}
-		retry := attempt < maxAttempts
-		switch {
-		case retry && (errors.Is(err, errRetry) || errors.Is(err, errRecordLost)):
-			continue
-		case retry && errors.Is(err, errMoved) && opts.IfRev == "":
-			if head, err = s.readRef(); err != nil {
-				return nil, err
-			}
-			continue
-		case retry && errors.Is(err, errLockLost) && !nested:
-			unlock()
-			if unlock, err = s.lock(opts.LockWait); err != nil {
-				unlock = func() {}
-				return nil, err
-			}
-			if err := s.settle(); err != nil {
-				return nil, err
-			}
-			if head, err = s.readRef(); err != nil {
-				return nil, err
-			}
-			continue
-		}
-		break
-	}
-	switch {
-	case errors.Is(err, errRetry):
-		return nil, plan.Errorf(plan.CodeConflict, "the session's files kept changing while plangit wrote them (%d tries); nothing more was changed, try again", maxAttempts)
-	case errors.Is(err, errMoved):
-		cur, _ := s.readRef()
-		return nil, plan.Errorf(plan.CodeConflict, "the branch moved from %s to %s during the change; read the plan again (plangit show) and retry", short(head), short(cur)).
-			With("head", cur.String())
-	case errors.Is(err, errLockLost):
-		return nil, plan.Errorf(plan.CodeLockTimeout, "the .git directory of session %s kept being replaced; nothing more was changed, try again", s.ID)
-	case errors.Is(err, errRecordLost):
-		return nil, plan.Errorf(plan.CodeIOError, "%s kept being removed while plangit wrote the change (%d tries); nothing more was changed: leave it in place and try again", filepath.Join(s.gitDir, privateDir), maxAttempts)
-	}
-	return nil, err
-}
-
 // noBranch is the error for a session whose branch has no commit: a new
 // session, or one whose branch was lost, which init must not overwrite.
 func (s *Session) noBranch() error {
@@ -693,160 +539,6 @@ func (s *Session) hasHistory() bool {
 // damaged is the error for history that cannot be read.
 func (s *Session) damaged(rev plumbing.Hash, err error) error {
 	return plan.WrapError(plan.CodeIOError, err, "the history of session %s is damaged: revision %s cannot be read; plangit repair recovers it", s.ID, short(rev)).With("session", s.ID)
-}
-
-// attempt makes one try at a change. head is where the branch is; it is
-// moved along by the commits the attempt makes, which stand even when a
-// later step asks for a retry.
-func (s *Session) attempt(opts Options, fn changeFn, res *Result, head *plumbing.Hash) error {
-	now := opts.Time()
-	if !s.holdsLock() {
-		return errLockLost
-	}
-	if s.intentPending() {
-		// Only a writer that got in around a replaced lock leaves one
-		// here: finish its change before reading the files.
-		if err := s.settle(); err != nil {
-			return err
-		}
-	}
-	if cur, err := s.readRef(); err != nil {
-		return err
-	} else if cur != *head {
-		return errMoved
-	}
-	// The branch's commit and tree must be readable before anything is
-	// committed on top of them: a cheap check, two small objects.
-	base, err := s.objs.readTreeFiles(*head)
-	if err != nil {
-		return s.damaged(*head, err)
-	}
-	files, err := s.readWorking()
-	if err != nil {
-		return err
-	}
-	edited := !sameFiles(files, base)
-	st, err := parseFiles(files)
-	if err != nil {
-		return err
-	}
-	issued, err := s.issuedSteps(*head)
-	if err != nil {
-		return plan.WrapError(plan.CodeIOError, err, "the history of session %s is damaged; plangit repair recovers it", s.ID).With("session", s.ID)
-	}
-	var (
-		adopted      map[string][]byte
-		adoptedPlan  *plan.Plan
-		adoptTouches []plan.Touch
-		editNote     string
-		stale        bool // the working files hold nothing the plan does not
-	)
-	if edited {
-		a, err := s.adoptEdit(*head, base, files, st, issued, now)
-		if err != nil {
-			return err
-		}
-		st = a.state
-		if a.unchanged(base) {
-			// Nothing of the person's own: the files go back to the
-			// branch's, and no revision says a person changed them.
-			st.Plan.Updated = a.head.Updated
-			edited, stale = false, true
-			res.Stale = &Stale{Files: editedNames(files, base)}
-			if a.from != *head && !a.composed {
-				res.Stale.Base, res.Stale.Kept = short(a.from), s.summariesSince(*head, a.from)
-			}
-		} else {
-			editNote = a.note
-			if a.from != *head && !a.composed {
-				res.Since = &Stale{Files: editedNames(files, base), Base: short(a.from), Kept: s.summariesSince(*head, a.from)}
-			}
-			adopted = st.Files()
-			if err := editFits(adopted); err != nil {
-				return err
-			}
-			adoptTouches = plan.Touches(plan.DiffSteps(a.head, st.Plan))
-			adoptedPlan = st.Plan.Clone()
-		}
-	}
-	before := st.Plan.Clone()
-	fileNext := st.Plan.NextStep
-	st.Plan.ReserveSteps(issued + 1)
-	reserved := st.Plan.NextStep
-	// Finding and error ids past any the history gave; a history that
-	// cannot be read for them leaves the files' own (repair mends it).
-	var notes *issuedIDs
-	if n, err := s.issuedNotes(*head); err == nil {
-		n = n.withFiles(adopted)
-		notes = &n
-	}
-	var notesHeld notesReserve
-	if notes != nil {
-		notesHeld = reserveNotes(st, *notes)
-	}
-
-	s.adopting = adopted != nil
-	next, nextFiles, change, err := fn(st)
-	s.adopting = false
-	if err != nil {
-		return err
-	}
-	if err := s.gate(before, next.Plan, opts, now); err != nil {
-		return err
-	}
-	if next == st && st.Plan.NextStep == reserved {
-		st.Plan.NextStep = fileNext // no step added: the file keeps its counter
-	}
-	if next == st && notes != nil {
-		notesHeld.settle(st)
-	}
-	if nextFiles == nil {
-		nextFiles = next.Files()
-	}
-	res.State = next
-
-	if edited {
-		edit := plan.Change{Op: "edit", Summary: "edit: " + editedNames(files, base) + " changed outside plangit"}
-		if editNote != "" {
-			edit.Summary += " (" + editNote + ")"
-		}
-		c, l, err := s.commit(*head, base, files, adopted, commitInfo{now: now, change: edit, meta: Meta{Actor: "user", Hook: opts.Hook, Tool: opts.Tool, Host: opts.Host, HostSession: opts.HostSession},
-			counts: adoptedPlan.Counts(), touches: adoptTouches, issued: issued, notes: notes})
-		if err != nil {
-			return err
-		}
-		c.Adopted = true
-		res.Adopted = c
-		*head, base, files = plumbing.NewHash(c.Hash), hashFiles(adopted), l.files
-		issued = max(issued, maxTouched(adoptTouches))
-		if l.touched {
-			return errRetry // edited again while the edit was written: adopt that too
-		}
-	}
-	if change.Op == "" || (sameFiles(nextFiles, base) && !change.Marker) {
-		if stale {
-			return s.restoreWorking(*head, files, base)
-		}
-		if sameFiles(files, base) {
-			if idx, err := s.readIndex(); err != nil || !sameHashes(idx, base) {
-				// The files match HEAD but the index lags (a process
-				// killed after moving the branch); bring it back in step.
-				in := &intent{Commit: *head, Files: fileChanges(files, files)}
-				if err := s.writeIndex(in, allVerified(in)); err != nil {
-					return err
-				}
-			}
-		}
-		return nil
-	}
-	touches := plan.Touches(plan.DiffSteps(before, next.Plan))
-	c, _, err := s.commit(*head, base, files, nextFiles, commitInfo{now: now, change: change, meta: opts.Meta, counts: next.Plan.Counts(), touches: touches, issued: issued, notes: notes, redact: next.Plan.Rules.Redact})
-	if err != nil {
-		return heldTooBig(err, files)
-	}
-	*head = plumbing.NewHash(c.Hash)
-	res.Commit = c
-	return nil
 }
 
 // restoreWorking brings working files that were saved from an older
@@ -977,10 +669,10 @@ type commitInfo struct {
 	meta    Meta
 	counts  plan.Counts
 	touches []plan.Touch
-	issued  int // the largest step id issued before it
-	// notes, when known, are the largest finding and error ids issued
-	// before it.
-	notes *issuedIDs
+	// issued, when known, is the ids the history has issued with this
+	// commit: the change's floor raised to the ids its state holds
+	// (plan.Issued.Holding); nil leaves the cache to be completed later.
+	issued *plan.Issued
 	// redact is the project's redaction (plan.Rules.Redact), applied to
 	// the summary; nil applies the table alone.
 	redact *redact.Redactor
@@ -1124,9 +816,8 @@ func (s *Session) commit(parent plumbing.Hash, base map[string]plumbing.Hash, ol
 		return c, l, nil
 	}
 	crashPoint("revlog")
-	s.noteIssued(hash, max(ci.issued, maxTouched(ci.touches)))
-	if ci.notes != nil {
-		s.noteNotes(hash, ci.notes.withFiles(files))
+	if ci.issued != nil {
+		s.noteIssued(hash, *ci.issued)
 	}
 	if err := s.maybePack(n, hash, tree); err != nil {
 		// The commit stands; its objects stay loose until the next pack.

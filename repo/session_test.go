@@ -116,7 +116,11 @@ func TestFailedChangeWritesNothing(t *testing.T) {
 	if plan.CodeOf(err) != plan.CodeStepNotFound {
 		t.Fatalf("got %v", err)
 	}
-	_, err = s.Update(Options{}, step("1", plan.ActReopen))
+	_, err = s.Update(Options{}, func(st *plan.State) (plan.Change, error) {
+		// Reopening a pending step is a no-op without a reason; with one,
+		// it is refused.
+		return st.Plan.Transition("1", plan.ActReopen, plan.TransitionOpts{Reason: "again"}, t0)
+	})
 	if plan.CodeOf(err) != plan.CodeInvalidStatus {
 		t.Fatalf("got %v", err)
 	}

@@ -42,7 +42,6 @@ func TestToolErrors(t *testing.T) {
 		{"STEP_NOT_FOUND", "history", map[string]any{"action": "blame", "step": "9"}, `no step "9"`},
 		{"PHASE_NOT_FOUND", "step", map[string]any{"action": "add", "text": "x", "phase": "Nope"}, "Nope"},
 		{"PHASE_NOT_FOUND", "phase", map[string]any{"action": "edit", "id": "7", "title": "x"}, "7"},
-		{"INVALID_STATUS", "step", map[string]any{"action": "reopen", "id": "1"}, "pending"},
 		{"INVALID_STATUS", "step", map[string]any{"action": "start", "id": "2"}, "1"},
 		{"INVALID_STATUS", "plan", map[string]any{"action": "finish", "result": "r"}, "step"},
 		{"INVALID_DEPENDENCY", "step", map[string]any{"action": "add", "text": "x", "needs": "42"}, "42"},
