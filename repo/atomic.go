@@ -191,8 +191,8 @@ func (s *Session) sweepDebris() {
 		s.gitDir:                            oldTemp,
 		filepath.Join(s.gitDir, privateDir): oldTemp,
 		filepath.Dir(filepath.Join(s.gitDir, branchRef)): oldTemp,
-		s.objs.dir:       gitTemp,
-		s.objs.packs.dir: gitTemp,
+		s.diskStore.ObjectsDir():                         gitTemp,
+		s.diskStore.PackDir():                            gitTemp,
 	} {
 		d, err := os.Open(dir)
 		if err != nil {
@@ -206,26 +206,5 @@ func (s *Session) sweepDebris() {
 			}
 		}
 	}
-	s.fixHalfPacks()
-}
-
-// fixHalfPacks indexes a pack a killed process installed without its
-// index (it is complete once in place) and moves an index without its pack
-// into .git/plangit/, where git does not count it as garbage. It runs
-// under the session lock.
-func (s *Session) fixHalfPacks() {
-	packs, _ := filepath.Glob(filepath.Join(s.objs.packs.dir, "pack-*"))
-	for _, p := range packs {
-		base, ext := strings.TrimSuffix(p, filepath.Ext(p)), filepath.Ext(p)
-		other := map[string]string{".pack": ".idx", ".idx": ".pack"}[ext]
-		if other == "" {
-			continue
-		}
-		if _, err := os.Lstat(base + other); err == nil {
-			continue
-		}
-		if ext == ".idx" || s.objs.indexOrphan(p) != nil {
-			os.Rename(p, filepath.Join(s.gitDir, privateDir, "damaged-"+filepath.Base(p)))
-		}
-	}
+	s.diskStore.FixHalfPacks()
 }

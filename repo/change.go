@@ -229,7 +229,7 @@ func (c *change) read() (*read, error) {
 	}
 	// The branch's commit and tree must be readable before anything is
 	// committed on top of them: a cheap check, two small objects.
-	base, err := s.objs.readTreeFiles(c.head)
+	base, err := s.store.ReadTreeFiles(c.head)
 	if err != nil {
 		return nil, s.damaged(c.head, err)
 	}

@@ -19,6 +19,7 @@ import (
 
 	"github.com/plangit/plangit/plan"
 	"github.com/plangit/plangit/repo/repotest"
+	"github.com/plangit/plangit/repo/store"
 )
 
 // cutAfterBranch puts the session in the state a process killed right
@@ -27,15 +28,15 @@ import (
 func cutAfterBranch(t *testing.T, s *Session, only ...string) {
 	t.Helper()
 	head, _ := s.readRef()
-	c, err := s.objs.readCommit(head)
+	c, err := s.store.ReadCommit(head)
 	if err != nil {
 		t.Fatal(err)
 	}
-	oldFiles, err := s.objs.readFilesAt(c.Parents[0])
+	oldFiles, err := s.store.ReadFilesAt(c.Parents[0])
 	if err != nil {
 		t.Fatal(err)
 	}
-	newFiles, _ := s.objs.readFilesAt(head)
+	newFiles, _ := s.store.ReadFilesAt(head)
 	in := &intent{Commit: head, Files: fileChanges(oldFiles, newFiles)}
 	if err := os.WriteFile(s.intentPath(), in.Encode(), 0o644); err != nil {
 		t.Fatal(err)
@@ -563,7 +564,7 @@ func TestStepIDsAreNeverReused(t *testing.T) {
 	}
 	// The cache of the largest id is rebuilt when lost.
 	os.Remove(s.PrivatePath(idsName))
-	os.Remove(s.revlogPath())
+	os.Remove(store.RevlogPath(s.gitDir))
 	if id := add("after losing the caches"); id != "9" {
 		t.Fatalf("after losing the caches: step %s, want 9", id)
 	}
@@ -612,7 +613,7 @@ func TestDamagedHistory(t *testing.T) {
 	})
 	t.Run("the last commit missing", func(t *testing.T) {
 		s, revs := setup(t)
-		os.Remove(s.objs.loosePath(hashOf(revs[3])))
+		os.Remove(s.diskStore.LoosePath(hashOf(revs[3])))
 		noInitAdvice(t, change(s))
 		rep, err := s.Repair(Options{})
 		if err != nil {
@@ -633,7 +634,7 @@ func TestDamagedHistory(t *testing.T) {
 		// What the lock directory removed under concurrent writers once
 		// left: history that cannot be mended without rewriting it.
 		s, revs := setup(t)
-		path := s.objs.loosePath(hashOf(revs[1]))
+		path := s.diskStore.LoosePath(hashOf(revs[1]))
 		kept, _ := os.ReadFile(path)
 		os.Remove(path)
 		rep, err := s.Repair(Options{})
@@ -654,16 +655,16 @@ func TestDamagedHistory(t *testing.T) {
 	})
 	t.Run("a truncated tree and missing blobs", func(t *testing.T) {
 		s, revs := setup(t)
-		c, _ := s.objs.readCommit(hashOf(revs[3]))
-		tree := s.objs.loosePath(c.Tree)
+		c, _ := s.store.ReadCommit(hashOf(revs[3]))
+		tree := s.diskStore.LoosePath(c.Tree)
 		b, _ := os.ReadFile(tree)
 		os.Chmod(tree, 0o644)
 		os.WriteFile(tree, b[:len(b)/2], 0o644)
-		files, _ := s.objs.readTreeFiles(hashOf(revs[2]))
+		files, _ := s.store.ReadTreeFiles(hashOf(revs[2]))
 		lostBlob := files[plan.PlanFile] // @3's plan: no working file holds it
-		os.Remove(s.objs.loosePath(lostBlob))
+		os.Remove(s.diskStore.LoosePath(lostBlob))
 		here, _ := s.ReadFiles()
-		os.Remove(s.objs.loosePath(plumbing.ComputeHash(plumbing.BlobObject, here[plan.PlanFile])))
+		os.Remove(s.diskStore.LoosePath(plumbing.ComputeHash(plumbing.BlobObject, here[plan.PlanFile])))
 		noInitAdvice(t, change(s))
 		rep, err := s.Repair(Options{})
 		if err != nil {
@@ -681,20 +682,20 @@ func TestDamagedHistory(t *testing.T) {
 		old, _ := s.FilesOf(revs[1])
 		st, _ := plan.ParseState(old)
 		st.Plan.Transition("1", plan.ActDone, plan.TransitionOpts{}, t0)
-		if h, _, _ := s.objs.write(plumbing.BlobObject, plan.WritePlan(st.Plan)); h != lostBlob {
+		if h, _, _ := s.store.Write(plumbing.BlobObject, plan.WritePlan(st.Plan)); h != lostBlob {
 			t.Fatal("cannot rebuild the lost blob for the cleanup check")
 		}
 	})
 	t.Run("branch and revision log lost", func(t *testing.T) {
 		s, revs := setup(t)
 		// A change that never landed left a newer commit among the objects.
-		c1, _ := s.objs.readCommit(hashOf(revs[1]))
+		c1, _ := s.store.ReadCommit(hashOf(revs[1]))
 		late := noIdentity
 		late.When = t0.Add(24 * time.Hour)
-		orphan, _, _ := s.objs.write(plumbing.CommitObject, (&commitObject{Tree: c1.Tree, Parents: []plumbing.Hash{hashOf(revs[3])}, Author: late, Committer: late, Message: "never landed\n\nPlangit-Op: test\n"}).encode())
-		defer os.Remove(s.objs.loosePath(orphan))
+		orphan, _, _ := s.store.Write(plumbing.CommitObject, (&store.CommitObject{Tree: c1.Tree, Parents: []plumbing.Hash{hashOf(revs[3])}, Author: late, Committer: late, Message: "never landed\n\nPlangit-Op: test\n"}).Encode())
+		defer os.Remove(s.diskStore.LoosePath(orphan))
 		os.Remove(filepath.Join(s.gitDir, branchRef))
-		os.Remove(s.revlogPath())
+		os.Remove(store.RevlogPath(s.gitDir))
 		noInitAdvice(t, change(s))
 		pl, _ := plan.New("s1", "Other", "", nil, t0, false)
 		if _, _, err := s.Project.Create("s1", &plan.State{Plan: pl}, plan.Change{Op: "init"}, Options{}); plan.CodeOf(err) != plan.CodeIOError || !strings.Contains(err.Error(), "repair") {
@@ -714,7 +715,7 @@ func TestDamagedHistory(t *testing.T) {
 	t.Run("branch, revision log and working files lost", func(t *testing.T) {
 		s, revs := setup(t)
 		os.Remove(filepath.Join(s.gitDir, branchRef))
-		os.Remove(s.revlogPath())
+		os.Remove(store.RevlogPath(s.gitDir))
 		for _, name := range plan.SessionFiles {
 			os.Remove(filepath.Join(s.Dir, name))
 		}

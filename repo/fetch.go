@@ -13,6 +13,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/plangit/plangit/plan"
+	"github.com/plangit/plangit/repo/store"
 )
 
 // FetchAll fetches every session on the remote, for fetch --all. A ref
@@ -229,7 +230,7 @@ func (r *Remote) List() (list []RemoteSession, skipped int, err error) {
 	if _, err := r.git.run(tmp, nil, args...); err != nil {
 		return nil, 0, r.netError(err, "cannot read the sessions on %s", r.Name)
 	}
-	peek := &Session{gitDir: tmp, objs: newObjects(filepath.Join(tmp, "objects"), tmp)} // it only reads
+	peek := &Session{gitDir: tmp, store: store.NewDisk(tmp, tmp)} // it only reads
 	tips := map[string]plumbing.Hash{}
 	for name, h := range peek.packedRefs(SessionRefPrefix) {
 		tips[strings.TrimPrefix(name, SessionRefPrefix)] = h
@@ -270,7 +271,7 @@ func (r *Remote) describeTip(peek *Session, id string, tip plumbing.Hash) Remote
 		rs.Problem = "its tip cannot be read: " + err.Error()
 	} else {
 		rs.LastChange, rs.Actor, rs.Summary, rs.Done, rs.Total = e.Time, e.Meta.Actor, e.Change.Summary, e.Counts.Done, e.Counts.Total
-		if files, err := peek.objs.readFilesAt(tip); err != nil {
+		if files, err := peek.store.ReadFilesAt(tip); err != nil {
 			rs.Problem = "its files cannot be read: " + err.Error()
 		} else if p, err := plan.ParsePlan(files[plan.PlanFile]); err != nil {
 			rs.Problem = "its plan does not parse: " + strings.SplitN(err.Error(), ";", 2)[0]

@@ -65,7 +65,7 @@ type adoption struct {
 // history issued (floor). edit may be changed.
 func (s *Session) adoptEdit(head plumbing.Hash, headFiles map[string]plumbing.Hash, files map[string][]byte, edit *plan.State, floor plan.Issued, now time.Time) (*adoption, error) {
 	edit.Plan.Floor = floor
-	hf, err := s.objs.readFilesAt(head)
+	hf, err := s.store.ReadFilesAt(head)
 	if err != nil {
 		return nil, s.damaged(head, err)
 	}
@@ -127,7 +127,7 @@ func (s *Session) editBases(head plumbing.Hash, headFiles map[string]plumbing.Ha
 	seals := map[plumbing.Hash]string{} // blob → its seal
 	from, oldest := head, len(entries)-1
 	for i := len(entries) - 2; i >= 0 && len(want) > 0; i-- {
-		tree, err := s.objs.readTreeFiles(entries[i].Hash)
+		tree, err := s.store.ReadTreeFiles(entries[i].Hash)
 		if err != nil {
 			break // an older revision that cannot be read is no base
 		}
@@ -137,7 +137,7 @@ func (s *Session) editBases(head plumbing.Hash, headFiles map[string]plumbing.Ha
 				continue
 			}
 			if _, read := seals[h]; !read {
-				b, err := s.objs.readAs(plumbing.BlobObject, h)
+				b, err := s.store.ReadAs(plumbing.BlobObject, h)
 				if err != nil {
 					return nil, head, "", false, s.damaged(entries[i].Hash, err)
 				}
@@ -172,7 +172,7 @@ func (s *Session) editBases(head plumbing.Hash, headFiles map[string]plumbing.Ha
 		}
 		one = one && rev == from
 		if ok {
-			at, err := s.objs.readFilesAt(rev)
+			at, err := s.store.ReadFilesAt(rev)
 			if err != nil {
 				return nil, head, "", false, s.damaged(rev, err)
 			}

@@ -672,7 +672,7 @@ func TestNotesEditAfterRollback(t *testing.T) {
 	s := newTestSession(t)
 	first, _ := s.Head()
 	mustUpdate(t, s, addStep("taken back"))
-	files, err := s.objs.readFilesAt(hashOf(first))
+	files, err := s.store.ReadFilesAt(hashOf(first))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -41,12 +41,6 @@ func (p Project) Author() Signature {
 	return Signature{Name: cmp.Or(name, login), Email: cmp.Or(email, login+"@localhost")}
 }
 
-// known reports whether a commit's author names someone: not plangit's
-// own identity of no one.
-func known(sig Signature) bool {
-	return sig.Name != noIdentity.Name || sig.Email != noIdentity.Email
-}
-
 // identPart cleans a name or address as git does: no angle brackets or
 // line breaks, no space at the ends.
 func identPart(s string) string {

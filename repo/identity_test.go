@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/plangit/plangit/repo/store"
 )
 
 // TestAuthor: the person's git identity as git finds it — the user's
@@ -39,7 +41,7 @@ func TestAuthor(t *testing.T) {
 	t.Setenv("LOGNAME", "")
 	t.Setenv("USERNAME", "")
 	check("plangit <plangit@localhost>")
-	if known(p.Author()) {
+	if store.Known(p.Author()) {
 		t.Error("plangit's own identity reads as someone")
 	}
 

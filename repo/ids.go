@@ -49,7 +49,7 @@ func (s *Session) issued(head plumbing.Hash) (plan.Issued, error) {
 			continue
 		}
 		n.Steps = max(n.Steps, maxTouched(e.Touches))
-		files, err := s.objs.readTreeFiles(e.Hash)
+		files, err := s.store.ReadTreeFiles(e.Hash)
 		if err != nil {
 			return plan.Issued{}, s.damaged(e.Hash, err)
 		}
@@ -59,7 +59,7 @@ func (s *Session) issued(head plumbing.Hash) (plan.Issued, error) {
 				continue
 			}
 			seen[h] = true
-			b, err := s.objs.readAs(plumbing.BlobObject, h)
+			b, err := s.store.ReadAs(plumbing.BlobObject, h)
 			if err != nil {
 				return plan.Issued{}, s.damaged(e.Hash, err)
 			}

@@ -16,6 +16,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/plangit/plangit/plan"
+	"github.com/plangit/plangit/repo/store"
 )
 
 // What a fetch brings is checked before any of it becomes the session's.
@@ -45,9 +46,9 @@ const incomingRef = "refs/plangit/incoming"
 // in the session's .git/plangit/, on the session's file system, so that
 // what passes the checks is moved into the session's store by renames.
 type quarantine struct {
-	dir   string // the git directory
-	store string // the folder the object store is in
-	objs  *objects
+	dir     string // the git directory
+	objects string // the folder the object store is in
+	objs    *store.Disk
 }
 
 // newQuarantine makes a fetch's quarantine: its git directory, and an
@@ -57,29 +58,29 @@ func (s *Session) newQuarantine() (*quarantine, error) {
 	if err != nil {
 		return nil, plan.WrapError(plan.CodeIOError, err, "cannot make a place to fetch session %s into", s.ID)
 	}
-	var store string
+	var objects string
 	err = s.privately(func(private string) error {
 		var err error
-		store, err = os.MkdirTemp(private, incomingPrefix()+"*")
+		objects, err = os.MkdirTemp(private, incomingPrefix()+"*")
 		return err
 	})
 	if err == nil {
-		if store, err = filepath.Abs(store); err == nil {
-			err = layoutObjects(filepath.Join(store, "objects"), []string{s.objs.dir})
+		if objects, err = filepath.Abs(objects); err == nil {
+			err = layoutObjects(filepath.Join(objects, "objects"), []string{s.diskStore.ObjectsDir()})
 		}
 	}
 	if err != nil {
 		os.RemoveAll(dir)
-		if store != "" {
-			os.RemoveAll(store)
+		if objects != "" {
+			os.RemoveAll(objects)
 		}
 		return nil, plan.WrapError(plan.CodeIOError, err, "cannot make a place to fetch session %s into", s.ID)
 	}
-	return &quarantine{dir: dir, store: store, objs: newObjects(filepath.Join(store, "objects"), store)}, nil
+	return &quarantine{dir: dir, objects: objects, objs: store.NewObjects(dir, filepath.Join(objects, "objects"), objects)}, nil
 }
 
 // env points git at the quarantine's object store.
-func (q *quarantine) env() []string { return []string{"GIT_OBJECT_DIRECTORY=" + q.objs.dir} }
+func (q *quarantine) env() []string { return []string{"GIT_OBJECT_DIRECTORY=" + q.objs.ObjectsDir()} }
 
 // newScratch makes a git directory of plangit's own, named prefix…, in
 // scratchRoot: where plangit's git fetches, pushes and lists a remote's
@@ -209,27 +210,9 @@ func alternateEntry(dir string, sep rune) string {
 }
 
 func (q *quarantine) remove() {
-	q.objs.packs.close()
+	q.objs.ClosePacks()
 	os.RemoveAll(q.dir)
-	os.RemoveAll(q.store)
-}
-
-// has reports whether the object store holds h, loose or packed.
-func (o *objects) has(h plumbing.Hash) bool {
-	if _, err := os.Lstat(o.loosePath(h)); err == nil {
-		return true
-	}
-	if !o.packs.listed {
-		if err := o.packs.list(); err != nil {
-			return false
-		}
-	}
-	for _, p := range o.packs.packs {
-		if ok, _ := p.idx.Contains(h); ok {
-			return true
-		}
-	}
-	return false
+	os.RemoveAll(q.objects)
 }
 
 // refusal is why a fetched revision cannot become the session's.
@@ -243,16 +226,16 @@ type refusal struct {
 // returns the first that a session cannot hold, if any.
 func (q *quarantine) check(s *Session, tip plumbing.Hash) (*refusal, error) {
 	read := func(h plumbing.Hash) (plumbing.ObjectType, []byte, error) {
-		if q.objs.has(h) {
-			return q.objs.read(h)
+		if q.objs.Has(h) {
+			return q.objs.Read(h)
 		}
-		return s.objs.read(h)
+		return s.store.Read(h)
 	}
 	stat := func(h plumbing.Hash) (plumbing.ObjectType, int64, error) {
-		if q.objs.has(h) {
-			return q.objs.stat(h)
+		if q.objs.Has(h) {
+			return q.objs.Stat(h)
 		}
-		return s.objs.stat(h)
+		return s.store.Stat(h)
 	}
 	seen := map[plumbing.Hash]bool{}
 	trees := map[plumbing.Hash]bool{}
@@ -260,16 +243,16 @@ func (q *quarantine) check(s *Session, tip plumbing.Hash) (*refusal, error) {
 	for queue := []plumbing.Hash{tip}; len(queue) > 0; {
 		h := queue[len(queue)-1]
 		queue = queue[:len(queue)-1]
-		if seen[h] || !q.objs.has(h) {
+		if seen[h] || !q.objs.Has(h) {
 			continue // the session's own: checked when it came
 		}
 		seen[h] = true
-		if _, size, err := q.objs.stat(h); err != nil {
+		if _, size, err := q.objs.Stat(h); err != nil {
 			return nil, err
-		} else if size > maxObject {
-			return &refusal{h, fmt.Sprintf("is an object of %d bytes, more than plangit reads (%d)", size, maxObject)}, nil
+		} else if size > store.MaxObject {
+			return &refusal{h, fmt.Sprintf("is an object of %d bytes, more than plangit reads (%d)", size, store.MaxObject)}, nil
 		}
-		t, data, err := q.objs.read(h)
+		t, data, err := q.objs.Read(h)
 		if err != nil {
 			return nil, err
 		}
@@ -279,7 +262,7 @@ func (q *quarantine) check(s *Session, tip plumbing.Hash) (*refusal, error) {
 		if bytes.IndexByte(data, 0) >= 0 {
 			return &refusal{h, "holds a NUL byte, which git fsck --strict refuses in a commit"}, nil
 		}
-		c, err := decodeCommit(data)
+		c, err := store.DecodeCommit(data)
 		if err != nil {
 			return &refusal{h, err.Error()}, nil
 		}
@@ -321,7 +304,7 @@ func (q *quarantine) check(s *Session, tip plumbing.Hash) (*refusal, error) {
 // checkSessionTree reads a tree object as git fsck --strict would, and
 // accepts only what a session holds: plangit's files, regular and not
 // executable, in git's order, each once. why says what else it holds.
-func checkSessionTree(data []byte) (files []treeEntry, why string) {
+func checkSessionTree(data []byte) (files []store.TreeEntry, why string) {
 	last := ""
 	for len(data) > 0 {
 		sp := bytes.IndexByte(data, ' ')
@@ -352,7 +335,7 @@ func checkSessionTree(data []byte) (files []treeEntry, why string) {
 			return nil, fmt.Sprintf("holds %q as the null object", name)
 		}
 		last = name
-		files = append(files, treeEntry{Name: name, Hash: h})
+		files = append(files, store.TreeEntry{Name: name, Hash: h})
 	}
 	return files, ""
 }
@@ -362,7 +345,7 @@ func checkSessionTree(data []byte) (files []treeEntry, why string) {
 // its index; one killed before it is indexed by the next gc or repair).
 // An object the session has already is dropped.
 func (q *quarantine) install(s *Session) error {
-	src := q.objs.dir
+	src := q.objs.ObjectsDir()
 	dirs, err := os.ReadDir(src)
 	if err != nil {
 		return err
@@ -376,7 +359,7 @@ func (q *quarantine) install(s *Session) error {
 			return err
 		}
 		for _, n := range names {
-			from, to := filepath.Join(src, d.Name(), n.Name()), filepath.Join(s.objs.dir, d.Name(), n.Name())
+			from, to := filepath.Join(src, d.Name(), n.Name()), filepath.Join(s.diskStore.ObjectsDir(), d.Name(), n.Name())
 			if _, err := os.Lstat(to); err == nil {
 				continue
 			}
@@ -392,10 +375,10 @@ func (q *quarantine) install(s *Session) error {
 	if err != nil {
 		return err
 	}
-	q.objs.packs.close()
+	q.objs.ClosePacks()
 	for _, p := range packs {
 		base := strings.TrimSuffix(filepath.Base(p), ".pack")
-		if _, err := os.Lstat(filepath.Join(s.objs.packs.dir, base+".idx")); err == nil {
+		if _, err := os.Lstat(filepath.Join(s.diskStore.PackDir(), base+".idx")); err == nil {
 			continue // the same pack, installed by another fetch
 		}
 		for _, ext := range []string{".pack", ".rev", ".idx"} {
@@ -403,12 +386,12 @@ func (q *quarantine) install(s *Session) error {
 			if _, err := os.Lstat(from); errors.Is(err, fs.ErrNotExist) && ext == ".rev" {
 				continue
 			}
-			if err := os.Rename(from, filepath.Join(s.objs.packs.dir, base+ext)); err != nil {
+			if err := os.Rename(from, filepath.Join(s.diskStore.PackDir(), base+ext)); err != nil {
 				return err
 			}
 		}
 	}
-	s.objs.packs.close() // listed again on the next read
+	s.diskStore.ClosePacks() // listed again on the next read
 	return nil
 }
 

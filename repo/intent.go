@@ -201,7 +201,7 @@ func (s *Session) land(in *intent, content map[string][]byte) (*landing, error) 
 // so that only an exchange separates the check from the replacement.
 func (s *Session) landFile(in *intent, f intentFile, b []byte) (cur []byte, exists, ours bool, err error) {
 	if f.Old != f.New && !plumbing.Hash(f.New).IsZero() && b == nil {
-		if b, err = s.objs.readAs(plumbing.BlobObject, f.New); err != nil {
+		if b, err = s.store.ReadAs(plumbing.BlobObject, f.New); err != nil {
 			return nil, false, false, plan.WrapError(plan.CodeIOError, err, "cannot read %s of revision %s", f.Name, short(in.Commit))
 		}
 	}
@@ -298,7 +298,7 @@ func (s *Session) putBack(f intentFile, tmp, path string, displaced, ours []byte
 	}
 	cur, exists, _ := readWorkingFile(path)
 	if left, had, err := readWorkingFile(tmp); err == nil && had && !bytes.Equal(left, ours) && !bytes.Equal(left, cur) {
-		old, _ := s.objs.readAs(plumbing.BlobObject, plumbing.Hash(f.Old))
+		old, _ := s.store.ReadAs(plumbing.BlobObject, plumbing.Hash(f.Old))
 		if lines := linesMissing(left, old, cur); len(lines) > 0 {
 			s.warnf("%s was saved twice while a change wrote it; the later save stays, and these lines of the earlier one are not in it: %s", f.Name, quoteLines(lines, 5))
 		}
@@ -426,7 +426,7 @@ func (s *Session) asCommitted(files map[string][]byte, m landingMark) {
 		}
 		if plumbing.Hash(f.New).IsZero() {
 			delete(files, f.Name)
-		} else if nb, err := s.objs.readAs(plumbing.BlobObject, f.New); err == nil {
+		} else if nb, err := s.store.ReadAs(plumbing.BlobObject, f.New); err == nil {
 			files[f.Name] = nb
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/plangit/plangit/plan"
+	"github.com/plangit/plangit/repo/store"
 )
 
 // A session that diverged from a remote's copy is merged by plan.Merge:
@@ -79,7 +80,7 @@ func (s *Session) mergeBase(head, tip plumbing.Hash) (plumbing.Hash, error) {
 			cands = append(cands, i)
 			continue
 		}
-		c, err := s.objs.readCommit(h)
+		c, err := s.store.ReadCommit(h)
 		if err != nil {
 			return plumbing.ZeroHash, plan.WrapError(plan.CodeIOError, err, "cannot read revision %s of session %s", short(h), s.ID)
 		}
@@ -117,7 +118,7 @@ func (s *Session) mergeBase(head, tip plumbing.Hash) (plumbing.Hash, error) {
 
 // stateAt reads and parses a revision's files.
 func (s *Session) stateAt(h plumbing.Hash) (*plan.State, error) {
-	files, err := s.objs.readFilesAt(h)
+	files, err := s.store.ReadFilesAt(h)
 	if err != nil {
 		return nil, s.damaged(h, err)
 	}
@@ -143,11 +144,11 @@ func (s *Session) sideSince(tip, base plumbing.Hash, entries []revEntry) ([]revE
 		ofBase[h] = i
 		queue = append(queue, entries[i].Parents...)
 	}
-	side, _, err := s.collect(tip, ofBase, plumbing.ZeroHash)
+	side, _, err := store.Collect(s.store, tip, ofBase, plumbing.ZeroHash)
 	if err != nil {
-		return nil, err
+		return nil, storeError(err, s.gitDir)
 	}
-	return topoOrder(tip, side), nil
+	return fromEntries(store.TopoOrder(tip, side)), nil
 }
 
 // whoMade lists who made revisions, each once, in order.
@@ -257,7 +258,7 @@ func (s *Session) merge(head, tip plumbing.Hash, remote string, mode MergeMode, 
 	}
 	files := merged.Files()
 	if mode != MergeBoth && sameFiles(files, hashFiles(s.filesOrNil(keepRev(mode, head, tip)))) {
-		files, _ = s.objs.readFilesAt(keepRev(mode, head, tip)) // byte for byte the side kept
+		files, _ = s.store.ReadFilesAt(keepRev(mode, head, tip)) // byte for byte the side kept
 	}
 	now := opts.Time()
 	if opts.Meta.Actor == "" {
@@ -289,7 +290,7 @@ func keepRev(mode MergeMode, head, tip plumbing.Hash) plumbing.Hash {
 
 // filesOrNil reads a revision's files; nil when it cannot.
 func (s *Session) filesOrNil(h plumbing.Hash) map[string][]byte {
-	files, _ := s.objs.readFilesAt(h)
+	files, _ := s.store.ReadFilesAt(h)
 	return files
 }
 
@@ -322,26 +323,26 @@ func count(n int, noun string) string {
 // writeMerge writes a merge revision's objects: its files, its tree and
 // its commit, with head and tip as parents.
 func (s *Session) writeMerge(head, tip plumbing.Hash, files map[string][]byte, msg string, now time.Time) (plumbing.Hash, error) {
-	var entries []treeEntry
+	var entries []store.TreeEntry
 	for _, name := range plan.SessionFiles {
 		b, ok := files[name]
 		if !ok {
 			continue
 		}
-		h, _, err := s.objs.write(plumbing.BlobObject, b)
+		h, _, err := s.store.Write(plumbing.BlobObject, b)
 		if err != nil {
 			return plumbing.ZeroHash, plan.WrapError(plan.CodeIOError, err, "cannot write an object")
 		}
-		entries = append(entries, treeEntry{Name: name, Hash: h})
+		entries = append(entries, store.TreeEntry{Name: name, Hash: h})
 	}
-	tree, _, err := s.objs.write(plumbing.TreeObject, encodeTree(entries))
+	tree, _, err := s.store.Write(plumbing.TreeObject, store.EncodeTree(entries))
 	if err != nil {
 		return plumbing.ZeroHash, plan.WrapError(plan.CodeIOError, err, "cannot write an object")
 	}
 	sig := s.Project.Author()
 	sig.When = now
-	co := &commitObject{Tree: tree, Parents: []plumbing.Hash{head, tip}, Author: sig, Committer: sig, Message: msg}
-	hash, _, err := s.objs.write(plumbing.CommitObject, co.encode())
+	co := &store.CommitObject{Tree: tree, Parents: []plumbing.Hash{head, tip}, Author: sig, Committer: sig, Message: msg}
+	hash, _, err := s.store.Write(plumbing.CommitObject, co.Encode())
 	if err != nil {
 		return plumbing.ZeroHash, plan.WrapError(plan.CodeIOError, err, "cannot write an object")
 	}
@@ -476,7 +477,7 @@ func (s *Session) MergeInfo(hash string) *MergeInfo {
 	if !plumbing.IsHash(hash) {
 		return nil
 	}
-	c, err := s.objs.readCommit(plumbing.NewHash(hash))
+	c, err := s.store.ReadCommit(plumbing.NewHash(hash))
 	if err != nil || len(c.Parents) < 2 {
 		return nil
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/plangit/plangit/plan"
 	"github.com/plangit/plangit/repo/repotest"
+	"github.com/plangit/plangit/repo/store"
 )
 
 // churn makes n changes, each adding a step.
@@ -45,7 +46,7 @@ func TestAutomaticPacking(t *testing.T) {
 	if packCount(t, s) == 0 {
 		t.Fatal("no pack after three pack intervals")
 	}
-	loose, _ := s.objs.looseObjects()
+	loose, _ := s.diskStore.LooseObjects()
 	if len(loose) > 6*packEvery {
 		t.Errorf("%d loose objects remain", len(loose))
 	}
@@ -56,7 +57,7 @@ func TestAutomaticPacking(t *testing.T) {
 	}
 	fresh, _ := s.Project.Open(s.ID)
 	for _, r := range revs {
-		files, err := fresh.objs.readFilesAt(hashOf(r.Hash))
+		files, err := fresh.store.ReadFilesAt(hashOf(r.Hash))
 		if err != nil {
 			t.Fatalf("@%d: %v", r.N, err)
 		}
@@ -80,7 +81,7 @@ func TestGCPacksEverythingIntoOne(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if loose, _ := s.objs.looseObjects(); len(loose) != 0 || packCount(t, s) != 1 || rep.PacksAfter != 1 {
+	if loose, _ := s.diskStore.LooseObjects(); len(loose) != 0 || packCount(t, s) != 1 || rep.PacksAfter != 1 {
 		t.Fatalf("after gc: %d loose, %d packs, %+v", len(loose), packCount(t, s), rep)
 	}
 	if rep.BytesAfter >= rep.BytesBefore {
@@ -91,7 +92,7 @@ func TestGCPacksEverythingIntoOne(t *testing.T) {
 	if _, err := s.Resolve("@5"); err != nil {
 		t.Fatal(err)
 	}
-	os.Remove(s.revlogPath())
+	os.Remove(store.RevlogPath(s.gitDir))
 	if revs, err := s.Revisions(); err != nil || len(revs) != packEvery+14 {
 		t.Fatalf("rebuilding the log from packed commits: %d, %v", len(revs), err)
 	}
@@ -101,7 +102,7 @@ func TestFailedPackLosesNothing(t *testing.T) {
 	t.Parallel()
 	s := newTestSession(t)
 	churn(t, s, 10)
-	before, _ := s.objs.looseObjects()
+	before, _ := s.diskStore.LooseObjects()
 	// A damaged loose object makes the pack fail midway.
 	bad := filepath.Join(s.gitDir, "objects", "ff", strings.Repeat("e", 38))
 	os.MkdirAll(filepath.Dir(bad), 0o755)
@@ -109,7 +110,7 @@ func TestFailedPackLosesNothing(t *testing.T) {
 	if _, err := s.GC(Options{}); err == nil {
 		t.Fatal("packing a damaged object succeeded")
 	}
-	after, _ := s.objs.looseObjects()
+	after, _ := s.diskStore.LooseObjects()
 	if len(after) != len(before)+1 || packCount(t, s) != 0 {
 		t.Fatalf("a failed pack removed objects: %d → %d loose, %d packs", len(before), len(after), packCount(t, s))
 	}

@@ -235,7 +235,7 @@ func (r *Remote) pushBatch(batch []pushItem) {
 	// names is read.
 	stores := make([]string, len(batch))
 	for i, it := range batch {
-		stores[i] = it.s.objs.dir
+		stores[i] = it.s.diskStore.ObjectsDir()
 	}
 	env, err := objectsEnv(stores)
 	var dir string

@@ -223,7 +223,7 @@ func TestReadOnlyWorkingFile(t *testing.T) {
 	path := filepath.Join(s.Dir, plan.PlanFile)
 	before, _ := os.ReadFile(path)
 	head, _ := s.Head()
-	loose, _ := s.objs.looseObjects()
+	loose, _ := s.diskStore.LooseObjects()
 	if err := os.Chmod(path, 0o444); err != nil {
 		t.Fatal(err)
 	}
@@ -236,7 +236,7 @@ func TestReadOnlyWorkingFile(t *testing.T) {
 	after, _ := os.ReadFile(path)
 	fi, _ := os.Lstat(path)
 	now, _ := s.Head()
-	still, _ := s.objs.looseObjects()
+	still, _ := s.diskStore.LooseObjects()
 	if string(after) != string(before) || fi.Mode().Perm() != 0o444 || now != head || len(still) != len(loose) || s.intentPending() {
 		t.Fatalf("the refused change left something: file changed %v, mode %v, head %s → %s, %d → %d loose objects, record pending %v",
 			string(after) != string(before), fi.Mode().Perm(), head[:7], now[:7], len(loose), len(still), s.intentPending())

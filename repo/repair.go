@@ -14,6 +14,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/plangit/plangit/plan"
+	"github.com/plangit/plangit/repo/store"
 )
 
 // rejectedSuffix names the copies repair keeps of a file it restores:
@@ -135,14 +136,18 @@ func (s *Session) Repair(opts Options) (*RepairReport, error) {
 		rep.Lost = append(rep.Lost, fmt.Sprintf("revisions before %s cannot be read (commit %s is missing or damaged); history starts at %s", short(entries[0].Hash), short(lostAt), short(entries[0].Hash)))
 	}
 	rep.Lost = append(rep.Lost, r.lostFiles(entries)...)
-	if err := s.writeRevlog(entries); err != nil {
-		return nil, err
+	log := make([]store.Entry, len(entries))
+	for i, e := range entries {
+		log[i] = e.entry()
+	}
+	if err := s.store.WriteLog(log); err != nil {
+		return nil, plan.WrapError(plan.CodeIOError, err, "cannot write %s", store.RevlogPath(s.gitDir))
 	}
 	for _, name := range []string{idsName, oldStepsName, oldNotesName} {
 		os.Remove(s.PrivatePath(name)) // the ids issued: counted again from the history kept
 	}
 
-	committed, err := s.objs.readFilesAt(head)
+	committed, err := s.store.ReadFilesAt(head)
 	if err != nil {
 		return nil, s.damaged(head, err)
 	}
@@ -174,7 +179,7 @@ func (s *Session) Repair(opts Options) (*RepairReport, error) {
 		}
 		rep.ReadBack = c
 		head = plumbing.NewHash(c.Hash)
-		if committed, err = s.objs.readFilesAt(head); err != nil {
+		if committed, err = s.store.ReadFilesAt(head); err != nil {
 			return nil, s.damaged(head, err)
 		}
 		if files, err = s.readWorking(); err != nil {
@@ -209,29 +214,29 @@ type repairer struct {
 // again from the working file that holds it, if one does, and a tree from
 // the working files, if they are what it held.
 func (r *repairer) readable(h plumbing.Hash, t plumbing.ObjectType) ([]byte, error) {
-	data, err := r.objs.readAs(t, h)
+	data, err := r.store.ReadAs(t, h)
 	if err == nil {
 		return data, nil
 	}
-	path := r.objs.loosePath(h)
+	path := r.diskStore.LoosePath(h)
 	if _, lerr := os.Lstat(path); lerr == nil && os.Rename(path, r.PrivatePath("damaged-"+h.String())) == nil {
-		if data, err = r.objs.readAs(t, h); err == nil {
+		if data, err = r.store.ReadAs(t, h); err == nil {
 			return data, nil
 		}
 	}
 	b, ok := r.work[h]
 	if !ok && t == plumbing.TreeObject {
 		// A tree of the working files' blobs, if that is the one missing.
-		var entries []treeEntry
+		var entries []store.TreeEntry
 		for name, content := range r.files {
-			entries = append(entries, treeEntry{Name: name, Hash: plumbing.ComputeHash(plumbing.BlobObject, content)})
+			entries = append(entries, store.TreeEntry{Name: name, Hash: plumbing.ComputeHash(plumbing.BlobObject, content)})
 		}
-		if tree := encodeTree(entries); plumbing.ComputeHash(plumbing.TreeObject, tree) == h {
+		if tree := store.EncodeTree(entries); plumbing.ComputeHash(plumbing.TreeObject, tree) == h {
 			b, ok = tree, true
 		}
 	}
 	if ok && (t == plumbing.BlobObject || t == plumbing.TreeObject) {
-		if _, _, werr := r.objs.write(t, b); werr == nil {
+		if _, _, werr := r.store.Write(t, b); werr == nil {
 			r.rep.ObjectsRecovered = append(r.rep.ObjectsRecovered, h.String())
 			return b, nil
 		}
@@ -241,18 +246,18 @@ func (r *repairer) readable(h plumbing.Hash, t plumbing.ObjectType) ([]byte, err
 
 // intact checks that a commit, its tree and its files can be read, and
 // says what cannot.
-func (r *repairer) intact(h plumbing.Hash) (c *commitObject, problem string) {
+func (r *repairer) intact(h plumbing.Hash) (c *store.CommitObject, problem string) {
 	data, err := r.readable(h, plumbing.CommitObject)
 	if err == nil {
-		c, err = decodeCommit(data)
+		c, err = store.DecodeCommit(data)
 	}
 	if err != nil {
 		return nil, "commit " + short(h) + " is missing or damaged"
 	}
 	tree, err := r.readable(c.Tree, plumbing.TreeObject)
-	var entries []treeEntry
+	var entries []store.TreeEntry
 	if err == nil {
-		entries, err = decodeTree(tree)
+		entries, err = store.DecodeTree(tree)
 	}
 	if err != nil {
 		return c, "the tree of revision " + short(h) + " is missing or damaged"
@@ -326,10 +331,10 @@ func (r *repairer) findHead() (plumbing.Hash, string) {
 // fromRevlog returns the newest revision the revision log names that is
 // intact, other than skip.
 func (r *repairer) fromRevlog(skip plumbing.Hash) plumbing.Hash {
-	b, _ := os.ReadFile(r.revlogPath())
+	b, _ := os.ReadFile(store.RevlogPath(r.gitDir))
 	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
 	for i := len(lines) - 1; i >= 0; i-- {
-		if e, ok := parseRevLine(lines[i]); ok && e.Hash != skip {
+		if e, ok := store.ParseLine(lines[i]); ok && e.Hash != skip {
 			if _, problem := r.intact(e.Hash); problem == "" {
 				return e.Hash
 			}
@@ -345,12 +350,12 @@ func (r *repairer) fromRevlog(skip plumbing.Hash) plumbing.Hash {
 // a commit the index never saw), else one whose files are the working
 // files, else the newest; among equals, the one with the longest history.
 func (r *repairer) fromObjects() plumbing.Hash {
-	commits := map[plumbing.Hash]*commitObject{}
-	r.objs.forEach(func(h plumbing.Hash, t plumbing.ObjectType, data []byte) {
+	commits := map[plumbing.Hash]*store.CommitObject{}
+	r.diskStore.ForEach(func(h plumbing.Hash, t plumbing.ObjectType, data []byte) {
 		if t != plumbing.CommitObject {
 			return
 		}
-		if c, err := decodeCommit(data); err == nil && (c.Author.Name == noIdentity.Name || strings.Contains(c.Message, "\n"+TrailerOp+": ")) {
+		if c, err := store.DecodeCommit(data); err == nil && (c.Author.Name == noIdentity.Name || strings.Contains(c.Message, "\n"+TrailerOp+": ")) {
 			commits[h] = c
 		}
 	})
@@ -376,7 +381,7 @@ func (r *repairer) fromObjects() plumbing.Hash {
 	work := hashFiles(files)
 	score := func(h plumbing.Hash) [4]int64 {
 		var sc [4]int64
-		if hashes, err := r.objs.readTreeFiles(h); err == nil {
+		if hashes, err := r.store.ReadTreeFiles(h); err == nil {
 			if idx != nil && sameHashes(hashes, idx) {
 				sc[0] = 1
 			}
@@ -404,7 +409,7 @@ func (r *repairer) fromObjects() plumbing.Hash {
 // hasObjects reports whether the repository holds any object.
 func (s *Session) hasObjects() bool {
 	found := false
-	s.objs.forEach(func(plumbing.Hash, plumbing.ObjectType, []byte) { found = true })
+	s.diskStore.ForEach(func(plumbing.Hash, plumbing.ObjectType, []byte) { found = true })
 	return found
 }
 
@@ -412,14 +417,14 @@ func (s *Session) hasObjects() bool {
 // — in the revision log's order, as far as the commits can be read:
 // lostAt is the first that cannot be (the history behind it is left out).
 func (s *Session) readableHistory(head plumbing.Hash) (entries []revEntry, lostAt plumbing.Hash) {
-	found := map[plumbing.Hash]revEntry{}
+	found := map[plumbing.Hash]store.Entry{}
 	for queue := []plumbing.Hash{head}; len(queue) > 0; {
 		h := queue[len(queue)-1]
 		queue = queue[:len(queue)-1]
 		if _, ok := found[h]; ok || h.IsZero() {
 			continue
 		}
-		e, err := s.entryFromCommit(h)
+		e, err := store.EntryFromCommit(s.store, h)
 		if err != nil {
 			if lostAt.IsZero() {
 				lostAt = h
@@ -429,7 +434,7 @@ func (s *Session) readableHistory(head plumbing.Hash) (entries []revEntry, lostA
 		found[h] = e
 		queue = append(queue, e.Parents...)
 	}
-	entries = topoOrder(head, found)
+	entries = fromEntries(store.TopoOrder(head, found))
 	for i := range entries {
 		entries[i].N = i + 1
 	}
@@ -478,7 +483,7 @@ func (s *Session) readBack(head plumbing.Hash, bad, work map[string][]byte, entr
 		if e.Hash == head {
 			continue
 		}
-		files, err := s.objs.readFilesAt(e.Hash)
+		files, err := s.store.ReadFilesAt(e.Hash)
 		if err != nil || fileProblems(files) != "" {
 			continue
 		}
@@ -530,7 +535,7 @@ func (s *Session) restart(rep *RepairReport, files map[string][]byte, opts Optio
 	st, _ := parseFiles(files)
 	ci := commitInfo{now: opts.Time(), change: plan.Change{Op: "repair", Summary: "repair: no revision could be recovered; the working files start a new history"},
 		meta: opts.Meta, counts: st.Plan.Counts(), touches: plan.Touches(plan.DiffSteps(nil, st.Plan))}
-	os.Remove(s.revlogPath())
+	os.Remove(store.RevlogPath(s.gitDir))
 	c, _, err := s.commit(plumbing.ZeroHash, nil, files, files, ci)
 	if err != nil {
 		return rep, err

@@ -1,14 +1,8 @@
 package repo
 
 import (
-	"bufio"
-	"bytes"
 	"cmp"
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -17,28 +11,11 @@ import (
 
 	"github.com/plangit/plangit/plan"
 	"github.com/plangit/plangit/repo/disk"
+	"github.com/plangit/plangit/repo/store"
 )
 
-// The revision log, .git/plangit/revlog, holds one line per revision of the
-// session's history, in the order this machine came to know them: what each
-// commit's message and trailers say, so that log, @N and short hashes need
-// no walk over the commits. The line's number is the revision's @N here,
-// and it never changes: a revision made here is numbered after the last
-// one; revisions that arrive together (a fetch, a merge of another
-// machine's revisions) are numbered parents before children, each commit's
-// first parent's history before its second parent's. So a machine that
-// fetched a session whole numbers it as the machine that made it did, and
-// revisions merged in from elsewhere take the next numbers here — the same
-// revision may have another number on another machine, never another
-// hash.
-//
-// The log is a cache of the commits: when it disagrees with them (a
-// process killed between moving the branch and appending, commits made by
-// another git), it is completed from them, or rebuilt when the branch no
-// longer descends from the log's last revision.
-const revlogName = "revlog"
-
-// revEntry is one revision as the revision log records it.
+// revEntry is one revision as the revision log records it (store.Entry),
+// its change, steps and progress read as a plan's.
 type revEntry struct {
 	N       int // 1-based: @N names it on this machine
 	Hash    plumbing.Hash
@@ -53,412 +30,89 @@ type revEntry struct {
 }
 
 // Person is a commit's author: a name and an email.
-type Person struct {
-	Name  string `json:"name,omitempty"`
-	Email string `json:"email,omitempty"`
-}
+type Person = store.Person
 
-func (s *Session) revlogPath() string { return filepath.Join(s.gitDir, privateDir, revlogName) }
-
-func field(v string) string {
-	return strings.Join(strings.FieldsFunc(v, func(r rune) bool { return r == '\t' || r == '\n' || r == '\r' }), " ")
-}
-
-// touchSep separates touched steps in a revision log line.
-const touchSep = "; "
-
-// revlogFields is how many tab-separated fields a line has: n, hash,
-// parents (space-separated), time, actor, op, hook, tool, done/total,
-// touched steps, summary, author name, author email, host, host session.
-// Lines of 11 fields are from before merges were numbered: the same,
-// with one parent and no author or host; a merge's such line is rebuilt.
-const revlogFields = 15
-
-// line writes the entry as one tab-separated line.
-func (e revEntry) line() string {
-	parents := make([]string, len(e.Parents))
-	for i, p := range e.Parents {
-		parents[i] = p.String()
-	}
-	touches := make([]string, len(e.Touches))
-	for i, t := range e.Touches {
-		touches[i] = t.String()
-	}
-	return strings.Join([]string{
-		strconv.Itoa(e.N), e.Hash.String(), strings.Join(parents, " "), strconv.FormatInt(e.Time.Unix(), 10),
-		field(e.Meta.Actor), field(e.Change.Op), field(e.Meta.Hook), field(e.Meta.Tool),
-		strconv.Itoa(e.Counts.Done) + "/" + strconv.Itoa(e.Counts.Total), field(strings.Join(touches, touchSep)), field(e.Change.Summary),
-		field(e.Author.Name), field(e.Author.Email), field(e.Meta.Host), field(e.Meta.HostSession),
-	}, "\t") + "\n"
-}
-
-func parseRevLine(line string) (revEntry, bool) {
-	return parseRevLineIn(line, nil)
-}
-
-// parseRevLineIn is parseRevLine taking the parents' storage from arena,
-// when given: reading a long log allocates it once.
-func parseRevLineIn(line string, arena *[]plumbing.Hash) (revEntry, bool) {
-	f := strings.Split(line, "\t")
-	if len(f) < 11 || len(f) > revlogFields {
-		return revEntry{}, false
-	}
-	for len(f) < revlogFields { // an older line, or empty fields at the end trimmed away
-		f = append(f, "")
-	}
-	n, err := strconv.Atoi(f[0])
-	if err != nil || n < 1 || !plumbing.IsHash(f[1]) {
-		return revEntry{}, false
-	}
-	sec, err := strconv.ParseInt(f[3], 10, 64)
-	if err != nil {
-		return revEntry{}, false
-	}
-	e := revEntry{N: n, Hash: plumbing.NewHash(f[1]), Time: time.Unix(sec, 0).UTC(),
-		Meta:   Meta{Actor: f[4], Hook: f[6], Tool: f[7]},
-		Change: plan.Change{Op: f[5], Summary: f[10]}}
-	var store []plumbing.Hash
-	if arena != nil {
-		store = *arena
-	}
-	start := len(store)
-	for p := range strings.FieldsSeq(f[2]) {
-		if !plumbing.IsHash(p) {
-			return revEntry{}, false
-		}
-		store = append(store, plumbing.NewHash(p))
-	}
-	if len(store) > start {
-		e.Parents = store[start:len(store):len(store)]
-	}
-	if arena != nil {
-		*arena = store
-	}
-	if e.Change.Op == "merge" && len(e.Parents) == 1 {
-		return revEntry{}, false // an older log's merge, which lacks its second parent: rebuilt
-	}
-	if len(e.Parents) > 0 {
-		e.Parent = e.Parents[0]
-	}
-	d, t, _ := strings.Cut(f[8], "/")
-	e.Counts.Done, _ = strconv.Atoi(d)
-	e.Counts.Total, _ = strconv.Atoi(t)
-	if f[9] != "" {
-		for _, part := range strings.Split(f[9], touchSep) {
-			if t, ok := plan.ParseTouch(part); ok {
-				e.Touches = append(e.Touches, t)
-			}
+// fromEntry reads a store's entry as a plan's: its Plangit-Step trailers
+// as the steps it touched, those plangit cannot read left out.
+func fromEntry(e store.Entry) revEntry {
+	r := revEntry{N: e.N, Hash: e.Hash, Parent: e.Parent, Parents: e.Parents, Time: e.Time, Author: e.Author,
+		Meta:   Meta{Actor: e.Actor, Hook: e.Hook, Tool: e.Tool, Host: e.Host, HostSession: e.HostSession},
+		Change: plan.Change{Op: e.Op, Summary: e.Summary}, Counts: plan.Counts{Done: e.Done, Total: e.Total}}
+	for _, step := range e.Steps {
+		if t, ok := plan.ParseTouch(step); ok {
+			r.Touches = append(r.Touches, t)
 		}
 	}
-	e.Author = Person{Name: f[11], Email: f[12]}
-	e.Meta.Host, e.Meta.HostSession = f[13], f[14]
-	return e, true
+	return r
 }
 
-// appendRevlog records a new revision, numbering it after the log's last
-// line. It runs under the exclusive lock, right after the branch moved to
-// e.Hash. A merge, or a revision whose parent is not the log's last line,
-// is numbered by completing the log from the commits instead.
-func (s *Session) appendRevlog(e revEntry) (int, error) {
-	last, err := s.lastRevlogEntry()
-	if err != nil || len(e.Parents) != 1 || last.Hash != e.Parent || last.Hash.IsZero() {
-		entries, err := s.revisions(e.Hash)
-		if err != nil {
-			return 0, err
-		}
-		return entries[len(entries)-1].N, nil
-	}
-	e.N = last.N + 1
-	f, err := disk.OpenFile(s.revlogPath(), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
-	if err != nil {
-		return 0, plan.WrapError(plan.CodeIOError, err, "cannot write the revision log")
-	}
-	_, err = f.WriteString(e.line())
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return 0, plan.WrapError(plan.CodeIOError, err, "cannot write the revision log")
-	}
-	return e.N, nil
-}
-
-// lastRevlogEntry reads the log's last line; the zero entry for an empty or
-// missing log.
-func (s *Session) lastRevlogEntry() (revEntry, error) {
-	f, err := os.Open(s.revlogPath())
-	if errors.Is(err, fs.ErrNotExist) {
-		return revEntry{}, nil
-	}
-	if err != nil {
-		return revEntry{}, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return revEntry{}, err
-	}
-	size := fi.Size()
-	if size == 0 {
-		return revEntry{}, nil
-	}
-	const tail = 16 << 10
-	off := max(0, size-tail)
-	buf := make([]byte, size-off)
-	if _, err := f.ReadAt(buf, off); err != nil {
-		return revEntry{}, err
-	}
-	buf = bytes.TrimRight(buf, "\n")
-	line := buf[bytes.LastIndexByte(buf, '\n')+1:]
-	if e, ok := parseRevLine(string(line)); ok {
-		return e, nil
-	}
-	return revEntry{}, errors.New("damaged revision log")
-}
-
-// revisions returns every revision of head's history, in the log's order
-// (oldest first; the last is head). It reads the revision log and, when
-// the log is behind head, completes it from the commits — or rebuilds it,
-// when head does not descend from the log's last revision — persisting
-// the repair when it can take the lock without waiting.
-func (s *Session) revisions(head plumbing.Hash) ([]revEntry, error) {
-	entries, ok := s.readRevlog()
-	if ok && len(entries) > 0 && entries[len(entries)-1].Hash == head {
-		return entries, nil
-	}
-	if !ok {
-		entries = nil
-	}
-	known := make(map[plumbing.Hash]int, len(entries))
+// fromEntries is fromEntry of each entry.
+func fromEntries(entries []store.Entry) []revEntry {
+	out := make([]revEntry, len(entries))
 	for i, e := range entries {
-		known[e.Hash] = i
-	}
-	var last plumbing.Hash
-	if len(entries) > 0 {
-		last = entries[len(entries)-1].Hash
-	}
-	if i, ok := known[head]; ok {
-		// The branch went back to an earlier revision (another git moved
-		// it): the log is rebuilt for it.
-		if i != len(entries)-1 {
-			entries, known, last = nil, map[plumbing.Hash]int{}, plumbing.ZeroHash
-		}
-	}
-	missing, met, err := s.collect(head, known, last)
-	if err != nil {
-		return nil, err
-	}
-	if !last.IsZero() && !met {
-		// head does not descend from the log's last revision: rebuilt.
-		entries, known = nil, map[plumbing.Hash]int{}
-		if missing, _, err = s.collect(head, known, plumbing.ZeroHash); err != nil {
-			return nil, err
-		}
-	}
-	for _, e := range topoOrder(head, missing) {
-		e.N = len(entries) + 1
-		entries = append(entries, e)
-	}
-	s.persistRevlog(head, entries)
-	return entries, nil
-}
-
-// collect reads the commits of head's history that known lacks, over
-// every parent, and reports whether it met the revision stop on the way.
-func (s *Session) collect(head plumbing.Hash, known map[plumbing.Hash]int, stop plumbing.Hash) (map[plumbing.Hash]revEntry, bool, error) {
-	missing := map[plumbing.Hash]revEntry{}
-	met := false
-	queue := []plumbing.Hash{head}
-	for len(queue) > 0 {
-		h := queue[len(queue)-1]
-		queue = queue[:len(queue)-1]
-		if h == stop {
-			met = true
-		}
-		if _, ok := known[h]; ok {
-			continue
-		}
-		if _, ok := missing[h]; ok || h.IsZero() {
-			continue
-		}
-		e, err := s.entryFromCommit(h)
-		if err != nil {
-			return nil, false, err
-		}
-		missing[h] = e
-		queue = append(queue, e.Parents...)
-	}
-	return missing, met, nil
-}
-
-// topoOrder orders the entries of head's history that missing holds:
-// parents before children, a commit's first parent's history before its
-// second parent's.
-func topoOrder(head plumbing.Hash, missing map[plumbing.Hash]revEntry) []revEntry {
-	if _, ok := missing[head]; !ok {
-		return nil
-	}
-	type frame struct {
-		h    plumbing.Hash
-		next int
-	}
-	out := make([]revEntry, 0, len(missing))
-	visited := map[plumbing.Hash]bool{head: true}
-	stack := []frame{{h: head}}
-	for len(stack) > 0 {
-		top := &stack[len(stack)-1]
-		e := missing[top.h]
-		if top.next < len(e.Parents) {
-			p := e.Parents[top.next]
-			top.next++
-			if _, ok := missing[p]; ok && !visited[p] {
-				visited[p] = true
-				stack = append(stack, frame{h: p})
-			}
-			continue
-		}
-		out = append(out, e)
-		stack = stack[:len(stack)-1]
+		out[i] = fromEntry(e)
 	}
 	return out
 }
 
-// readRevlog parses the log and checks that it holds a whole history, in
-// order: every line's parents come before it. ok is false when it is
-// missing or broken.
-func (s *Session) readRevlog() ([]revEntry, bool) {
-	f, err := os.Open(s.revlogPath())
-	if err != nil {
-		return nil, false
+// entry is the revision as the store records it.
+func (e revEntry) entry() store.Entry {
+	steps := make([]string, len(e.Touches))
+	for i, t := range e.Touches {
+		steps[i] = t.String()
 	}
-	defer f.Close()
-	var out []revEntry
-	if fi, err := f.Stat(); err == nil {
-		out = make([]revEntry, 0, fi.Size()/200+1) // a line is 200 bytes or more
-	}
-	arena := make([]plumbing.Hash, 0, cap(out))
-	var seen map[plumbing.Hash]bool // every revision so far, once one is not its predecessor's child
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for sc.Scan() {
-		e, ok := parseRevLineIn(sc.Text(), &arena)
-		if !ok || e.N != len(out)+1 {
-			return nil, false
-		}
-		// Every parent comes before. The first revision has no parent,
-		// unless repair found the history before it damaged beyond
-		// reading, and the log starts there.
-		if n := len(out); n > 0 && (len(e.Parents) != 1 || e.Parent != out[n-1].Hash) {
-			if seen == nil {
-				seen = make(map[plumbing.Hash]bool, len(out))
-				for _, x := range out {
-					seen[x.Hash] = true
-				}
-			}
-			for _, p := range e.Parents {
-				if !seen[p] {
-					return nil, false
-				}
-			}
-		}
-		if seen != nil {
-			seen[e.Hash] = true
-		}
-		out = append(out, e)
-	}
-	return out, sc.Err() == nil
+	return store.Entry{N: e.N, Hash: e.Hash, Parent: e.Parent, Parents: e.Parents, Time: e.Time, Author: e.Author,
+		Actor: e.Meta.Actor, Hook: e.Meta.Hook, Tool: e.Meta.Tool, Host: e.Meta.Host, HostSession: e.Meta.HostSession,
+		Op: e.Change.Op, Summary: e.Change.Summary, Steps: steps, Done: e.Counts.Done, Total: e.Counts.Total}
 }
 
-// rebuildRevlog rewrites the log from the commits reachable from head. It
-// runs under the exclusive lock.
-func (s *Session) rebuildRevlog(head plumbing.Hash) ([]revEntry, error) {
-	missing, _, err := s.collect(head, nil, plumbing.ZeroHash)
-	if err != nil {
-		return nil, err
-	}
-	entries := topoOrder(head, missing)
-	for i := range entries {
-		entries[i].N = i + 1
-	}
-	return entries, s.writeRevlog(entries)
+// appendRevlog records a new revision in the revision log (store.Append).
+// It runs under the exclusive lock, right after the branch moved to
+// e.Hash.
+func (s *Session) appendRevlog(e revEntry) (int, error) {
+	n, err := store.Append(s.store, e.entry())
+	return n, storeError(err, s.gitDir)
 }
 
-func (s *Session) writeRevlog(entries []revEntry) error {
-	var b strings.Builder
-	for _, e := range entries {
-		b.WriteString(e.line())
+// revisions returns every revision of head's history, in the log's order
+// (oldest first; the last is head), completing or rebuilding the log from
+// the commits when it is behind (store.Revisions), and persisting the
+// repair when it can take the lock without waiting.
+func (s *Session) revisions(head plumbing.Hash) ([]revEntry, error) {
+	entries, repaired, err := store.Revisions(s.store, head)
+	if err != nil {
+		return nil, storeError(err, s.gitDir)
 	}
-	return s.WritePrivate(revlogName, []byte(b.String()))
+	if repaired {
+		s.persistRevlog(head, entries)
+	}
+	return fromEntries(entries), nil
 }
 
 // persistRevlog saves a repaired log: at once when this process holds the
 // session lock, otherwise only if the lock is free right now and head has
 // not moved (the next change repairs it anyway).
-func (s *Session) persistRevlog(head plumbing.Hash, entries []revEntry) {
-	if s.locked {
-		if cur, err := s.readRef(); err == nil && cur == head {
-			s.writeRevlog(entries)
+func (s *Session) persistRevlog(head plumbing.Hash, entries []store.Entry) {
+	if !s.locked {
+		unlock, ok := s.tryExclusive()
+		if !ok {
+			return
 		}
-		return
+		defer unlock()
 	}
-	unlock, ok := s.tryExclusive()
-	if !ok {
-		return
-	}
-	defer unlock()
 	if cur, err := s.readRef(); err == nil && cur == head {
-		s.writeRevlog(entries)
+		s.store.WriteLog(entries)
 	}
 }
 
 // entryFromCommit reads a revision's entry from its commit: the summary
-// line and the trailers.
+// line and the trailers (store.EntryFromCommit).
 func (s *Session) entryFromCommit(h plumbing.Hash) (revEntry, error) {
-	c, err := s.objs.readCommit(h)
+	e, err := store.EntryFromCommit(s.store, h)
 	if err != nil {
-		return revEntry{}, plan.WrapError(plan.CodeIOError, err, "cannot read revision %s", short(h))
+		return revEntry{}, storeError(err, s.gitDir)
 	}
-	e := revEntry{Hash: h, Time: c.Committer.When, Parents: c.Parents}
-	if len(c.Parents) > 0 {
-		e.Parent = c.Parents[0]
-	}
-	if known(c.Author) {
-		e.Author = Person{Name: c.Author.Name, Email: c.Author.Email}
-	}
-	summary, body, _ := strings.Cut(c.Message, "\n")
-	e.Change.Summary = strings.TrimSpace(summary)
-	for _, line := range strings.Split(body, "\n") {
-		k, v, ok := strings.Cut(line, ": ")
-		if !ok {
-			continue
-		}
-		switch k {
-		case TrailerOp:
-			e.Change.Op = v
-		case TrailerStep:
-			if t, ok := plan.ParseTouch(v); ok {
-				e.Touches = append(e.Touches, t)
-			}
-		case TrailerActor:
-			e.Meta.Actor = v
-		case TrailerHook:
-			e.Meta.Hook = v
-		case TrailerTool:
-			e.Meta.Tool = v
-		case TrailerHost:
-			e.Meta.Host = v
-		case TrailerHostSession:
-			e.Meta.HostSession = v
-		case TrailerProgress:
-			d, t, _ := strings.Cut(v, "/")
-			e.Counts.Done, _ = strconv.Atoi(d)
-			e.Counts.Total, _ = strconv.Atoi(t)
-		}
-	}
-	if e.Meta.Actor == "" {
-		e.Meta.Actor = "git" // made by another git client
-	}
-	return e, nil
+	return fromEntry(e), nil
 }
 
 // RevisionForms names the revisions plangit understands, for messages.
@@ -609,7 +263,7 @@ func (s *Session) resolveAt(rev string, head plumbing.Hash) (plumbing.Hash, erro
 		if e, ok := byHash[h]; ok {
 			return e.Parents, nil
 		}
-		c, err := s.objs.readCommit(h)
+		c, err := s.store.ReadCommit(h)
 		if err != nil {
 			return nil, plan.WrapError(plan.CodeIOError, err, "cannot read revision %s", short(h))
 		}
@@ -757,7 +411,7 @@ func (s *Session) FilesAt(rev string) (map[string][]byte, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	files, err := s.objs.readFilesAt(plumbing.NewHash(h))
+	files, err := s.store.ReadFilesAt(plumbing.NewHash(h))
 	if err != nil {
 		return nil, "", plan.WrapError(plan.CodeIOError, err, "cannot read revision %s", h[:7])
 	}
@@ -771,7 +425,7 @@ func (s *Session) FilesOf(hash string) (map[string][]byte, error) {
 	if !plumbing.IsHash(hash) {
 		return nil, plan.Errorf(plan.CodeRevisionNotFound, "%q is not a full revision hash", clipID(hash))
 	}
-	files, err := s.objs.readFilesAt(plumbing.NewHash(hash))
+	files, err := s.store.ReadFilesAt(plumbing.NewHash(hash))
 	if err != nil {
 		return nil, plan.WrapError(plan.CodeIOError, err, "cannot read revision %s", hash[:7])
 	}
@@ -810,8 +464,8 @@ func (s *Session) Last() (Revision, error) {
 	if head.IsZero() {
 		return Revision{}, s.noBranch()
 	}
-	if e, err := s.lastRevlogEntry(); err == nil && e.Hash == head {
-		return e.revision(), nil
+	if e, err := s.store.LastEntry(); err == nil && e.Hash == head {
+		return fromEntry(e).revision(), nil
 	}
 	revs, err := s.Revisions()
 	if err != nil {
@@ -821,4 +475,4 @@ func (s *Session) Last() (Revision, error) {
 }
 
 // Size is the session's size on disk: its files and its repository.
-func (s *Session) Size() int64 { return dirSize(s.Dir) }
+func (s *Session) Size() int64 { return disk.DirSize(s.Dir) }

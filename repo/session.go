@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -16,12 +15,13 @@ import (
 	"github.com/plangit/plangit/plan"
 	"github.com/plangit/plangit/plan/redact"
 	"github.com/plangit/plangit/repo/disk"
+	"github.com/plangit/plangit/repo/store"
 )
 
 // Paths inside a session's .git directory. plangit's own files live under
 // .git/plangit/, where git never looks.
 const (
-	branchRef   = "refs/heads/main"
+	branchRef   = store.BranchRef
 	privateDir  = disk.PrivateDir
 	indexName   = "index"
 	defaultWait = 10 * time.Second
@@ -30,7 +30,10 @@ const (
 // noIdentity is the author of a commit when plangit finds no git identity
 // and no login name (Project.Author), and of every commit plangit made
 // before it recorded authors: such a commit's author reads as unknown.
-var noIdentity = Signature{Name: "plangit", Email: "plangit@localhost"}
+var noIdentity = store.NoIdentity
+
+// Signature is who made a commit, and when.
+type Signature = store.Signature
 
 // Session is one agent session's repository.
 type Session struct {
@@ -38,7 +41,8 @@ type Session struct {
 	ID         string
 	Dir        string // .code-agent/plans/<id>
 	gitDir     string
-	objs       *objects
+	store      store.Store      // the session's objects, branch and revision log
+	diskStore  *store.Disk      // the same store, for what only one on disk has: packs, loose files
 	locked     bool             // this process holds the session lock
 	lockFile   *os.File         // what it locked
 	lockTarget string           // and its path
@@ -66,7 +70,8 @@ func newSession(p Project, id string) (*Session, error) {
 		return nil, err
 	}
 	git := filepath.Join(dir, ".git")
-	return &Session{Project: p, ID: id, Dir: dir, gitDir: git, objs: newObjects(filepath.Join(git, "objects"), filepath.Join(git, privateDir))}, nil
+	d := store.NewDisk(git, filepath.Join(git, privateDir))
+	return &Session{Project: p, ID: id, Dir: dir, gitDir: git, store: d, diskStore: d}, nil
 }
 
 // Open opens an existing session. A missing one is SESSION_NOT_FOUND. A
@@ -308,7 +313,7 @@ func (s *Session) pendingEdit(files map[string][]byte) *plan.State {
 	if err != nil || head.IsZero() {
 		return nil
 	}
-	base, err := s.objs.readTreeFiles(head)
+	base, err := s.store.ReadTreeFiles(head)
 	if err != nil || sameFiles(files, base) {
 		return nil
 	}
@@ -390,105 +395,50 @@ func heldTooBig(err error, files map[string][]byte) error {
 var ErrUnreadable = errors.New("the session's files cannot be read")
 
 // readRef returns the commit the branch points at, or the zero hash when
-// the branch has no commit yet. It reads the loose ref and falls back to
-// packed-refs, where a real `git gc` may have moved it.
+// the branch has no commit yet (store.Store's ReadRef, its errors said as
+// plangit's).
 func (s *Session) readRef() (plumbing.Hash, error) {
-	b, err := os.ReadFile(filepath.Join(s.gitDir, branchRef))
-	if err == nil {
-		v := strings.TrimSpace(string(b))
-		if !plumbing.IsHash(v) {
-			return plumbing.ZeroHash, plan.Errorf(plan.CodeIOError, "%s/%s is damaged; plangit repair can restore it", s.gitDir, branchRef)
-		}
-		return plumbing.NewHash(v), nil
-	}
-	if !errors.Is(err, fs.ErrNotExist) {
-		return plumbing.ZeroHash, plan.WrapError(plan.CodeIOError, err, "cannot read %s", branchRef)
-	}
-	packed, err := os.ReadFile(filepath.Join(s.gitDir, "packed-refs"))
-	if err != nil {
-		return plumbing.ZeroHash, nil
-	}
-	for _, line := range strings.Split(string(packed), "\n") {
-		if h, name, ok := strings.Cut(line, " "); ok && name == branchRef && plumbing.IsHash(h) {
-			return plumbing.NewHash(h), nil
-		}
-	}
-	return plumbing.ZeroHash, nil
+	h, err := s.store.ReadRef()
+	return h, storeError(err, s.gitDir)
 }
 
 // errMoved says the branch was not where a change expected it: another
 // writer (another git) moved it.
-var errMoved = errors.New("the branch moved during the change")
+var errMoved = store.ErrMoved
 
 // errRecordLost says the intent record vanished before the branch moved —
 // a person removed .git/plangit while the change ran — so the change, were
 // it to land, could not be told from a person's edit if cut short: it
 // starts over.
-var errRecordLost = errors.New("the intent record vanished during the change")
+var errRecordLost = store.ErrRecordLost
 
-// checkAndSetRef moves the branch to next if it still points at old: a
-// compare-and-set, made atomic as git makes it, by making main.lock
-// exclusively, checking the old value, and putting the lock in the ref's
-// place. It runs under the session's exclusive lock. The ref file is never
-// written in place: a reader sees the old ref or the new one, whole.
-func (s *Session) checkAndSetRef(next, old plumbing.Hash) error {
-	return s.setRefIf(next, old, nil)
+// setRefIf moves the branch to next if it still points at old, and still
+// (if set) holds (store.Store's SetRefIf, its errors said as plangit's).
+// It runs under the session's exclusive lock.
+func (s *Session) setRefIf(next, old plumbing.Hash, still func() bool) error {
+	return storeError(s.store.SetRefIf(next, old, still), s.gitDir)
 }
 
-// setRefIf is checkAndSetRef, which also checks, holding main.lock, that
-// still (if set) holds.
-func (s *Session) setRefIf(next, old plumbing.Hash, still func() bool) error {
-	path := filepath.Join(s.gitDir, branchRef)
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return plan.WrapError(plan.CodeIOError, err, "cannot write %s", branchRef)
-	}
-	lock := path + ".lock"
-	held, err := lockRef(lock, []byte(next.String()+"\n"))
+// storeError says an error of the store of the repository at gitDir as
+// plangit's: a damaged or unwritable branch, or a revision that cannot be
+// read, is an IO_ERROR.
+func storeError(err error, gitDir string) error {
+	var ref *store.RefError
+	var rev *store.RevisionError
+	var log *store.LogError
 	switch {
-	case !held && err == nil:
-		return errMoved // another writer is moving it right now
-	case !held:
-		return plan.WrapError(plan.CodeIOError, err, "cannot write %s", branchRef)
-	case err != nil:
-		os.Remove(lock)
-		return plan.WrapError(plan.CodeIOError, err, "cannot write %s", branchRef)
-	}
-	cur, err := s.readRef()
-	if err == nil && cur != old {
-		err = errMoved
-	}
-	if err == nil && still != nil && !still() {
-		err = errRecordLost
-	}
-	if err == nil {
-		if err = disk.Replace(lock, path); err != nil {
-			err = plan.WrapError(plan.CodeIOError, err, "cannot write %s", branchRef)
-		}
-	}
-	if err != nil {
-		os.Remove(lock)
+	case err == nil:
+		return nil
+	case errors.Is(err, store.ErrDamagedRef):
+		return plan.Errorf(plan.CodeIOError, "%s/%s is damaged; plangit repair can restore it", gitDir, branchRef)
+	case errors.As(err, &ref):
+		return plan.WrapError(plan.CodeIOError, ref.Err, "cannot %s %s", ref.Op, branchRef)
+	case errors.As(err, &rev):
+		return plan.WrapError(plan.CodeIOError, rev.Err, "cannot read revision %s", short(rev.Hash))
+	case errors.As(err, &log):
+		return plan.WrapError(plan.CodeIOError, log.Err, "cannot write the revision log")
 	}
 	return err
-}
-
-// lockRef takes git's lock on the branch, main.lock, holding data: made
-// exclusively, as git makes its lock files, so that git itself stays out
-// while it is held. held is false when main.lock exists already (err nil)
-// or cannot be made; true with an error when it was made but not written
-// (the caller removes it).
-func lockRef(lock string, data []byte) (held bool, err error) {
-	f, err := disk.OpenFile(lock, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if errors.Is(err, fs.ErrExist) {
-		return false, nil
-	}
-	if err != nil {
-		return false, err
-	}
-	_, err = f.Write(data)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return true, err
 }
 
 func short(h plumbing.Hash) string {
@@ -526,13 +476,13 @@ func (s *Session) noBranch() error {
 // killed init can leave (its files, tree and commit, all loose): a pack,
 // or more loose objects than that.
 func (s *Session) hasHistory() bool {
-	if _, err := os.Lstat(s.revlogPath()); err == nil {
+	if _, err := os.Lstat(store.RevlogPath(s.gitDir)); err == nil {
 		return true
 	}
-	if packs, _ := filepath.Glob(filepath.Join(s.objs.packs.dir, "pack-*.pack")); len(packs) > 0 {
+	if packs, _ := filepath.Glob(filepath.Join(s.diskStore.PackDir(), "pack-*.pack")); len(packs) > 0 {
 		return true
 	}
-	loose, _ := s.objs.looseObjects()
+	loose, _ := s.diskStore.LooseObjects()
 	return len(loose) > len(plan.SessionFiles)+2
 }
 
@@ -549,7 +499,7 @@ func (s *Session) damaged(rev plumbing.Hash, err error) error {
 func (s *Session) restoreWorking(head plumbing.Hash, files map[string][]byte, base map[string]plumbing.Hash) error {
 	content := make(map[string][]byte, len(base))
 	for name, h := range base {
-		b, err := s.objs.readAs(plumbing.BlobObject, h)
+		b, err := s.store.ReadAs(plumbing.BlobObject, h)
 		if err != nil {
 			return s.damaged(head, err)
 		}
@@ -568,7 +518,7 @@ func (s *Session) restoreWorking(head plumbing.Hash, files map[string][]byte, ba
 
 // planAt reads the plan of a revision.
 func (s *Session) planAt(rev plumbing.Hash) (*plan.Plan, error) {
-	hashes, err := s.objs.readTreeFiles(rev)
+	hashes, err := s.store.ReadTreeFiles(rev)
 	if err != nil {
 		return nil, s.damaged(rev, err)
 	}
@@ -576,7 +526,7 @@ func (s *Session) planAt(rev plumbing.Hash) (*plan.Plan, error) {
 	if !ok {
 		return nil, nil
 	}
-	src, err := s.objs.readAs(plumbing.BlobObject, h)
+	src, err := s.store.ReadAs(plumbing.BlobObject, h)
 	if err != nil {
 		return nil, s.damaged(rev, err)
 	}
@@ -705,7 +655,7 @@ func (s *Session) commit(parent plumbing.Hash, base map[string]plumbing.Hash, ol
 	// branch names, though, whatever the error said.
 	var written []plumbing.Hash
 	write := func(t plumbing.ObjectType, data []byte) (plumbing.Hash, error) {
-		h, wrote, err := s.objs.write(t, data)
+		h, wrote, err := s.store.Write(t, data)
 		if wrote {
 			written = append(written, h)
 		}
@@ -735,7 +685,7 @@ func (s *Session) commit(parent plumbing.Hash, base map[string]plumbing.Hash, ol
 		// dangling when the change starts over.
 		return nil, nil, errLockLost
 	}
-	entries := make([]treeEntry, 0, len(files))
+	entries := make([]store.TreeEntry, 0, len(files))
 	for _, name := range plan.SessionFiles {
 		b, ok := files[name]
 		if !ok {
@@ -747,9 +697,9 @@ func (s *Session) commit(parent plumbing.Hash, base map[string]plumbing.Hash, ol
 				return nil, nil, err
 			}
 		}
-		entries = append(entries, treeEntry{Name: name, Hash: h})
+		entries = append(entries, store.TreeEntry{Name: name, Hash: h})
 	}
-	tree, err := write(plumbing.TreeObject, encodeTree(entries))
+	tree, err := write(plumbing.TreeObject, store.EncodeTree(entries))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -758,11 +708,11 @@ func (s *Session) commit(parent plumbing.Hash, base map[string]plumbing.Hash, ol
 	}
 	sig := s.Project.Author()
 	sig.When = ci.now
-	co := &commitObject{Tree: tree, Author: sig, Committer: sig, Message: message(ci)}
+	co := &store.CommitObject{Tree: tree, Author: sig, Committer: sig, Message: message(ci)}
 	if !parent.IsZero() {
 		co.Parents = []plumbing.Hash{parent}
 	}
-	hash, err := write(plumbing.CommitObject, co.encode())
+	hash, err := write(plumbing.CommitObject, co.Encode())
 	if err != nil {
 		return nil, nil, err
 	}
@@ -807,7 +757,7 @@ func (s *Session) commit(parent plumbing.Hash, base map[string]plumbing.Hash, ol
 	if !parent.IsZero() {
 		e.Parents = []plumbing.Hash{parent}
 	}
-	if known(sig) {
+	if store.Known(sig) {
 		e.Author = Person{Name: sig.Name, Email: sig.Email}
 	}
 	n, err := s.appendRevlog(e)
@@ -877,12 +827,12 @@ func (s *Session) dropObjects(written []plumbing.Hash) {
 	}
 	named := map[plumbing.Hash]bool{head: true}
 	if !head.IsZero() {
-		c, err := s.objs.readCommit(head)
+		c, err := s.store.ReadCommit(head)
 		if err != nil {
 			return
 		}
 		named[c.Tree] = true
-		blobs, err := s.objs.readTreeFiles(head)
+		blobs, err := s.store.ReadTreeFiles(head)
 		if err != nil {
 			return
 		}
@@ -892,23 +842,23 @@ func (s *Session) dropObjects(written []plumbing.Hash) {
 	}
 	for _, h := range written {
 		if !named[h] {
-			os.Remove(s.objs.loosePath(h))
+			s.store.Drop(h)
 		}
 	}
 }
 
-// Trailer keys.
+// Trailer keys (the store's: it reads them back into the revision log).
 const (
-	TrailerOp       = "Plangit-Op"
-	TrailerStep     = "Plangit-Step"
-	TrailerActor    = "Plangit-Actor"
-	TrailerHook     = "Plangit-Hook"
-	TrailerTool     = "Plangit-Tool"
-	TrailerProgress = "Plangit-Progress"
+	TrailerOp       = store.TrailerOp
+	TrailerStep     = store.TrailerStep
+	TrailerActor    = store.TrailerActor
+	TrailerHook     = store.TrailerHook
+	TrailerTool     = store.TrailerTool
+	TrailerProgress = store.TrailerProgress
 	// TrailerHost and TrailerHostSession name the agent host a change
 	// came through and that host's id of its session.
-	TrailerHost        = "Plangit-Host"
-	TrailerHostSession = "Plangit-Host-Session"
+	TrailerHost        = store.TrailerHost
+	TrailerHostSession = store.TrailerHostSession
 )
 
 // message is the commit message: the change's summary, then trailers that
@@ -957,7 +907,7 @@ func (s *Session) CommittedKey() string {
 	if err != nil || head.IsZero() {
 		return ""
 	}
-	base, err := s.objs.readTreeFiles(head)
+	base, err := s.store.ReadTreeFiles(head)
 	if err != nil {
 		return ""
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/plangit/plangit/plan"
 	"github.com/plangit/plangit/repo/disk"
 	"github.com/plangit/plangit/repo/repotest"
+	"github.com/plangit/plangit/repo/store"
 )
 
 var t0 = time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC)
@@ -253,27 +254,27 @@ func TestRevlogRebuilds(t *testing.T) {
 	s := newTestSession(t)
 	s.Update(Options{}, step("1", plan.ActStart))
 	first, _ := s.Resolve("@1")
-	os.Remove(s.revlogPath())
+	os.Remove(store.RevlogPath(s.gitDir))
 	if got, err := s.Resolve("@1"); err != nil || got != first {
 		t.Fatalf("@1 after losing the log: %s %v", got, err)
 	}
-	if entries, ok := s.readRevlog(); !ok || len(entries) != 2 || entries[1].Change.Op != "step.start" || entries[1].Counts.Total != 3 {
+	if entries, ok := s.store.ReadLog(); !ok || len(entries) != 2 || entries[1].Op != "step.start" || entries[1].Total != 3 {
 		t.Fatalf("the rebuilt log was saved: %+v", entries)
 	}
 	// A log that does not reach HEAD (a killed process) is completed.
-	os.WriteFile(s.revlogPath(), []byte(mustLine(t, s, first)), 0o644)
+	os.WriteFile(store.RevlogPath(s.gitDir), []byte(mustLine(t, s, first)), 0o644)
 	s.Update(Options{}, step("1", plan.ActDone))
-	if entries, ok := s.readRevlog(); !ok || len(entries) != 3 {
+	if entries, ok := s.store.ReadLog(); !ok || len(entries) != 3 {
 		t.Fatalf("log after a gap: %d entries, ok=%v", len(entries), ok)
 	}
 }
 
 func mustLine(t *testing.T, s *Session, hash string) string {
 	t.Helper()
-	entries, _ := s.readRevlog()
+	entries, _ := s.store.ReadLog()
 	for _, e := range entries {
 		if e.Hash.String() == hash {
-			return e.line()
+			return e.Line()
 		}
 	}
 	t.Fatal("no such entry")
@@ -525,5 +526,13 @@ func TestRefusedSessionIDRedacted(t *testing.T) {
 		if strings.Contains(shown, token[:8]) || !strings.Contains(shown, "ghp_[redacted]") {
 			t.Errorf("the token shows: %s", shown)
 		}
+	}
+}
+
+// TestStoreReadsWhatPlanWrites: the store refuses a file over the size
+// package plan parses, the same limit: it cannot import plan to read it.
+func TestStoreReadsWhatPlanWrites(t *testing.T) {
+	if store.MaxFile != plan.MaxFile {
+		t.Errorf("store.MaxFile is %d, plan.MaxFile %d", store.MaxFile, plan.MaxFile)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/plangit/plangit/plan"
+	"github.com/plangit/plangit/repo/store"
 )
 
 // shareFile, in .git/plangit/, records what this machine did with a
@@ -208,7 +209,7 @@ func (s *Session) resolveTracking(name string) (plumbing.Hash, bool, error) {
 func (s *Session) findTrackedCommit(prefix string, inLog map[plumbing.Hash]*revEntry) (plumbing.Hash, error) {
 	var found plumbing.Hash
 	for _, tip := range s.trackingTips() {
-		missing, _, err := s.collect(tip, toKnown(inLog), plumbing.ZeroHash)
+		missing, _, err := store.Collect(s.store, tip, toKnown(inLog), plumbing.ZeroHash)
 		if err != nil {
 			continue // a tip whose history cannot be read names nothing
 		}
@@ -269,9 +270,9 @@ func (s *Session) ancestry(h plumbing.Hash) ([]revEntry, error) {
 	for i, e := range entries {
 		byHash[e.Hash] = i
 	}
-	missing, _, err := s.collect(h, byHash, plumbing.ZeroHash)
+	missing, _, err := store.Collect(s.store, h, byHash, plumbing.ZeroHash)
 	if err != nil {
-		return nil, err
+		return nil, storeError(err, s.gitDir)
 	}
 	// The log's entries h reaches, directly or through the missing ones.
 	reach := map[plumbing.Hash]bool{}
@@ -301,7 +302,7 @@ func (s *Session) ancestry(h plumbing.Hash) ([]revEntry, error) {
 			out = append(out, e)
 		}
 	}
-	return append(out, topoOrder(h, missing)...), nil
+	return append(out, fromEntries(store.TopoOrder(h, missing))...), nil
 }
 
 // relation is how a session's head and a remote's tip of it stand.
@@ -346,9 +347,9 @@ func (s *Session) relate(head, tip plumbing.Hash) (relation, int, error) {
 		}
 		return ahead, len(entries) - len(has), nil
 	}
-	missing, met, err := s.collect(tip, inLog, head)
+	missing, met, err := store.Collect(s.store, tip, inLog, head)
 	if err != nil {
-		return 0, 0, plan.WrapError(plan.CodeIOError, err, "cannot read %s's history in session %s", short(tip), s.ID)
+		return 0, 0, plan.WrapError(plan.CodeIOError, storeError(err, s.gitDir), "cannot read %s's history in session %s", short(tip), s.ID)
 	}
 	if met {
 		return behind, len(missing), nil
@@ -360,7 +361,7 @@ func (s *Session) relate(head, tip plumbing.Hash) (relation, int, error) {
 // make its own: a commit whose tree holds only a session's files, which
 // parse.
 func (s *Session) checkAdoptable(h plumbing.Hash, from string) (map[string][]byte, error) {
-	hashes, err := s.objs.readTreeFiles(h)
+	hashes, err := s.store.ReadTreeFiles(h)
 	if err != nil {
 		return nil, plan.WrapError(plan.CodeIOError, err, "cannot read %s's revision %s of session %s", from, short(h), s.ID).With("session", s.ID)
 	}
@@ -369,7 +370,7 @@ func (s *Session) checkAdoptable(h plumbing.Hash, from string) (map[string][]byt
 			return nil, plan.Errorf(plan.CodeInvalidArgument, "%s's revision %s of session %s holds %q, which is not a plangit session file; it is kept as %s, not adopted", from, short(h), s.ID, name, TrackingName(from)).With("session", s.ID)
 		}
 	}
-	files, err := s.objs.readFilesAt(h)
+	files, err := s.store.ReadFilesAt(h)
 	if err != nil {
 		return nil, plan.WrapError(plan.CodeIOError, err, "cannot read %s's revision %s of session %s", from, short(h), s.ID).With("session", s.ID)
 	}
@@ -395,7 +396,7 @@ func (s *Session) moveHead(next, old plumbing.Hash, files map[string][]byte) err
 	if err := s.writeIntent(in); err != nil {
 		return err
 	}
-	if err := s.checkAndSetRef(next, old); err != nil {
+	if err := s.setRefIf(next, old, nil); err != nil {
 		s.clearIntent()
 		return err
 	}

@@ -8,6 +8,7 @@
 package disk
 
 import (
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -151,4 +152,20 @@ const askedFor = 2 * 60 // seconds
 // allows the agent, "approve" or "start", until its deadline.
 func AskedLine(what string, now int64) string {
 	return strconv.FormatInt(now+askedFor, 10) + " " + what + "\n"
+}
+
+// DirSize is the total size of the regular files under dir: what a
+// session or its repository takes on disk. What cannot be read counts
+// nothing.
+func DirSize(dir string) int64 {
+	var total int64
+	filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			if fi, err := d.Info(); err == nil {
+				total += fi.Size()
+			}
+		}
+		return nil
+	})
+	return total
 }

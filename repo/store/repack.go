@@ -1,4 +1,4 @@
-package repo
+package store
 
 import (
 	"bufio"
@@ -38,7 +38,7 @@ type packInput struct {
 // the packs in merge, and returns its path without extension and how many
 // objects it holds. The pack is complete and indexed before it becomes
 // visible.
-func (o *objects) repack(loose []plumbing.Hash, merge []*pack) (string, int, error) {
+func (o *Disk) repack(loose []plumbing.Hash, merge []*pack) (string, int, error) {
 	if err := os.MkdirAll(o.packs.dir, 0o755); err != nil {
 		return "", 0, err
 	}
@@ -81,7 +81,7 @@ func (o *objects) repack(loose []plumbing.Hash, merge []*pack) (string, int, err
 
 // encodeLoose packs loose objects into a temporary pack with deltas among
 // them, and indexes it from its own bytes.
-func (o *objects) encodeLoose(hashes []plumbing.Hash) (packInput, error) {
+func (o *Disk) encodeLoose(hashes []plumbing.Hash) (packInput, error) {
 	tmp, err := os.CreateTemp(o.tmp, tmpPrefix+"pack-")
 	if err != nil {
 		return packInput{}, err
@@ -120,7 +120,7 @@ func (o *objects) encodeLoose(hashes []plumbing.Hash) (packInput, error) {
 // install moves a finished pack and its index into objects/pack: the pack
 // first, then the index, since git and plangit see a pack only once its
 // index exists.
-func (o *objects) install(packPath string, idx *idxfile.MemoryIndex, sum plumbing.Hash) (string, error) {
+func (o *Disk) install(packPath string, idx *idxfile.MemoryIndex, sum plumbing.Hash) (string, error) {
 	idxTmp, err := os.CreateTemp(o.tmp, tmpPrefix+"idx-")
 	if err != nil {
 		return "", err
@@ -169,7 +169,7 @@ type merger struct {
 
 // mergePacks writes every object of the inputs, once, into a new temporary
 // pack, and returns it with its index and checksum.
-func (o *objects) mergePacks(inputs []packInput) (string, *idxfile.MemoryIndex, plumbing.Hash, error) {
+func (o *Disk) mergePacks(inputs []packInput) (string, *idxfile.MemoryIndex, plumbing.Hash, error) {
 	unique := map[plumbing.Hash]struct{}{}
 	for _, in := range inputs {
 		iter, err := in.idx.Entries()
@@ -389,7 +389,7 @@ func writeOfs(dist int64) []byte {
 }
 
 // indexOrphan writes the missing index of a pack in place.
-func (o *objects) indexOrphan(packPath string) error {
+func (o *Disk) indexOrphan(packPath string) error {
 	f, err := os.Open(packPath)
 	if err != nil {
 		return err

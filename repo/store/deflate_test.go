@@ -1,13 +1,10 @@
-package repo
+package store
 
 import (
 	"bytes"
 	"compress/zlib"
 	"io"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -76,17 +73,10 @@ func TestDeflateLooseCodes(t *testing.T) {
 func TestDeflateLooseRatio(t *testing.T) {
 	t.Parallel()
 	now := time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC)
-	dir := t.TempDir()
 	for _, n := range []int{1, 40, 200} {
-		s, _, err := Project{Root: filepath.Join(dir, strings.Repeat("p", n))}.Create("s", plantest.Sized(t, n, now), plan.Change{Op: "init", Summary: "init"}, Options{Now: now})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, f := range []string{"task_plan.md", "findings.md"} {
-			data, err := os.ReadFile(filepath.Join(s.Dir, f))
-			if err != nil {
-				t.Fatal(err)
-			}
+		files := plantest.Sized(t, n, now).Files()
+		for _, f := range []string{plan.PlanFile, plan.FindingsFile} {
+			data := files[f]
 			var std bytes.Buffer
 			w, _ := zlib.NewWriterLevel(&std, zlib.BestSpeed)
 			w.Write(data)

@@ -1,4 +1,4 @@
-package repo
+package store
 
 import (
 	"bytes"
@@ -15,44 +15,63 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/format/objfile"
 
-	"github.com/plangit/plangit/plan"
 	"github.com/plangit/plangit/repo/disk"
 )
 
-// errObjectMissing is returned when an object is in neither a loose file
-// nor a pack.
-var errObjectMissing = errors.New("object not found")
-
-// objects reads and writes a repository's object database: loose objects
-// through go-git's objfile format, packs through its packfile format
-// (pack.go). Objects are written loose and read loose first, then from
-// packs.
-type objects struct {
-	dir   string // .git/objects
-	tmp   string // where temporary files are made: .git/plangit
-	packs packSet
+// Disk is a repository's store on disk: its object database — loose
+// objects through go-git's objfile format, packs through its packfile
+// format (pack.go); objects are written loose and read loose first, then
+// from packs — its branch (ref.go) and its revision log (revlog.go).
+type Disk struct {
+	reads
+	gitDir string // .git
+	dir    string // .git/objects
+	tmp    string // where temporary files are made: .git/plangit
+	packs  packSet
 }
 
-func newObjects(dir, tmp string) *objects {
-	return &objects{dir: dir, tmp: tmp, packs: packSet{dir: filepath.Join(dir, "pack")}}
+// NewDisk opens the store of the repository whose .git directory is
+// gitDir, making its temporary files in tmp (.git/plangit). It reads
+// nothing yet.
+func NewDisk(gitDir, tmp string) *Disk {
+	return NewObjects(gitDir, filepath.Join(gitDir, "objects"), tmp)
 }
 
-func (o *objects) loosePath(h plumbing.Hash) string {
+// NewObjects is NewDisk with the object directory given apart: a
+// quarantine's, whose objects are not under gitDir.
+func NewObjects(gitDir, objects, tmp string) *Disk {
+	d := &Disk{gitDir: gitDir, dir: objects, tmp: tmp, packs: packSet{dir: filepath.Join(objects, "pack")}}
+	d.reads = reads{d}
+	return d
+}
+
+// ObjectsDir is the object directory, .git/objects.
+func (o *Disk) ObjectsDir() string { return o.dir }
+
+// PackDir is the directory of the packs, .git/objects/pack.
+func (o *Disk) PackDir() string { return o.packs.dir }
+
+// ClosePacks closes the packs this process has open; they are listed
+// again on the next read (a fetch moved new ones into place).
+func (o *Disk) ClosePacks() { o.packs.close() }
+
+// LoosePath is where the loose copy of object h is, or would be.
+func (o *Disk) LoosePath(h plumbing.Hash) string {
 	hex := h.String()
 	return filepath.Join(o.dir, hex[:2], hex[2:])
 }
 
-// write stores an object unless a loose copy already exists, and reports
+// Write stores an object unless a loose copy already exists, and reports
 // whether it wrote one. It does not look in packs: the commit path never
 // opens a pack, and a loose duplicate of a packed object is harmless (the
 // next pack absorbs it).
-func (o *objects) write(t plumbing.ObjectType, data []byte) (plumbing.Hash, bool, error) {
+func (o *Disk) Write(t plumbing.ObjectType, data []byte) (plumbing.Hash, bool, error) {
 	h := plumbing.ComputeHash(t, data)
-	path := o.loosePath(h)
+	path := o.LoosePath(h)
 	if _, err := os.Lstat(path); err == nil {
 		return h, false, nil
 	}
-	enc := encodeObject(t, data)
+	enc := EncodeObject(t, data)
 	for try := 0; ; try++ {
 		err := o.place(path, enc)
 		if err == nil {
@@ -67,9 +86,9 @@ func (o *objects) write(t plumbing.ObjectType, data []byte) (plumbing.Hash, bool
 	}
 }
 
-// encodeObject is an object as a loose file holds it: its header
+// EncodeObject is an object as a loose file holds it: its header
 // ("blob 42\0") and content, zlib-compressed (deflateLoose).
-func encodeObject(t plumbing.ObjectType, data []byte) []byte {
+func EncodeObject(t plumbing.ObjectType, data []byte) []byte {
 	header := append(t.Bytes(), ' ')
 	header = strconv.AppendInt(header, int64(len(data)), 10)
 	return deflateLoose(append(header, 0), data)
@@ -77,7 +96,7 @@ func encodeObject(t plumbing.ObjectType, data []byte) []byte {
 
 // place writes an encoded object to a temporary file and renames it to
 // path, making path's directory when it is missing.
-func (o *objects) place(path string, data []byte) error {
+func (o *Disk) place(path string, data []byte) error {
 	tmp, err := disk.TempFile(o.tmp, tmpPrefix+"obj-*", data, 0o444, false)
 	if err != nil {
 		return err
@@ -95,12 +114,12 @@ func (o *objects) place(path string, data []byte) error {
 	return err
 }
 
-// read returns an object's type and content.
-func (o *objects) read(h plumbing.Hash) (plumbing.ObjectType, []byte, error) {
-	f, err := os.Open(o.loosePath(h))
+// Read returns an object's type and content.
+func (o *Disk) Read(h plumbing.Hash) (plumbing.ObjectType, []byte, error) {
+	f, err := os.Open(o.LoosePath(h))
 	if err == nil {
 		defer f.Close()
-		return readLoose(f)
+		return ReadLoose(f)
 	}
 	if !errors.Is(err, os.ErrNotExist) {
 		return 0, nil, err
@@ -108,7 +127,8 @@ func (o *objects) read(h plumbing.Hash) (plumbing.ObjectType, []byte, error) {
 	return o.fromPacks(h)
 }
 
-func readLoose(r io.Reader) (plumbing.ObjectType, []byte, error) {
+// ReadLoose reads a loose object's file: its type and content.
+func ReadLoose(r io.Reader) (plumbing.ObjectType, []byte, error) {
 	or, err := objfile.NewReader(r)
 	if err != nil {
 		return 0, nil, err
@@ -118,7 +138,7 @@ func readLoose(r io.Reader) (plumbing.ObjectType, []byte, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	if size < 0 || size > maxObject {
+	if size < 0 || size > MaxObject {
 		return 0, nil, tooLarge("object", size)
 	}
 	data := make([]byte, size)
@@ -128,11 +148,11 @@ func readLoose(r io.Reader) (plumbing.ObjectType, []byte, error) {
 	return t, data, nil
 }
 
-// stat returns an object's type and the size it declares, reading no
+// Stat returns an object's type and the size it declares, reading no
 // more of it than its header (a pack's delta: the first bytes of the
 // delta).
-func (o *objects) stat(h plumbing.Hash) (plumbing.ObjectType, int64, error) {
-	f, err := os.Open(o.loosePath(h))
+func (o *Disk) Stat(h plumbing.Hash) (plumbing.ObjectType, int64, error) {
+	f, err := os.Open(o.LoosePath(h))
 	if err == nil {
 		defer f.Close()
 		or, err := objfile.NewReader(f)
@@ -157,32 +177,20 @@ func (o *objects) stat(h plumbing.Hash) (plumbing.ObjectType, int64, error) {
 			}
 		}
 	}
-	return 0, 0, fmt.Errorf("%w: %s", errObjectMissing, h)
+	return 0, 0, fmt.Errorf("%w: %s", ErrObjectMissing, h)
 }
 
-// readAs reads an object and checks its type.
-func (o *objects) readAs(want plumbing.ObjectType, h plumbing.Hash) ([]byte, error) {
-	t, data, err := o.read(h)
-	if err != nil {
-		return nil, err
-	}
-	if t != want {
-		return nil, fmt.Errorf("object %s is a %s, not a %s", h, t, want)
-	}
-	return data, nil
-}
-
-// treeEntry is one file of a tree. Session trees are flat.
-type treeEntry struct {
+// TreeEntry is one file of a tree. Session trees are flat.
+type TreeEntry struct {
 	Name string
 	Hash plumbing.Hash
 }
 
-// encodeTree writes a tree object for regular files, sorted by name as git
+// EncodeTree writes a tree object for regular files, sorted by name as git
 // requires.
-func encodeTree(entries []treeEntry) []byte {
+func EncodeTree(entries []TreeEntry) []byte {
 	sorted := slices.Clone(entries)
-	slices.SortFunc(sorted, func(a, b treeEntry) int { return strings.Compare(a.Name, b.Name) })
+	slices.SortFunc(sorted, func(a, b TreeEntry) int { return strings.Compare(a.Name, b.Name) })
 	var b bytes.Buffer
 	for _, e := range sorted {
 		b.WriteString("100644 ")
@@ -193,10 +201,10 @@ func encodeTree(entries []treeEntry) []byte {
 	return b.Bytes()
 }
 
-// decodeTree reads a tree object. Entries that are not regular files
+// DecodeTree reads a tree object. Entries that are not regular files
 // (directories, symlinks, submodules) are ignored: a session holds none.
-func decodeTree(data []byte) ([]treeEntry, error) {
-	var out []treeEntry
+func DecodeTree(data []byte) ([]TreeEntry, error) {
+	var out []TreeEntry
 	for len(data) > 0 {
 		sp := bytes.IndexByte(data, ' ')
 		nul := bytes.IndexByte(data, 0)
@@ -209,7 +217,7 @@ func decodeTree(data []byte) ([]treeEntry, error) {
 		copy(h[:], data[nul+1:nul+21])
 		data = data[nul+21:]
 		if mode == "100644" || mode == "100755" {
-			out = append(out, treeEntry{Name: name, Hash: h})
+			out = append(out, TreeEntry{Name: name, Hash: h})
 		}
 	}
 	return out, nil
@@ -222,7 +230,9 @@ type Signature struct {
 	When  time.Time
 }
 
-func (s Signature) encode() string {
+// Encode writes the signature as a commit's author and committer lines
+// hold it: "Name <email> seconds +hhmm".
+func (s Signature) Encode() string {
 	_, offset := s.When.Zone()
 	sign := '+'
 	if offset < 0 {
@@ -231,7 +241,9 @@ func (s Signature) encode() string {
 	return fmt.Sprintf("%s <%s> %d %c%02d%02d", s.Name, s.Email, s.When.Unix(), sign, offset/3600, offset%3600/60)
 }
 
-func decodeSignature(s string) Signature {
+// DecodeSignature reads a signature as Encode writes it; what it cannot
+// read is left zero.
+func DecodeSignature(s string) Signature {
 	var sig Signature
 	open, close := strings.IndexByte(s, '<'), strings.IndexByte(s, '>')
 	if open < 0 || close < open {
@@ -248,8 +260,8 @@ func decodeSignature(s string) Signature {
 	return sig
 }
 
-// commitObject is a commit as git stores it.
-type commitObject struct {
+// CommitObject is a commit as git stores it.
+type CommitObject struct {
 	Tree      plumbing.Hash
 	Parents   []plumbing.Hash
 	Author    Signature
@@ -257,20 +269,22 @@ type commitObject struct {
 	Message   string
 }
 
-func (c *commitObject) encode() []byte {
+// Encode writes the commit object's content.
+func (c *CommitObject) Encode() []byte {
 	var b strings.Builder
 	b.WriteString("tree " + c.Tree.String() + "\n")
 	for _, p := range c.Parents {
 		b.WriteString("parent " + p.String() + "\n")
 	}
-	b.WriteString("author " + c.Author.encode() + "\n")
-	b.WriteString("committer " + c.Committer.encode() + "\n\n")
+	b.WriteString("author " + c.Author.Encode() + "\n")
+	b.WriteString("committer " + c.Committer.Encode() + "\n\n")
 	b.WriteString(c.Message)
 	return []byte(b.String())
 }
 
-func decodeCommit(data []byte) (*commitObject, error) {
-	c := &commitObject{}
+// DecodeCommit reads a commit object's content.
+func DecodeCommit(data []byte) (*CommitObject, error) {
+	c := &CommitObject{}
 	header, msg, ok := bytes.Cut(data, []byte("\n\n"))
 	if !ok {
 		header, msg = data, nil
@@ -284,65 +298,13 @@ func decodeCommit(data []byte) (*commitObject, error) {
 		case "parent":
 			c.Parents = append(c.Parents, plumbing.NewHash(value))
 		case "author":
-			c.Author = decodeSignature(value)
+			c.Author = DecodeSignature(value)
 		case "committer":
-			c.Committer = decodeSignature(value)
+			c.Committer = DecodeSignature(value)
 		}
 	}
 	if c.Tree.IsZero() {
 		return nil, errors.New("malformed commit object: no tree")
 	}
 	return c, nil
-}
-
-// readCommit reads and decodes a commit.
-func (o *objects) readCommit(h plumbing.Hash) (*commitObject, error) {
-	data, err := o.readAs(plumbing.CommitObject, h)
-	if err != nil {
-		return nil, err
-	}
-	return decodeCommit(data)
-}
-
-// readTreeFiles returns the blob hash of each file in a commit's tree.
-func (o *objects) readTreeFiles(commit plumbing.Hash) (map[string]plumbing.Hash, error) {
-	c, err := o.readCommit(commit)
-	if err != nil {
-		return nil, err
-	}
-	data, err := o.readAs(plumbing.TreeObject, c.Tree)
-	if err != nil {
-		return nil, err
-	}
-	entries, err := decodeTree(data)
-	if err != nil {
-		return nil, err
-	}
-	out := make(map[string]plumbing.Hash, len(entries))
-	for _, e := range entries {
-		out[e.Name] = e.Hash
-	}
-	return out, nil
-}
-
-// readFilesAt returns the content of every file in a commit's tree.
-func (o *objects) readFilesAt(commit plumbing.Hash) (map[string][]byte, error) {
-	hashes, err := o.readTreeFiles(commit)
-	if err != nil {
-		return nil, err
-	}
-	out := make(map[string][]byte, len(hashes))
-	for name, h := range hashes {
-		if _, size, err := o.stat(h); err != nil {
-			return nil, err
-		} else if size > plan.MaxFile {
-			return nil, fmt.Errorf("%s is %d bytes, and plangit reads a session's files up to %d bytes", name, size, plan.MaxFile)
-		}
-		data, err := o.readAs(plumbing.BlobObject, h)
-		if err != nil {
-			return nil, err
-		}
-		out[name] = data
-	}
-	return out, nil
 }

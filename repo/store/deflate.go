@@ -1,4 +1,4 @@
-package repo
+package store
 
 import (
 	"encoding/binary"

@@ -1,4 +1,4 @@
-package repo
+package store
 
 import (
 	"bytes"
@@ -95,31 +95,31 @@ func deltaPack(t *testing.T, n int) (string, plumbing.Hash) {
 // and its size and type are read without making it. Under the limit it
 // reads as before.
 func TestPackedObjectSizeCheckedFirst(t *testing.T) {
-	dir, big := deltaPack(t, 10<<10) // 40 MB, over maxObject
-	o := newObjects(filepath.Join(dir, "objects"), dir)
+	dir, big := deltaPack(t, 10<<10) // 40 MB, over MaxObject
+	o := NewDisk(dir, dir)
 	defer o.packs.close()
-	typ, size, err := o.stat(big)
+	typ, size, err := o.Stat(big)
 	if err != nil || typ != plumbing.BlobObject || size != 40<<20 {
 		t.Fatalf("stat: %v %d %v", typ, size, err)
 	}
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	_, data, err := o.read(big)
+	_, data, err := o.Read(big)
 	runtime.ReadMemStats(&after)
-	if !errors.Is(err, errTooLarge) || data != nil {
+	if !errors.Is(err, ErrTooLarge) || data != nil {
 		t.Fatalf("read of a 40 MB delta: %d bytes, %v", len(data), err)
 	}
 	if n := after.TotalAlloc - before.TotalAlloc; n > 1<<20 {
 		t.Errorf("refusing a 40 MB delta allocated %d bytes", n)
 	}
-	if !strings.Contains(err.Error(), fmt.Sprintf("object %s of %d bytes is larger than plangit reads (%d bytes)", big, 40<<20, maxObject)) {
+	if !strings.Contains(err.Error(), fmt.Sprintf("object %s of %d bytes is larger than plangit reads (%d bytes)", big, 40<<20, MaxObject)) {
 		t.Errorf("the refusal says %q", err)
 	}
 
 	dir, small := deltaPack(t, 4) // 16 KB
-	o = newObjects(filepath.Join(dir, "objects"), dir)
+	o = NewDisk(dir, dir)
 	defer o.packs.close()
-	if typ, data, err := o.read(small); err != nil || typ != plumbing.BlobObject || len(data) != 16<<10 {
+	if typ, data, err := o.Read(small); err != nil || typ != plumbing.BlobObject || len(data) != 16<<10 {
 		t.Fatalf("read of a 16 KB delta: %v %d %v", typ, len(data), err)
 	}
 }
