@@ -5,7 +5,8 @@
 // progress are kept as the commit's trailers say them, and package repo
 // reads them as a plan's.
 //
-// Disk, a repository's .git directory, implements Store.
+// Two stores implement Store: Disk, a repository's .git directory, and
+// Memory, for tests that must touch neither git nor the disk.
 package store
 
 import (

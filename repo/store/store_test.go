@@ -26,6 +26,7 @@ var stores = []struct {
 		}
 		return NewDisk(git, filepath.Join(git, "plangit"))
 	}},
+	{"memory", func(*testing.T) Store { return NewMemory() }},
 }
 
 // commitFiles writes files as a commit on parents and returns its hash.
