@@ -86,7 +86,7 @@ func (c Conflict) Side(rev string) (ConflictSide, bool) {
 // ParseConflict reads a conflict as Conflict.String writes it.
 func ParseConflict(s string) (Conflict, error) {
 	bad := func(why string) (Conflict, error) {
-		return Conflict{}, Errorf(CodePlanParseError, "a conflict is FIELD: \"VALUE\" (REV) | \"VALUE\" (REV); %s in %q", why, clip(s))
+		return Conflict{}, Errorf(CodePlanParseError, "a conflict is FIELD: \"VALUE\" (REV) | \"VALUE\" (REV); %s in %q", why, Clip(s))
 	}
 	field, rest, ok := strings.Cut(s, ":")
 	field = strings.Join(strings.Fields(field), " ")
@@ -222,7 +222,7 @@ func setStatusValue(s *Step, v string) error {
 	word, rest, _ := strings.Cut(strings.TrimSpace(v), " ")
 	st, ok := ParseStepStatus(word)
 	if !ok {
-		return Errorf(CodePlanParseError, "%q is not a step status", clip(word))
+		return Errorf(CodePlanParseError, "%q is not a step status", Clip(word))
 	}
 	var started, completed time.Time
 	retries := 0
@@ -230,23 +230,23 @@ func setStatusValue(s *Step, v string) error {
 	if r, n, ok := strings.Cut(rest, "retries:"); ok {
 		var err error
 		if retries, err = strconv.Atoi(strings.TrimSpace(n)); err != nil || retries < 0 {
-			return Errorf(CodePlanParseError, "bad retries in %q", clip(v))
+			return Errorf(CodePlanParseError, "bad retries in %q", Clip(v))
 		}
 		rest = strings.TrimSpace(r)
 	}
 	if rest != "" {
 		a, b, ok := strings.Cut(rest, "→")
 		if !ok {
-			return Errorf(CodePlanParseError, "the times in %q are START → END", clip(v))
+			return Errorf(CodePlanParseError, "the times in %q are START → END", Clip(v))
 		}
 		if a = strings.TrimSpace(a); a != "" {
 			if started, ok = parseTime(a); !ok {
-				return Errorf(CodePlanParseError, "bad start time in %q", clip(v))
+				return Errorf(CodePlanParseError, "bad start time in %q", Clip(v))
 			}
 		}
 		if b = strings.TrimSpace(b); b != "" {
 			if completed, ok = parseTime(b); !ok {
-				return Errorf(CodePlanParseError, "bad end time in %q", clip(v))
+				return Errorf(CodePlanParseError, "bad end time in %q", Clip(v))
 			}
 		}
 	}

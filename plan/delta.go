@@ -174,7 +174,7 @@ func (t Touch) String() string {
 // ParseTouch reads a touch written by String.
 func ParseTouch(s string) (Touch, bool) {
 	id, rest, _ := strings.Cut(strings.TrimSpace(s), " ")
-	if !isStepID(id) {
+	if !IsStepID(id) {
 		return Touch{}, false
 	}
 	t := Touch{Step: id}

@@ -109,9 +109,9 @@ func NormalizeMessage(msg string) string {
 	return b.String()
 }
 
-// identity is what makes two errors the same error: the tool, the key
+// Identity is what makes two errors the same error: the tool, the key
 // when there is one, and the normalized message.
-func (e *ErrorRecord) identity() string {
+func (e *ErrorRecord) Identity() string {
 	return e.Tool + "\x00" + NormalizeKey(e.Key) + "\x00" + NormalizeMessage(e.Message)
 }
 
@@ -188,8 +188,8 @@ func (l *ErrorLog) record(e ErrorRecord, now time.Time, r *redact.Redactor) (*Er
 	}
 	now = Stamp(now)
 	rec := &ErrorRecord{Tool: tool, Message: msg, Count: 1, First: now, Last: now, Step: step, Params: params, Key: key}
-	id := rec.identity()
-	if i := slices.IndexFunc(*l, func(x *ErrorRecord) bool { return x.Open() && x.identity() == id }); i >= 0 {
+	id := rec.Identity()
+	if i := slices.IndexFunc(*l, func(x *ErrorRecord) bool { return x.Open() && x.Identity() == id }); i >= 0 {
 		old := (*l)[i]
 		rec.ID, rec.Count, rec.First = old.ID, old.Count+1, old.First
 		*l = slices.Delete(*l, i, i+1)
@@ -257,7 +257,7 @@ func (l ErrorLog) Open() ErrorLog {
 func (l ErrorLog) Resolve(id, resolution string, now time.Time) (rec *ErrorRecord, changed bool, err error) {
 	rec = l.ByID(id)
 	if rec == nil {
-		return nil, false, Errorf(CodeInvalidArgument, "no error #%s in this session; plangit errors lists them with their ids", clip(strings.TrimPrefix(strings.TrimSpace(id), "#"))).With("error", id)
+		return nil, false, Errorf(CodeInvalidArgument, "no error #%s in this session; plangit errors lists them with their ids", Clip(strings.TrimPrefix(strings.TrimSpace(id), "#"))).With("error", id)
 	}
 	if !rec.Open() {
 		return rec, false, nil
@@ -309,18 +309,18 @@ func (l ErrorLog) resolveKey(tool, key, resolution string, now time.Time, r *red
 	return out
 }
 
-// mergeAll merges records as merge merges them one by one. Into an empty
+// MergeAll merges records as Merge merges them one by one. Into an empty
 // log, records that are all different errors go in one pass (an import
-// reads thousands): merge gives them ids in turn and orders them by when
+// reads thousands): Merge gives them ids in turn and orders them by when
 // they were last seen, the same time in turn, the undated ones last, each
 // before those merged before it.
-func (l *ErrorLog) mergeAll(recs []*ErrorRecord) {
+func (l *ErrorLog) MergeAll(recs []*ErrorRecord) {
 	seen := make(map[string]bool, len(recs))
 	for _, rec := range recs {
-		key := strconv.FormatBool(rec.Open()) + rec.identity()
+		key := strconv.FormatBool(rec.Open()) + rec.Identity()
 		if len(*l) > 0 || seen[key] {
 			for _, r := range recs {
-				l.merge(r)
+				l.Merge(r)
 			}
 			return
 		}
@@ -341,13 +341,13 @@ func (l *ErrorLog) mergeAll(recs []*ErrorRecord) {
 	*l = append(dated, undated...)
 }
 
-// merge adds a record from elsewhere (an import): the same error, open or
+// Merge adds a record from elsewhere (an import): the same error, open or
 // resolved as the record is, counts up, keeping the earliest first and the
 // latest last time; anything else is added with a new id, in order of when
 // it was last seen (undated ones last).
-func (l *ErrorLog) merge(rec *ErrorRecord) {
-	id := rec.identity()
-	if i := slices.IndexFunc(*l, func(x *ErrorRecord) bool { return x.Open() == rec.Open() && x.identity() == id }); i >= 0 {
+func (l *ErrorLog) Merge(rec *ErrorRecord) {
+	id := rec.Identity()
+	if i := slices.IndexFunc(*l, func(x *ErrorRecord) bool { return x.Open() == rec.Open() && x.Identity() == id }); i >= 0 {
 		old := (*l)[i]
 		old.Count += rec.Count
 		if !rec.First.IsZero() && (old.First.IsZero() || rec.First.Before(old.First)) {
@@ -431,7 +431,7 @@ func ParseErrors(src []byte) (ErrorLog, error) {
 	if len(strings.TrimSpace(string(src))) == 0 {
 		return nil, nil
 	}
-	d, err := parseDoc(ErrorsFile, src)
+	d, err := ParseDoc(ErrorsFile, src)
 	if err != nil {
 		return nil, err
 	}
@@ -440,10 +440,10 @@ func ParseErrors(src []byte) (ErrorLog, error) {
 		cur     *ErrorRecord
 		titled  bool
 		params  bool // a Manus-style "**Params:**" waits for its code block
-		message = gathered{}
+		message = Gathered{}
 		ids     = map[string]bool{}
 	)
-	for n := d.root.FirstChild(); n != nil; n = n.NextSibling() {
+	for n := d.Root.FirstChild(); n != nil; n = n.NextSibling() {
 		switch n := n.(type) {
 		case *ast.FencedCodeBlock:
 			if cur == nil || !params {
@@ -455,16 +455,16 @@ func ParseErrors(src []byte) (ErrorLog, error) {
 			case n.Level == 1 && !titled && cur == nil:
 				titled = true
 			case n.Level == 2:
-				text, machine := cutMachine(d.headingText(n))
+				text, machine := cutMachine(d.HeadingText(n))
 				rec := &ErrorRecord{}
 				for _, tok := range strings.Fields(machine) {
 					switch {
-					case strings.HasPrefix(tok, "#") && rec.ID == "" && isStepID(tok[1:]):
+					case strings.HasPrefix(tok, "#") && rec.ID == "" && IsStepID(tok[1:]):
 						rec.ID = tok[1:]
 					case tok == "resolved":
 						rec.Resolved = true
 					default:
-						return nil, d.errAtNode(n, "unknown field %q in the error's code span; known: #ID, resolved", clip(tok))
+						return nil, d.errAtNode(n, "unknown field %q in the error's code span; known: #ID, resolved", Clip(tok))
 					}
 				}
 				if machine != "" && rec.ID == "" {
@@ -518,7 +518,7 @@ func ParseErrors(src []byte) (ErrorLog, error) {
 					cur.Last, ok = parseTime(f.value)
 				case "step":
 					if cur.Step, ok = stepRef(f.value); !ok {
-						return nil, d.errAt(f.off, "step %q is not a step id", clip(f.value))
+						return nil, d.ErrAt(f.off, "step %q is not a step id", Clip(f.value))
 					}
 				case "params":
 					cur.Params = f.value
@@ -534,10 +534,10 @@ func ParseErrors(src []byte) (ErrorLog, error) {
 						return nil, err
 					}
 				default:
-					return nil, d.errAt(f.off, "unknown error field %q; known: first, last, step, key, params, resolved, resolution", clip(f.key))
+					return nil, d.ErrAt(f.off, "unknown error field %q; known: first, last, step, key, params, resolved, resolution", Clip(f.key))
 				}
 				if !ok {
-					return nil, d.errAt(f.off, "the time %q is not an RFC 3339 time", clip(f.value))
+					return nil, d.ErrAt(f.off, "the time %q is not an RFC 3339 time", Clip(f.value))
 				}
 			}
 		case *ast.Blockquote:
@@ -551,22 +551,22 @@ func ParseErrors(src []byte) (ErrorLog, error) {
 			if cur == nil {
 				return nil, d.errAtNode(n, "a quote here belongs to no error")
 			}
-			message.add(&cur.Message, text)
+			message.Add(&cur.Message, text)
 		case *ast.Paragraph:
 			if cur == nil {
 				return nil, d.errAtNode(n, "text here belongs to no error")
 			}
-			raw := d.joinedLines(n, "\n")
+			raw := d.JoinedLines(n, "\n")
 			if label, value, ok := manusField(raw); ok {
 				switch label {
 				case "Count":
 					c, err := strconv.Atoi(strings.TrimSpace(strings.TrimSuffix(strings.TrimSuffix(value, "times"), "time")))
 					if err != nil || c < 1 {
-						return nil, d.errAtNode(n, "**Count:** takes a positive number of times, not %q", clip(value))
+						return nil, d.errAtNode(n, "**Count:** takes a positive number of times, not %q", Clip(value))
 					}
 					cur.Count = c
 				case "Message":
-					m, err := d.clean(d.start(n), "error message", value, CleanBlock)
+					m, err := d.clean(d.Start(n), "error message", value, CleanBlock)
 					if err != nil {
 						return nil, err
 					}
@@ -576,17 +576,17 @@ func ParseErrors(src []byte) (ErrorLog, error) {
 				}
 				continue
 			}
-			text, err := d.clean(d.start(n), "error message", raw, CleanBlock)
+			text, err := d.clean(d.Start(n), "error message", raw, CleanBlock)
 			if err != nil {
 				return nil, err
 			}
-			message.add(&cur.Message, text)
+			message.Add(&cur.Message, text)
 		case *ast.ThematicBreak:
 		default:
-			return nil, d.errAtNode(n, "plangit does not understand this %s in errors.md", kindName(n))
+			return nil, d.errAtNode(n, "plangit does not understand this %s in errors.md", KindName(n))
 		}
 	}
-	message.join()
+	message.Join()
 	for _, e := range out {
 		if e.Message == "" {
 			e.Message = "(no message)"

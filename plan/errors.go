@@ -89,10 +89,10 @@ func HasCode(err error, code Code) bool {
 	return errors.As(err, &e) && e.Code == code
 }
 
-// clip shortens s for quoting in an error message or a summary. It is
+// Clip shortens s for quoting in an error message or a summary. It is
 // redacted first (the table alone), then cut: a credential cut in two
 // would show what the rules no longer see as one.
-func clip(s string) string {
+func Clip(s string) string {
 	const max = 80
 	s = (*redact.Redactor)(nil).String(s)
 	cut, n := len(s), 0

@@ -38,7 +38,7 @@ func ParseCategory(s string) (Category, error) {
 	for i, c := range Categories {
 		names[i] = string(c)
 	}
-	return "", Errorf(CodeInvalidArgument, "unknown category %q; one of %s", clip(s), strings.Join(names, ", ")).With("categories", names)
+	return "", Errorf(CodeInvalidArgument, "unknown category %q; one of %s", Clip(s), strings.Join(names, ", ")).With("categories", names)
 }
 
 // categoryHeading reads a "## Category" heading, singular or plural.
@@ -85,16 +85,16 @@ func (fs *Findings) Add(f Finding, now time.Time) (*Finding, error) {
 	}
 	var ok bool
 	if f.Step, ok = stepRef(f.Step); !ok {
-		return nil, Errorf(CodeInvalidArgument, "step %q is not a step id", clip(f.Step))
+		return nil, Errorf(CodeInvalidArgument, "step %q is not a step id", Clip(f.Step))
 	}
 	f.Time = Stamp(now)
-	fs.add(&f)
+	fs.Insert(&f)
 	return &f, nil
 }
 
-// add gives f the next id and puts it in file order: by category, then as
+// Insert gives f the next id and puts it in file order: by category, then as
 // added.
-func (fs *Findings) add(f *Finding) {
+func (fs *Findings) Insert(f *Finding) {
 	next := 1
 	for _, g := range *fs {
 		if n, _ := strconv.Atoi(g.ID); n >= next {
@@ -112,9 +112,9 @@ func (fs *Findings) add(f *Finding) {
 	*fs = slices.Insert(*fs, at, f)
 }
 
-// addAll adds findings as add adds them one by one, in one pass: an
+// InsertAll adds findings as Insert adds them one by one, in one pass: an
 // import adds thousands.
-func (fs *Findings) addAll(add []*Finding) {
+func (fs *Findings) InsertAll(add []*Finding) {
 	if len(add) == 0 {
 		return
 	}
@@ -125,7 +125,7 @@ func (fs *Findings) addAll(add []*Finding) {
 		}
 	}
 	rank := func(c Category) int { return slices.Index(Categories, c) }
-	// add puts a finding before the first of a later category, after the
+	// Insert puts a finding before the first of a later category, after the
 	// findings added before it there.
 	at := map[Category]int{}
 	for _, f := range add {
@@ -225,7 +225,7 @@ func ParseFindings(src []byte) (Findings, error) {
 	if len(strings.TrimSpace(string(src))) == 0 {
 		return nil, nil
 	}
-	d, err := parseDoc(FindingsFile, src)
+	d, err := ParseDoc(FindingsFile, src)
 	if err != nil {
 		return nil, err
 	}
@@ -236,12 +236,12 @@ func ParseFindings(src []byte) (Findings, error) {
 		titled  bool
 		pending []*Finding // findings written without an id
 		seen    = map[string]bool{}
-		content = gathered{}
+		content = Gathered{}
 	)
-	for n := d.root.FirstChild(); n != nil; n = n.NextSibling() {
+	for n := d.Root.FirstChild(); n != nil; n = n.NextSibling() {
 		switch n := n.(type) {
 		case *ast.Heading:
-			text := d.headingText(n)
+			text := d.HeadingText(n)
 			switch {
 			case n.Level == 1 && !titled && cat == "":
 				titled = true
@@ -256,8 +256,8 @@ func ParseFindings(src []byte) (Findings, error) {
 				cur = &Finding{Category: cat}
 				if machine != "" {
 					id := strings.TrimPrefix(machine, "#")
-					if !isStepID(id) {
-						return nil, d.errAtNode(n, "finding id %q is not a number", clip(machine))
+					if !IsStepID(id) {
+						return nil, d.errAtNode(n, "finding id %q is not a number", Clip(machine))
 					}
 					if seen[id] {
 						return nil, d.errAtNode(n, "two findings have id %s; remove the id from the copy", id)
@@ -290,16 +290,16 @@ func ParseFindings(src []byte) (Findings, error) {
 				case "step":
 					var ok bool
 					if cur.Step, ok = stepRef(f.value); !ok {
-						return nil, d.errAt(f.off, "step %q is not a step id", clip(f.value))
+						return nil, d.ErrAt(f.off, "step %q is not a step id", Clip(f.value))
 					}
 				case "time":
 					t, ok := parseTime(f.value)
 					if !ok {
-						return nil, d.errAt(f.off, "the time %q is not an RFC 3339 time", clip(f.value))
+						return nil, d.ErrAt(f.off, "the time %q is not an RFC 3339 time", Clip(f.value))
 					}
 					cur.Time = t
 				default:
-					return nil, d.errAt(f.off, "unknown finding field %q; known: source, step, time", clip(f.key))
+					return nil, d.ErrAt(f.off, "unknown finding field %q; known: source, step, time", Clip(f.key))
 				}
 			}
 		case *ast.Blockquote:
@@ -313,30 +313,30 @@ func ParseFindings(src []byte) (Findings, error) {
 			if cur == nil {
 				return nil, d.errAtNode(n, "a quote here belongs to no finding")
 			}
-			content.add(&cur.Content, text)
+			content.Add(&cur.Content, text)
 		case *ast.Paragraph:
 			if cur == nil {
 				return nil, d.errAtNode(n, "text here belongs to no finding; put it under a \"### Title\"")
 			}
-			raw := d.joinedLines(n, "\n")
+			raw := d.JoinedLines(n, "\n")
 			if src, ok := manusSource(raw); ok {
 				// the Manus-style "*Source: …*"
-				if cur.Source, err = d.clean(d.start(n), "source", src, CleanLine); err != nil {
+				if cur.Source, err = d.clean(d.Start(n), "source", src, CleanLine); err != nil {
 					return nil, err
 				}
 				continue
 			}
-			text, err := d.clean(d.start(n), "finding content", raw, CleanBlock)
+			text, err := d.clean(d.Start(n), "finding content", raw, CleanBlock)
 			if err != nil {
 				return nil, err
 			}
-			content.add(&cur.Content, text)
+			content.Add(&cur.Content, text)
 		case *ast.ThematicBreak:
 		default:
-			return nil, d.errAtNode(n, "plangit does not understand this %s in findings.md", kindName(n))
+			return nil, d.errAtNode(n, "plangit does not understand this %s in findings.md", KindName(n))
 		}
 	}
-	content.join()
+	content.Join()
 	next := 1
 	for _, f := range out {
 		if n, _ := strconv.Atoi(f.ID); n >= next {

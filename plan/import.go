@@ -63,7 +63,7 @@ func Import(name string, src []byte, format string, now time.Time) (*Imported, e
 	}
 	src = bytes.TrimPrefix(src, []byte("\uFEFF"))
 	if format != "" && !slices.Contains(ImportFormats, format) {
-		return nil, Errorf(CodeInvalidArgument, "unknown format %q; one of %s", clip(format), strings.Join(ImportFormats, ", "))
+		return nil, Errorf(CodeInvalidArgument, "unknown format %q; one of %s", Clip(format), strings.Join(ImportFormats, ", "))
 	}
 	t := bytes.TrimSpace(src)
 	if len(t) == 0 {
@@ -303,7 +303,7 @@ func (b *builder) step(ph *Phase, path, text string, st StepStatus) *bstep {
 
 // finish settles ids and needs and leaves at most one step in progress.
 func (b *builder) finish() (*Imported, error) {
-	b.st.Findings.addAll(b.newFindings)
+	b.st.Findings.InsertAll(b.newFindings)
 	b.settleIDs()
 	byID := map[string]*bstep{}
 	for _, bs := range b.steps {
@@ -315,7 +315,7 @@ func (b *builder) finish() (*Imported, error) {
 		for _, n := range bs.needs {
 			dep, ok := byID[n]
 			if !ok {
-				return nil, Errorf(CodeInvalidDependency, "%s: %s: step %q depends on %q, which the file does not define", b.name, bs.needsPath, clip(bs.s.Text), clip(n)).With("field", bs.needsPath)
+				return nil, Errorf(CodeInvalidDependency, "%s: %s: step %q depends on %q, which the file does not define", b.name, bs.needsPath, Clip(bs.s.Text), Clip(n)).With("field", bs.needsPath)
 			}
 			if dep == bs {
 				b.drop(bs.needsPath, n, "a step cannot wait for itself")
@@ -336,7 +336,7 @@ func (b *builder) settleIDs() {
 	seen := map[string]bool{}
 	for _, bs := range b.steps {
 		id := normalizeID(bs.srcID)
-		if !isStepID(id) || seen[id] {
+		if !IsStepID(id) || seen[id] {
 			keep = false
 			break
 		}
@@ -464,12 +464,12 @@ func (s *State) Merge(in *State, now time.Time) (Change, []Dropped, error) {
 	}
 	for _, f := range in.Findings {
 		c := *f
-		s.Findings.add(&c)
+		s.Findings.Insert(&c)
 	}
 	for i := len(in.Errors) - 1; i >= 0; i-- { // oldest first
-		s.Errors.merge(in.Errors[i])
+		s.Errors.Merge(in.Errors[i])
 	}
-	p.touch(now)
+	p.Touch(now)
 	summary := fmt.Sprintf("import: %s in %s", count(n, "step"), count(len(ip.Phases), "phase"))
 	if n > 0 {
 		summary += fmt.Sprintf(" (steps %s–%s)", first, strconv.Itoa(p.NextStep-1))

@@ -342,16 +342,16 @@ func walkJSON(v any, path, key string, leaf func(path, key string, v any)) {
 // items ("**Label:** value" read as a field), paragraph lines and table
 // cells (the header row names columns, it holds no value).
 func walkMarkdown(t *testing.T, src []byte, in *Imported, lost func(field, key, v string)) {
-	d, err := parseDoc("fixture", src)
+	d, err := ParseDoc("fixture", src)
 	if err != nil {
 		t.Fatal(err)
 	}
 	sections := []string{"goal", "current phase", "phases", "key questions", "decisions made", "errors encountered", "session management", "notes"}
-	line := func(n ast.Node) string { l, _ := d.position(d.start(n)); return "line " + strconv.Itoa(l) }
+	line := func(n ast.Node) string { l, _ := d.Position(d.Start(n)); return "line " + strconv.Itoa(l) }
 	section := ""
 	text := func(field, s string) {
 		_, s = cutIcon(s)
-		if label, value, ok := cutLabel(s); ok {
+		if label, value, ok := CutLabel(s); ok {
 			lost(field, label, value)
 			return
 		}
@@ -365,10 +365,10 @@ func walkMarkdown(t *testing.T, src []byte, in *Imported, lost func(field, key, 
 		}
 		lost(field, "", s)
 	}
-	for n := d.root.FirstChild(); n != nil; n = n.NextSibling() {
+	for n := d.Root.FirstChild(); n != nil; n = n.NextSibling() {
 		switch n := n.(type) {
 		case *ast.Heading:
-			h := d.headingText(n)
+			h := d.HeadingText(n)
 			if n.Level == 2 && slices.Contains(sections, strings.ToLower(h)) {
 				section = strings.ToLower(h)
 				continue
@@ -379,8 +379,8 @@ func walkMarkdown(t *testing.T, src []byte, in *Imported, lost func(field, key, 
 			text(line(n), h)
 		case *ast.List:
 			for it := n.FirstChild(); it != nil; it = it.NextSibling() {
-				s := d.joinedLines(it.FirstChild(), " ")
-				if _, boxed := checkBox(it.FirstChild()); boxed {
+				s := d.JoinedLines(it.FirstChild(), " ")
+				if _, boxed := CheckBox(it.FirstChild()); boxed {
 					s = s[3:]
 				}
 				text(line(it), s)
@@ -391,8 +391,8 @@ func walkMarkdown(t *testing.T, src []byte, in *Imported, lost func(field, key, 
 			for p := range paragraphsOf(n) {
 				for i := 0; i < p.Lines().Len(); i++ {
 					seg := p.Lines().At(i)
-					l, _ := d.position(seg.Start)
-					lines, nums = append(lines, strings.TrimSpace(string(seg.Value(d.src)))), append(nums, l)
+					l, _ := d.Position(seg.Start)
+					lines, nums = append(lines, strings.TrimSpace(string(seg.Value(d.Src)))), append(nums, l)
 				}
 			}
 			if section == "current phase" {

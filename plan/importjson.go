@@ -108,14 +108,14 @@ func parseJSONTree(name string, src []byte) (*jnode, error) {
 	if err == nil {
 		off := int(dec.InputOffset())
 		if rest := bytes.TrimLeft(src[off:], " \t\r\n"); len(rest) > 0 {
-			d := &doc{name: name, src: src}
-			return nil, d.errAt(len(src)-len(rest), "malformed JSON: more after the end of the value")
+			d := &Doc{Name: name, Src: src}
+			return nil, d.ErrAt(len(src)-len(rest), "malformed JSON: more after the end of the value")
 		}
 		return root, nil
 	}
 	if err == io.EOF || errors.Is(err, io.ErrUnexpectedEOF) {
-		d := &doc{name: name, src: src}
-		return nil, d.errAt(len(src), "malformed JSON: the file ends in the middle of a value")
+		d := &Doc{Name: name, Src: src}
+		return nil, d.ErrAt(len(src), "malformed JSON: the file ends in the middle of a value")
 	}
 	return nil, jsonError(name, src, err)
 }
@@ -125,8 +125,8 @@ func jsonError(name string, src []byte, err error) error {
 	var se *json.SyntaxError
 	if errors.As(err, &se) {
 		// Offset counts the bytes read, the wrong one included.
-		d := &doc{name: name, src: src}
-		return d.errAt(max(0, int(se.Offset)-1), "malformed JSON: %s", se.Error())
+		d := &Doc{Name: name, Src: src}
+		return d.ErrAt(max(0, int(se.Offset)-1), "malformed JSON: %s", se.Error())
 	}
 	return WrapError(CodePlanParseError, err, "%s: malformed JSON", name)
 }
@@ -185,7 +185,7 @@ func detectJSON(root *jnode) (string, error) {
 // jreader reads a JSON source into a builder, accounting for every key.
 type jreader struct {
 	*builder
-	d *doc
+	d *Doc
 }
 
 // jobj is an object being read: the keys read so far are used; the others
@@ -207,7 +207,7 @@ func index(path string, i int) string { return path + "[" + strconv.Itoa(i) + "]
 
 // errAt is PLAN_PARSE_ERROR at a value, naming its field.
 func (r *jreader) errAt(n *jnode, path, format string, args ...any) error {
-	return r.d.errAt(n.start, "%s: %s", path, fmt.Sprintf(format, args...)).With("field", path)
+	return r.d.ErrAt(n.start, "%s: %s", path, fmt.Sprintf(format, args...)).With("field", path)
 }
 
 // obj opens n, which must be an object.
@@ -297,7 +297,7 @@ func (r *jreader) status(o *jobj, key string) (StepStatus, error) {
 	st, ok := ImportStatus(s)
 	if !ok {
 		v := o.get(key)
-		return "", Errorf(CodeInvalidArgument, "%s: unknown status %q; plangit reads %s", r.d.pos(v.start, join(o.path, key)), clip(s), stepStatusNames).With("field", join(o.path, key))
+		return "", Errorf(CodeInvalidArgument, "%s: unknown status %q; plangit reads %s", r.d.pos(v.start, join(o.path, key)), Clip(s), stepStatusNames).With("field", join(o.path, key))
 	}
 	return st, nil
 }
@@ -311,16 +311,16 @@ func (r *jreader) planStatus(o *jobj, key string) error {
 	st, ok := importPlanStatus(s)
 	if !ok {
 		v := o.get(key)
-		return Errorf(CodeInvalidArgument, "%s: unknown plan status %q; plangit reads pending, running (or idle, executing), paused, completed (or done, succeed), failed", r.d.pos(v.start, join(o.path, key)), clip(s)).With("field", join(o.path, key))
+		return Errorf(CodeInvalidArgument, "%s: unknown plan status %q; plangit reads pending, running (or idle, executing), paused, completed (or done, succeed), failed", r.d.pos(v.start, join(o.path, key)), Clip(s)).With("field", join(o.path, key))
 	}
 	r.p.Status = st
 	return nil
 }
 
 // pos is "name:line:col: field" for messages.
-func (d *doc) pos(off int, field string) string {
-	line, col := d.position(off)
-	return fmt.Sprintf("%s:%d:%d: %s", d.name, line, col, field)
+func (d *Doc) pos(off int, field string) string {
+	line, col := d.Position(off)
+	return fmt.Sprintf("%s:%d:%d: %s", d.Name, line, col, field)
 }
 
 // timeOf reads a time field.
@@ -385,12 +385,12 @@ func (r *jreader) raw(v *jnode) string {
 	if v.kind == jString {
 		return v.str
 	}
-	return string(r.d.src[v.start:min(v.end, len(r.d.src))])
+	return string(r.d.Src[v.start:min(v.end, len(r.d.Src))])
 }
 
 func describe(v *jnode) string {
 	if v.kind == jNumber || v.kind == jString {
-		return fmt.Sprintf("%s %s", v.kind, clip(v.str))
+		return fmt.Sprintf("%s %s", v.kind, Clip(v.str))
 	}
 	return v.kind.String()
 }
@@ -405,7 +405,7 @@ func importJSON(name string, src []byte, format string, now time.Time) (*Importe
 			return nil, err
 		}
 	}
-	r := &jreader{builder: newBuilder(name, "", "", now), d: &doc{name: name, src: src}}
+	r := &jreader{builder: newBuilder(name, "", "", now), d: &Doc{Name: name, Src: src}}
 	switch format {
 	case FormatTodos:
 		err = r.todos(root)
@@ -444,7 +444,7 @@ func (r *jreader) items(root *jnode, key string) ([]*jnode, string, *jobj, error
 	}
 	v := o.get(key)
 	if v == nil {
-		return nil, "", nil, r.d.errAt(root.start, "no %q list of steps here", key).With("field", key)
+		return nil, "", nil, r.d.ErrAt(root.start, "no %q list of steps here", key).With("field", key)
 	}
 	if v.kind != jArray {
 		return nil, "", nil, r.errAt(v, key, "expected a list of steps, found %s", v.kind)
@@ -679,7 +679,7 @@ func (r *jreader) checkCurrent(field, value string, bs *bstep) {
 		// The step the plan is at, not started yet: the statuses agree.
 		r.current = bs
 	default:
-		r.drop(field, value, fmt.Sprintf("names step %q, which is %s; the steps' statuses say which is under way", clip(bs.s.Text), bs.s.Status))
+		r.drop(field, value, fmt.Sprintf("names step %q, which is %s; the steps' statuses say which is under way", Clip(bs.s.Text), bs.s.Status))
 	}
 }
 
@@ -999,7 +999,7 @@ func (r *jreader) planExecute(root *jnode) error {
 		}
 		planNode, path = resp.get("planResult"), "planResult"
 		if planNode == nil {
-			return r.d.errAt(root.start, "no planResult with the plan's tasks here").With("field", "planResult")
+			return r.d.ErrAt(root.start, "no planResult with the plan's tasks here").With("field", "planResult")
 		}
 	}
 	items, err := []*jnode(nil), error(nil)

@@ -61,20 +61,20 @@ func cutIcon(s string) (icon, rest string) {
 // mdReader reads a markdown source into a builder.
 type mdReader struct {
 	*builder
-	d     *doc
-	notes gathered // fields read from several blocks, joined when the last is read
+	d     *Doc
+	notes Gathered // fields read from several blocks, joined when the last is read
 }
 
 func newMDReader(name string, src []byte, now time.Time) (*mdReader, error) {
-	d, err := parseDoc(name, src)
+	d, err := ParseDoc(name, src)
 	if err != nil {
 		return nil, err
 	}
-	return &mdReader{builder: newBuilder(name, "", "", now), d: d, notes: gathered{}}, nil
+	return &mdReader{builder: newBuilder(name, "", "", now), d: d, notes: Gathered{}}, nil
 }
 
 func (r *mdReader) lineOf(n ast.Node) int {
-	line, _ := r.d.position(r.d.start(n))
+	line, _ := r.d.Position(r.d.Start(n))
 	return line
 }
 
@@ -82,7 +82,7 @@ func lineField(n int) string { return "line " + strconv.Itoa(n) }
 
 // source is the raw text of a block.
 func (r *mdReader) source(n ast.Node) string {
-	return strings.TrimSpace(string(r.d.src[r.d.start(n):r.d.end(n)]))
+	return strings.TrimSpace(string(r.d.Src[r.d.Start(n):r.d.End(n)]))
 }
 
 // dropBlock reports a block the import does not keep.
@@ -108,12 +108,12 @@ func (r *mdReader) items(list ast.Node) []item {
 		if first == nil {
 			continue
 		}
-		if !isTextBlock(first) {
-			r.dropBlock(it, "plangit reads a list item's text, not a "+kindName(first))
+		if !IsTextBlock(first) {
+			r.dropBlock(it, "plangit reads a list item's text, not a "+KindName(first))
 			continue
 		}
-		x := item{node: it, line: r.lineOf(it), text: r.d.joinedLines(first, " ")}
-		if x.checked, x.boxed = checkBox(first); x.boxed {
+		x := item{node: it, line: r.lineOf(it), text: r.d.JoinedLines(first, " ")}
+		if x.checked, x.boxed = CheckBox(first); x.boxed {
 			x.text = strings.TrimSpace(x.text[3:])
 		}
 		out = append(out, x)
@@ -131,8 +131,8 @@ func (r *mdReader) paragraphLines(n ast.Node) ([]string, []int) {
 	var nums []int
 	for i := 0; i < lines.Len(); i++ {
 		seg := lines.At(i)
-		text = append(text, strings.TrimSpace(string(seg.Value(r.d.src))))
-		line, _ := r.d.position(seg.Start)
+		text = append(text, strings.TrimSpace(string(seg.Value(r.d.Src))))
+		line, _ := r.d.Position(seg.Start)
 		nums = append(nums, line)
 	}
 	return text, nums
@@ -218,23 +218,23 @@ func importManus(name string, src []byte, now time.Time) (*Imported, error) {
 	)
 	header := func(lines []string, nums []int) {
 		for i, l := range lines {
-			label, value, ok := cutLabel(l)
+			label, value, ok := CutLabel(l)
 			switch {
 			case ok && (strings.EqualFold(label, "Objective") || strings.EqualFold(label, labelGoal)):
-				r.notes.add(&r.p.Goal, r.text(lineField(nums[i]), value))
+				r.notes.Add(&r.p.Goal, r.text(lineField(nums[i]), value))
 			case ok && strings.EqualFold(label, "Progress"):
 				progress = append(progress, Dropped{Field: lineField(nums[i]), Value: value})
 			case !ok && ph == nil:
-				r.notes.add(&r.p.Goal, r.text(lineField(nums[i]), l))
+				r.notes.Add(&r.p.Goal, r.text(lineField(nums[i]), l))
 			default:
 				r.drop(lineField(nums[i]), l, "a header line plangit does not know")
 			}
 		}
 	}
-	for n := d.root.FirstChild(); n != nil; n = n.NextSibling() {
+	for n := d.Root.FirstChild(); n != nil; n = n.NextSibling() {
 		switch n := n.(type) {
 		case *ast.Heading:
-			text := d.headingText(n)
+			text := d.HeadingText(n)
 			switch {
 			case n.Level == 1 && !titled:
 				r.setTitle(lineField(r.lineOf(n)), text)
@@ -247,13 +247,13 @@ func importManus(name string, src []byte, now time.Time) (*Imported, error) {
 				ph = r.phase(strings.TrimSpace(title))
 				icons[ph] = [2]string{icon, lineField(r.lineOf(n))}
 			case ph != nil:
-				r.notes.add(&ph.Notes, r.source(n))
+				r.notes.Add(&ph.Notes, r.source(n))
 			default:
 				r.dropBlock(n, "a heading outside the plan's phases")
 			}
 		case *ast.Blockquote:
 			if ph != nil {
-				r.notes.add(&ph.Notes, r.block(lineField(r.lineOf(n)), d.quoteSource(n)))
+				r.notes.Add(&ph.Notes, r.block(lineField(r.lineOf(n)), d.QuoteSource(n)))
 				continue
 			}
 			for c := n.FirstChild(); c != nil; c = c.NextSibling() {
@@ -275,7 +275,7 @@ func importManus(name string, src []byte, now time.Time) (*Imported, error) {
 				}
 			}
 			if ph != nil && !strings.HasPrefix(lines[0], "**") {
-				r.notes.add(&ph.Notes, r.block(lineField(nums[0]), strings.Join(lines, "\n")))
+				r.notes.Add(&ph.Notes, r.block(lineField(nums[0]), strings.Join(lines, "\n")))
 				continue
 			}
 			header(lines, nums)
@@ -299,13 +299,13 @@ func importManus(name string, src []byte, now time.Time) (*Imported, error) {
 			r.dropBlock(n, "HTML plangit does not keep")
 		default:
 			if ph != nil {
-				r.notes.add(&ph.Notes, r.source(n))
+				r.notes.Add(&ph.Notes, r.source(n))
 				continue
 			}
-			r.dropBlock(n, "a "+kindName(n)+" outside the plan's phases")
+			r.dropBlock(n, "a "+KindName(n)+" outside the plan's phases")
 		}
 	}
-	r.notes.join()
+	r.notes.Join()
 	in, err := r.finish()
 	if err != nil {
 		return nil, err
@@ -366,7 +366,7 @@ func importPWF(name string, src []byte, now time.Time) (*Imported, error) {
 		errs        []*ErrorRecord
 	)
 	startPhase := func(n *ast.Heading, text string) {
-		t := stripIcon(text)
+		t := StripIcon(text)
 		num := ""
 		if rest, ok := strings.CutPrefix(t, "Phase "); ok {
 			num, _, _ = strings.Cut(rest, ":")
@@ -377,14 +377,14 @@ func importPWF(name string, src []byte, now time.Time) (*Imported, error) {
 	}
 	addNotes := func(text string) {
 		if cur != nil {
-			r.notes.add(&cur.ph.Notes, text)
+			r.notes.Add(&cur.ph.Notes, text)
 		}
 	}
-	for n := d.root.FirstChild(); n != nil; n = n.NextSibling() {
+	for n := d.Root.FirstChild(); n != nil; n = n.NextSibling() {
 		line := r.lineOf(n)
 		if h, ok := n.(*ast.Heading); ok {
-			text := d.headingText(h)
-			lower := strings.ToLower(stripIcon(text))
+			text := d.HeadingText(h)
+			lower := strings.ToLower(StripIcon(text))
 			switch {
 			case h.Level == 1 && !titled:
 				titled = true
@@ -407,7 +407,7 @@ func importPWF(name string, src []byte, now time.Time) (*Imported, error) {
 				}
 			default:
 				if other != nil {
-					r.notes.add(&other.Content, r.source(h))
+					r.notes.Add(&other.Content, r.source(h))
 				} else {
 					r.dropBlock(h, "a heading plangit has no place for here")
 				}
@@ -422,12 +422,12 @@ func importPWF(name string, src []byte, now time.Time) (*Imported, error) {
 			continue
 		}
 		if other != nil {
-			r.notes.add(&other.Content, r.source(n))
+			r.notes.Add(&other.Content, r.source(n))
 			continue
 		}
 		switch section {
 		case "goal":
-			r.notes.add(&r.p.Goal, r.text(lineField(line), r.plain(n)))
+			r.notes.Add(&r.p.Goal, r.text(lineField(line), r.plain(n)))
 		case "current phase":
 			current, currentLine = strings.TrimSpace(r.plain(n)), line
 		case "phases":
@@ -460,9 +460,9 @@ func importPWF(name string, src []byte, now time.Time) (*Imported, error) {
 		return nil, Errorf(CodePlanParseError, "%s: no \"# Task Plan: Title\" line; is this a planning-with-files task_plan.md?", name)
 	}
 	if len(notes) > 0 && len(phases) > 0 {
-		r.notes.add(&phases[0].ph.Notes, r.block("notes", "Notes:\n"+strings.Join(notes, "\n")))
+		r.notes.Add(&phases[0].ph.Notes, r.block("notes", "Notes:\n"+strings.Join(notes, "\n")))
 	}
-	r.notes.join()
+	r.notes.Join()
 	if err := r.settlePhases(phases, current, currentLine); err != nil {
 		return nil, err
 	}
@@ -483,7 +483,7 @@ func (r *mdReader) plain(n ast.Node) string {
 		lines, _ := r.paragraphLines(n)
 		return strings.Join(lines, "\n")
 	case *ast.Blockquote:
-		return r.d.quoteSource(n)
+		return r.d.QuoteSource(n)
 	case *ast.List:
 		var out []string
 		for _, it := range r.items(n) {
@@ -515,7 +515,7 @@ func (r *mdReader) phaseBlock(cur *pwfPhase, n ast.Node, addNotes func(string)) 
 }
 
 func (r *mdReader) phaseLine(cur *pwfPhase, text string, line int, boxed, checked bool, addNotes func(string)) {
-	label, value, isLabel := cutLabel(text)
+	label, value, isLabel := CutLabel(text)
 	switch {
 	case boxed:
 		st := StepPending
@@ -557,7 +557,7 @@ func (r *mdReader) settlePhases(phases []*pwfPhase, current string, currentLine 
 		st, ok := ImportStatus(pp.statusSource)
 		if !ok {
 			return Errorf(CodeInvalidArgument, "%s:%d: Phase %s Status: unknown status %q; plangit reads pending, in_progress, complete (or %s)",
-				r.name, pp.statusLine, pp.number, clip(pp.statusSource), stepStatusNames).With("field", lineField(pp.statusLine)).With("line", pp.statusLine)
+				r.name, pp.statusLine, pp.number, Clip(pp.statusSource), stepStatusNames).With("field", lineField(pp.statusLine)).With("line", pp.statusLine)
 		}
 		pp.status = st
 		if len(pp.steps) == 0 {
@@ -770,23 +770,13 @@ func (r *mdReader) addErrors(errs []*ErrorRecord) {
 		merged = append(merged, &c)
 		same[key] = &c
 	}
-	r.st.Errors.mergeAll(merged)
-}
-
-func joinDistinct(a, b string) string {
-	if a == "" || a == b {
-		return b
-	}
-	if b == "" {
-		return a
-	}
-	return a + "\n" + b
+	r.st.Errors.MergeAll(merged)
 }
 
 // pwfPhaseTitle turns "Phase 1: Requirements & Discovery ⏳" into
 // "Requirements & Discovery".
 func pwfPhaseTitle(text string) string {
-	t := stripIcon(text)
+	t := StripIcon(text)
 	if _, rest, ok := strings.Cut(t, ":"); ok {
 		t = rest
 	}

@@ -135,14 +135,14 @@ func (s *State) UpdateFrom(in *State, now time.Time) (Change, []Dropped, error) 
 			return g.Category == f.Category && g.Title == f.Title && g.Content == f.Content
 		}) {
 			c := *f
-			s.Findings.add(&c)
+			s.Findings.Insert(&c)
 			findings++
 		}
 	}
 	errs := 0
 	for i := len(in.Errors) - 1; i >= 0; i-- { // oldest first
 		e := in.Errors[i]
-		if old := slices.IndexFunc(s.Errors, func(x *ErrorRecord) bool { return x.identity() == e.identity() && x.Open() == e.Open() }); old >= 0 {
+		if old := slices.IndexFunc(s.Errors, func(x *ErrorRecord) bool { return x.Identity() == e.Identity() && x.Open() == e.Open() }); old >= 0 {
 			if x := s.Errors[old]; e.Count > x.Count || e.Last.After(x.Last) {
 				x.Count, errs = max(x.Count, e.Count), errs+1
 				if e.Last.After(x.Last) {
@@ -151,7 +151,7 @@ func (s *State) UpdateFrom(in *State, now time.Time) (Change, []Dropped, error) 
 			}
 			continue
 		}
-		s.Errors.merge(e)
+		s.Errors.Merge(e)
 		errs++
 	}
 	var parts []string
@@ -170,7 +170,7 @@ func (s *State) UpdateFrom(in *State, now time.Time) (Change, []Dropped, error) 
 	if len(parts) == 0 {
 		return Change{}, dropped, nil // the plan holds the file already
 	}
-	p.touch(now)
+	p.Touch(now)
 	return Change{Op: "plan.import", Summary: "import: updated in place — " + strings.Join(parts, ", ")}, dropped, p.Validate()
 }
 

@@ -73,16 +73,21 @@ func (taskCheckBoxParser) Parse(parent ast.Node, block text.Reader, _ parser.Con
 	return extast.NewTaskCheckBox(mark != ' ')
 }
 
-// doc is a parsed markdown file: its source and syntax tree.
-type doc struct {
-	name   string // file name, for error positions
-	src    []byte
-	root   ast.Node
-	starts []int // where each line starts, made on the first position asked
+// Doc is a parsed markdown file: its source and syntax tree, and the
+// positions in it that errors name. Readers of plangit's own files and of
+// other tools' markdown (package interop) read blocks through it. A Doc
+// given only a Name and Src, no Root, gives positions in a file that is no
+// markdown (a JSON file).
+type Doc struct {
+	Name   string   // file name, for error positions
+	Src    []byte   // the source, as parsed: line endings normalized
+	Root   ast.Node // the syntax tree; nil in a Doc made for positions only
+	starts []int    // where each line starts, made on the first position asked
 }
 
-// parseDoc normalizes line endings and parses src.
-func parseDoc(name string, src []byte) (*doc, error) {
+// ParseDoc normalizes line endings and parses src with plangit's one
+// markdown parser; name is the file's name for error positions.
+func ParseDoc(name string, src []byte) (*Doc, error) {
 	if len(src) > MaxFile {
 		return nil, Errorf(CodePlanParseError, "%s is %d bytes; plangit reads files up to %d bytes", name, len(src), MaxFile).With("file", name)
 	}
@@ -95,7 +100,7 @@ func parseDoc(name string, src []byte) (*doc, error) {
 		src = bytes.ToValidUTF8(src, []byte("\uFFFD"))
 	}
 	src = unseal(src)
-	return &doc{name: name, src: src, root: mdParser().Parse(text.NewReader(limitNesting(src)))}, nil
+	return &Doc{Name: name, Src: src, Root: mdParser().Parse(text.NewReader(limitNesting(src)))}, nil
 }
 
 // Nesting limits. goldmark's work on a line grows with the square of the
@@ -208,27 +213,31 @@ func isThematicBreak(s []byte) bool {
 	return n >= 3
 }
 
-// errAt returns a PLAN_PARSE_ERROR at a byte offset, as file:line:column.
-func (d *doc) errAt(off int, format string, args ...any) *Error {
-	line, col := d.position(off)
+// IsPlanFile reports whether src is a task_plan.md plangit wrote: it
+// carries the machine comment plangit writes at its end.
+func IsPlanFile(src []byte) bool { return bytes.Contains(src, []byte(machineTag)) }
+
+// ErrAt returns a PLAN_PARSE_ERROR at a byte offset, as file:line:column.
+func (d *Doc) ErrAt(off int, format string, args ...any) *Error {
+	line, col := d.Position(off)
 	msg := fmt.Sprintf(format, args...)
-	return Errorf(CodePlanParseError, "%s:%d:%d: %s", d.name, line, col, msg).
-		With("file", d.name).With("line", line).With("column", col)
+	return Errorf(CodePlanParseError, "%s:%d:%d: %s", d.Name, line, col, msg).
+		With("file", d.Name).With("line", line).With("column", col)
 }
 
-// errAtNode is errAt at the start of a node.
-func (d *doc) errAtNode(n ast.Node, format string, args ...any) *Error {
-	return d.errAt(d.start(n), format, args...)
+// errAtNode is ErrAt at the start of a node.
+func (d *Doc) errAtNode(n ast.Node, format string, args ...any) *Error {
+	return d.ErrAt(d.Start(n), format, args...)
 }
 
-// position turns a byte offset into a 1-based line and column (in
+// Position turns a byte offset into a 1-based line and column (in
 // characters). Importers ask it of every block, so the line starts are
 // found once, not counted again from the file's start each time.
-func (d *doc) position(off int) (line, col int) {
-	off = max(0, min(off, len(d.src)))
+func (d *Doc) Position(off int) (line, col int) {
+	off = max(0, min(off, len(d.Src)))
 	if d.starts == nil {
 		d.starts = append(d.starts, 0)
-		for i, c := range d.src {
+		for i, c := range d.Src {
 			if c == '\n' {
 				d.starts = append(d.starts, i+1)
 			}
@@ -238,11 +247,11 @@ func (d *doc) position(off int) (line, col int) {
 	if !found {
 		line-- // off is inside the line before
 	}
-	return line + 1, utf8.RuneCount(d.src[d.starts[line]:off]) + 1
+	return line + 1, utf8.RuneCount(d.Src[d.starts[line]:off]) + 1
 }
 
-// start is where a node begins in the source, markers included.
-func (d *doc) start(n ast.Node) int {
+// Start is where a node begins in the source, markers included.
+func (d *Doc) Start(n ast.Node) int {
 	if p := n.Pos(); p >= 0 {
 		return p
 	}
@@ -250,45 +259,45 @@ func (d *doc) start(n ast.Node) int {
 		return n.Lines().At(0).Start
 	}
 	for c := n.FirstChild(); c != nil; c = c.NextSibling() {
-		if p := d.start(c); p >= 0 {
+		if p := d.Start(c); p >= 0 {
 			return p
 		}
 	}
 	return -1
 }
 
-// end is where the block after n begins: the end of n's source range.
-func (d *doc) end(n ast.Node) int {
+// End is where the block after n begins: the end of n's source range.
+func (d *Doc) End(n ast.Node) int {
 	for m := n; m != nil; m = m.Parent() {
 		for s := m.NextSibling(); s != nil; s = s.NextSibling() {
-			if p := d.start(s); p >= 0 {
+			if p := d.Start(s); p >= 0 {
 				return p
 			}
 		}
 	}
-	return len(d.src)
+	return len(d.Src)
 }
 
 // lineOf returns the whole source line holding offset off, without its
 // newline.
-func (d *doc) lineOf(off int) string {
-	start := bytes.LastIndexByte(d.src[:off], '\n') + 1
-	end := bytes.IndexByte(d.src[off:], '\n')
+func (d *Doc) lineOf(off int) string {
+	start := bytes.LastIndexByte(d.Src[:off], '\n') + 1
+	end := bytes.IndexByte(d.Src[off:], '\n')
 	if end < 0 {
-		return string(d.src[start:])
+		return string(d.Src[start:])
 	}
-	return string(d.src[start : off+end])
+	return string(d.Src[start : off+end])
 }
 
-// headingText is a heading's text: its source line without the "#"
+// HeadingText is a heading's text: its source line without the "#"
 // marker. plangit reads the raw line so a title ending in " #" is not taken
 // for a closing sequence. Control characters are dropped, as CleanLine
 // drops them from every field plangit is given: a title, a phase or an
 // error's tool read from a file holds none (an escape sequence written in
 // by hand is never printed, nor written back), and a file plangit wrote,
 // which holds none, reads back as it was.
-func (d *doc) headingText(h *ast.Heading) string {
-	off := d.start(h)
+func (d *Doc) HeadingText(h *ast.Heading) string {
+	off := d.Start(h)
 	if off < 0 {
 		return ""
 	}
@@ -296,7 +305,7 @@ func (d *doc) headingText(h *ast.Heading) string {
 	// A setext heading's text starts where the heading does; an ATX
 	// heading's starts after its "#" marker (or is absent: "#").
 	if h.Lines().Len() > 0 && h.Lines().At(0).Start == off {
-		s = d.joinedLines(h, " ") // setext, maybe several lines
+		s = d.JoinedLines(h, " ") // setext, maybe several lines
 	} else {
 		s = strings.TrimLeft(d.lineOf(off), " ")
 		s = s[min(h.Level, len(s)):]
@@ -309,15 +318,15 @@ func (d *doc) headingText(h *ast.Heading) string {
 	}, s))
 }
 
-// joinedLines is a leaf block's raw lines, each trimmed, joined with sep.
+// JoinedLines is a leaf block's raw lines, each trimmed, joined with sep.
 // A soft-wrapped line in markdown means a space, so one-line fields join
 // with " ".
-func (d *doc) joinedLines(n ast.Node, sep string) string {
+func (d *Doc) JoinedLines(n ast.Node, sep string) string {
 	lines := n.Lines()
 	parts := make([]string, 0, lines.Len())
 	for i := 0; i < lines.Len(); i++ {
 		seg := lines.At(i)
-		parts = append(parts, strings.TrimSpace(string(seg.Value(d.src))))
+		parts = append(parts, strings.TrimSpace(string(seg.Value(d.Src))))
 	}
 	return strings.Join(parts, sep)
 }
@@ -325,12 +334,12 @@ func (d *doc) joinedLines(n ast.Node, sep string) string {
 // clean cleans a field read at off with clean (CleanLine, CleanText or
 // CleanBlock). A value over its limit is a parse error there, naming the
 // field: the file is refused as unreadable, never read without the text.
-func (d *doc) clean(off int, field, s string, clean func(field, s string) (string, error)) (string, error) {
+func (d *Doc) clean(off int, field, s string, clean func(field, s string) (string, error)) (string, error) {
 	out, err := clean(field, s)
 	if err == nil {
 		return out, nil
 	}
-	e := d.errAt(off, "%s: shorten it, or keep long text in the project's files and point at them", err.Error())
+	e := d.ErrAt(off, "%s: shorten it, or keep long text in the project's files and point at them", err.Error())
 	if ce, ok := err.(*Error); ok {
 		for k, v := range ce.Details {
 			e = e.With(k, v)
@@ -339,16 +348,16 @@ func (d *doc) clean(off int, field, s string, clean func(field, s string) (strin
 	return "", e
 }
 
-// quoteText is a blockquote's text, cleaned as a block (quoteSource).
-func (d *doc) quoteText(bq *ast.Blockquote, field string) (string, error) {
-	return d.clean(d.start(bq), field, d.quoteSource(bq), CleanBlock)
+// quoteText is a blockquote's text, cleaned as a block (QuoteSource).
+func (d *Doc) quoteText(bq *ast.Blockquote, field string) (string, error) {
+	return d.clean(d.Start(bq), field, d.QuoteSource(bq), CleanBlock)
 }
 
-// quoteSource is a blockquote's raw text: its source lines with the ">"
+// QuoteSource is a blockquote's raw text: its source lines with the ">"
 // markers removed. It is exact, whatever markdown the quoted text holds, so
 // free text round-trips through a blockquote byte for byte.
-func (d *doc) quoteSource(bq *ast.Blockquote) string {
-	raw := string(d.src[d.start(bq):d.end(bq)])
+func (d *Doc) QuoteSource(bq *ast.Blockquote) string {
+	raw := string(d.Src[d.Start(bq):d.End(bq)])
 	lines := strings.Split(strings.TrimRight(raw, "\n"), "\n")
 	for i, l := range lines {
 		t := strings.TrimLeft(l, " ")
@@ -377,8 +386,8 @@ func writeQuote(b *strings.Builder, s string) {
 	}
 }
 
-// checkBox returns the task checkbox that opens a list item's first block.
-func checkBox(block ast.Node) (checked, ok bool) {
+// CheckBox returns the task checkbox that opens a list item's first block.
+func CheckBox(block ast.Node) (checked, ok bool) {
 	if block == nil {
 		return false, false
 	}
@@ -388,9 +397,9 @@ func checkBox(block ast.Node) (checked, ok bool) {
 	return false, false
 }
 
-// isTextBlock reports whether n is the text of a list item: a TextBlock in a
+// IsTextBlock reports whether n is the text of a list item: a TextBlock in a
 // tight list or a Paragraph in a loose one.
-func isTextBlock(n ast.Node) bool {
+func IsTextBlock(n ast.Node) bool {
 	switch n.(type) {
 	case *ast.TextBlock, *ast.Paragraph:
 		return true
@@ -405,20 +414,20 @@ type field struct {
 }
 
 // detailFields reads a list of "key: value" items.
-func (d *doc) detailFields(list *ast.List) ([]field, error) {
+func (d *Doc) detailFields(list *ast.List) ([]field, error) {
 	var out []field
 	for it := list.FirstChild(); it != nil; it = it.NextSibling() {
 		first := it.FirstChild()
-		if first == nil || !isTextBlock(first) || first.NextSibling() != nil {
+		if first == nil || !IsTextBlock(first) || first.NextSibling() != nil {
 			return nil, d.errAtNode(it, "expected a \"- key: value\" line here")
 		}
-		raw := d.joinedLines(first, " ")
+		raw := d.JoinedLines(first, " ")
 		key, value, ok := strings.Cut(raw, ":")
 		key = strings.ToLower(strings.TrimSpace(key))
 		if !ok || key == "" || strings.ContainsAny(key, " `*[") {
-			return nil, d.errAtNode(it, "expected a \"- key: value\" line here, found %q", clip(raw))
+			return nil, d.errAtNode(it, "expected a \"- key: value\" line here, found %q", Clip(raw))
 		}
-		out = append(out, field{key: key, value: strings.TrimSpace(value), off: d.start(it)})
+		out = append(out, field{key: key, value: strings.TrimSpace(value), off: d.Start(it)})
 	}
 	return out, nil
 }
@@ -479,24 +488,24 @@ func FormatDuration(d time.Duration) string {
 }
 
 // codeText is a code block's content, as written.
-func (d *doc) codeText(n ast.Node) string {
+func (d *Doc) codeText(n ast.Node) string {
 	var b strings.Builder
 	lines := n.Lines()
 	for i := 0; i < lines.Len(); i++ {
 		seg := lines.At(i)
-		b.Write(seg.Value(d.src))
+		b.Write(seg.Value(d.Src))
 	}
 	return b.String()
 }
 
-// gathered holds the blocks of fields read from several blocks (a phase's
+// Gathered holds the blocks of fields read from several blocks (a phase's
 // notes, a finding's content, an error's message), joined once at the end
 // as joinNotes joins two: joining as each block is read copies the field
 // again for every block, the square of its size.
-type gathered map[*string][]string
+type Gathered map[*string][]string
 
-// add appends a block's text to field.
-func (g gathered) add(field *string, s string) {
+// Add appends a block's text to field.
+func (g Gathered) Add(field *string, s string) {
 	parts, ok := g[field]
 	if !ok && *field != "" {
 		parts = []string{*field}
@@ -508,13 +517,13 @@ func (g gathered) add(field *string, s string) {
 }
 
 // set replaces what field holds.
-func (g gathered) set(field *string, s string) {
+func (g Gathered) set(field *string, s string) {
 	delete(g, field)
 	*field = s
 }
 
-// join writes every field's blocks into it.
-func (g gathered) join() {
+// Join writes every field's blocks into it.
+func (g Gathered) Join() {
 	for field, parts := range g {
 		*field = strings.Join(parts, "\n\n")
 	}

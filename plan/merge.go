@@ -129,7 +129,7 @@ func (r Renumbered) String() string {
 	if r.Kind == "error" {
 		mark = "#"
 	}
-	return fmt.Sprintf("%s %s%s → %s%s (%s's): %s", r.Kind, mark, r.From, mark, r.To, r.Rev, clip(r.Title))
+	return fmt.Sprintf("%s %s%s → %s%s (%s's): %s", r.Kind, mark, r.From, mark, r.To, r.Rev, Clip(r.Title))
 }
 
 // Merge merges the states x and y, which both come from base.
@@ -1023,14 +1023,14 @@ func errorMap(l ErrorLog) map[string]*ErrorRecord {
 }
 
 func errorKey(e *ErrorRecord) string {
-	return strings.Join([]string{e.identity(), strconv.Itoa(e.Count), formatTime(e.First), formatTime(e.Last), e.Step, e.Params, strconv.FormatBool(e.Resolved), e.Resolution}, "\x00")
+	return strings.Join([]string{e.Identity(), strconv.Itoa(e.Count), formatTime(e.First), formatTime(e.Last), e.Step, e.Params, strconv.FormatBool(e.Resolved), e.Resolution}, "\x00")
 }
 
 // sameError reports whether two records both sides added under one id are
 // one error seen on both: the same tool, key and message, open or
 // resolved alike.
 func sameError(x, y *ErrorRecord) bool {
-	return x.identity() == y.identity() && x.Resolved == y.Resolved
+	return x.Identity() == y.Identity() && x.Resolved == y.Resolved
 }
 
 func (m *merger) mergeErrors() ErrorLog {
@@ -1245,5 +1245,5 @@ func maxTime(a, b time.Time) time.Time {
 
 func firstLineOf(s string) string {
 	first, _, _ := strings.Cut(s, "\n")
-	return clip(first)
+	return Clip(first)
 }

@@ -27,9 +27,9 @@ func DescribeChanges(base, st *State) []string {
 	for _, ph := range p.Phases {
 		switch old := phases[ph.ID]; {
 		case old == nil:
-			add("phase %s added: %s", ph.ID, clip(ph.Title))
+			add("phase %s added: %s", ph.ID, Clip(ph.Title))
 		case old.Title != ph.Title:
-			add("phase %s renamed: %s", ph.ID, clip(ph.Title))
+			add("phase %s renamed: %s", ph.ID, Clip(ph.Title))
 		case old.Notes != ph.Notes:
 			add("phase %s notes changed", ph.ID)
 		}
@@ -41,9 +41,9 @@ func DescribeChanges(base, st *State) []string {
 	for _, d := range DiffSteps(pb, p) {
 		switch {
 		case d.Kind == StepAdded:
-			add("step %s added: %s", d.ID, clip(d.New.Text))
+			add("step %s added: %s", d.ID, Clip(d.New.Text))
 		case d.Kind == StepRemoved:
-			add("step %s removed: %s", d.ID, clip(d.Old.Text))
+			add("step %s removed: %s", d.ID, Clip(d.Old.Text))
 		default:
 			var fields []string
 			for _, f := range d.Fields {
@@ -69,9 +69,9 @@ func DescribeChanges(base, st *State) []string {
 	for _, f := range st.Findings {
 		switch o := old[f.ID]; {
 		case o == nil:
-			add("finding %s added (%s): %s", f.ID, f.Category, clip(f.Title))
+			add("finding %s added (%s): %s", f.ID, f.Category, Clip(f.Title))
 		case findingKey(o) != findingKey(f):
-			add("finding %s changed: %s", f.ID, clip(f.Title))
+			add("finding %s changed: %s", f.ID, Clip(f.Title))
 		}
 		delete(old, f.ID)
 	}

@@ -334,7 +334,7 @@ func (p *Plan) Step(id string) (*Step, *Phase, error) {
 			}
 		}
 	}
-	return nil, nil, Errorf(CodeStepNotFound, "no step %q in this plan; plangit show --all lists every step", clip(id)).With("step", id)
+	return nil, nil, Errorf(CodeStepNotFound, "no step %q in this plan; plangit show --all lists every step", Clip(id)).With("step", id)
 }
 
 // Phase finds a phase by id ("2", "#2"), or by title when no id matches.
@@ -350,7 +350,7 @@ func (p *Plan) Phase(ref string) (*Phase, error) {
 			return ph, nil
 		}
 	}
-	return nil, Errorf(CodePhaseNotFound, "no phase %q in this plan; plangit show lists the phases", clip(ref)).With("phase", ref)
+	return nil, Errorf(CodePhaseNotFound, "no phase %q in this plan; plangit show lists the phases", Clip(ref)).With("phase", ref)
 }
 
 // Current returns the first step in progress, or nil.
@@ -506,7 +506,7 @@ func normalizeID(id string) string {
 	}
 	for _, prefix := range []string{"step", "task"} {
 		if len(id) > len(prefix)+1 && strings.EqualFold(id[:len(prefix)], prefix) {
-			if sep := id[len(prefix)]; (sep == '_' || sep == '-') && isStepID(id[len(prefix)+1:]) {
+			if sep := id[len(prefix)]; (sep == '_' || sep == '-') && IsStepID(id[len(prefix)+1:]) {
 				return id[len(prefix)+1:]
 			}
 		}

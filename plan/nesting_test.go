@@ -111,11 +111,11 @@ func TestNestingLimit(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			d, err := parseDoc("x", []byte(c.src))
+			d, err := ParseDoc("x", []byte(c.src))
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := depth(d.root); got != c.depth {
+			if got := depth(d.Root); got != c.depth {
 				t.Errorf("nested %d deep, want %d", got, c.depth)
 			}
 		})
@@ -142,7 +142,7 @@ func TestNestingLimit(t *testing.T) {
 		t.Fatal(err)
 	}
 	if q.Phases[0].Notes != p.Phases[0].Notes {
-		t.Errorf("the notes did not round-trip: %q", clip(q.Phases[0].Notes))
+		t.Errorf("the notes did not round-trip: %q", Clip(q.Phases[0].Notes))
 	}
 }
 
@@ -178,10 +178,10 @@ func FuzzParseWork(f *testing.F) {
 	f.Fuzz(func(t *testing.T, src []byte) {
 		work, root := parseWork(src)
 		if work > maxWorkPerByte*(len(src)+64) {
-			t.Fatalf("%d bytes cost %d work\n%q", len(src), work, clip(string(src)))
+			t.Fatalf("%d bytes cost %d work\n%q", len(src), work, Clip(string(src)))
 		}
 		if d := depth(root); d > MaxNesting+MaxNestingColumn {
-			t.Fatalf("nested %d deep\n%q", d, clip(string(src)))
+			t.Fatalf("nested %d deep\n%q", d, Clip(string(src)))
 		}
 	})
 }
@@ -203,9 +203,9 @@ func TestAddAllAsAdd(t *testing.T) {
 		}
 		for _, f := range add {
 			c := *f
-			one.add(&c)
+			one.Insert(&c)
 		}
-		all.addAll(add)
+		all.InsertAll(add)
 		if string(WriteFindings(one)) != string(WriteFindings(all)) || len(one) != len(all) {
 			t.Fatalf("one by one:\n%s\nin one pass:\n%s", WriteFindings(one), WriteFindings(all))
 		}
@@ -222,9 +222,9 @@ func TestAddAllAsAdd(t *testing.T) {
 		}
 		var byOne, inOne ErrorLog
 		for _, e := range recs {
-			byOne.merge(e)
+			byOne.Merge(e)
 		}
-		inOne.mergeAll(recs)
+		inOne.MergeAll(recs)
 		if string(WriteErrors(byOne)) != string(WriteErrors(inOne)) {
 			t.Fatalf("one by one:\n%s\nin one pass:\n%s", WriteErrors(byOne), WriteErrors(inOne))
 		}

@@ -49,7 +49,8 @@ func New(id, title, goal string, phases []string, now time.Time, needApproval bo
 	return p, nil
 }
 
-func (p *Plan) touch(now time.Time) { p.Updated = Stamp(now) }
+// Touch marks the plan as changed at now.
+func (p *Plan) Touch(now time.Time) { p.Updated = Stamp(now) }
 
 // Origins are what the hooks start a plan from on their own (Plan.From).
 var Origins = []string{"prompt", "todos", "steps"}
@@ -74,7 +75,7 @@ func (p *Plan) TakeOver(next *Plan, now time.Time) (Change, error) {
 			return Change{}, err
 		}
 	}
-	p.touch(now)
+	p.Touch(now)
 	what := map[string]string{"prompt": "the person's first request", "todos": "a todo list", "steps": "[Step] lines"}[from]
 	return Change{Op: "init", Summary: fmt.Sprintf("init: %s (%d phases), taking over the plan the hooks started from %s", p.Title, len(p.Phases), what)}, nil
 }
@@ -132,7 +133,7 @@ func (p *Plan) AddPhase(title, notes string, now time.Time) (*Phase, error) {
 	ph := &Phase{ID: strconv.Itoa(p.NextPhase), Title: title, Notes: notes}
 	p.NextPhase++
 	p.Phases = append(p.Phases, ph)
-	p.touch(now)
+	p.Touch(now)
 	return ph, nil
 }
 
@@ -194,7 +195,7 @@ func (p *Plan) EditPhase(ref string, e PhaseEdit, now time.Time) (Change, error)
 	if summary == "" {
 		return Change{}, nil
 	}
-	p.touch(now)
+	p.Touch(now)
 	return Change{Op: "phase.edit", Summary: fmt.Sprintf("phase %s: %s", ph.ID, summary)}, nil
 }
 
@@ -368,7 +369,7 @@ func (p *Plan) AddStep(spec StepSpec, now time.Time) (*Step, error) {
 		return nil, err
 	}
 	p.NextStep = id + 1
-	p.touch(now)
+	p.Touch(now)
 	return s, nil
 }
 
@@ -414,7 +415,7 @@ func (p *Plan) Transition(id string, a Action, o TransitionOpts, now time.Time) 
 		if result != "" {
 			s.Result = result
 		}
-		p.touch(Stamp(now))
+		p.Touch(Stamp(now))
 		return Change{Op: "step.result", Step: s.ID, Summary: fmt.Sprintf("step %s: completed, as auto-advance had marked it (confirmed)", s.ID)}, nil
 	}
 	if a == ActStart && s.Status == StepCompleted && s.Auto {
@@ -425,14 +426,14 @@ func (p *Plan) Transition(id string, a Action, o TransitionOpts, now time.Time) 
 		if s.Started.IsZero() {
 			s.Started = now
 		}
-		p.touch(now)
+		p.Touch(now)
 		return Change{Op: "step.start", Step: s.ID, Summary: fmt.Sprintf("step %s: completed → in_progress (auto-advance's completion taken back)", s.ID)}, nil
 	}
 	if a == ActDone && s.Status == StepCompleted && s.Result == "" && result != "" {
 		// A step completed without a result takes the result its doer
 		// records afterwards.
 		s.Result = result
-		p.touch(Stamp(now))
+		p.Touch(Stamp(now))
 		return Change{Op: "step.result", Step: s.ID, Summary: fmt.Sprintf("step %s: result recorded (it was already completed)", s.ID)}, nil
 	}
 	if s.Status == a.Leads() && result == "" && o.Reason == "" {
@@ -481,7 +482,7 @@ func (p *Plan) Transition(id string, a Action, o TransitionOpts, now time.Time) 
 		s.Status, s.Completed, s.Result, s.Reason = StepPending, time.Time{}, "", ""
 		s.Started = time.Time{}
 	}
-	p.touch(now)
+	p.Touch(now)
 	c := Change{Op: "step." + string(a), Step: s.ID, Summary: fmt.Sprintf("step %s: %s → %s", s.ID, from, s.Status)}
 	switch {
 	case retry && s.Retries > p.Rules.MaxRetries:
@@ -534,7 +535,7 @@ func (p *Plan) FinishIfComplete(result string, now time.Time) bool {
 func (p *Plan) finishCompleted(result string, now time.Time) {
 	result, _ = CleanText("result", TruncateText(result, MaxText))
 	p.Status, p.Result, p.Reason = PlanCompleted, result, ""
-	p.touch(now)
+	p.Touch(now)
 }
 
 func (p *Plan) checkNeeds(s *Step) error {
@@ -560,7 +561,7 @@ func (p *Plan) checkNeeds(s *Step) error {
 			}
 		}
 		return Errorf(CodeInvalidStatus, "step %s waits for phase %s (%s), whose steps %s are not done; phases run in order (phase_order strict): finish them, or pass --force",
-			s.ID, ph.ID, clip(ph.Title), strings.Join(left, ", ")).With("step", s.ID).With("phase", ph.ID)
+			s.ID, ph.ID, Clip(ph.Title), strings.Join(left, ", ")).With("step", s.ID).With("phase", ph.ID)
 	}
 	return nil
 }
@@ -640,7 +641,7 @@ func (p *Plan) EditStep(id string, e StepEdit, now time.Time) (Change, error) {
 	if len(changed) == 0 {
 		return Change{}, nil
 	}
-	p.touch(now)
+	p.Touch(now)
 	return Change{Op: "step.edit", Step: s.ID, Summary: fmt.Sprintf("step %s: edit %s", s.ID, strings.Join(changed, ", "))}, nil
 }
 
@@ -666,8 +667,8 @@ func (p *Plan) RemoveStep(id string, now time.Time) (Change, error) {
 		}
 	}
 	ph.Steps = slices.DeleteFunc(ph.Steps, func(x *Step) bool { return x == s })
-	p.touch(now)
-	return Change{Op: "step.rm", Step: s.ID, Summary: fmt.Sprintf("step %s: removed (%s)", s.ID, clip(s.Text))}, nil
+	p.Touch(now)
+	return Change{Op: "step.rm", Step: s.ID, Summary: fmt.Sprintf("step %s: removed (%s)", s.ID, Clip(s.Text))}, nil
 }
 
 // SetProgress records a step's sub-progress.
@@ -689,7 +690,7 @@ func (p *Plan) SetProgress(id string, pr Progress, now time.Time) (Change, error
 		return Change{}, nil
 	}
 	s.Progress = pr
-	p.touch(now)
+	p.Touch(now)
 	return Change{Op: "step.progress", Step: s.ID, Summary: fmt.Sprintf("step %s: progress %s", s.ID, pr)}, nil
 }
 
@@ -712,7 +713,7 @@ func (p *Plan) RevertStatus(id string, old *Step, what string, now time.Time) (C
 	from := s.Status
 	s.Status, s.Started, s.Completed = old.Status, old.Started, old.Completed
 	s.Result, s.Reason, s.Progress, s.Retries = old.Result, old.Reason, old.Progress, old.Retries
-	p.touch(now)
+	p.Touch(now)
 	c := Change{Op: "step.revert", Step: s.ID, Summary: fmt.Sprintf("step %s: %s → %s (revert of %s)", s.ID, from, s.Status, what)}
 	if from.Resolved() && !s.Status.Resolved() {
 		c.Summary += p.underWay(s.ID)
@@ -730,7 +731,7 @@ func (p *Plan) planTransition(op string, from []PlanStatus, to PlanStatus, hint 
 	}
 	old := p.Status
 	p.Status = to
-	p.touch(now)
+	p.Touch(now)
 	return Change{Op: "plan." + op, Summary: fmt.Sprintf("plan: %s → %s", old, to)}, nil
 }
 
@@ -811,7 +812,7 @@ func (p *Plan) Reset(now time.Time) Change {
 	}
 	old := p.Status
 	p.Status, p.Result, p.Reason, p.Iterations = PlanRunning, "", "", 0
-	p.touch(now)
+	p.Touch(now)
 	return Change{Op: "plan.reset", Summary: fmt.Sprintf("plan: reset (%s → running, every step pending)", old)}
 }
 

@@ -176,11 +176,11 @@ func writeStep(b *strings.Builder, s *Step) {
 // ParsePlan parses task_plan.md. Steps and phases written without an id (a
 // hand-added "- [ ] new step" line) get fresh ids.
 func ParsePlan(src []byte) (*Plan, error) {
-	d, err := parseDoc(PlanFile, src)
+	d, err := ParseDoc(PlanFile, src)
 	if err != nil {
 		return nil, err
 	}
-	pp := planParser{doc: d, p: &Plan{Status: PlanRunning, Rules: DefaultRules()}, lines: map[string]int{}, notes: gathered{}, repeats: map[string]int{}, phaseLines: map[string]int{}}
+	pp := planParser{Doc: d, p: &Plan{Status: PlanRunning, Rules: DefaultRules()}, lines: map[string]int{}, notes: Gathered{}, repeats: map[string]int{}, phaseLines: map[string]int{}}
 	if err := pp.parse(); err != nil {
 		return nil, err
 	}
@@ -188,7 +188,7 @@ func ParsePlan(src []byte) (*Plan, error) {
 }
 
 type planParser struct {
-	*doc
+	*Doc
 	p          *Plan
 	titled     bool
 	phase      *Phase
@@ -198,27 +198,27 @@ type planParser struct {
 	nextStep   int
 	nextPhase  int
 	unnumbered []*Step
-	notes      gathered // phases' notes, joined after the last block
+	notes      Gathered // phases' notes, joined after the last block
 	newPhases  []*Phase
 }
 
 func (pp *planParser) parse() error {
-	for n := pp.root.FirstChild(); n != nil; n = n.NextSibling() {
+	for n := pp.Root.FirstChild(); n != nil; n = n.NextSibling() {
 		if !pp.titled {
 			h, ok := n.(*ast.Heading)
 			if !ok || h.Level != 1 {
 				return pp.errAtNode(n, "task_plan.md starts with the plan's title, a \"# Title\" line")
 			}
-			pp.p.Title, pp.titled = pp.headingText(h), true
+			pp.p.Title, pp.titled = pp.HeadingText(h), true
 			continue
 		}
 		if err := pp.block(n); err != nil {
 			return err
 		}
 	}
-	pp.notes.join()
+	pp.notes.Join()
 	if !pp.titled {
-		return pp.errAt(0, "task_plan.md is empty; it starts with the plan's title, a \"# Title\" line")
+		return pp.ErrAt(0, "task_plan.md is empty; it starts with the plan's title, a \"# Title\" line")
 	}
 	pp.number()
 	if err := pp.p.Validate(); err != nil {
@@ -234,7 +234,7 @@ func (pp *planParser) parse() error {
 				off, ok = pp.phaseLines[id]
 			}
 			if ok {
-				line, _ := pp.position(off)
+				line, _ := pp.Position(off)
 				e.With("line", line).With("file", PlanFile)
 				e.Message = fmt.Sprintf("%s:%d: %s", PlanFile, line, e.Message)
 			}
@@ -256,10 +256,10 @@ func (pp *planParser) block(n ast.Node) error {
 		if n.Level != 2 {
 			return pp.errAtNode(n, "phases are \"## \" headings; a level-%d heading has no place in task_plan.md", n.Level)
 		}
-		pp.phase = pp.parsePhaseHeading(pp.headingText(n))
+		pp.phase = pp.parsePhaseHeading(pp.HeadingText(n))
 		pp.p.Phases = append(pp.p.Phases, pp.phase)
 		if pp.phase.ID != "" {
-			pp.phaseLines[pp.phase.ID] = pp.start(n)
+			pp.phaseLines[pp.phase.ID] = pp.Start(n)
 		}
 	case *ast.Blockquote:
 		if pp.phase == nil {
@@ -269,18 +269,18 @@ func (pp *planParser) block(n ast.Node) error {
 		if err != nil {
 			return err
 		}
-		pp.notes.add(&pp.phase.Notes, notes)
+		pp.notes.Add(&pp.phase.Notes, notes)
 	case *ast.Paragraph:
 		if pp.phase == nil {
 			return pp.headerLines(n)
 		}
-		notes, err := pp.clean(pp.start(n), "phase notes", pp.joinedLines(n, "\n"), CleanBlock)
+		notes, err := pp.clean(pp.Start(n), "phase notes", pp.JoinedLines(n, "\n"), CleanBlock)
 		if err != nil {
 			return err
 		}
-		pp.notes.add(&pp.phase.Notes, notes)
+		pp.notes.Add(&pp.phase.Notes, notes)
 	case *ast.HTMLBlock:
-		raw := strings.TrimSpace(pp.joinedLines(n, "\n"))
+		raw := strings.TrimSpace(pp.JoinedLines(n, "\n"))
 		if !strings.HasPrefix(raw, machineTag) {
 			return pp.errAtNode(n, "plangit keeps no HTML in task_plan.md; put notes in a \"> \" quote under a phase")
 		}
@@ -297,7 +297,7 @@ func (pp *planParser) block(n ast.Node) error {
 	case *ast.ThematicBreak:
 		// A rule carries nothing; it is not kept.
 	default:
-		return pp.errAtNode(n, "plangit does not understand this %s in task_plan.md (see the README, \"File format\")", kindName(n))
+		return pp.errAtNode(n, "plangit does not understand this %s in task_plan.md (see the README, \"File format\")", KindName(n))
 	}
 	return nil
 }
@@ -313,9 +313,9 @@ func joinNotes(a, b string) string {
 }
 
 func (pp *planParser) parsePhaseHeading(text string) *Phase {
-	text = stripIcon(text)
+	text = StripIcon(text)
 	if rest, ok := strings.CutPrefix(text, "Phase "); ok {
-		if id, title, ok := strings.Cut(rest, ":"); ok && isStepID(id) {
+		if id, title, ok := strings.Cut(rest, ":"); ok && IsStepID(id) {
 			n, _ := strconv.Atoi(id)
 			pp.nextPhase = max(pp.nextPhase, n+1)
 			return &Phase{ID: id, Title: strings.TrimSpace(title)}
@@ -353,8 +353,8 @@ func (pp *planParser) headerLines(para *ast.Paragraph) error {
 	lines := para.Lines()
 	for i := 0; i < lines.Len(); i++ {
 		seg := lines.At(i)
-		line := strings.TrimSpace(string(seg.Value(pp.src)))
-		if l, v, ok := cutLabel(line); ok {
+		line := strings.TrimSpace(string(seg.Value(pp.Src)))
+		if l, v, ok := CutLabel(line); ok {
 			if err := flush(); err != nil {
 				return err
 			}
@@ -362,15 +362,15 @@ func (pp *planParser) headerLines(para *ast.Paragraph) error {
 			continue
 		}
 		if label == "" {
-			return pp.errAt(seg.Start, "expected a \"**Goal:**\" or \"**Status:**\" line here, found %q", clip(line))
+			return pp.ErrAt(seg.Start, "expected a \"**Goal:**\" or \"**Status:**\" line here, found %q", Clip(line))
 		}
 		value += " " + line
 	}
 	return flush()
 }
 
-// cutLabel splits "**Label:** value".
-func cutLabel(line string) (label, value string, ok bool) {
+// CutLabel splits "**Label:** value".
+func CutLabel(line string) (label, value string, ok bool) {
 	rest, ok := strings.CutPrefix(line, "**")
 	if !ok {
 		return "", "", false
@@ -394,29 +394,29 @@ func (pp *planParser) headerField(label, value string, off int) error {
 	case strings.EqualFold(label, labelConflict):
 		c, cerr := ParseConflict(value)
 		if cerr != nil {
-			return pp.errAt(off, "%s", cerr.(*Error).Message)
+			return pp.ErrAt(off, "%s", cerr.(*Error).Message)
 		}
 		pp.p.Conflicts = append(pp.p.Conflicts, c)
 	case strings.EqualFold(label, labelStatus):
 		word, rest, _ := strings.Cut(value, " ")
 		st, ok := ParsePlanStatus(strings.ToLower(strings.TrimSpace(word)))
 		if !ok {
-			return pp.errAt(off, "unknown plan status %q; one of pending, running, paused, completed, failed", clip(word))
+			return pp.ErrAt(off, "unknown plan status %q; one of pending, running, paused, completed, failed", Clip(word))
 		}
 		pp.p.Status = st
 		if _, at, ok := strings.Cut(rest, "updated "); ok {
 			stamp, _, _ := strings.Cut(strings.TrimSpace(at), " ")
 			t, ok := parseTime(stamp)
 			if !ok {
-				return pp.errAt(off, "the updated time %q is not an RFC 3339 time like 2026-11-20T10:30:00Z", clip(stamp))
+				return pp.ErrAt(off, "the updated time %q is not an RFC 3339 time like 2026-11-20T10:30:00Z", Clip(stamp))
 			}
 			pp.p.Updated = t
 		}
 	default:
-		return pp.errAt(off, "unknown header line %q; the header holds Goal, Status, Result, Reason and Conflict", clip(label))
+		return pp.ErrAt(off, "unknown header line %q; the header holds Goal, Status, Result, Reason and Conflict", Clip(label))
 	}
 	if err != nil {
-		return pp.errAt(off, "%s", err.Error())
+		return pp.ErrAt(off, "%s", err.Error())
 	}
 	return nil
 }
@@ -454,7 +454,7 @@ func (pp *planParser) machine(n ast.Node, raw string) error {
 			// Fields from a newer plangit are ignored.
 		}
 		if bad {
-			return pp.errAtNode(n, "bad value in the plangit comment: %q", clip(kv))
+			return pp.errAtNode(n, "bad value in the plangit comment: %q", Clip(kv))
 		}
 	}
 	return nil
@@ -463,11 +463,11 @@ func (pp *planParser) machine(n ast.Node, raw string) error {
 // step reads one step item.
 func (pp *planParser) step(it ast.Node) error {
 	first := it.FirstChild()
-	if first == nil || !isTextBlock(first) {
+	if first == nil || !IsTextBlock(first) {
 		return pp.errAtNode(it, "a step is a \"- [ ] text\" line")
 	}
-	checked, boxed := checkBox(first)
-	raw := pp.joinedLines(first, " ")
+	checked, boxed := CheckBox(first)
+	raw := pp.JoinedLines(first, " ")
 	if boxed {
 		raw = strings.TrimSpace(raw[3:])
 	}
@@ -487,8 +487,8 @@ func (pp *planParser) step(it ast.Node) error {
 		switch {
 		case strings.HasPrefix(tok, "#") && s.ID == "":
 			s.ID = tok[1:]
-			if !isStepID(s.ID) {
-				return pp.errAtNode(it, "step id %q is not a number; put back the number the step had (plangit show --rev HEAD lists them), or remove it and plangit adds the line as a new step", clip(tok))
+			if !IsStepID(s.ID) {
+				return pp.errAtNode(it, "step id %q is not a number; put back the number the step had (plangit show --rev HEAD lists them), or remove it and plangit adds the line as a new step", Clip(tok))
 			}
 		case k == "needs":
 			s.Needs = ParseNeeds(v)
@@ -504,10 +504,10 @@ func (pp *planParser) step(it ast.Node) error {
 		case tok == "auto":
 			s.Auto = true
 		default:
-			return pp.errAtNode(it, "unknown field %q in the step's code span; known: #ID, needs:1,2, progress:2/5, retries:N, blocked, auto", clip(tok))
+			return pp.errAtNode(it, "unknown field %q in the step's code span; known: #ID, needs:1,2, progress:2/5, retries:N, blocked, auto", Clip(tok))
 		}
 		if err != nil {
-			return pp.errAtNode(it, "bad field %q in the step's code span", clip(tok))
+			return pp.errAtNode(it, "bad field %q in the step's code span", Clip(tok))
 		}
 	}
 	if machine != "" && s.ID == "" {
@@ -545,9 +545,9 @@ func (pp *planParser) step(it ast.Node) error {
 		n, _ := strconv.Atoi(s.ID)
 		pp.nextStep = max(pp.nextStep, n+1)
 		if _, dup := pp.lines[s.ID]; !dup {
-			pp.lines[s.ID] = pp.start(it)
+			pp.lines[s.ID] = pp.Start(it)
 		} else if _, again := pp.repeats[s.ID]; !again {
-			pp.repeats[s.ID] = pp.start(it)
+			pp.repeats[s.ID] = pp.Start(it)
 		}
 	}
 	pp.phase.Steps = append(pp.phase.Steps, s)
@@ -600,7 +600,7 @@ func (pp *planParser) stepField(s *Step, f field) error {
 	case "conflict":
 		c, cerr := ParseConflict(f.value)
 		if cerr != nil {
-			return pp.errAt(f.off, "%s", cerr.(*Error).Message)
+			return pp.ErrAt(f.off, "%s", cerr.(*Error).Message)
 		}
 		s.Conflicts = append(s.Conflicts, c)
 		return nil
@@ -615,13 +615,13 @@ func (pp *planParser) stepField(s *Step, f field) error {
 			s.Completed, ok2 = parseTime(end)
 		}
 		if !ok1 || !ok2 {
-			return pp.errAt(f.off, "the time line is \"START → END\" in RFC 3339 (2026-11-20T10:30:00Z); found %q", clip(f.value))
+			return pp.ErrAt(f.off, "the time line is \"START → END\" in RFC 3339 (2026-11-20T10:30:00Z); found %q", Clip(f.value))
 		}
 	default:
-		return pp.errAt(f.off, "unknown step detail %q; known: doing, why, result, reason, time, conflict", clip(f.key))
+		return pp.ErrAt(f.off, "unknown step detail %q; known: doing, why, result, reason, time, conflict", Clip(f.key))
 	}
 	if err != nil {
-		return pp.errAt(f.off, "%s", err.Error())
+		return pp.ErrAt(f.off, "%s", err.Error())
 	}
 	return nil
 }
@@ -641,7 +641,8 @@ func (pp *planParser) number() {
 	}
 }
 
-func stripIcon(s string) string {
+// StripIcon removes a leading step status icon (○ ◐ ● ✖ ⊘) from s.
+func StripIcon(s string) string {
 	for _, ic := range stepIcons {
 		if rest, ok := strings.CutPrefix(s, ic); ok {
 			return strings.TrimSpace(rest)
@@ -650,7 +651,8 @@ func stripIcon(s string) string {
 	return s
 }
 
-func kindName(n ast.Node) string {
+// KindName names a markdown node's kind for messages: "fenced code block".
+func KindName(n ast.Node) string {
 	name := n.Kind().String()
 	var b strings.Builder
 	for i, r := range name {

@@ -7,7 +7,7 @@ import "strings"
 // step has is STEP_NOT_FOUND. Well-formed is what Step accepts.
 func CheckStepRef(ref string) error {
 	if _, ok := stepRef(ref); !ok || strings.TrimSpace(ref) == "" {
-		return Errorf(CodeInvalidArgument, "%q is not a step id; step ids are numbers such as 3 (#3 and step_3 work too)", clip(ref)).With("step", clip(ref))
+		return Errorf(CodeInvalidArgument, "%q is not a step id; step ids are numbers such as 3 (#3 and step_3 work too)", Clip(ref)).With("step", Clip(ref))
 	}
 	return nil
 }
@@ -16,8 +16,8 @@ func CheckStepRef(ref string) error {
 // says which): INVALID_ARGUMENT before a plan is read. Ids are numbers,
 // "#3" as well as "3".
 func CheckNoteRef(kind, ref string) error {
-	if !isStepID(strings.TrimPrefix(strings.TrimSpace(ref), "#")) {
-		return Errorf(CodeInvalidArgument, "%q is not %s id; ids are numbers such as 3", clip(ref), kind).With(strings.TrimPrefix(strings.TrimPrefix(kind, "an "), "a "), clip(ref))
+	if !IsStepID(strings.TrimPrefix(strings.TrimSpace(ref), "#")) {
+		return Errorf(CodeInvalidArgument, "%q is not %s id; ids are numbers such as 3", Clip(ref), kind).With(strings.TrimPrefix(strings.TrimPrefix(kind, "an "), "a "), Clip(ref))
 	}
 	return nil
 }

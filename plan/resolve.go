@@ -58,7 +58,7 @@ func (st *State) Resolve(target, field string, ch Choice, now time.Time) (Change
 	if err := st.Plan.Validate(); err != nil {
 		return Change{}, WrapError(CodeOf(err), err, "settling %s that way leaves the plan inconsistent", what)
 	}
-	st.Plan.touch(now)
+	st.Plan.Touch(now)
 	c := Change{Op: "resolve", Summary: "resolve: " + strings.Join(done, "; ")}
 	if step != "" {
 		c.Step = step
@@ -72,7 +72,7 @@ func resolveTarget(t string) (step, target string) {
 	if rest, ok := strings.CutPrefix(t, "step "); ok {
 		return normalizeID(rest), ""
 	}
-	if id := normalizeID(t); isStepID(id) {
+	if id := normalizeID(t); IsStepID(id) {
 		return id, ""
 	}
 	for _, kind := range []string{"phase ", "finding "} {
@@ -111,7 +111,7 @@ func (st *State) settle(c ConflictAt, ch Choice) (string, error) {
 	default:
 		var ok bool
 		if side, ok = c.Side(ch.Rev); !ok {
-			return "", Errorf(CodeInvalidArgument, "neither side of %s's conflict is revision %q; its sides are %s and %s", label, clip(ch.Rev), c.Sides[0].Rev, c.Sides[1].Rev).
+			return "", Errorf(CodeInvalidArgument, "neither side of %s's conflict is revision %q; its sides are %s and %s", label, Clip(ch.Rev), c.Sides[0].Rev, c.Sides[1].Rev).
 				With("sides", []string{c.Sides[0].Rev, c.Sides[1].Rev})
 		}
 		from = side.Rev
@@ -129,7 +129,7 @@ func (st *State) settle(c ConflictAt, ch Choice) (string, error) {
 	if side.Removed {
 		shown = "removed"
 	}
-	return fmt.Sprintf("%s → %s (%s)", label, clip(strings.ReplaceAll(shown, "\n", " ")), from), nil
+	return fmt.Sprintf("%s → %s (%s)", label, Clip(strings.ReplaceAll(shown, "\n", " ")), from), nil
 }
 
 func (st *State) settleStep(id, field string, side ConflictSide) error {
@@ -225,7 +225,7 @@ func (st *State) settlePlan(field string, side ConflictSide) error {
 	case field == "status":
 		s, ok := ParsePlanStatus(side.Value)
 		if !ok {
-			return Errorf(CodeInvalidArgument, "%q is not a plan status", clip(side.Value))
+			return Errorf(CodeInvalidArgument, "%q is not a plan status", Clip(side.Value))
 		}
 		p.Status = s
 	case field == "deliverable":

@@ -127,7 +127,7 @@ func (p *Plan) Validate() error {
 				return Errorf(CodeInvalidDependency, "step %s needs itself", s.ID).With("step", s.ID)
 			}
 			if !steps[n] {
-				return Errorf(CodeInvalidDependency, "step %s needs step %s, which does not exist", s.ID, clip(n)).
+				return Errorf(CodeInvalidDependency, "step %s needs step %s, which does not exist", s.ID, Clip(n)).
 					With("step", s.ID).With("needs", n)
 			}
 		}
@@ -201,7 +201,7 @@ func ParseProgress(s string) (Progress, error) {
 	c, err1 := strconv.Atoi(strings.TrimSpace(cur))
 	t, err2 := strconv.Atoi(strings.TrimSpace(total))
 	if !ok || err1 != nil || err2 != nil || t <= 0 || c < 0 || c > t || t > 1_000_000 {
-		return Progress{}, Errorf(CodeInvalidArgument, "progress %q is not CURRENT/TOTAL with 0 ≤ CURRENT ≤ TOTAL, TOTAL > 0 (e.g. 2/5)", clip(s))
+		return Progress{}, Errorf(CodeInvalidArgument, "progress %q is not CURRENT/TOTAL with 0 ≤ CURRENT ≤ TOTAL, TOTAL > 0 (e.g. 2/5)", Clip(s))
 	}
 	return Progress{Current: c, Total: t}, nil
 }
@@ -210,12 +210,12 @@ func ParseProgress(s string) (Progress, error) {
 // not a well-formed id.
 func stepRef(s string) (id string, ok bool) {
 	id = normalizeID(s)
-	return id, id == "" || isStepID(id)
+	return id, id == "" || IsStepID(id)
 }
 
-// isStepID reports whether s is a well-formed step or phase id: 1 to 9 digits,
+// IsStepID reports whether s is a well-formed step or phase id: 1 to 9 digits,
 // no leading zero.
-func isStepID(s string) bool {
+func IsStepID(s string) bool {
 	if len(s) == 0 || len(s) > 9 || s[0] == '0' {
 		return false
 	}

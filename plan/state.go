@@ -93,7 +93,7 @@ func (s *State) RemoveFindings(ids []string) (Change, error) {
 	for _, id := range ids {
 		i := slices.IndexFunc(s.Findings, func(f *Finding) bool { return f.ID == strings.TrimPrefix(strings.TrimSpace(id), "#") })
 		if i < 0 {
-			return Change{}, Errorf(CodeInvalidArgument, "findings.md holds no finding %s; plangit findings lists them with their ids", clip(id)).With("finding", id)
+			return Change{}, Errorf(CodeInvalidArgument, "findings.md holds no finding %s; plangit findings lists them with their ids", Clip(id)).With("finding", id)
 		}
 		if !slices.Contains(gone, s.Findings[i]) {
 			gone = append(gone, s.Findings[i])
@@ -102,7 +102,7 @@ func (s *State) RemoveFindings(ids []string) (Change, error) {
 	s.Findings = slices.DeleteFunc(s.Findings, func(f *Finding) bool { return slices.Contains(gone, f) })
 	if len(gone) == 1 {
 		f := gone[0]
-		return Change{Op: "finding.rm", Step: f.Step, Summary: fmt.Sprintf("finding %s removed: %s (%s)", f.ID, clip(f.Title), f.Category)}, nil
+		return Change{Op: "finding.rm", Step: f.Step, Summary: fmt.Sprintf("finding %s removed: %s (%s)", f.ID, Clip(f.Title), f.Category)}, nil
 	}
 	names := make([]string, len(gone))
 	for i, f := range gone {
@@ -208,7 +208,7 @@ func (s *State) ResolveErrors(ids []string, resolution string, now time.Time) (C
 	case 1:
 		e := done[0]
 		first, _, _ := strings.Cut(e.Message, "\n")
-		return Change{Op: "error.resolve", Step: e.Step, Summary: fmt.Sprintf("error #%s resolved: %s: %s", e.ID, e.Tool, clip(first))}, nil
+		return Change{Op: "error.resolve", Step: e.Step, Summary: fmt.Sprintf("error #%s resolved: %s: %s", e.ID, e.Tool, Clip(first))}, nil
 	}
 	names := make([]string, len(done))
 	for i, e := range done {

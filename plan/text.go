@@ -160,3 +160,14 @@ func CheckFileSizes(files map[string][]byte) error {
 // ErrFileFull is in the chain of CheckFileSizes' refusal: the session's
 // file has no room for the change.
 var ErrFileFull = errors.New("a session file is at plangit's size limit")
+
+// joinDistinct joins two texts on a new line, once when they are the same.
+func joinDistinct(a, b string) string {
+	if a == "" || a == b {
+		return b
+	}
+	if b == "" {
+		return a
+	}
+	return a + "\n" + b
+}
