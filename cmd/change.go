@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/plangit/plangit/plan"
+	"github.com/plangit/plangit/plan/interop"
 	"github.com/plangit/plangit/render"
 	"github.com/plangit/plangit/repo"
 )
@@ -27,8 +28,8 @@ type changeData struct {
 	Note     string `json:"note,omitempty"`
 	// Format and Dropped are an import's: the format read, and what the
 	// source held that plangit did not keep.
-	Format  string         `json:"format,omitempty"`
-	Dropped []plan.Dropped `json:"dropped,omitzero"`
+	Format  string            `json:"format,omitempty"`
+	Dropped []interop.Dropped `json:"dropped,omitzero"`
 }
 
 // applyChange runs fn as one change of the current session and prints what

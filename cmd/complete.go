@@ -11,6 +11,7 @@ import (
 
 	"github.com/plangit/plangit/hooks"
 	"github.com/plangit/plangit/plan"
+	"github.com/plangit/plangit/plan/interop"
 	"github.com/plangit/plangit/repo"
 )
 
@@ -334,7 +335,7 @@ func registerChoices(root *cobra.Command) {
 	walk(root, func(c *cobra.Command) {
 		switch commandPath(c) {
 		case "import", "init":
-			choices(c, "format", plan.ImportFormats...)
+			choices(c, "format", interop.ImportFormats...)
 		case "graph":
 			choices(c, "format", "mermaid", "dot")
 		case "hooks install", "hooks uninstall":

@@ -13,6 +13,7 @@ import (
 
 	"github.com/plangit/plangit/hooks"
 	"github.com/plangit/plangit/plan"
+	"github.com/plangit/plangit/plan/interop"
 	"github.com/plangit/plangit/render"
 	"github.com/plangit/plangit/repo"
 )
@@ -71,7 +72,7 @@ what would be imported and changes nothing.`,
 
 func joinFormats() string {
 	s := ""
-	for i, f := range plan.ImportFormats {
+	for i, f := range interop.ImportFormats {
 		if i > 0 {
 			s += "|"
 		}
@@ -163,17 +164,17 @@ func initRun(o *initOptions) error {
 	var (
 		p  *plan.Plan
 		st = &plan.State{}
-		in *plan.Imported
+		in *interop.Imported
 	)
 	if o.From != "" {
 		src, err := f.readInput(o.From)
 		if err != nil {
 			return err
 		}
-		if in, err = plan.Import(inputName(o.From), src, o.Format, now); err != nil {
+		if in, err = interop.Import(inputName(o.From), src, o.Format, now); err != nil {
 			return err
 		}
-		if in.Format == plan.FormatFindings || in.Format == plan.FormatErrors {
+		if in.Format == interop.FormatFindings || in.Format == interop.FormatErrors {
 			return plan.Errorf(plan.CodeInvalidArgument, "%s holds %s, no plan: bring it into a session's plan (plangit import %s --session ID), or start a plan first (plangit init \"Title\")",
 				inputName(o.From), in.Format, o.From)
 		}
@@ -185,7 +186,7 @@ func initRun(o *initOptions) error {
 				return err
 			}
 			if old != p.Title {
-				in.Dropped = append(in.Dropped, plan.Dropped{Field: "title", Value: old, Why: "replaced by the title given"})
+				in.Dropped = append(in.Dropped, interop.Dropped{Field: "title", Value: old, Why: "replaced by the title given"})
 			}
 		}
 		if o.Goal != "" {
@@ -194,7 +195,7 @@ func initRun(o *initOptions) error {
 				return err
 			}
 			if old != "" && old != p.Goal {
-				in.Dropped = append(in.Dropped, plan.Dropped{Field: "goal", Value: old, Why: "replaced by the --goal given"})
+				in.Dropped = append(in.Dropped, interop.Dropped{Field: "goal", Value: old, Why: "replaced by the --goal given"})
 			}
 		}
 		for _, name := range o.Phases {
@@ -281,9 +282,9 @@ func NewCmdUse(f *Factory) *cobra.Command {
 	}
 }
 
-func orNoDrops(d []plan.Dropped) []plan.Dropped {
+func orNoDrops(d []interop.Dropped) []interop.Dropped {
 	if d == nil {
-		return []plan.Dropped{}
+		return []interop.Dropped{}
 	}
 	return d
 }
@@ -291,7 +292,7 @@ func orNoDrops(d []plan.Dropped) []plan.Dropped {
 // printImportPreview prints what an import would do, for --dry-run: the
 // plan as it would stand, its findings and errors, and what the file holds
 // that plangit would not keep.
-func (f *Factory) printImportPreview(session string, newSession bool, in *plan.Imported, dropped []plan.Dropped) error {
+func (f *Factory) printImportPreview(session string, newSession bool, in *interop.Imported, dropped []interop.Dropped) error {
 	st := in.State
 	data := map[string]any{"dry_run": true, "session": session, "new_session": newSession, "format": in.Format,
 		"plan": st.Plan, "findings": orFindings(st.Findings), "errors": orErrors(st.Errors), "dropped": orNoDrops(dropped)}
@@ -326,14 +327,14 @@ func orErrors(l plan.ErrorLog) plan.ErrorLog {
 // lines) that nobody has worked on yet is the agent's to take over: its
 // title, goal and phases become init's, in one revision. Any other plan
 // stays; the error says what to do instead.
-func takeOver(f *Factory, proj repo.Project, id string, next *plan.Plan, in *plan.Imported, exists error) error {
+func takeOver(f *Factory, proj repo.Project, id string, next *plan.Plan, in *interop.Imported, exists error) error {
 	s, err := proj.Open(id)
 	if err != nil {
 		return err
 	}
 	var (
 		refused error
-		dropped []plan.Dropped
+		dropped []interop.Dropped
 	)
 	res, err := s.Update(f.Options(), func(st *plan.State) (plan.Change, error) {
 		p := st.Plan
@@ -347,7 +348,7 @@ func takeOver(f *Factory, proj repo.Project, id string, next *plan.Plan, in *pla
 		}
 		// init --from: the file's steps, findings and errors come in too,
 		// as plangit import brings a file into a plan.
-		_, lost, err := st.UpdateFrom(in.State, f.Now())
+		_, lost, err := interop.Update(st, in.State, f.Now())
 		if err != nil {
 			return plan.Change{}, err
 		}

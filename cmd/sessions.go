@@ -11,6 +11,7 @@ import (
 
 	"github.com/plangit/plangit/history"
 	"github.com/plangit/plangit/plan"
+	"github.com/plangit/plangit/plan/interop"
 	"github.com/plangit/plangit/render"
 	"github.com/plangit/plangit/repo"
 )
@@ -78,7 +79,7 @@ func importRun(f *Factory, name, format string, dryRun, appendTo bool) error {
 	if err != nil {
 		return err
 	}
-	in, err := plan.Import(inputName(name), src, format, f.Now())
+	in, err := interop.Import(inputName(name), src, format, f.Now())
 	if err != nil {
 		return err
 	}
@@ -87,10 +88,10 @@ func importRun(f *Factory, name, format string, dryRun, appendTo bool) error {
 
 // importInto merges an import into the current session, or with dryRun
 // shows what merging would do.
-func importInto(f *Factory, in *plan.Imported, dryRun, appendTo bool) error {
-	merge := (*plan.State).UpdateFrom
+func importInto(f *Factory, in *interop.Imported, dryRun, appendTo bool) error {
+	merge := interop.Update
 	if appendTo {
-		merge = (*plan.State).Merge
+		merge = interop.Append
 	}
 	s, err := f.Session()
 	if err != nil {
@@ -115,7 +116,7 @@ func importInto(f *Factory, in *plan.Imported, dryRun, appendTo bool) error {
 	if err != nil {
 		return err
 	}
-	var dropped []plan.Dropped
+	var dropped []interop.Dropped
 	res, err := s.Update(f.Options(), func(st *plan.State) (plan.Change, error) {
 		st.Plan.Rules = cfg.Rules()
 		c, merged, err := merge(st, in.State, f.Now())

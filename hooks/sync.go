@@ -10,6 +10,7 @@ import (
 
 	"github.com/plangit/plangit/hooks/hookwire"
 	"github.com/plangit/plangit/plan"
+	"github.com/plangit/plangit/plan/interop"
 )
 
 // Syncing an agent's todo list into the plan. Each todo maps to one step,
@@ -108,7 +109,7 @@ func syncTodos(p *plan.Plan, input json.RawMessage, hs *state, now time.Time) (p
 		if err != nil {
 			return plan.Change{}, nil, err
 		}
-		want := plan.MapStatus(t.Status)
+		want := interop.MapStatus(t.Status)
 		if t.Status == unchecked {
 			if s.Status != plan.StepCompleted {
 				continue // a box cannot say started, blocked or failed: the step's own stands
@@ -240,7 +241,7 @@ func syncTaskUpdate(p *plan.Plan, input json.RawMessage, hs *state, now time.Tim
 	}
 	hs.Tasks[key] = stepRef{ID: s.ID, Text: s.Text}
 	if in.Status != "" {
-		if err := setStatus(p, s, plan.MapStatus(in.Status), now, &c); err != nil {
+		if err := setStatus(p, s, interop.MapStatus(in.Status), now, &c); err != nil {
 			return plan.Change{}, nil, err
 		}
 	}

@@ -118,7 +118,6 @@ func BenchmarkParseMany(b *testing.B) {
 		}
 		return s.String()
 	}
-	pwf := "# Task Plan: x\n\n## Goal\ng\n\n## Phases\n\n### Phase 1: A\n- [ ] a\n\n"
 	for _, c := range []struct {
 		name  string
 		src   func(n int) string
@@ -131,15 +130,6 @@ func BenchmarkParseMany(b *testing.B) {
 		{"finding content", func(n int) string {
 			return "# Findings\n\n## Insight\n\n### t `#1`\n\n" + strings.Repeat("text\n\n", n/6)
 		}, func(src []byte) error { _, err := ParseFindings(src); return err }},
-		{"pwf phases", func(n int) string {
-			return pwf + rows(n, func(i int) string { return fmt.Sprintf("### Phase %d: A\n- [x] a\n", i+1) })
-		}, importPWFBench},
-		{"pwf decisions", func(n int) string {
-			return pwf + "## Decisions Made\n| Decision | Rationale |\n|--|--|\n" + rows(n, func(i int) string { return fmt.Sprintf("| d%d | r |\n", i) })
-		}, importPWFBench},
-		{"pwf errors", func(n int) string {
-			return pwf + "## Errors Encountered\n| Error | Attempt | Resolution |\n|--|--|--|\n" + rows(n, func(i int) string { return fmt.Sprintf("| e%d | 2 | r |\n", i) })
-		}, importPWFBench},
 	} {
 		for _, n := range []int{1 << 20, 2 << 20} {
 			src := []byte(c.src(n))
@@ -153,9 +143,4 @@ func BenchmarkParseMany(b *testing.B) {
 			})
 		}
 	}
-}
-
-func importPWFBench(src []byte) error {
-	_, err := Import("task_plan.md", src, FormatPWF, t0)
-	return err
 }

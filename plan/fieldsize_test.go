@@ -55,31 +55,3 @@ func TestParseRefusesFieldOverLimit(t *testing.T) {
 func findings(src []byte) error { _, err := ParseFindings(src); return err }
 func errs(src []byte) error     { _, err := ParseErrors(src); return err }
 func plans(src []byte) error    { _, err := ParsePlan(src); return err }
-
-// An import cuts a note over the limit and says so; nothing goes unreported.
-func TestImportReportsCutNotes(t *testing.T) {
-	big := strings.Repeat("n", MaxText+500)
-	for name, body := range map[string]string{
-		"quote":      "> " + big,
-		"code block": "```\n" + big + "\n```",
-	} {
-		t.Run(name, func(t *testing.T) {
-			src := "# Task Plan: T\n\n## Phase 1: A\n\n" + body + "\n\n- [ ] one\n"
-			in, err := Import("task_plan.md", []byte(src), FormatPWF, tImport)
-			if err != nil {
-				t.Fatal(err)
-			}
-			notes := in.State.Plan.Phases[0].Notes
-			if !strings.Contains(notes, "nnnn") || len(notes) > MaxText {
-				t.Errorf("notes are %d bytes, want the note cut to at most %d", len(notes), MaxText)
-			}
-			cut := false
-			for _, d := range in.Dropped {
-				cut = cut || strings.Contains(d.Why, "cut to 65536 bytes")
-			}
-			if !cut {
-				t.Errorf("dropped = %v, want the cut reported", in.Dropped)
-			}
-		})
-	}
-}

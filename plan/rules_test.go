@@ -242,7 +242,6 @@ func TestEditRulesOfPlanManager(t *testing.T) {
 		"step rm":    func() error { _, err := p.RemoveStep("3", t0); return err },
 		"phase add":  func() error { _, err := p.AddPhase("x", "", t0); return err },
 		"phase edit": func() error { _, err := p.EditPhase("1", PhaseEdit{Title: &title}, t0); return err },
-		"import":     func() error { _, _, err := (&State{Plan: p}).Merge(&State{Plan: samplePlan(t)}, t0); return err },
 	} {
 		err := op()
 		if !HasCode(err, CodePlanNotActive) {

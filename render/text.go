@@ -11,6 +11,7 @@ import (
 
 	"github.com/plangit/plangit/history"
 	"github.com/plangit/plangit/plan"
+	"github.com/plangit/plangit/plan/interop"
 )
 
 // PlanOptions control the plan view.
@@ -292,7 +293,7 @@ func nextHint(p *plan.Plan) string {
 
 // ImportReport says what an import brought besides the plan — findings
 // and errors — and lists what the source held that plangit did not keep.
-func ImportReport(w io.Writer, st *plan.State, dropped []plan.Dropped) {
+func ImportReport(w io.Writer, st *plan.State, dropped []interop.Dropped) {
 	if len(st.Findings) > 0 || len(st.Errors) > 0 {
 		fmt.Fprintf(w, "  with %s and %s\n", Count(len(st.Findings), "finding"), Count(len(st.Errors), "error"))
 	}

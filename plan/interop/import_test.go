@@ -1,4 +1,4 @@
-package plan
+package interop
 
 import (
 	"bytes"
@@ -12,8 +12,44 @@ import (
 	"testing"
 	"time"
 
+	"github.com/plangit/plangit/plan"
+	"github.com/plangit/plangit/repo/repotest"
 	"github.com/yuin/goldmark/ast"
 )
+
+var golden = repotest.Golden
+
+// t0 is when the tests' plans are made and changed.
+var t0 = time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC)
+
+// samplePlan is a small plan with two phases and a dependency chain 1 ← 2 ← 3.
+func samplePlan(t *testing.T) *plan.Plan {
+	t.Helper()
+	p, err := plan.New("s1", "Add caching", "cache lookups", []string{"Analysis", "Build"}, t0, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	must := func(_ *plan.Step, err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(p.AddStep(plan.StepSpec{Text: "Analyze", Phase: "1"}, t0))
+	must(p.AddStep(plan.StepSpec{Text: "Design", Phase: "1", Needs: []string{"1"}}, t0))
+	must(p.AddStep(plan.StepSpec{Text: "Build", Phase: "2", Needs: []string{"2"}}, t0))
+	return p
+}
+
+func wantCode(t *testing.T, err error, code plan.Code) {
+	t.Helper()
+	if err == nil {
+		t.Fatalf("got no error, want %s", code)
+	}
+	if got := plan.CodeOf(err); got != code {
+		t.Fatalf("got %s (%v), want %s", got, err, code)
+	}
+}
 
 // tImport is when the tests import: far from every time the fixtures give,
 // so a time the import invents stands out.
@@ -40,7 +76,7 @@ var fixtures = map[string]string{
 
 func readFixture(t *testing.T, name string) []byte {
 	t.Helper()
-	src, err := os.ReadFile(filepath.Join("..", "testdata", "import", name))
+	src, err := os.ReadFile(filepath.Join("..", "..", "testdata", "import", name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +89,7 @@ func importDump(in *Imported) []byte {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "format: %s\n", in.Format)
 	files := in.State.Files()
-	for _, name := range []string{PlanFile, FindingsFile, ErrorsFile} {
+	for _, name := range []string{plan.PlanFile, plan.FindingsFile, plan.ErrorsFile} {
 		fmt.Fprintf(&b, "--- %s\n%s", name, files[name])
 	}
 	b.WriteString("--- not imported\n")
@@ -79,7 +115,7 @@ func TestImportFixtures(t *testing.T) {
 				t.Fatal(err)
 			}
 			golden(t, filepath.Join("import", strings.TrimSuffix(name, filepath.Ext(name))+".golden"), importDump(in))
-			st, err := ParseState(in.State.Files())
+			st, err := plan.ParseState(in.State.Files())
 			if err != nil {
 				t.Fatalf("imported state does not round-trip: %v", err)
 			}
@@ -108,7 +144,7 @@ func TestImportFixtures(t *testing.T) {
 // What each seed's design holds arrives where it belongs.
 func TestImportKeepsWhatTheSourcesHold(t *testing.T) {
 	t.Parallel()
-	imp := func(name string) *State {
+	imp := func(name string) *plan.State {
 		t.Helper()
 		in, err := Import(name, readFixture(t, name), "", tImport)
 		if err != nil {
@@ -116,7 +152,7 @@ func TestImportKeepsWhatTheSourcesHold(t *testing.T) {
 		}
 		return in.State
 	}
-	step := func(st *State, id string) *Step {
+	step := func(st *plan.State, id string) *plan.Step {
 		t.Helper()
 		s, _, err := st.Plan.Step(id)
 		if err != nil {
@@ -130,15 +166,15 @@ func TestImportKeepsWhatTheSourcesHold(t *testing.T) {
 	if !mc.Plan.Created.Equal(at("2026-02-24T10:00:00Z")) || !mc.Plan.Updated.Equal(at("2026-02-24T10:30:00Z")) || mc.Plan.Iterations != 15 {
 		t.Errorf("maxclaw plan times: %v %v %d", mc.Plan.Created, mc.Plan.Updated, mc.Plan.Iterations)
 	}
-	if s := step(mc, "1"); !s.Started.Equal(at("2026-02-24T10:00:05Z")) || !s.Completed.Equal(at("2026-02-24T10:02:30Z")) || s.Progress != (Progress{5, 5}) {
+	if s := step(mc, "1"); !s.Started.Equal(at("2026-02-24T10:00:05Z")) || !s.Completed.Equal(at("2026-02-24T10:02:30Z")) || s.Progress != (plan.Progress{Current: 5, Total: 5}) {
 		t.Errorf("maxclaw step 1: %+v", s)
 	}
-	if s := step(mc, "2"); s.Status != StepInProgress || !s.Completed.IsZero() || s.Progress != (Progress{2, 5}) {
+	if s := step(mc, "2"); s.Status != plan.StepInProgress || !s.Completed.IsZero() || s.Progress != (plan.Progress{Current: 2, Total: 5}) {
 		t.Errorf("maxclaw step 2: %+v", s)
 	}
 
 	pt := imp("plan_tool_seed.json")
-	if s := step(pt, "1"); s.Text != "调研竞品" || s.Status != StepCompleted || s.Result != "已完成3个竞品分析" {
+	if s := step(pt, "1"); s.Text != "调研竞品" || s.Status != plan.StepCompleted || s.Result != "已完成3个竞品分析" {
 		t.Errorf("plan tool step 1: %+v", s)
 	}
 
@@ -146,12 +182,12 @@ func TestImportKeepsWhatTheSourcesHold(t *testing.T) {
 	if s := step(pm, "4"); !slices.Equal(s.Needs, []string{"3"}) || s.Why != "Need filtered results to select the first item" {
 		t.Errorf("plan manager step 4: %+v", s)
 	}
-	if pm.Plan.Current().ID != "1" || step(pm, "5").Status != StepSkipped {
+	if pm.Plan.Current().ID != "1" || step(pm, "5").Status != plan.StepSkipped {
 		t.Errorf("plan manager statuses")
 	}
 
 	pe := imp("plan_execute.json")
-	if s := step(pe, "2"); s.Status != StepInProgress || step(pe, "1").Result != "Five sources collected" {
+	if s := step(pe, "2"); s.Status != plan.StepInProgress || step(pe, "1").Result != "Five sources collected" {
 		t.Errorf("plan-execute: currentTaskStatus says task-2 runs: %+v", s)
 	}
 
@@ -159,13 +195,13 @@ func TestImportKeepsWhatTheSourcesHold(t *testing.T) {
 	if tw.Plan.Title != "UserService 缓存重构" || len(tw.Plan.Phases) != 3 || tw.Plan.Phases[1].Title != "实现" || step(tw, "3").Active != "实现中" {
 		t.Errorf("todo list with planTitle and phaseId: %q %d", tw.Plan.Title, len(tw.Plan.Phases))
 	}
-	if step(tw, "3").Status != StepInProgress || step(tw, "4").Status != StepPending {
+	if step(tw, "3").Status != plan.StepInProgress || step(tw, "4").Status != plan.StepPending {
 		t.Errorf("one step in progress: the first")
 	}
 
 	mn := imp("manus_task_plan.md")
 	if mn.Plan.Goal != "Cache user lookups without changing the public API" || mn.Plan.Phases[0].Notes != "Read the service before designing anything." ||
-		step(mn, "4").Status != StepBlocked || step(mn, "5").Status != StepSkipped || step(mn, "3").Status != StepInProgress ||
+		step(mn, "4").Status != plan.StepBlocked || step(mn, "5").Status != plan.StepSkipped || step(mn, "3").Status != plan.StepInProgress ||
 		!mn.Plan.Updated.Equal(at("2026-01-14T10:30:00Z")) {
 		b, _ := json.Marshal(mn.Plan)
 		t.Errorf("manus: %s", b)
@@ -175,15 +211,15 @@ func TestImportKeepsWhatTheSourcesHold(t *testing.T) {
 	if cur := pw.Plan.Current(); cur == nil || cur.Text != "Write the list and delete commands" {
 		t.Errorf("Current Phase 3: its first open item is in progress: %+v", cur)
 	}
-	if step(pw, "6").Status != StepCompleted || !step(pw, "6").Completed.IsZero() {
+	if step(pw, "6").Status != plan.StepCompleted || !step(pw, "6").Completed.IsZero() {
 		t.Errorf("a complete phase's items are completed, undated")
 	}
 	var questions, decisions int
 	for _, f := range pw.Findings {
 		switch f.Category {
-		case CatIssue:
+		case plan.CatIssue:
 			questions++
-		case CatArchitecture:
+		case plan.CatArchitecture:
 			decisions++
 			if f.Title == "Use JSON for storage" && f.Content != "Simple, human-readable, built-in Python support" {
 				t.Errorf("decision rationale: %q", f.Content)
@@ -204,7 +240,7 @@ func TestImportKeepsWhatTheSourcesHold(t *testing.T) {
 
 // stateStrings are every value of an imported state, as JSON gives them:
 // where the test looks for what a fixture held.
-func stateStrings(t *testing.T, st *State) []string {
+func stateStrings(t *testing.T, st *plan.State) []string {
 	b, err := json.Marshal(map[string]any{"plan": st.Plan, "findings": st.Findings, "errors": st.Errors})
 	if err != nil {
 		t.Fatal(err)
@@ -244,7 +280,7 @@ func kept(values []string, key, v string) bool {
 		return true
 	}
 	if tv, err := time.Parse(time.RFC3339Nano, v); err == nil {
-		v = Stamp(tv).Format(time.RFC3339)
+		v = plan.Stamp(tv).Format(time.RFC3339)
 	}
 	if key == "status" || key == "state" || key == "Status" || key == "executeState" {
 		if st, ok := ImportStatus(v); ok {
@@ -255,7 +291,7 @@ func kept(values []string, key, v string) bool {
 		}
 	}
 	if key == "id" {
-		v = NormalizeID(v)
+		v = plan.NormalizeID(v)
 	}
 	for _, s := range values {
 		if s == v || (len(v) > 3 && strings.Contains(s, v)) {
@@ -342,7 +378,7 @@ func walkJSON(v any, path, key string, leaf func(path, key string, v any)) {
 // items ("**Label:** value" read as a field), paragraph lines and table
 // cells (the header row names columns, it holds no value).
 func walkMarkdown(t *testing.T, src []byte, in *Imported, lost func(field, key, v string)) {
-	d, err := ParseDoc("fixture", src)
+	d, err := plan.ParseDoc("fixture", src)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -351,7 +387,7 @@ func walkMarkdown(t *testing.T, src []byte, in *Imported, lost func(field, key, 
 	section := ""
 	text := func(field, s string) {
 		_, s = cutIcon(s)
-		if label, value, ok := CutLabel(s); ok {
+		if label, value, ok := plan.CutLabel(s); ok {
 			lost(field, label, value)
 			return
 		}
@@ -380,7 +416,7 @@ func walkMarkdown(t *testing.T, src []byte, in *Imported, lost func(field, key, 
 		case *ast.List:
 			for it := n.FirstChild(); it != nil; it = it.NextSibling() {
 				s := d.JoinedLines(it.FirstChild(), " ")
-				if _, boxed := CheckBox(it.FirstChild()); boxed {
+				if _, boxed := plan.CheckBox(it.FirstChild()); boxed {
 					s = s[3:]
 				}
 				text(line(it), s)
@@ -466,7 +502,7 @@ func TestImportSelfNeedIsReported(t *testing.T) {
 func TestImportNamedJSONIsReadAsJSON(t *testing.T) {
 	t.Parallel()
 	_, err := Import("bad.json", []byte("not json\n"), "", tImport)
-	wantCode(t, err, CodePlanParseError)
+	wantCode(t, err, plan.CodePlanParseError)
 	if !strings.Contains(err.Error(), "bad.json:1:2: malformed JSON") {
 		t.Errorf("got %v", err)
 	}
@@ -484,27 +520,27 @@ func TestImportRejects(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
 		name, src, format string
-		code              Code
+		code              plan.Code
 		msg               string
 	}{
-		{"empty", "  ", "", CodeInvalidArgument, "empty"},
-		{"malformed json", `{"todos": [`, "", CodePlanParseError, "input:1:"},
-		{"trailing data", `{"todos": []} x`, "", CodePlanParseError, "input:1:15: malformed JSON"},
-		{"unknown json", `{"foo": 1}`, "", CodeInvalidArgument, "cannot tell"},
-		{"unknown format", `{}`, "yaml", CodeInvalidArgument, `unknown format "yaml"`},
-		{"wrong type", `{"todos": "nope"}`, "", CodePlanParseError, "todos: expected a list of steps, found a string"},
-		{"number for a step", `{"task_description": "t", "steps": [123]}`, "", CodePlanParseError, "input:1:37: steps[0]: a step is text or an object {step, action, status, result}, not a number"},
-		{"unknown status", `{"task_description": "t", "steps": [{"action": "a", "status": "bogus"}]}`, "", CodeInvalidArgument, `steps[0].status: unknown status "bogus"`},
-		{"unknown plan status", `{"goal": "g", "status": "sleeping", "steps": [{"description": "a"}]}`, "", CodeInvalidArgument, `status: unknown plan status "sleeping"`},
-		{"no steps", `{"task_description": "t", "steps": [{"step": 1, "action": "  "}]}`, "", CodePlanParseError, "found no step"},
-		{"objects without text", `{"task_description": "t", "steps": []}`, "", CodePlanParseError, "found no step"},
-		{"dangling dependency", `[{"id":"1","subject":"a","blockedBy":["9"]}]`, "", CodeInvalidDependency, `[0].blockedBy: step "a" depends on "9"`},
-		{"cycle", `{"meta":{"goal":"g"},"tasks":[{"id":1,"name":"a","dependencies":[2]},{"id":2,"name":"b","dependencies":[1]}]}`, "", CodeCircularDependency, "cycle"},
-		{"not a pwf plan", "just some text\n", "", CodePlanParseError, "Task Plan"},
-		{"pwf without steps", "# Task Plan: x\n\n## Goal\ng\n", "", CodePlanParseError, "found no step"},
-		{"pwf unknown phase status", "# Task Plan: x\n\n### Phase 1: A\n- [ ] a\n- **Status:** someday\n", "", CodeInvalidArgument, `input:5: Phase 1 Status: unknown status "someday"`},
-		{"manus without steps", "# T\n\n> **Objective:** o\n\n## ○ Phase: A\n", "", CodePlanParseError, "found no step"},
-		{"text for an id list", `{"meta":{},"tasks":[{"id":1,"name":"a","dependencies":{"x":1}}]}`, "", CodePlanParseError, "dependencies: expected a list, found an object"},
+		{"empty", "  ", "", plan.CodeInvalidArgument, "empty"},
+		{"malformed json", `{"todos": [`, "", plan.CodePlanParseError, "input:1:"},
+		{"trailing data", `{"todos": []} x`, "", plan.CodePlanParseError, "input:1:15: malformed JSON"},
+		{"unknown json", `{"foo": 1}`, "", plan.CodeInvalidArgument, "cannot tell"},
+		{"unknown format", `{}`, "yaml", plan.CodeInvalidArgument, `unknown format "yaml"`},
+		{"wrong type", `{"todos": "nope"}`, "", plan.CodePlanParseError, "todos: expected a list of steps, found a string"},
+		{"number for a step", `{"task_description": "t", "steps": [123]}`, "", plan.CodePlanParseError, "input:1:37: steps[0]: a step is text or an object {step, action, status, result}, not a number"},
+		{"unknown status", `{"task_description": "t", "steps": [{"action": "a", "status": "bogus"}]}`, "", plan.CodeInvalidArgument, `steps[0].status: unknown status "bogus"`},
+		{"unknown plan status", `{"goal": "g", "status": "sleeping", "steps": [{"description": "a"}]}`, "", plan.CodeInvalidArgument, `status: unknown plan status "sleeping"`},
+		{"no steps", `{"task_description": "t", "steps": [{"step": 1, "action": "  "}]}`, "", plan.CodePlanParseError, "found no step"},
+		{"objects without text", `{"task_description": "t", "steps": []}`, "", plan.CodePlanParseError, "found no step"},
+		{"dangling dependency", `[{"id":"1","subject":"a","blockedBy":["9"]}]`, "", plan.CodeInvalidDependency, `[0].blockedBy: step "a" depends on "9"`},
+		{"cycle", `{"meta":{"goal":"g"},"tasks":[{"id":1,"name":"a","dependencies":[2]},{"id":2,"name":"b","dependencies":[1]}]}`, "", plan.CodeCircularDependency, "cycle"},
+		{"not a pwf plan", "just some text\n", "", plan.CodePlanParseError, "Task Plan"},
+		{"pwf without steps", "# Task Plan: x\n\n## Goal\ng\n", "", plan.CodePlanParseError, "found no step"},
+		{"pwf unknown phase status", "# Task Plan: x\n\n### Phase 1: A\n- [ ] a\n- **Status:** someday\n", "", plan.CodeInvalidArgument, `input:5: Phase 1 Status: unknown status "someday"`},
+		{"manus without steps", "# T\n\n> **Objective:** o\n\n## ○ Phase: A\n", "", plan.CodePlanParseError, "found no step"},
+		{"text for an id list", `{"meta":{},"tasks":[{"id":1,"name":"a","dependencies":{"x":1}}]}`, "", plan.CodePlanParseError, "dependencies: expected a list, found an object"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -525,15 +561,15 @@ func TestImportRejects(t *testing.T) {
 // Importing into a plan appends the steps with fresh ids; a step in
 // progress in the plan stays the one in progress; findings and errors join
 // the session's; what the plan keeps of its own is reported.
-func TestMerge(t *testing.T) {
+func TestAppend(t *testing.T) {
 	t.Parallel()
-	st := &State{Plan: samplePlan(t)}
-	st.Plan.Transition("1", ActStart, TransitionOpts{}, t0)
+	st := &plan.State{Plan: samplePlan(t)}
+	st.Plan.Transition("1", plan.ActStart, plan.TransitionOpts{}, t0)
 	in, err := Import("input", readFixture(t, "pwf_full_task_plan.md"), "", tImport)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, dropped, err := st.Merge(in.State, t0)
+	c, dropped, err := Append(st, in.State, t0)
 	if err != nil || c.Summary != "import: 12 steps in 5 phases (steps 4–15), 6 findings, 3 errors" {
 		t.Fatalf("%+v %v", c, err)
 	}
@@ -547,7 +583,7 @@ func TestMerge(t *testing.T) {
 		t.Fatalf("findings %d errors %d", len(st.Findings), len(st.Errors))
 	}
 	// The same file again: still one step in progress, errors count up.
-	if _, _, err := st.Merge(in.State, t0); err != nil {
+	if _, _, err := Append(st, in.State, t0); err != nil {
 		t.Fatal(err)
 	}
 	if st.Plan.Counts().InProgress != 1 || len(st.Errors) != 3 || st.Errors.ByID("3").Count != 6 {
@@ -557,18 +593,18 @@ func TestMerge(t *testing.T) {
 	claude := readFixture(t, "claude_tasks.json")
 	ct, _ := Import("input", claude, "", tImport)
 	p := samplePlan(t)
-	ms := &State{Plan: p}
-	if _, _, err := ms.Merge(ct.State, t0); err != nil {
+	ms := &plan.State{Plan: p}
+	if _, _, err := Append(ms, ct.State, t0); err != nil {
 		t.Fatal(err)
 	}
 	s, ph, _ := p.Step("7")
 	if ph.ID != "3" || s.Text != "End-to-end tests" || !slices.Equal(s.Needs, []string{"5", "6"}) {
 		t.Fatalf("merged step 7 in phase %s: %+v", ph.ID, s)
 	}
-	paused := &State{Plan: samplePlan(t)}
+	paused := &plan.State{Plan: samplePlan(t)}
 	paused.Plan.Pause("", t0)
-	_, _, err = paused.Merge(ct.State, t0)
-	wantCode(t, err, CodePlanNotActive)
+	_, _, err = Append(paused, ct.State, t0)
+	wantCode(t, err, plan.CodePlanNotActive)
 }
 
 // A plan in one file with several steps in progress keeps the first (or
@@ -604,7 +640,7 @@ func TestImportMaxclawPending(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p := in.State.Plan; p.Status != PlanRunning || p.Steps()[0].Status != StepPending {
+	if p := in.State.Plan; p.Status != plan.PlanRunning || p.Steps()[0].Status != plan.StepPending {
 		t.Fatalf("a pending maxclaw plan: %s, step %s", p.Status, p.Steps()[0].Status)
 	}
 }
@@ -615,15 +651,15 @@ func TestImportMaxclawPending(t *testing.T) {
 // source; every error with its tool, time, count, message and params.
 func TestManusFindingsAndErrors(t *testing.T) {
 	t.Parallel()
-	fs, err := ParseFindings(readFixture(t, "manus_findings.md"))
+	fs, err := plan.ParseFindings(readFixture(t, "manus_findings.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(fs) != 3 || fs[0].Category != CatCode || fs[0].Title != "GetUser is the hot path" || fs[0].Source != "src/user/service.ts" ||
-		fs[0].Content != "70% of calls go through GetUser; every call reads the database." || fs[2].Category != CatInsight || fs[2].Content != "Warm the cache on boot." {
+	if len(fs) != 3 || fs[0].Category != plan.CatCode || fs[0].Title != "GetUser is the hot path" || fs[0].Source != "src/user/service.ts" ||
+		fs[0].Content != "70% of calls go through GetUser; every call reads the database." || fs[2].Category != plan.CatInsight || fs[2].Content != "Warm the cache on boot." {
 		t.Fatalf("findings: %+v %+v %+v", fs[0], fs[1], fs[2])
 	}
-	l, err := ParseErrors(readFixture(t, "manus_errors.md"))
+	l, err := plan.ParseErrors(readFixture(t, "manus_errors.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -633,17 +669,17 @@ func TestManusFindingsAndErrors(t *testing.T) {
 		t.Fatalf("errors: %+v %+v", l[0], l[1])
 	}
 	// Written back in plangit's form, they read the same.
-	fs2, err := ParseFindings(WriteFindings(fs))
+	fs2, err := plan.ParseFindings(plan.WriteFindings(fs))
 	if err != nil || len(fs2) != 3 || fs2[0].Source != fs[0].Source {
 		t.Fatalf("findings written back: %v %+v", err, fs2)
 	}
-	l2, err := ParseErrors(WriteErrors(l))
+	l2, err := plan.ParseErrors(plan.WriteErrors(l))
 	if err != nil || len(l2) != 2 || l2[0].Count != 3 || l2[0].Params != l[0].Params {
 		t.Fatalf("errors written back: %v %+v", err, l2)
 	}
 	// A line plangit cannot read is named.
 	bad := strings.Replace(string(readFixture(t, "manus_errors.md")), "**Count:** 3 times", "**Count:** three times", 1)
-	if _, err := ParseErrors([]byte(bad)); !HasCode(err, CodePlanParseError) || !strings.Contains(err.Error(), "errors.md:7:") {
+	if _, err := plan.ParseErrors([]byte(bad)); !plan.HasCode(err, plan.CodePlanParseError) || !strings.Contains(err.Error(), "errors.md:7:") {
 		t.Fatalf("a bad count: %v", err)
 	}
 }

@@ -1,4 +1,4 @@
-package plan
+package interop
 
 import (
 	"bytes"
@@ -8,6 +8,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/plangit/plangit/plan"
 	"github.com/yuin/goldmark/ast"
 )
 
@@ -20,7 +21,7 @@ import (
 // (an **Objective:** line, "## ○ Phase: Title" headings) and a
 // planning-with-files one apart.
 func detectMarkdown(src []byte) string {
-	if bytes.Contains(src, []byte(machineTag)) {
+	if plan.IsPlanFile(src) {
 		return FormatPlangit
 	}
 	first, _, _ := strings.Cut(strings.TrimSpace(string(src)), "\n")
@@ -45,7 +46,7 @@ func detectMarkdown(src []byte) string {
 }
 
 // phaseIcons are the icons a Manus-style plan gives phases and steps.
-var manusIcons = map[string]StepStatus{"○": StepPending, "◐": StepInProgress, "●": StepCompleted, "✖": StepBlocked, "⊘": StepSkipped}
+var manusIcons = map[string]plan.StepStatus{"○": plan.StepPending, "◐": plan.StepInProgress, "●": plan.StepCompleted, "✖": plan.StepBlocked, "⊘": plan.StepSkipped}
 
 // cutIcon splits a leading status icon off s.
 func cutIcon(s string) (icon, rest string) {
@@ -61,16 +62,16 @@ func cutIcon(s string) (icon, rest string) {
 // mdReader reads a markdown source into a builder.
 type mdReader struct {
 	*builder
-	d     *Doc
-	notes Gathered // fields read from several blocks, joined when the last is read
+	d     *plan.Doc
+	notes plan.Gathered // fields read from several blocks, joined when the last is read
 }
 
 func newMDReader(name string, src []byte, now time.Time) (*mdReader, error) {
-	d, err := ParseDoc(name, src)
+	d, err := plan.ParseDoc(name, src)
 	if err != nil {
 		return nil, err
 	}
-	return &mdReader{builder: newBuilder(name, "", "", now), d: d, notes: Gathered{}}, nil
+	return &mdReader{builder: newBuilder(name, "", "", now), d: d, notes: plan.Gathered{}}, nil
 }
 
 func (r *mdReader) lineOf(n ast.Node) int {
@@ -108,12 +109,12 @@ func (r *mdReader) items(list ast.Node) []item {
 		if first == nil {
 			continue
 		}
-		if !IsTextBlock(first) {
-			r.dropBlock(it, "plangit reads a list item's text, not a "+KindName(first))
+		if !plan.IsTextBlock(first) {
+			r.dropBlock(it, "plangit reads a list item's text, not a "+plan.KindName(first))
 			continue
 		}
 		x := item{node: it, line: r.lineOf(it), text: r.d.JoinedLines(first, " ")}
-		if x.checked, x.boxed = CheckBox(first); x.boxed {
+		if x.checked, x.boxed = plan.CheckBox(first); x.boxed {
 			x.text = strings.TrimSpace(x.text[3:])
 		}
 		out = append(out, x)
@@ -211,16 +212,16 @@ func importManus(name string, src []byte, now time.Time) (*Imported, error) {
 	}
 	d := r.d
 	var (
-		ph       *Phase
+		ph       *plan.Phase
 		titled   bool
 		progress []Dropped
-		icons    = map[*Phase][2]string{} // the phase's icon and its line
+		icons    = map[*plan.Phase][2]string{} // the phase's icon and its line
 	)
 	header := func(lines []string, nums []int) {
 		for i, l := range lines {
-			label, value, ok := CutLabel(l)
+			label, value, ok := plan.CutLabel(l)
 			switch {
-			case ok && (strings.EqualFold(label, "Objective") || strings.EqualFold(label, labelGoal)):
+			case ok && (strings.EqualFold(label, "Objective") || strings.EqualFold(label, "Goal")):
 				r.notes.Add(&r.p.Goal, r.text(lineField(nums[i]), value))
 			case ok && strings.EqualFold(label, "Progress"):
 				progress = append(progress, Dropped{Field: lineField(nums[i]), Value: value})
@@ -281,16 +282,16 @@ func importManus(name string, src []byte, now time.Time) (*Imported, error) {
 			header(lines, nums)
 		case *ast.List:
 			if ph == nil {
-				ph = r.phase(DefaultPhaseTitle)
+				ph = r.phase(plan.DefaultPhaseTitle)
 			}
 			for _, it := range r.items(n) {
 				icon, text := cutIcon(it.text)
-				st := StepPending
+				st := plan.StepPending
 				if s, ok := manusIcons[icon]; ok {
 					st = s
 				}
 				if it.checked {
-					st = StepCompleted
+					st = plan.StepCompleted
 				}
 				r.step(ph, lineField(it.line), text, st)
 			}
@@ -302,7 +303,7 @@ func importManus(name string, src []byte, now time.Time) (*Imported, error) {
 				r.notes.Add(&ph.Notes, r.source(n))
 				continue
 			}
-			r.dropBlock(n, "a "+KindName(n)+" outside the plan's phases")
+			r.dropBlock(n, "a "+plan.KindName(n)+" outside the plan's phases")
 		}
 	}
 	r.notes.Join()
@@ -331,10 +332,10 @@ func importManus(name string, src []byte, now time.Time) (*Imported, error) {
 
 // pwfPhase is a planning-with-files phase as read.
 type pwfPhase struct {
-	ph           *Phase
+	ph           *plan.Phase
 	number       string // "2" of "Phase 2: ..."
 	line         int
-	status       StepStatus
+	status       plan.StepStatus
 	statusLine   int
 	steps        []*bstep
 	hasStatus    bool
@@ -362,11 +363,11 @@ func importPWF(name string, src []byte, now time.Time) (*Imported, error) {
 		current     string
 		currentLine int
 		notes       []string
-		other       *Finding // the finding an unknown section becomes
-		errs        []*ErrorRecord
+		other       *plan.Finding // the finding an unknown section becomes
+		errs        []*plan.ErrorRecord
 	)
 	startPhase := func(n *ast.Heading, text string) {
-		t := StripIcon(text)
+		t := plan.StripIcon(text)
 		num := ""
 		if rest, ok := strings.CutPrefix(t, "Phase "); ok {
 			num, _, _ = strings.Cut(rest, ":")
@@ -384,7 +385,7 @@ func importPWF(name string, src []byte, now time.Time) (*Imported, error) {
 		line := r.lineOf(n)
 		if h, ok := n.(*ast.Heading); ok {
 			text := d.HeadingText(h)
-			lower := strings.ToLower(StripIcon(text))
+			lower := strings.ToLower(plan.StripIcon(text))
 			switch {
 			case h.Level == 1 && !titled:
 				titled = true
@@ -402,7 +403,7 @@ func importPWF(name string, src []byte, now time.Time) (*Imported, error) {
 					if title == "" {
 						title = "Section at line " + strconv.Itoa(line)
 					}
-					other = &Finding{Category: CatInsight, Title: title}
+					other = &plan.Finding{Category: plan.CatInsight, Title: title}
 					r.newFindings = append(r.newFindings, other)
 				}
 			default:
@@ -437,9 +438,9 @@ func importPWF(name string, src []byte, now time.Time) (*Imported, error) {
 			}
 			r.phaseBlock(cur, n, addNotes)
 		case "key questions":
-			r.findings(n, CatIssue, "")
+			r.findings(n, plan.CatIssue, "")
 		case "decisions made", "decisions":
-			r.findings(n, CatArchitecture, "rationale")
+			r.findings(n, plan.CatArchitecture, "rationale")
 		case "session management":
 			r.sessions(n)
 		case "errors encountered", "errors":
@@ -457,7 +458,7 @@ func importPWF(name string, src []byte, now time.Time) (*Imported, error) {
 		}
 	}
 	if !titled {
-		return nil, Errorf(CodePlanParseError, "%s: no \"# Task Plan: Title\" line; is this a planning-with-files task_plan.md?", name)
+		return nil, plan.Errorf(plan.CodePlanParseError, "%s: no \"# Task Plan: Title\" line; is this a planning-with-files task_plan.md?", name)
 	}
 	if len(notes) > 0 && len(phases) > 0 {
 		r.notes.Add(&phases[0].ph.Notes, r.block("notes", "Notes:\n"+strings.Join(notes, "\n")))
@@ -515,19 +516,19 @@ func (r *mdReader) phaseBlock(cur *pwfPhase, n ast.Node, addNotes func(string)) 
 }
 
 func (r *mdReader) phaseLine(cur *pwfPhase, text string, line int, boxed, checked bool, addNotes func(string)) {
-	label, value, isLabel := CutLabel(text)
+	label, value, isLabel := plan.CutLabel(text)
 	switch {
 	case boxed:
-		st := StepPending
+		st := plan.StepPending
 		if checked {
-			st = StepCompleted
+			st = plan.StepCompleted
 		}
 		if bs := r.step(cur.ph, lineField(line), text, st); bs != nil {
 			cur.steps = append(cur.steps, bs)
 		}
-	case isLabel && strings.EqualFold(label, labelStatus):
+	case isLabel && strings.EqualFold(label, "Status"):
 		cur.hasStatus, cur.statusLine, cur.statusSource = true, line, value
-	case isLabel && strings.EqualFold(label, labelResult):
+	case isLabel && strings.EqualFold(label, "Result"):
 		if strings.EqualFold(strings.TrimSpace(value), "pending") || value == "" {
 			r.drop(lineField(line), text, "the phase has no result yet")
 			return
@@ -537,7 +538,7 @@ func (r *mdReader) phaseLine(cur *pwfPhase, text string, line int, boxed, checke
 		addNotes(label + ": " + value)
 	default:
 		// A bullet without a checkbox under a phase is a task too.
-		if bs := r.step(cur.ph, lineField(line), text, StepPending); bs != nil {
+		if bs := r.step(cur.ph, lineField(line), text, plan.StepPending); bs != nil {
 			cur.steps = append(cur.steps, bs)
 		}
 	}
@@ -551,18 +552,18 @@ func (r *mdReader) phaseLine(cur *pwfPhase, text string, line int, boxed, checke
 func (r *mdReader) settlePhases(phases []*pwfPhase, current string, currentLine int) error {
 	for _, pp := range phases {
 		if !pp.hasStatus {
-			pp.status = StepPending
+			pp.status = plan.StepPending
 			continue
 		}
 		st, ok := ImportStatus(pp.statusSource)
 		if !ok {
-			return Errorf(CodeInvalidArgument, "%s:%d: Phase %s Status: unknown status %q; plangit reads pending, in_progress, complete (or %s)",
-				r.name, pp.statusLine, pp.number, Clip(pp.statusSource), stepStatusNames).With("field", lineField(pp.statusLine)).With("line", pp.statusLine)
+			return plan.Errorf(plan.CodeInvalidArgument, "%s:%d: Phase %s Status: unknown status %q; plangit reads pending, in_progress, complete (or %s)",
+				r.name, pp.statusLine, pp.number, plan.Clip(pp.statusSource), stepStatusNames).With("field", lineField(pp.statusLine)).With("line", pp.statusLine)
 		}
 		pp.status = st
 		if len(pp.steps) == 0 {
 			// A phase without items is one step: the phase itself.
-			if bs := r.step(pp.ph, lineField(pp.line), pp.ph.Title, StepPending); bs != nil {
+			if bs := r.step(pp.ph, lineField(pp.line), pp.ph.Title, plan.StepPending); bs != nil {
 				pp.steps = append(pp.steps, bs)
 			}
 		}
@@ -582,7 +583,7 @@ func (r *mdReader) settlePhases(phases []*pwfPhase, current string, currentLine 
 	}
 	if cur == nil {
 		for _, pp := range phases {
-			if pp.status == StepInProgress {
+			if pp.status == plan.StepInProgress {
 				cur = pp
 				break
 			}
@@ -590,41 +591,41 @@ func (r *mdReader) settlePhases(phases []*pwfPhase, current string, currentLine 
 	}
 	for _, pp := range phases {
 		switch pp.status {
-		case StepCompleted:
+		case plan.StepCompleted:
 			for _, bs := range pp.steps {
-				bs.s.Status = StepCompleted
+				bs.s.Status = plan.StepCompleted
 			}
-		case StepSkipped:
+		case plan.StepSkipped:
 			for _, bs := range pp.steps {
 				if !bs.s.Status.Resolved() {
-					bs.s.Status = StepSkipped
+					bs.s.Status = plan.StepSkipped
 				}
 			}
-		case StepFailed, StepBlocked:
+		case plan.StepFailed, plan.StepBlocked:
 			for _, bs := range pp.steps {
 				if !bs.s.Status.Resolved() {
 					bs.s.Status = pp.status
 					break
 				}
 			}
-		case StepInProgress:
+		case plan.StepInProgress:
 			if pp != cur {
 				r.drop(lineField(pp.statusLine), pp.statusSource, fmt.Sprintf("Current Phase is %q; this phase's steps stay as their boxes say", current))
 			}
 		}
 	}
-	if cur == nil || cur.status == StepCompleted {
+	if cur == nil || cur.status == plan.StepCompleted {
 		return nil
 	}
 	for _, bs := range cur.steps {
-		if bs.s.Status == StepInProgress {
+		if bs.s.Status == plan.StepInProgress {
 			r.current = bs
 			return nil
 		}
 	}
 	for _, bs := range cur.steps {
-		if !bs.s.Status.Resolved() && bs.s.Status == StepPending {
-			bs.s.Status, r.current = StepInProgress, bs
+		if !bs.s.Status.Resolved() && bs.s.Status == plan.StepPending {
+			bs.s.Status, r.current = plan.StepInProgress, bs
 			return nil
 		}
 	}
@@ -633,7 +634,7 @@ func (r *mdReader) settlePhases(phases []*pwfPhase, current string, currentLine 
 
 // findings reads a section's items — list items or table rows — as
 // findings of a category; content is the table column of that name.
-func (r *mdReader) findings(n ast.Node, cat Category, contentColumn string) {
+func (r *mdReader) findings(n ast.Node, cat plan.Category, contentColumn string) {
 	add := func(line int, title, content string) {
 		title = strings.TrimSpace(title)
 		if title == "" {
@@ -642,7 +643,7 @@ func (r *mdReader) findings(n ast.Node, cat Category, contentColumn string) {
 			}
 			return
 		}
-		r.newFindings = append(r.newFindings, &Finding{Category: cat, Title: r.line(lineField(line), title), Content: r.text(lineField(line), content)})
+		r.newFindings = append(r.newFindings, &plan.Finding{Category: cat, Title: r.line(lineField(line), title), Content: r.text(lineField(line), content)})
 	}
 	switch n := n.(type) {
 	case *ast.List:
@@ -694,15 +695,15 @@ func (r *mdReader) sessions(n ast.Node) {
 		if len(body) == 0 && title == "Session" {
 			continue
 		}
-		r.newFindings = append(r.newFindings, &Finding{Category: CatInsight, Title: r.line(lineField(t.lines[i]), title), Content: r.text(lineField(t.lines[i]), strings.Join(body, "\n"))})
+		r.newFindings = append(r.newFindings, &plan.Finding{Category: plan.CatInsight, Title: r.line(lineField(t.lines[i]), title), Content: r.text(lineField(t.lines[i]), strings.Join(body, "\n"))})
 	}
 }
 
 // errorRows reads the Errors Encountered table (Error | Attempt |
 // Resolution) or list as error records: the attempt is the count, a
 // resolution resolves it. No time is set: the file gives none.
-func (r *mdReader) errorRows(n ast.Node) []*ErrorRecord {
-	var out []*ErrorRecord
+func (r *mdReader) errorRows(n ast.Node) []*plan.ErrorRecord {
+	var out []*plan.ErrorRecord
 	add := func(line int, msg, attempt, resolution string) {
 		msg = strings.TrimSpace(msg)
 		if msg == "" {
@@ -719,7 +720,7 @@ func (r *mdReader) errorRows(n ast.Node) []*ErrorRecord {
 				r.drop(lineField(line), a, "the attempt is not a number; counted as 1")
 			}
 		}
-		rec := &ErrorRecord{Tool: "unknown", Message: r.text(lineField(line), msg), Count: count}
+		rec := &plan.ErrorRecord{Tool: "unknown", Message: r.text(lineField(line), msg), Count: count}
 		if res := strings.TrimSpace(resolution); res != "" {
 			rec.Resolved, rec.Resolution = true, r.text(lineField(line), res)
 		}
@@ -753,11 +754,11 @@ func (r *mdReader) errorRows(n ast.Node) []*ErrorRecord {
 
 // addErrors records the errors read, the same error on several rows
 // counted once with its highest attempt, resolved if any row says how.
-func (r *mdReader) addErrors(errs []*ErrorRecord) {
-	var merged []*ErrorRecord
-	same := map[string]*ErrorRecord{} // tool and normalized message → the record
+func (r *mdReader) addErrors(errs []*plan.ErrorRecord) {
+	var merged []*plan.ErrorRecord
+	same := map[string]*plan.ErrorRecord{} // tool and normalized message → the record
 	for _, e := range errs {
-		key := e.Tool + "\x00" + NormalizeMessage(e.Message)
+		key := e.Tool + "\x00" + plan.NormalizeMessage(e.Message)
 		if m := same[key]; m != nil {
 			m.Count = max(m.Count+1, e.Count)
 			if e.Resolved {
@@ -776,7 +777,7 @@ func (r *mdReader) addErrors(errs []*ErrorRecord) {
 // pwfPhaseTitle turns "Phase 1: Requirements & Discovery ⏳" into
 // "Requirements & Discovery".
 func pwfPhaseTitle(text string) string {
-	t := StripIcon(text)
+	t := plan.StripIcon(text)
 	if _, rest, ok := strings.Cut(t, ":"); ok {
 		t = rest
 	}
@@ -788,4 +789,15 @@ func pwfPhaseTitle(text string) string {
 		return strings.TrimSpace(text)
 	}
 	return t
+}
+
+// joinDistinct joins two texts on a new line, once when they are the same.
+func joinDistinct(a, b string) string {
+	if a == "" || a == b {
+		return b
+	}
+	if b == "" {
+		return a
+	}
+	return a + "\n" + b
 }

@@ -1,4 +1,4 @@
-package plan
+package interop
 
 import (
 	"bytes"
@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/plangit/plangit/plan"
 )
 
 // The JSON formats are read through a tree that keeps every value's
@@ -108,13 +110,13 @@ func parseJSONTree(name string, src []byte) (*jnode, error) {
 	if err == nil {
 		off := int(dec.InputOffset())
 		if rest := bytes.TrimLeft(src[off:], " \t\r\n"); len(rest) > 0 {
-			d := &Doc{Name: name, Src: src}
+			d := &plan.Doc{Name: name, Src: src}
 			return nil, d.ErrAt(len(src)-len(rest), "malformed JSON: more after the end of the value")
 		}
 		return root, nil
 	}
 	if err == io.EOF || errors.Is(err, io.ErrUnexpectedEOF) {
-		d := &Doc{Name: name, Src: src}
+		d := &plan.Doc{Name: name, Src: src}
 		return nil, d.ErrAt(len(src), "malformed JSON: the file ends in the middle of a value")
 	}
 	return nil, jsonError(name, src, err)
@@ -125,10 +127,10 @@ func jsonError(name string, src []byte, err error) error {
 	var se *json.SyntaxError
 	if errors.As(err, &se) {
 		// Offset counts the bytes read, the wrong one included.
-		d := &Doc{Name: name, Src: src}
+		d := &plan.Doc{Name: name, Src: src}
 		return d.ErrAt(max(0, int(se.Offset)-1), "malformed JSON: %s", se.Error())
 	}
-	return WrapError(CodePlanParseError, err, "%s: malformed JSON", name)
+	return plan.WrapError(plan.CodePlanParseError, err, "%s: malformed JSON", name)
 }
 
 func (n *jnode) has(key string) bool {
@@ -179,13 +181,13 @@ func detectJSON(root *jnode) (string, error) {
 			return FormatMaxclaw, nil
 		}
 	}
-	return "", Errorf(CodeInvalidArgument, "cannot tell which plan format this JSON is; pass --format (one of %s)", strings.Join(ImportFormats, ", "))
+	return "", plan.Errorf(plan.CodeInvalidArgument, "cannot tell which plan format this JSON is; pass --format (one of %s)", strings.Join(ImportFormats, ", "))
 }
 
 // jreader reads a JSON source into a builder, accounting for every key.
 type jreader struct {
 	*builder
-	d *Doc
+	d *plan.Doc
 }
 
 // jobj is an object being read: the keys read so far are used; the others
@@ -289,7 +291,7 @@ func (r *jreader) ids(o *jobj, key string) ([]string, error) {
 }
 
 // status reads a step status field.
-func (r *jreader) status(o *jobj, key string) (StepStatus, error) {
+func (r *jreader) status(o *jobj, key string) (plan.StepStatus, error) {
 	s, err := r.str(o, key)
 	if err != nil {
 		return "", err
@@ -297,7 +299,7 @@ func (r *jreader) status(o *jobj, key string) (StepStatus, error) {
 	st, ok := ImportStatus(s)
 	if !ok {
 		v := o.get(key)
-		return "", Errorf(CodeInvalidArgument, "%s: unknown status %q; plangit reads %s", r.d.pos(v.start, join(o.path, key)), Clip(s), stepStatusNames).With("field", join(o.path, key))
+		return "", plan.Errorf(plan.CodeInvalidArgument, "%s: unknown status %q; plangit reads %s", pos(r.d, v.start, join(o.path, key)), plan.Clip(s), stepStatusNames).With("field", join(o.path, key))
 	}
 	return st, nil
 }
@@ -311,14 +313,14 @@ func (r *jreader) planStatus(o *jobj, key string) error {
 	st, ok := importPlanStatus(s)
 	if !ok {
 		v := o.get(key)
-		return Errorf(CodeInvalidArgument, "%s: unknown plan status %q; plangit reads pending, running (or idle, executing), paused, completed (or done, succeed), failed", r.d.pos(v.start, join(o.path, key)), Clip(s)).With("field", join(o.path, key))
+		return plan.Errorf(plan.CodeInvalidArgument, "%s: unknown plan status %q; plangit reads pending, running (or idle, executing), paused, completed (or done, succeed), failed", pos(r.d, v.start, join(o.path, key)), plan.Clip(s)).With("field", join(o.path, key))
 	}
 	r.p.Status = st
 	return nil
 }
 
 // pos is "name:line:col: field" for messages.
-func (d *Doc) pos(off int, field string) string {
+func pos(d *plan.Doc, off int, field string) string {
 	line, col := d.Position(off)
 	return fmt.Sprintf("%s:%d:%d: %s", d.Name, line, col, field)
 }
@@ -341,7 +343,7 @@ func (r *jreader) textOf(o *jobj, key string) (string, error) {
 // addStep adds the step an object describes: its text under textKey, its
 // status under statusKey, its id under idKey. It returns nil, having
 // reported the object, when the step has no text.
-func (r *jreader) addStep(ph *Phase, o *jobj, textKey, statusKey, idKey string) (*bstep, error) {
+func (r *jreader) addStep(ph *plan.Phase, o *jobj, textKey, statusKey, idKey string) (*bstep, error) {
 	text, err := r.str(o, textKey)
 	if err != nil {
 		return nil, err
@@ -390,7 +392,7 @@ func (r *jreader) raw(v *jnode) string {
 
 func describe(v *jnode) string {
 	if v.kind == jNumber || v.kind == jString {
-		return fmt.Sprintf("%s %s", v.kind, Clip(v.str))
+		return fmt.Sprintf("%s %s", v.kind, plan.Clip(v.str))
 	}
 	return v.kind.String()
 }
@@ -405,7 +407,7 @@ func importJSON(name string, src []byte, format string, now time.Time) (*Importe
 			return nil, err
 		}
 	}
-	r := &jreader{builder: newBuilder(name, "", "", now), d: &Doc{Name: name, Src: src}}
+	r := &jreader{builder: newBuilder(name, "", "", now), d: &plan.Doc{Name: name, Src: src}}
 	switch format {
 	case FormatTodos:
 		err = r.todos(root)
@@ -420,7 +422,7 @@ func importJSON(name string, src []byte, format string, now time.Time) (*Importe
 	case FormatPlanExecute:
 		err = r.planExecute(root)
 	default:
-		return nil, Errorf(CodeInvalidArgument, "%s is not a JSON format; the file is JSON", format)
+		return nil, plan.Errorf(plan.CodeInvalidArgument, "%s is not a JSON format; the file is JSON", format)
 	}
 	if err != nil {
 		return nil, err
@@ -471,7 +473,7 @@ func (r *jreader) todos(root *jnode) error {
 		}
 		r.done(top, nil)
 	}
-	phases := map[string]*Phase{}
+	phases := map[string]*plan.Phase{}
 	for i, item := range items {
 		p := index(path, i)
 		o, err := r.obj(item, p, "a todo")
@@ -486,7 +488,7 @@ func (r *jreader) todos(root *jnode) error {
 		if !ok {
 			title := phaseID
 			if title == "" {
-				title = DefaultPhaseTitle
+				title = plan.DefaultPhaseTitle
 			}
 			ph = r.phase(title)
 			phases[phaseID] = ph
@@ -529,7 +531,7 @@ func (r *jreader) tasks(root *jnode) error {
 		}
 	}
 	r.p.Title = "Tasks"
-	ph := r.phase(DefaultPhaseTitle)
+	ph := r.phase(plan.DefaultPhaseTitle)
 	blocks := map[string][]string{} // task id → the tasks it blocks
 	deleted := map[string]bool{}
 	var all []*bstep
@@ -624,7 +626,7 @@ func (r *jreader) tasks(root *jnode) error {
 
 // progress reads a {current, total} object into s; one that makes no sense
 // is reported.
-func (r *jreader) progress(o *jobj, key string, s *Step) error {
+func (r *jreader) progress(o *jobj, key string, s *plan.Step) error {
 	v := o.get(key)
 	if v == nil {
 		return nil
@@ -643,12 +645,12 @@ func (r *jreader) progress(o *jobj, key string, s *Step) error {
 		r.drop(join(o.path, key), r.raw(v), "progress needs 0 ≤ current ≤ total and total > 0")
 		return nil
 	}
-	s.Progress = Progress{Current: cur, Total: total}
+	s.Progress = plan.Progress{Current: cur, Total: total}
 	return nil
 }
 
 // stepTimes reads a step's start and completion times.
-func (r *jreader) stepTimes(o *jobj, started, completed string, s *Step) (err error) {
+func (r *jreader) stepTimes(o *jobj, started, completed string, s *plan.Step) (err error) {
 	if s.Started, err = r.timeOf(o, started); err != nil {
 		return err
 	}
@@ -673,13 +675,13 @@ func (r *jreader) checkCurrent(field, value string, bs *bstep) {
 	switch {
 	case bs == nil:
 		r.drop(field, value, "names no step of the plan; the steps' statuses say which is under way")
-	case bs.s.Status == StepInProgress:
+	case bs.s.Status == plan.StepInProgress:
 		r.current = bs
-	case r.p.Status == PlanRunning && bs.s.Status == StepPending && r.p.Current() == nil:
+	case r.p.Status == plan.PlanRunning && bs.s.Status == plan.StepPending && r.p.Current() == nil:
 		// The step the plan is at, not started yet: the statuses agree.
 		r.current = bs
 	default:
-		r.drop(field, value, fmt.Sprintf("names step %q, which is %s; the steps' statuses say which is under way", Clip(bs.s.Text), bs.s.Status))
+		r.drop(field, value, fmt.Sprintf("names step %q, which is %s; the steps' statuses say which is under way", plan.Clip(bs.s.Text), bs.s.Status))
 	}
 }
 
@@ -700,10 +702,10 @@ func (r *jreader) maxclaw(root *jnode) error {
 	if err := errors.Join(r.sessionID(o, "id"), r.planStatus(o, "status")); err != nil {
 		return err
 	}
-	if r.p.Status == PlanPending {
+	if r.p.Status == plan.PlanPending {
 		// maxclaw has no approval: its "pending" is a plan not started
 		// yet, which plangit keeps running with every step pending.
-		r.p.Status = PlanRunning
+		r.p.Status = plan.PlanRunning
 	}
 	if err := r.planTimes(o, "created_at", "updated_at"); err != nil {
 		return err
@@ -781,13 +783,13 @@ func (r *jreader) planTimes(o *jobj, created, updated string) error {
 // planToolStats are the counts the plan tool stores beside its steps.
 var planToolStats = []struct {
 	key   string
-	count func(Counts) int
+	count func(plan.Counts) int
 }{
-	{"total_steps", func(c Counts) int { return c.Total }},
-	{"completed_steps", func(c Counts) int { return c.Completed }},
-	{"in_progress_steps", func(c Counts) int { return c.InProgress }},
-	{"pending_steps", func(c Counts) int { return c.Pending }},
-	{"failed_steps", func(c Counts) int { return c.Failed }},
+	{"total_steps", func(c plan.Counts) int { return c.Total }},
+	{"completed_steps", func(c plan.Counts) int { return c.Completed }},
+	{"in_progress_steps", func(c plan.Counts) int { return c.InProgress }},
+	{"pending_steps", func(c plan.Counts) int { return c.Pending }},
+	{"failed_steps", func(c plan.Counts) int { return c.Failed }},
 }
 
 // planToolText are the keys a plan-tool step's text may be under, the
@@ -835,7 +837,7 @@ func (r *jreader) planTool(root *jnode) error {
 	for i, item := range steps {
 		p := index(join(o.path, "steps"), i)
 		if item.kind == jString {
-			r.step(ph, p, item.str, StepPending)
+			r.step(ph, p, item.str, plan.StepPending)
 			continue
 		}
 		if item.kind != jObject {
@@ -1017,7 +1019,7 @@ func (r *jreader) planExecute(root *jnode) error {
 			return err
 		}
 	}
-	ph := r.phase(DefaultPhaseTitle)
+	ph := r.phase(plan.DefaultPhaseTitle)
 	byID := map[string]*bstep{}
 	for i, item := range items {
 		p := index(join(path, "tasks"), i)
@@ -1081,7 +1083,7 @@ func (r *jreader) planExecute(root *jnode) error {
 				bs.s.Result = r.text("currentTaskStatus.result", result)
 			}
 			bs.s.Status = st // the response's word on the task is the later one
-			if st == StepInProgress {
+			if st == plan.StepInProgress {
 				r.current = bs
 			}
 			r.done(co, nil)
@@ -1096,7 +1098,7 @@ func (r *jreader) planExecute(root *jnode) error {
 	if err != nil {
 		return err
 	}
-	if r.p.Status == PlanFailed {
+	if r.p.Status == plan.PlanFailed {
 		r.p.Reason = r.text("reason", reason)
 	} else if reason != "" {
 		r.drop("reason", reason, "why the agent answered as it did, not part of the plan")

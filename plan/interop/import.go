@@ -1,4 +1,14 @@
-package plan
+// Package interop holds the readers and writers of other tools' plan
+// formats — the seeds' JSON and markdown shapes — beside the model in
+// package plan: TodoWrite lists, Claude Code task data, planning-with-files
+// and Manus-style task_plan.md, findings.md and errors.md, maxclaw's
+// plan.json, the plan tool's, PlanManager's and Plan-and-Execute's JSON.
+//
+// Import reads one into a whole session state and reports, field by
+// field, what it did not keep (Dropped); Append and Update bring an
+// imported state into a session's. The package knows nothing of files or
+// git: it reads bytes, as plan does.
+package interop
 
 import (
 	"bytes"
@@ -7,6 +17,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/plangit/plangit/plan"
 )
 
 // Import formats.
@@ -32,7 +44,7 @@ var ImportFormats = []string{FormatPlangit, FormatTodos, FormatTasks, FormatPWF,
 // plangit did not keep, each with the reason.
 type Imported struct {
 	Format  string
-	State   *State
+	State   *plan.State
 	Dropped []Dropped
 }
 
@@ -44,6 +56,7 @@ type Dropped struct {
 	Why   string `json:"why"`
 }
 
+// String writes d as a line of an import's report: field (value): why.
 func (d Dropped) String() string {
 	if d.Value == "" {
 		return d.Field + ": " + d.Why
@@ -58,16 +71,16 @@ func (d Dropped) String() string {
 // An import that finds no step, or a status it does not know, fails with
 // PLAN_PARSE_ERROR or INVALID_ARGUMENT naming the field.
 func Import(name string, src []byte, format string, now time.Time) (*Imported, error) {
-	if len(src) > MaxFile {
-		return nil, Errorf(CodeInvalidArgument, "the file is %d bytes; plangit imports files up to %d bytes", len(src), MaxFile)
+	if len(src) > plan.MaxFile {
+		return nil, plan.Errorf(plan.CodeInvalidArgument, "the file is %d bytes; plangit imports files up to %d bytes", len(src), plan.MaxFile)
 	}
 	src = bytes.TrimPrefix(src, []byte("\uFEFF"))
 	if format != "" && !slices.Contains(ImportFormats, format) {
-		return nil, Errorf(CodeInvalidArgument, "unknown format %q; one of %s", Clip(format), strings.Join(ImportFormats, ", "))
+		return nil, plan.Errorf(plan.CodeInvalidArgument, "unknown format %q; one of %s", plan.Clip(format), strings.Join(ImportFormats, ", "))
 	}
 	t := bytes.TrimSpace(src)
 	if len(t) == 0 {
-		return nil, Errorf(CodeInvalidArgument, "the file is empty")
+		return nil, plan.Errorf(plan.CodeInvalidArgument, "the file is empty")
 	}
 	// A source named .json is read as JSON: one that is not gets the
 	// JSON reader's error, at its position, not the markdown detector's.
@@ -81,9 +94,9 @@ func Import(name string, src []byte, format string, now time.Time) (*Imported, e
 	)
 	switch format {
 	case FormatPlangit:
-		var p *Plan
-		if p, err = ParsePlan(src); err == nil {
-			in = &Imported{State: &State{Plan: p}}
+		var p *plan.Plan
+		if p, err = plan.ParsePlan(src); err == nil {
+			in = &Imported{State: &plan.State{Plan: p}}
 			if p.ID != "" {
 				in.Dropped = []Dropped{{Field: "id", Value: p.ID, Why: "the plan takes its session's id"}}
 			}
@@ -94,17 +107,17 @@ func Import(name string, src []byte, format string, now time.Time) (*Imported, e
 		in, err = importManus(name, src, now)
 	case FormatFindings, FormatErrors:
 		// Notes and an error log, no plan: they go into a session's.
-		st := &State{Plan: &Plan{}}
+		st := &plan.State{Plan: &plan.Plan{}}
 		if format == FormatFindings {
-			st.Findings, err = ParseFindings(src)
+			st.Findings, err = plan.ParseFindings(src)
 		} else {
-			st.Errors, err = ParseErrors(src)
+			st.Errors, err = plan.ParseErrors(src)
 		}
 		if err != nil {
 			return nil, err
 		}
 		if len(st.Findings)+len(st.Errors) == 0 {
-			return nil, Errorf(CodePlanParseError, "%s: found nothing in this %s file; nothing to import", name, format).With("format", format)
+			return nil, plan.Errorf(plan.CodePlanParseError, "%s: found nothing in this %s file; nothing to import", name, format).With("format", format)
 		}
 		return &Imported{Format: format, State: st}, nil
 	default:
@@ -117,7 +130,7 @@ func Import(name string, src []byte, format string, now time.Time) (*Imported, e
 		in.Format = format
 	}
 	if in.State.Plan.Counts().Total == 0 {
-		return nil, Errorf(CodePlanParseError, "%s: found no step in this %s plan; nothing to import", name, in.Format).With("format", in.Format)
+		return nil, plan.Errorf(plan.CodePlanParseError, "%s: found no step in this %s plan; nothing to import", name, in.Format).With("format", in.Format)
 	}
 	if err := in.State.Plan.Validate(); err != nil {
 		return nil, err
@@ -129,7 +142,7 @@ func Import(name string, src []byte, format string, now time.Time) (*Imported, e
 func DetectFormat(src []byte) (string, error) {
 	t := bytes.TrimSpace(bytes.TrimPrefix(src, []byte("\uFEFF")))
 	if len(t) == 0 {
-		return "", Errorf(CodeInvalidArgument, "the file is empty")
+		return "", plan.Errorf(plan.CodeInvalidArgument, "the file is empty")
 	}
 	if t[0] != '{' && t[0] != '[' {
 		return detectMarkdown(t), nil
@@ -142,25 +155,25 @@ func DetectFormat(src []byte) (string, error) {
 }
 
 // importStatuses maps the step statuses other tools write onto plangit's.
-var importStatuses = map[string]StepStatus{
-	"pending": StepPending, "todo": StepPending, "to_do": StepPending, "not_started": StepPending, "open": StepPending,
-	"queued": StepPending, "waiting": StepPending, "new": StepPending, "planned": StepPending,
-	"in_progress": StepInProgress, "inprogress": StepInProgress, "running": StepInProgress, "active": StepInProgress,
-	"doing": StepInProgress, "wip": StepInProgress, "started": StepInProgress, "executing": StepInProgress, "current": StepInProgress,
-	"completed": StepCompleted, "complete": StepCompleted, "done": StepCompleted, "resolved": StepCompleted, "success": StepCompleted,
-	"succeeded": StepCompleted, "succeed": StepCompleted, "passed": StepCompleted, "finished": StepCompleted,
-	"failed": StepFailed, "failure": StepFailed, "error": StepFailed, "errored": StepFailed,
-	"skipped": StepSkipped, "skip": StepSkipped, "cancelled": StepSkipped, "canceled": StepSkipped,
-	"blocked": StepBlocked,
+var importStatuses = map[string]plan.StepStatus{
+	"pending": plan.StepPending, "todo": plan.StepPending, "to_do": plan.StepPending, "not_started": plan.StepPending, "open": plan.StepPending,
+	"queued": plan.StepPending, "waiting": plan.StepPending, "new": plan.StepPending, "planned": plan.StepPending,
+	"in_progress": plan.StepInProgress, "inprogress": plan.StepInProgress, "running": plan.StepInProgress, "active": plan.StepInProgress,
+	"doing": plan.StepInProgress, "wip": plan.StepInProgress, "started": plan.StepInProgress, "executing": plan.StepInProgress, "current": plan.StepInProgress,
+	"completed": plan.StepCompleted, "complete": plan.StepCompleted, "done": plan.StepCompleted, "resolved": plan.StepCompleted, "success": plan.StepCompleted,
+	"succeeded": plan.StepCompleted, "succeed": plan.StepCompleted, "passed": plan.StepCompleted, "finished": plan.StepCompleted,
+	"failed": plan.StepFailed, "failure": plan.StepFailed, "error": plan.StepFailed, "errored": plan.StepFailed,
+	"skipped": plan.StepSkipped, "skip": plan.StepSkipped, "cancelled": plan.StepSkipped, "canceled": plan.StepSkipped,
+	"blocked": plan.StepBlocked,
 }
 
 // ImportStatus reads another tool's step status ("running", "done",
 // "Succeed", "in-progress", ...); ok is false for a status it does not know.
 // An empty status is pending.
-func ImportStatus(s string) (StepStatus, bool) {
+func ImportStatus(s string) (plan.StepStatus, bool) {
 	k := strings.ReplaceAll(strings.ReplaceAll(strings.ToLower(strings.TrimSpace(s)), "-", "_"), " ", "_")
 	if k == "" {
-		return StepPending, true
+		return plan.StepPending, true
 	}
 	st, ok := importStatuses[k]
 	return st, ok
@@ -169,25 +182,25 @@ func ImportStatus(s string) (StepStatus, bool) {
 // MapStatus maps another tool's step status onto plangit's, reading one it
 // does not know as pending. Imports refuse unknown statuses instead
 // (ImportStatus); hooks, which must not fail, use this.
-func MapStatus(s string) StepStatus {
+func MapStatus(s string) plan.StepStatus {
 	st, _ := ImportStatus(s)
 	return st
 }
 
 // importPlanStatus reads another tool's plan status. PlanManager's idle (no
 // task running) is a running plan with no step in progress.
-func importPlanStatus(s string) (PlanStatus, bool) {
+func importPlanStatus(s string) (plan.PlanStatus, bool) {
 	switch strings.ReplaceAll(strings.ToLower(strings.TrimSpace(s)), "-", "_") {
 	case "", "running", "executing", "in_progress", "active", "idle":
-		return PlanRunning, true
+		return plan.PlanRunning, true
 	case "pending", "awaiting_approval":
-		return PlanPending, true
+		return plan.PlanPending, true
 	case "paused":
-		return PlanPaused, true
+		return plan.PlanPaused, true
 	case "completed", "complete", "done", "succeed", "succeeded", "success", "finished":
-		return PlanCompleted, true
+		return plan.PlanCompleted, true
 	case "failed", "aborted", "cancelled", "canceled":
-		return PlanFailed, true
+		return plan.PlanFailed, true
 	}
 	return "", false
 }
@@ -197,18 +210,18 @@ const stepStatusNames = "pending, in_progress, completed, failed, skipped, block
 // builder assembles an imported state and the report of what was dropped.
 type builder struct {
 	name        string // the source's name, for messages
-	p           *Plan
-	st          *State
+	p           *plan.Plan
+	st          *plan.State
 	now         time.Time
 	steps       []*bstep
 	current     *bstep // the step the source names as the one under way
 	dropped     []Dropped
-	newFindings []*Finding // added to st in finish, in one pass
+	newFindings []*plan.Finding // added to st in finish, in one pass
 }
 
 // bstep is an imported step with where it came from.
 type bstep struct {
-	s         *Step
+	s         *plan.Step
 	path      string // the step in the source: steps[2], line 14
 	srcID     string // the source's id for it, if any
 	idPath    string
@@ -217,8 +230,8 @@ type bstep struct {
 }
 
 func newBuilder(name, title, goal string, now time.Time) *builder {
-	p := &Plan{Status: PlanRunning, Created: Stamp(now), Updated: Stamp(now), NextStep: 1, NextPhase: 1, Rules: DefaultRules()}
-	b := &builder{name: name, p: p, st: &State{Plan: p}, now: Stamp(now)}
+	p := &plan.Plan{Status: plan.PlanRunning, Created: plan.Stamp(now), Updated: plan.Stamp(now), NextStep: 1, NextPhase: 1, Rules: plan.DefaultRules()}
+	b := &builder{name: name, p: p, st: &plan.State{Plan: p}, now: plan.Stamp(now)}
 	b.setTitle("title", title)
 	if p.Title == "" {
 		p.Title = "Imported plan"
@@ -243,24 +256,24 @@ func clipLine(s string) string {
 
 // line cleans a one-line value from the source, reporting a cut.
 func (b *builder) line(field, s string) string {
-	return b.clean(field, s, MaxLine, "a line", CleanLine)
+	return b.clean(field, s, plan.MaxLine, "a line", plan.CleanLine)
 }
 
 // text cleans a multi-line value from the source, reporting a cut.
 func (b *builder) text(field, s string) string {
-	return b.clean(field, s, MaxText, "a text", CleanText)
+	return b.clean(field, s, plan.MaxText, "a text", plan.CleanText)
 }
 
 // block cleans a value from the source written as its own block, reporting
 // a cut.
 func (b *builder) block(field, s string) string {
-	return b.clean(field, s, MaxText, "a text", CleanBlock)
+	return b.clean(field, s, plan.MaxText, "a text", plan.CleanBlock)
 }
 
 func (b *builder) clean(field, s string, limit int, what string, clean func(field, s string) (string, error)) string {
 	if len(s) > limit {
 		b.drop(field, s[limit-10:], fmt.Sprintf("cut to %d bytes, plangit's limit for %s", limit, what))
-		s = TruncateText(s, limit)
+		s = plan.TruncateText(s, limit)
 	}
 	out, _ := clean(field, s)
 	return out
@@ -271,17 +284,17 @@ func (b *builder) clean(field, s string, limit int, what string, clean func(fiel
 func (b *builder) setTitle(field, s string) {
 	s = strings.TrimSpace(s)
 	first, _, _ := strings.Cut(s, "\n")
-	if t := b.line(field, TruncateText(strings.TrimSpace(first), 200)); t != "" {
+	if t := b.line(field, plan.TruncateText(strings.TrimSpace(first), 200)); t != "" {
 		b.p.Title = t
 	}
 }
 
-func (b *builder) phase(title string) *Phase {
+func (b *builder) phase(title string) *plan.Phase {
 	t := b.line("phase title", title)
 	if t == "" {
-		t = DefaultPhaseTitle
+		t = plan.DefaultPhaseTitle
 	}
-	ph := &Phase{ID: strconv.Itoa(b.p.NextPhase), Title: t}
+	ph := &plan.Phase{ID: strconv.Itoa(b.p.NextPhase), Title: t}
 	b.p.NextPhase++
 	b.p.Phases = append(b.p.Phases, ph)
 	return ph
@@ -289,13 +302,13 @@ func (b *builder) phase(title string) *Phase {
 
 // step adds a step with the status the source gives; its id is settled in
 // finish. It returns nil, having reported it, for a step without text.
-func (b *builder) step(ph *Phase, path, text string, st StepStatus) *bstep {
+func (b *builder) step(ph *plan.Phase, path, text string, st plan.StepStatus) *bstep {
 	t := b.line(path, text)
 	if t == "" {
 		b.drop(path, text, "a step without text")
 		return nil
 	}
-	bs := &bstep{s: &Step{Text: t, Status: st}, path: path}
+	bs := &bstep{s: &plan.Step{Text: t, Status: st}, path: path}
 	ph.Steps = append(ph.Steps, bs.s)
 	b.steps = append(b.steps, bs)
 	return bs
@@ -315,7 +328,7 @@ func (b *builder) finish() (*Imported, error) {
 		for _, n := range bs.needs {
 			dep, ok := byID[n]
 			if !ok {
-				return nil, Errorf(CodeInvalidDependency, "%s: %s: step %q depends on %q, which the file does not define", b.name, bs.needsPath, Clip(bs.s.Text), Clip(n)).With("field", bs.needsPath)
+				return nil, plan.Errorf(plan.CodeInvalidDependency, "%s: %s: step %q depends on %q, which the file does not define", b.name, bs.needsPath, plan.Clip(bs.s.Text), plan.Clip(n)).With("field", bs.needsPath)
 			}
 			if dep == bs {
 				b.drop(bs.needsPath, n, "a step cannot wait for itself")
@@ -335,8 +348,8 @@ func (b *builder) settleIDs() {
 	keep := len(b.steps) > 0
 	seen := map[string]bool{}
 	for _, bs := range b.steps {
-		id := normalizeID(bs.srcID)
-		if !IsStepID(id) || seen[id] {
+		id := plan.NormalizeID(bs.srcID)
+		if !plan.IsStepID(id) || seen[id] {
 			keep = false
 			break
 		}
@@ -345,14 +358,14 @@ func (b *builder) settleIDs() {
 	next := 1
 	for i, bs := range b.steps {
 		if keep {
-			bs.s.ID = normalizeID(bs.srcID)
+			bs.s.ID = plan.NormalizeID(bs.srcID)
 			n, _ := strconv.Atoi(bs.s.ID)
 			next = max(next, n+1)
 			continue
 		}
 		bs.s.ID = strconv.Itoa(i + 1)
 		next = i + 2
-		if bs.srcID != "" && normalizeID(bs.srcID) != bs.s.ID {
+		if bs.srcID != "" && plan.NormalizeID(bs.srcID) != bs.s.ID {
 			b.drop(bs.idPath, bs.srcID, "not usable as a plangit step id (ids are unique numbers); the step is "+bs.s.ID)
 		}
 	}
@@ -363,11 +376,11 @@ func (b *builder) settleIDs() {
 // current, else the first. The others go back to pending, reported.
 func (b *builder) oneInProgress() {
 	var keep *bstep
-	if b.current != nil && b.current.s.Status == StepInProgress {
+	if b.current != nil && b.current.s.Status == plan.StepInProgress {
 		keep = b.current
 	}
 	for _, bs := range b.steps {
-		if bs.s.Status != StepInProgress {
+		if bs.s.Status != plan.StepInProgress {
 			continue
 		}
 		if keep == nil {
@@ -377,7 +390,7 @@ func (b *builder) oneInProgress() {
 		if bs == keep {
 			continue
 		}
-		bs.s.Status, bs.s.Started = StepPending, time.Time{}
+		bs.s.Status, bs.s.Started = plan.StepPending, time.Time{}
 		b.drop(bs.path, "in_progress", fmt.Sprintf("only one step is in progress at a time, and step %s is; this one (step %s) is pending", keep.s.ID, bs.s.ID))
 	}
 }
@@ -392,23 +405,23 @@ func (b *builder) timeField(field, v string) time.Time {
 	}
 	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05", "2006-01-02 15:04:05", "2006-01-02"} {
 		if t, err := time.Parse(layout, v); err == nil {
-			return Stamp(t)
+			return plan.Stamp(t)
 		}
 	}
 	b.drop(field, v, "not a time plangit reads (RFC 3339, as 2026-11-20T10:30:00Z)")
 	return time.Time{}
 }
 
-// Merge adds an imported state to s: the imported phases and steps are
+// Append adds an imported state to s: the imported phases and steps are
 // appended with fresh ids (needs follow them), findings are added with
 // fresh ids, and errors are added — counting up an open error that is the
 // same. The plan's own title, goal, status and times stay; the imported
 // ones are reported as dropped. A step in progress in s stays the one in
 // progress: imported steps in progress are then pending, reported.
-func (s *State) Merge(in *State, now time.Time) (Change, []Dropped, error) {
+func Append(s, in *plan.State, now time.Time) (plan.Change, []Dropped, error) {
 	p := s.Plan
 	if err := p.Editable(); err != nil {
-		return Change{}, nil, err
+		return plan.Change{}, nil, err
 	}
 	var dropped []Dropped
 	drop := func(field, value, why string) {
@@ -430,10 +443,10 @@ func (s *State) Merge(in *State, now time.Time) (Change, []Dropped, error) {
 	}
 	cur := p.Current()
 	ids := map[string]string{}
-	copies := map[string]*Step{} // the imported step's id → its copy in p
+	copies := map[string]*plan.Step{} // the imported step's id → its copy in p
 	n, first := 0, strconv.Itoa(p.NextStep)
 	for _, ph := range ip.Phases {
-		cp := &Phase{ID: strconv.Itoa(p.NextPhase), Title: ph.Title, Notes: ph.Notes}
+		cp := &plan.Phase{ID: strconv.Itoa(p.NextPhase), Title: ph.Title, Notes: ph.Notes}
 		p.NextPhase++
 		for _, st := range ph.Steps {
 			c := *st
@@ -441,9 +454,9 @@ func (s *State) Merge(in *State, now time.Time) (Change, []Dropped, error) {
 			c.ID = strconv.Itoa(p.NextStep)
 			p.NextStep++
 			ids[st.ID], copies[st.ID] = c.ID, &c
-			if c.Status == StepInProgress {
+			if c.Status == plan.StepInProgress {
 				if cur != nil {
-					c.Status, c.Started = StepPending, time.Time{}
+					c.Status, c.Started = plan.StepPending, time.Time{}
 					drop("step "+st.ID, "in_progress", fmt.Sprintf("step %s is in progress already, so this one (now step %s) is pending", cur.ID, c.ID))
 				} else {
 					cur = &c
@@ -477,5 +490,22 @@ func (s *State) Merge(in *State, now time.Time) (Change, []Dropped, error) {
 	if k := len(in.Findings) + len(in.Errors); k > 0 {
 		summary += fmt.Sprintf(", %s, %s", count(len(in.Findings), "finding"), count(len(in.Errors), "error"))
 	}
-	return Change{Op: "plan.import", Summary: summary}, dropped, p.Validate()
+	return plan.Change{Op: "plan.import", Summary: summary}, dropped, p.Validate()
+}
+
+// formatTime writes a time as plangit's files do: RFC 3339, UTC; the zero
+// time is "".
+func formatTime(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format(time.RFC3339)
+}
+
+// count writes a number with its noun, agreeing: "1 step", "2 steps".
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
 }

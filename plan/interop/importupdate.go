@@ -1,13 +1,15 @@
-package plan
+package interop
 
 import (
 	"fmt"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/plangit/plangit/plan"
 )
 
-// UpdateFrom brings an imported plan into s in place: what a tool that
+// Update brings an imported plan into s in place: what a tool that
 // re-writes its whole plan (the plan tool's create_plan called again with
 // the updated plan, a TodoWrite list, a plan.json saved again) means by
 // writing it again. Phases are matched by title and steps by text; a
@@ -19,10 +21,10 @@ import (
 // moved. The plan keeps its title, goal and status (listed when the file's
 // differ). At most one step stays in progress: an imported one beside the
 // step already in progress is left pending, and listed.
-func (s *State) UpdateFrom(in *State, now time.Time) (Change, []Dropped, error) {
+func Update(s, in *plan.State, now time.Time) (plan.Change, []Dropped, error) {
 	p, ip := s.Plan, in.Plan
 	if err := p.Editable(); err != nil {
-		return Change{}, nil, err
+		return plan.Change{}, nil, err
 	}
 	var dropped []Dropped
 	drop := func(field, value, why string) {
@@ -37,17 +39,17 @@ func (s *State) UpdateFrom(in *State, now time.Time) (Change, []Dropped, error) 
 		drop("goal", ip.Goal, "the plan keeps its own goal")
 	}
 	key := func(text string) string { return strings.ToLower(strings.Join(strings.Fields(text), " ")) }
-	byText := map[string]*Step{}
+	byText := map[string]*plan.Step{}
 	for _, st := range p.Steps() {
 		if _, dup := byText[key(st.Text)]; !dup {
 			byText[key(st.Text)] = st
 		}
 	}
 	ids := map[string]string{} // imported id → the plan's
-	matched := map[*Step]bool{}
+	matched := map[*plan.Step]bool{}
 	var added, changed, started []string
 	for _, iph := range ip.Phases {
-		var ph *Phase
+		var ph *plan.Phase
 		for _, x := range p.Phases {
 			if strings.EqualFold(strings.TrimSpace(x.Title), strings.TrimSpace(iph.Title)) {
 				ph = x
@@ -58,13 +60,13 @@ func (s *State) UpdateFrom(in *State, now time.Time) (Change, []Dropped, error) 
 			if st := byText[key(ist.Text)]; st != nil && !matched[st] {
 				matched[st] = true
 				ids[ist.ID] = st.ID
-				moved, err := p.takeImported(st, ist, now)
+				moved, err := takeImported(p, st, ist, now)
 				if err != nil {
 					drop("step "+st.ID, string(ist.Status), err.Error())
 				}
 				if moved {
 					changed = append(changed, st.ID)
-					if st.Status == StepInProgress {
+					if st.Status == plan.StepInProgress {
 						started = append(started, st.ID)
 					}
 				}
@@ -73,7 +75,7 @@ func (s *State) UpdateFrom(in *State, now time.Time) (Change, []Dropped, error) 
 			if ph == nil {
 				var err error
 				if ph, err = p.AddPhase(iph.Title, iph.Notes, now); err != nil {
-					return Change{}, nil, err
+					return plan.Change{}, nil, err
 				}
 			}
 			c := *ist
@@ -83,7 +85,7 @@ func (s *State) UpdateFrom(in *State, now time.Time) (Change, []Dropped, error) 
 			ids[ist.ID] = c.ID
 			ph.Steps = append(ph.Steps, &c)
 			added = append(added, c.ID)
-			if c.Status == StepInProgress {
+			if c.Status == plan.StepInProgress {
 				started = append(started, c.ID)
 			}
 		}
@@ -94,7 +96,7 @@ func (s *State) UpdateFrom(in *State, now time.Time) (Change, []Dropped, error) 
 	for _, id := range added {
 		isAdded[id] = true
 	}
-	byID := map[string]*Step{}
+	byID := map[string]*plan.Step{}
 	for _, st := range p.Steps() {
 		byID[st.ID] = st
 	}
@@ -114,8 +116,8 @@ func (s *State) UpdateFrom(in *State, now time.Time) (Change, []Dropped, error) 
 	// One step in progress: the one already under way stays.
 	if cur := p.Current(); cur != nil && !slices.Contains(started, cur.ID) {
 		for _, id := range started {
-			if st := byID[id]; st != nil && st != cur && st.Status == StepInProgress {
-				st.Status, st.Started = StepPending, time.Time{}
+			if st := byID[id]; st != nil && st != cur && st.Status == plan.StepInProgress {
+				st.Status, st.Started = plan.StepPending, time.Time{}
 				drop("step "+id, "in_progress", fmt.Sprintf("step %s is in progress already, so this one is pending", cur.ID))
 			}
 		}
@@ -131,7 +133,7 @@ func (s *State) UpdateFrom(in *State, now time.Time) (Change, []Dropped, error) 
 	}
 	findings := 0
 	for _, f := range in.Findings {
-		if !slices.ContainsFunc(s.Findings, func(g *Finding) bool {
+		if !slices.ContainsFunc(s.Findings, func(g *plan.Finding) bool {
 			return g.Category == f.Category && g.Title == f.Title && g.Content == f.Content
 		}) {
 			c := *f
@@ -142,7 +144,7 @@ func (s *State) UpdateFrom(in *State, now time.Time) (Change, []Dropped, error) 
 	errs := 0
 	for i := len(in.Errors) - 1; i >= 0; i-- { // oldest first
 		e := in.Errors[i]
-		if old := slices.IndexFunc(s.Errors, func(x *ErrorRecord) bool { return x.Identity() == e.Identity() && x.Open() == e.Open() }); old >= 0 {
+		if old := slices.IndexFunc(s.Errors, func(x *plan.ErrorRecord) bool { return x.Identity() == e.Identity() && x.Open() == e.Open() }); old >= 0 {
 			if x := s.Errors[old]; e.Count > x.Count || e.Last.After(x.Last) {
 				x.Count, errs = max(x.Count, e.Count), errs+1
 				if e.Last.After(x.Last) {
@@ -168,16 +170,16 @@ func (s *State) UpdateFrom(in *State, now time.Time) (Change, []Dropped, error) 
 		parts = append(parts, count(errs, "error")+" added or counted up")
 	}
 	if len(parts) == 0 {
-		return Change{}, dropped, nil // the plan holds the file already
+		return plan.Change{}, dropped, nil // the plan holds the file already
 	}
 	p.Touch(now)
-	return Change{Op: "plan.import", Summary: "import: updated in place — " + strings.Join(parts, ", ")}, dropped, p.Validate()
+	return plan.Change{Op: "plan.import", Summary: "import: updated in place — " + strings.Join(parts, ", ")}, dropped, p.Validate()
 }
 
 // takeImported gives st what the imported step ist says of it: its status
 // (through the transitions that lead there), result, progress and active
 // form. It reports whether anything moved.
-func (p *Plan) takeImported(st, ist *Step, now time.Time) (bool, error) {
+func takeImported(p *plan.Plan, st, ist *plan.Step, now time.Time) (bool, error) {
 	moved := false
 	if ist.Result != "" && ist.Result != st.Result {
 		st.Result, moved = ist.Result, true
@@ -191,30 +193,30 @@ func (p *Plan) takeImported(st, ist *Step, now time.Time) (bool, error) {
 	if ist.Status == st.Status {
 		return moved, nil
 	}
-	do := func(a Action, o TransitionOpts) error {
-		o.Force = o.Force || a == ActStart || a == ActDone
+	do := func(a plan.Action, o plan.TransitionOpts) error {
+		o.Force = o.Force || a == plan.ActStart || a == plan.ActDone
 		_, err := p.Transition(st.ID, a, o, now)
 		return err
 	}
 	var err error
-	if st.Status == StepCompleted || st.Status == StepSkipped || st.Status == StepFailed ||
-		st.Status == StepBlocked && ist.Status != StepPending {
-		err = do(ActReopen, TransitionOpts{}) // back to pending first: the file says otherwise
+	if st.Status == plan.StepCompleted || st.Status == plan.StepSkipped || st.Status == plan.StepFailed ||
+		st.Status == plan.StepBlocked && ist.Status != plan.StepPending {
+		err = do(plan.ActReopen, plan.TransitionOpts{}) // back to pending first: the file says otherwise
 	}
 	if err == nil && st.Status != ist.Status {
 		switch ist.Status {
-		case StepPending:
-			err = do(ActReopen, TransitionOpts{})
-		case StepInProgress:
-			err = do(ActStart, TransitionOpts{})
-		case StepCompleted:
-			err = do(ActDone, TransitionOpts{Result: ist.Result})
-		case StepSkipped:
-			err = do(ActSkip, TransitionOpts{Reason: ist.Reason})
-		case StepFailed:
-			err = do(ActFail, TransitionOpts{Reason: ist.Reason, NoRetry: true})
-		case StepBlocked:
-			err = do(ActBlock, TransitionOpts{Reason: ist.Reason})
+		case plan.StepPending:
+			err = do(plan.ActReopen, plan.TransitionOpts{})
+		case plan.StepInProgress:
+			err = do(plan.ActStart, plan.TransitionOpts{})
+		case plan.StepCompleted:
+			err = do(plan.ActDone, plan.TransitionOpts{Result: ist.Result})
+		case plan.StepSkipped:
+			err = do(plan.ActSkip, plan.TransitionOpts{Reason: ist.Reason})
+		case plan.StepFailed:
+			err = do(plan.ActFail, plan.TransitionOpts{Reason: ist.Reason, NoRetry: true})
+		case plan.StepBlocked:
+			err = do(plan.ActBlock, plan.TransitionOpts{Reason: ist.Reason})
 		}
 	}
 	return err == nil || moved, err
