@@ -58,6 +58,13 @@ func (p *Plan) MaxStepID() int {
 	return n
 }
 
-// issueStep is the id of the next step added: past the file's counter
-// and the floor.
-func (p *Plan) issueStep() int { return max(p.NextStep, p.Floor.Steps+1) }
+// IssueStep gives the id of a step being added to the plan: past the
+// file's counter and the floor. Every step added gets its id here.
+func (p *Plan) IssueStep() string {
+	id := p.nextStepID()
+	p.NextStep = id + 1
+	return strconv.Itoa(id)
+}
+
+// nextStepID is the id IssueStep gives next.
+func (p *Plan) nextStepID() int { return max(p.NextStep, p.Floor.Steps+1) }

@@ -330,8 +330,7 @@ func (p *Plan) AddStep(spec StepSpec, now time.Time) (*Step, error) {
 	if err != nil {
 		return nil, err
 	}
-	id := p.issueStep()
-	s := &Step{ID: strconv.Itoa(id), Text: text, Status: StepPending, Why: why, Active: active, Needs: dedupe(spec.Needs)}
+	s := &Step{ID: strconv.Itoa(p.nextStepID()), Text: text, Status: StepPending, Why: why, Active: active, Needs: dedupe(spec.Needs)}
 
 	var ph *Phase
 	at := -1
@@ -368,7 +367,7 @@ func (p *Plan) AddStep(spec StepSpec, now time.Time) (*Step, error) {
 		ph.Steps = slices.Delete(ph.Steps, at, at+1)
 		return nil, err
 	}
-	p.NextStep = id + 1
+	p.IssueStep()
 	p.Touch(now)
 	return s, nil
 }

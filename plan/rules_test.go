@@ -676,3 +676,27 @@ func TestReopenNamesTheStepsThatNeedIt(t *testing.T) {
 		t.Fatalf("revert from completed: %q %v", c.Summary, err)
 	}
 }
+
+// A step added to a plan whose history issued ids past the file's counter
+// (a rollback took steps back) gets an id past them all; so do findings
+// and errors, and the file's counter follows only the steps.
+func TestIdsAboveTheFloor(t *testing.T) {
+	t.Parallel()
+	st := &State{Plan: samplePlan(t)}
+	st.Plan.Floor = Issued{Steps: 9, Findings: 4, Errors: 2}
+	s, err := st.Plan.AddStep(StepSpec{Text: "After a rollback"}, t0)
+	if err != nil || s.ID != "10" || st.Plan.NextStep != 11 {
+		t.Fatalf("step %+v, next %d, %v", s, st.Plan.NextStep, err)
+	}
+	if id := st.Plan.IssueStep(); id != "11" {
+		t.Errorf("IssueStep gave %s, want 11", id)
+	}
+	f, err := st.AddFinding(Finding{Category: CatCode, Title: "F"}, t0)
+	if err != nil || f.ID != "5" {
+		t.Errorf("finding %+v %v, want id 5", f, err)
+	}
+	e, err := st.RecordError(ErrorRecord{Tool: "Bash", Message: "exit 1"}, t0)
+	if err != nil || e.ID != "3" {
+		t.Errorf("error %+v %v, want id 3", e, err)
+	}
+}

@@ -444,15 +444,17 @@ func Append(s, in *plan.State, now time.Time) (plan.Change, []Dropped, error) {
 	cur := p.Current()
 	ids := map[string]string{}
 	copies := map[string]*plan.Step{} // the imported step's id → its copy in p
-	n, first := 0, strconv.Itoa(p.NextStep)
+	n, first := 0, ""
 	for _, ph := range ip.Phases {
 		cp := &plan.Phase{ID: strconv.Itoa(p.NextPhase), Title: ph.Title, Notes: ph.Notes}
 		p.NextPhase++
 		for _, st := range ph.Steps {
 			c := *st
 			c.Needs = nil
-			c.ID = strconv.Itoa(p.NextStep)
-			p.NextStep++
+			c.ID = p.IssueStep()
+			if first == "" {
+				first = c.ID
+			}
 			ids[st.ID], copies[st.ID] = c.ID, &c
 			if c.Status == plan.StepInProgress {
 				if cur != nil {

@@ -80,8 +80,7 @@ func Update(s, in *plan.State, now time.Time) (plan.Change, []Dropped, error) {
 			}
 			c := *ist
 			c.Needs, c.Auto = nil, false
-			c.ID = fmt.Sprint(p.NextStep)
-			p.NextStep++
+			c.ID = p.IssueStep()
 			ids[ist.ID] = c.ID
 			ph.Steps = append(ph.Steps, &c)
 			added = append(added, c.ID)
