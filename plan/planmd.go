@@ -627,13 +627,13 @@ func (pp *planParser) stepField(s *Step, f field) error {
 }
 
 // number gives fresh ids to steps and phases written without one, in file
-// order, after every id in the file.
+// order, after every id in the file. A hand edit's are provisional: the
+// merge that lays it on the branch moves those the history issued.
 func (pp *planParser) number() {
 	p := pp.p
 	p.NextStep, p.NextPhase = max(pp.nextStep, 1), max(pp.nextPhase, 1)
 	for _, s := range pp.unnumbered {
-		s.ID = strconv.Itoa(p.NextStep)
-		p.NextStep++
+		s.ID = p.IssueStep() // the file's: a change's merge gives it one past the history's
 	}
 	for _, ph := range pp.newPhases {
 		ph.ID = strconv.Itoa(p.NextPhase)
