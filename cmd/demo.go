@@ -65,11 +65,11 @@ func demoDir(dir string) error {
 		return nil
 	case err != nil:
 		if info, statErr := os.Stat(dir); statErr == nil && !info.IsDir() {
-			return plan.Errorf(plan.CodeInvalidArgument, "--dir %s is a file; name a directory that does not exist yet, or an empty one", dir)
+			return plan.Errorf(plan.CodeInvalidArgument, "--dir %s is a file", dir).Hinted("name a directory that does not exist yet, or an empty one")
 		}
 		return plan.WrapError(plan.CodeIOError, err, "cannot read --dir %s", dir)
 	case len(entries) > 0:
-		return plan.Errorf(plan.CodeInvalidArgument, "--dir %s is not empty; the demo plays only in a directory that does not exist yet or an empty one, never in a project (omit --dir for a new temporary directory)", dir)
+		return plan.Errorf(plan.CodeInvalidArgument, "--dir %s is not empty", dir).Hinted("the demo plays only in a directory that does not exist yet or an empty one, never in a project (omit --dir for a new temporary directory)")
 	}
 	return nil
 }

@@ -396,5 +396,5 @@ func planExists(id string, st *plan.State, imported bool) error {
 	if imported {
 		hint = "plangit import FILE brings the file into it, plangit show shows it"
 	}
-	return plan.Errorf(plan.CodeInvalidArgument, "session %s already has a plan, %s: %s; a new plan needs a session of its own: plangit init \"Title\" --session NEW-ID", id, what, hint).With("session", id)
+	return plan.Errorf(plan.CodeInvalidArgument, "session %s already has a plan, %s", id, what).Hinted("%s; a new plan needs a session of its own: plangit init \"Title\" --session NEW-ID", hint).With("session", id)
 }

@@ -71,7 +71,7 @@ func mcpProgram() (string, error) {
 	if p, err := exec.LookPath(MCPProgram); err == nil {
 		return p, nil
 	}
-	return "", plan.Errorf(plan.CodeIOError, "plangit mcp runs %s, which is neither beside %s nor on PATH; install it: go install github.com/plangit/plangit/cmd/plangit-mcp@latest", MCPProgram, exe)
+	return "", plan.Errorf(plan.CodeIOError, "plangit mcp runs %s, which is neither beside %s nor on PATH", MCPProgram, exe).Hinted("install it: go install github.com/plangit/plangit/cmd/plangit-mcp@latest")
 }
 
 // Print writes a command's result as plangit does: the JSON envelope

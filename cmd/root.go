@@ -70,7 +70,11 @@ func Run(f *Factory, args []string) int {
 	} else {
 		// The message may quote a file, a commit or a remote's answer:
 		// cleaned, as the views are.
-		fmt.Fprintf(f.IO.ErrOut, "plangit: %s [%s]\n", render.Clean(err.Error()), plan.CodeOf(err))
+		msg, hint := plan.Parts(err)
+		fmt.Fprintf(f.IO.ErrOut, "plangit: %s [%s]\n", render.Clean(msg), plan.CodeOf(err))
+		if hint != "" {
+			fmt.Fprintf(f.IO.ErrOut, "  hint: %s\n", render.Clean(hint))
+		}
 	}
 	return code
 }

@@ -352,11 +352,11 @@ func ParseHookFile(host, path string, data []byte, exists bool) (*HookFile, erro
 		if err != nil {
 			why = err.Error()
 		}
-		return nil, plan.Errorf(plan.CodeInvalidArgument, "%s is not a JSON object plangit can edit (%s); fix it first, plangit will not overwrite it", path, why)
+		return nil, plan.Errorf(plan.CodeInvalidArgument, "%s is not a JSON object plangit can edit (%s)", path, why).Hinted("fix it first, plangit will not overwrite it")
 	}
 	h := s.doc.Lookup("hooks")
 	if h != nil && h.Kind != '{' {
-		return nil, plan.Errorf(plan.CodeInvalidArgument, "%s: \"hooks\" is not a JSON object; fix it first", path)
+		return nil, plan.Errorf(plan.CodeInvalidArgument, "%s: \"hooks\" is not a JSON object", path).Hinted("fix it first")
 	}
 	if h != nil {
 		for _, m := range h.Members {
@@ -383,7 +383,7 @@ func (s *HookFile) entries(event string) ([]place, error) {
 		return nil, nil
 	}
 	bad := func(what string) error {
-		return plan.Errorf(plan.CodeInvalidArgument, "%s: hooks.%s is not a list of %s; fix it first", s.Path, event, what)
+		return plan.Errorf(plan.CodeInvalidArgument, "%s: hooks.%s is not a list of %s", s.Path, event, what).Hinted("fix it first")
 	}
 	if s.spec.flat {
 		var es []json.RawMessage

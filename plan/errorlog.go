@@ -608,7 +608,7 @@ func numberErrors(l ErrorLog) error {
 			continue
 		}
 		if seen[e.ID] {
-			return Errorf(CodePlanParseError, "%s: two errors have id %s; remove the id from the copy", ErrorsFile, e.ID)
+			return Errorf(CodePlanParseError, "%s: two errors have id %s", ErrorsFile, e.ID).Hinted("remove the id from the copy")
 		}
 		seen[e.ID] = true
 	}

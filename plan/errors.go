@@ -35,11 +35,14 @@ const (
 	CodeConfirmationRequired Code = "CONFIRMATION_REQUIRED"
 )
 
-// Error is a domain error carrying a stable Code. Messages are lowercase, say
-// what is wrong and, where there is one, what to do about it.
+// Error is a domain error carrying a stable Code. Its Message is short and
+// lowercase and says what is wrong; its Hint, where there is one, what to
+// do about it, which a terminal shows on a line of its own and JSON as the
+// error's "hint".
 type Error struct {
 	Code    Code
 	Message string
+	Hint    string
 	Details map[string]any
 	Err     error
 }
@@ -58,7 +61,29 @@ func WrapError(code Code, err error, format string, args ...any) *Error {
 	return &Error{Code: code, Message: msg, Err: err}
 }
 
-func (e *Error) Error() string { return e.Message }
+// Error is the message and, after a semicolon, the hint.
+func (e *Error) Error() string {
+	if e.Hint == "" {
+		return e.Message
+	}
+	return e.Message + "; " + e.Hint
+}
+
+// Hinted sets what to do about the error, and returns e.
+func (e *Error) Hinted(format string, args ...any) *Error {
+	e.Hint = fmt.Sprintf(format, args...)
+	return e
+}
+
+// Parts are the message and the hint of err: the first *Error's in its
+// chain, or err's text and no hint.
+func Parts(err error) (message, hint string) {
+	var e *Error
+	if errors.As(err, &e) && e.Error() == err.Error() {
+		return e.Message, e.Hint
+	}
+	return err.Error(), ""
+}
 
 // Unwrap returns the underlying cause, if any.
 func (e *Error) Unwrap() error { return e.Err }

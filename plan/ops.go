@@ -86,9 +86,9 @@ func (p *Plan) requireRunning() error {
 	case PlanRunning:
 		return nil
 	case PlanPaused:
-		return Errorf(CodePlanNotActive, "the plan is paused; resume it first: plangit resume").With("status", string(p.Status))
+		return Errorf(CodePlanNotActive, "the plan is paused").Hinted("resume it first: plangit resume").With("status", string(p.Status))
 	case PlanPending:
-		return Errorf(CodePlanNotActive, "the plan awaits approval; approve it first: plangit approve").With("status", string(p.Status))
+		return Errorf(CodePlanNotActive, "the plan awaits approval").Hinted("approve it first: plangit approve").With("status", string(p.Status))
 	}
 	return p.finishedError()
 }
@@ -99,7 +99,7 @@ func (p *Plan) finishedError() *Error {
 	if p.Status == PlanFailed {
 		state = "was aborted"
 	}
-	return Errorf(CodePlanNotActive, "the plan %s; plangit reset starts it over", state).With("status", string(p.Status))
+	return Errorf(CodePlanNotActive, "the plan %s", state).Hinted("plangit reset starts it over").With("status", string(p.Status))
 }
 
 // Editable says whether the plan takes changes to its steps and phases:
@@ -110,7 +110,7 @@ func (p *Plan) Editable() error {
 	case PlanRunning, PlanPending:
 		return nil
 	case PlanPaused:
-		return Errorf(CodePlanNotActive, "the plan is paused; resume it first: plangit resume").With("status", string(p.Status))
+		return Errorf(CodePlanNotActive, "the plan is paused").Hinted("resume it first: plangit resume").With("status", string(p.Status))
 	}
 	return p.finishedError()
 }
@@ -344,7 +344,7 @@ func (p *Plan) AddStep(spec StepSpec, now time.Time) (*Step, error) {
 			if want, err := p.Phase(spec.Phase); err != nil {
 				return nil, err
 			} else if want != prevPhase {
-				return nil, Errorf(CodeInvalidArgument, "step %s is in phase %s, not %s; give --after or --phase, not both", prev.ID, prevPhase.ID, want.ID)
+				return nil, Errorf(CodeInvalidArgument, "step %s is in phase %s, not %s", prev.ID, prevPhase.ID, want.ID).Hinted("give --after or --phase, not both")
 			}
 		}
 		ph, at = prevPhase, slices.Index(prevPhase.Steps, prev)+1
@@ -593,7 +593,7 @@ func (p *Plan) EditStep(id string, e StepEdit, now time.Time) (Change, error) {
 		return Change{}, Errorf(CodeStepNotEditable, "step %s is %s and is kept as a record; reopen it first: plangit step reopen %s", s.ID, s.Status, s.ID).With("step", s.ID)
 	}
 	if s.Status == StepInProgress && !e.Force {
-		return Change{}, Errorf(CodeStepNotEditable, "step %s is in progress; pass --force to change it anyway", s.ID).With("step", s.ID).With("status", string(s.Status))
+		return Change{}, Errorf(CodeStepNotEditable, "step %s is in progress", s.ID).Hinted("pass --force to change it anyway").With("step", s.ID).With("status", string(s.Status))
 	}
 	old := *s
 	var changed []string
@@ -683,7 +683,7 @@ func (p *Plan) SetProgress(id string, pr Progress, now time.Time) (Change, error
 		return Change{}, err
 	}
 	if s.Status.Resolved() || s.Status == StepFailed {
-		return Change{}, Errorf(CodeInvalidStatus, "step %s is %s; progress is for steps under way", s.ID, s.Status).With("step", s.ID)
+		return Change{}, Errorf(CodeInvalidStatus, "step %s is %s", s.ID, s.Status).Hinted("progress is for steps under way").With("step", s.ID)
 	}
 	if s.Progress == pr {
 		return Change{}, nil

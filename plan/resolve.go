@@ -45,7 +45,7 @@ func (st *State) Resolve(target, field string, ch Choice, now time.Time) (Change
 		if field != "" {
 			on = " on " + field
 		}
-		return Change{}, Errorf(CodeInvalidArgument, "%s has no conflict%s to settle; plangit resolve lists the conflicts", what, on).With("target", what)
+		return Change{}, Errorf(CodeInvalidArgument, "%s has no conflict%s to settle", what, on).Hinted("plangit resolve lists the conflicts").With("target", what)
 	}
 	var done []string
 	for _, c := range todo {

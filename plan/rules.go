@@ -113,7 +113,7 @@ func (p *Plan) Validate() error {
 		phases[ph.ID] = true
 		for _, s := range ph.Steps {
 			if steps[s.ID] {
-				return Errorf(CodeInvalidArgument, "two steps have id %s; remove the id from the copy so it gets a fresh one", s.ID).With("step", s.ID).With("repeated", true)
+				return Errorf(CodeInvalidArgument, "two steps have id %s", s.ID).Hinted("remove the id from the copy so it gets a fresh one").With("step", s.ID).With("repeated", true)
 			}
 			steps[s.ID] = true
 			if _, ok := ParseStepStatus(string(s.Status)); !ok {

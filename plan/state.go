@@ -47,7 +47,7 @@ func (s *State) Files() map[string][]byte {
 func ParseState(files map[string][]byte) (*State, error) {
 	src, ok := files[PlanFile]
 	if !ok {
-		return nil, Errorf(CodePlanNotFound, "%s is missing; plangit repair restores it from the last revision", PlanFile)
+		return nil, Errorf(CodePlanNotFound, "%s is missing", PlanFile).Hinted("plangit repair restores it from the last revision")
 	}
 	p, err := ParsePlan(src)
 	if err != nil {

@@ -22,6 +22,7 @@ type Envelope struct {
 type ErrorBody struct {
 	Code    plan.Code      `json:"code"`
 	Message string         `json:"message"`
+	Hint    string         `json:"hint,omitempty"` // what to do about it
 	Details map[string]any `json:"details"`
 }
 
@@ -37,10 +38,10 @@ func JSONError(w io.Writer, err error) error {
 
 // ErrorOf is err as an envelope's error: its code, message and details.
 func ErrorOf(err error) *ErrorBody {
-	body := &ErrorBody{Code: plan.CodeOf(err), Message: err.Error(), Details: map[string]any{}}
+	body := &ErrorBody{Code: plan.CodeOf(err), Details: map[string]any{}}
+	body.Message, body.Hint = plan.Parts(err)
 	var e *plan.Error
 	if errors.As(err, &e) {
-		body.Message = e.Message
 		for k, v := range e.Details {
 			body.Details[k] = v
 		}

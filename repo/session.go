@@ -340,8 +340,8 @@ func parseFiles(files map[string][]byte) (*plan.State, error) {
 	if err != nil {
 		var e *plan.Error
 		if errors.As(err, &e) {
-			if !strings.Contains(e.Message, "plangit repair") {
-				e.Message += " (fix the file by hand, or run plangit repair to restore the last good revision)"
+			if e.Hint == "" && !strings.Contains(e.Message, "plangit repair") {
+				e.Hint = "fix the file by hand, or run plangit repair to restore the last good revision"
 			}
 			if e.Err == nil {
 				e.Err = ErrUnreadable

@@ -180,6 +180,9 @@ func addTool[In any](s *Server, name, desc string, h func(In) (*cmd.ToolResult, 
 func errorResult(res *cmd.ToolResult, err error) *mcp.CallToolResult {
 	body := render.ErrorOf(err)
 	text := fmt.Sprintf("%s: %s", body.Code, body.Message)
+	if body.Hint != "" {
+		text += "\nhint: " + body.Hint
+	}
 	if note := res.Note(); note != "" {
 		text += "\n" + note
 	}

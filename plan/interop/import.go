@@ -117,7 +117,7 @@ func Import(name string, src []byte, format string, now time.Time) (*Imported, e
 			return nil, err
 		}
 		if len(st.Findings)+len(st.Errors) == 0 {
-			return nil, plan.Errorf(plan.CodePlanParseError, "%s: found nothing in this %s file; nothing to import", name, format).With("format", format)
+			return nil, plan.Errorf(plan.CodePlanParseError, "%s: found nothing in this %s file", name, format).Hinted("nothing to import").With("format", format)
 		}
 		return &Imported{Format: format, State: st}, nil
 	default:
@@ -130,7 +130,7 @@ func Import(name string, src []byte, format string, now time.Time) (*Imported, e
 		in.Format = format
 	}
 	if in.State.Plan.Counts().Total == 0 {
-		return nil, plan.Errorf(plan.CodePlanParseError, "%s: found no step in this %s plan; nothing to import", name, in.Format).With("format", in.Format)
+		return nil, plan.Errorf(plan.CodePlanParseError, "%s: found no step in this %s plan", name, in.Format).Hinted("nothing to import").With("format", in.Format)
 	}
 	if err := in.State.Plan.Validate(); err != nil {
 		return nil, err

@@ -422,7 +422,7 @@ func importJSON(name string, src []byte, format string, now time.Time) (*Importe
 	case FormatPlanExecute:
 		err = r.planExecute(root)
 	default:
-		return nil, plan.Errorf(plan.CodeInvalidArgument, "%s is not a JSON format; the file is JSON", format)
+		return nil, plan.Errorf(plan.CodeInvalidArgument, "%s is not a JSON format", format).Hinted("the file is JSON")
 	}
 	if err != nil {
 		return nil, err

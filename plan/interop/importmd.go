@@ -458,7 +458,7 @@ func importPWF(name string, src []byte, now time.Time) (*Imported, error) {
 		}
 	}
 	if !titled {
-		return nil, plan.Errorf(plan.CodePlanParseError, "%s: no \"# Task Plan: Title\" line; is this a planning-with-files task_plan.md?", name)
+		return nil, plan.Errorf(plan.CodePlanParseError, "%s: no \"# Task Plan: Title\" line", name).Hinted("is this a planning-with-files task_plan.md?")
 	}
 	if len(notes) > 0 && len(phases) > 0 {
 		r.notes.Add(&phases[0].ph.Notes, r.block("notes", "Notes:\n"+strings.Join(notes, "\n")))
