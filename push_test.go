@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/plangit/plangit/repo"
 	"github.com/plangit/plangit/repo/repotest"
+	"github.com/plangit/plangit/repo/share"
 )
 
 // TestConcurrentPushes runs `plangit push` of one session many at once, as
@@ -60,7 +60,7 @@ func TestConcurrentPushes(t *testing.T) {
 				t.Errorf("round %d: %s", round, f)
 			}
 		}
-		if got, want := strings.TrimSpace(git(bare, "rev-parse", repo.RemoteRef("s1"))), head(dirs[0]); got != want {
+		if got, want := strings.TrimSpace(git(bare, "rev-parse", share.RemoteRef("s1"))), head(dirs[0]); got != want {
 			t.Errorf("round %d: the remote holds %s, the session %s", round, got, want)
 		}
 	}
@@ -97,7 +97,7 @@ func TestConcurrentPushes(t *testing.T) {
 	if log, err := os.ReadFile(filepath.Join(a, ".code-agent", "plangit.log")); err == nil && bytes.Contains(log, []byte("push")) {
 		t.Errorf("background pushes logged a failure:\n%s", log)
 	}
-	if got, want := strings.TrimSpace(git(bare, "rev-parse", repo.RemoteRef("s1"))), head(a); got != want {
+	if got, want := strings.TrimSpace(git(bare, "rev-parse", share.RemoteRef("s1"))), head(a); got != want {
 		t.Errorf("after background pushes the remote holds %s, the session %s", got, want)
 	}
 
@@ -189,7 +189,7 @@ func TestPushRunsNothingTheSessionConfigures(t *testing.T) {
 		return strings.TrimSpace(pp.git(filepath.Join(a, ".code-agent", "plans", "s1"), "rev-parse", "HEAD"))
 	}
 	onRemote := func(bare string) string {
-		out, _ := exec.Command("git", "--git-dir="+bare, "for-each-ref", "--format=%(objectname)", repo.RemoteRef("s1")).Output()
+		out, _ := exec.Command("git", "--git-dir="+bare, "for-each-ref", "--format=%(objectname)", share.RemoteRef("s1")).Output()
 		return strings.TrimSpace(string(out))
 	}
 	check := func(how string) {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/plangit/plangit/plan"
 	"github.com/plangit/plangit/repo"
+	"github.com/plangit/plangit/repo/share"
 )
 
 // resolveOptions are plangit resolve's.
@@ -94,7 +95,7 @@ func conflictsRun(f *Factory) error {
 	views := []conflictView{}
 	for _, c := range st.Conflicts() {
 		v := conflictView{ConflictAt: c, Target: c.Target()}
-		v.Ours, v.Theirs, _ = s.Sides(c.Sides[0].Rev, c.Sides[1].Rev)
+		v.Ours, v.Theirs, _ = share.Sides(s, c.Sides[0].Rev, c.Sides[1].Rev)
 		arg := strings.TrimPrefix(v.Target, "step ")
 		v.Settle = "plangit resolve " + arg + " --ours|--theirs"
 		if c.Step == "" && strings.Contains(c.Field, " ") && v.Target != c.Field {
@@ -167,7 +168,7 @@ func resolveRun(f *Factory, target string, o resolveOptions) error {
 		var done []string
 		change := plan.Change{Op: "resolve", Step: todo[0].Step}
 		for _, c := range todo {
-			ours, theirs, err := s.Sides(c.Sides[0].Rev, c.Sides[1].Rev)
+			ours, theirs, err := share.Sides(s, c.Sides[0].Rev, c.Sides[1].Rev)
 			if err != nil {
 				return plan.Change{}, err
 			}

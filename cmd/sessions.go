@@ -14,6 +14,7 @@ import (
 	"github.com/plangit/plangit/plan/interop"
 	"github.com/plangit/plangit/render"
 	"github.com/plangit/plangit/repo"
+	"github.com/plangit/plangit/repo/share"
 )
 
 // NewCmdImport builds `plangit import`.
@@ -218,7 +219,7 @@ func listSessions(proj repo.Project) ([]render.SessionRow, error) {
 					r.Title, r.Status, r.Done, r.Total = st.Plan.Title, st.Plan.Status, c.Done, c.Total
 				}
 				if err == nil {
-					r.Share, err = s.ShareStatus()
+					r.Share, err = share.StatusOf(s)
 				}
 			}
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/plangit/plangit/plan"
 	"github.com/plangit/plangit/render"
 	"github.com/plangit/plangit/repo"
+	"github.com/plangit/plangit/repo/share"
 )
 
 // shareOptions are what push and fetch share.
@@ -25,7 +26,7 @@ type shareOptions struct {
 // open finds the remote a command shares through: --remote, else the
 // push_remote setting, else the current branch's upstream remote, else
 // origin.
-func (o *shareOptions) open(what string) (repo.Project, *repo.Remote, error) {
+func (o *shareOptions) open(what string) (repo.Project, *share.Remote, error) {
 	proj, err := o.f.Project()
 	if err != nil {
 		return proj, nil, err
@@ -37,7 +38,7 @@ func (o *shareOptions) open(what string) (repo.Project, *repo.Remote, error) {
 		}
 		o.remote = cfg.PushRemote
 	}
-	r, err := proj.Remote(repo.RemoteOptions{Name: o.remote, What: what, Background: o.background})
+	r, err := share.NewRemote(proj, share.RemoteOptions{Name: o.remote, What: what, Background: o.background})
 	return proj, r, err
 }
 
@@ -63,8 +64,8 @@ func (o *shareOptions) sessions(proj repo.Project, args []string) ([]string, err
 }
 
 // finish prints a push's or fetch's results and returns its error.
-func (o *shareOptions) finish(r *repo.Remote, results []repo.SyncResult, extra error) error {
-	err := repo.SyncError(results)
+func (o *shareOptions) finish(r *share.Remote, results []share.SyncResult, extra error) error {
+	err := share.SyncError(results)
 	if err == nil {
 		err = extra
 	}
@@ -142,11 +143,11 @@ machine had pushed there, each only while the remote still holds what this machi
 					ids = []string{id}
 				}
 			}
-			opts := repo.SyncOptions{Options: f.Options()}
+			opts := share.SyncOptions{Options: f.Options()}
 			results := r.Push(ids, opts)
 			var perr error
 			if prune {
-				var pruned []repo.SyncResult
+				var pruned []share.SyncResult
 				pruned, perr = r.Prune(opts)
 				results = append(results, pruned...)
 				if len(pruned) == 0 && perr == nil && !f.JSON && !f.Quiet {
@@ -176,14 +177,14 @@ func pushBackground(o *shareOptions) error {
 	if err != nil {
 		return err
 	}
-	opts := repo.SyncOptions{Options: o.f.Options()}
+	opts := share.SyncOptions{Options: o.f.Options()}
 	_, r, err := o.open("plangit push")
-	var results []repo.SyncResult
+	var results []share.SyncResult
 	if err == nil {
 		results = r.Push([]string{id}, opts)
-		err = repo.SyncError(results)
+		err = share.SyncError(results)
 	} else if s, serr := proj.Open(id); serr == nil {
-		s.NotePushFailure(o.remote, err, opts)
+		share.NotePushFailure(s, o.remote, err, opts)
 	}
 	if err != nil {
 		proj.AppendLog(o.f.Now(), fmt.Sprintf("push session=%s (push_on) %s: %v", id, plan.CodeOf(err), err))
@@ -213,7 +214,7 @@ func startPush(root, session string) error {
 // NewCmdFetch builds `plangit fetch`.
 func NewCmdFetch(f *Factory) *cobra.Command {
 	o := &shareOptions{f: f, verb: "fetch"}
-	var sync repo.SyncOptions
+	var sync share.SyncOptions
 	c := &cobra.Command{
 		Use:   "fetch [SESSION…|--all] [--remote NAME] [--ours|--theirs]",
 		Short: "Bring sessions from the project's git remote (fast-forward only)",

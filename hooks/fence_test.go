@@ -14,6 +14,7 @@ import (
 	"github.com/plangit/plangit/render/brief"
 	"github.com/plangit/plangit/repo"
 	"github.com/plangit/plangit/repo/repotest"
+	"github.com/plangit/plangit/repo/share"
 )
 
 // Text that came from outside — a tool's output, a web page the agent
@@ -189,7 +190,7 @@ func TestFencedFetchedSession(t *testing.T) {
 	base := t.TempDir()
 	bare := filepath.Join(base, "remote.git")
 	repotest.Git(t, base, "init", "-q", "--bare", "-b", "main", bare)
-	opts := repo.SyncOptions{Options: repo.Options{Now: t0, Meta: repo.Meta{Actor: "user"}, LockWait: 5 * time.Second}}
+	opts := share.SyncOptions{Options: repo.Options{Now: t0, Meta: repo.Meta{Actor: "user"}, LockWait: 5 * time.Second}}
 	project := func(dir string) repo.Project {
 		os.MkdirAll(filepath.Join(dir, repo.DirName), 0o755)
 		repotest.Git(t, dir, "init", "-q", "-b", "main")
@@ -205,8 +206,8 @@ func TestFencedFetchedSession(t *testing.T) {
 	if _, _, err := theirs.Create("their-session", &plan.State{Plan: p}, plan.Change{Op: "init", Summary: "init"}, opts.Options); err != nil {
 		t.Fatal(err)
 	}
-	remote := func(pr repo.Project) *repo.Remote {
-		r, err := pr.Remote(repo.RemoteOptions{What: "test"})
+	remote := func(pr repo.Project) *share.Remote {
+		r, err := share.NewRemote(pr, share.RemoteOptions{What: "test"})
 		if err != nil {
 			t.Fatal(err)
 		}

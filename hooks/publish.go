@@ -2,6 +2,8 @@ package hooks
 
 import (
 	"fmt"
+
+	"github.com/plangit/plangit/repo/share"
 )
 
 // publish starts a push of the session in the background when push_on
@@ -14,7 +16,7 @@ func (e *engine) publish() {
 		return
 	}
 	s, err := e.session()
-	if err != nil || s == nil || s.Published() {
+	if err != nil || s == nil || share.Published(s) {
 		return
 	}
 	if err := e.env.Publish(e.proj.Root, s.ID); err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/plangit/plangit/history"
 	"github.com/plangit/plangit/plan"
 	"github.com/plangit/plangit/repo"
+	"github.com/plangit/plangit/repo/share"
 )
 
 const shortTime = "2006-01-02 15:04"
@@ -423,17 +424,17 @@ func bar(s history.Span, first, last, now time.Time, width int) string {
 
 // SessionRow is one session as `plangit sessions` shows it.
 type SessionRow struct {
-	ID         string            `json:"id"`
-	Active     bool              `json:"active"`
-	Title      string            `json:"title,omitempty"`
-	Status     plan.PlanStatus   `json:"status,omitempty"`
-	Done       int               `json:"done"`
-	Total      int               `json:"total"`
-	Revisions  int               `json:"revisions"`
-	LastChange time.Time         `json:"last_change,omitzero"`
-	Size       int64             `json:"size"`
-	Share      *repo.ShareStatus `json:"share,omitempty"` // its standing with the project's remotes
-	Problem    string            `json:"problem,omitempty"`
+	ID         string          `json:"id"`
+	Active     bool            `json:"active"`
+	Title      string          `json:"title,omitempty"`
+	Status     plan.PlanStatus `json:"status,omitempty"`
+	Done       int             `json:"done"`
+	Total      int             `json:"total"`
+	Revisions  int             `json:"revisions"`
+	LastChange time.Time       `json:"last_change,omitzero"`
+	Size       int64           `json:"size"`
+	Share      *share.Status   `json:"share,omitempty"` // its standing with the project's remotes
+	Problem    string          `json:"problem,omitempty"`
 }
 
 // Sessions writes the session list.

@@ -8,12 +8,13 @@ import (
 	"time"
 
 	"github.com/plangit/plangit/repo"
+	"github.com/plangit/plangit/repo/share"
 )
 
 // SyncResults writes what a push, fetch or prune did, one line per
 // session that went well. Failures are the command's error; skip is the
 // one the caller reports as the error, the others are written to errOut.
-func SyncResults(w, errOut io.Writer, results []repo.SyncResult, skip int) {
+func SyncResults(w, errOut io.Writer, results []share.SyncResult, skip int) {
 	for i, r := range results {
 		if r.Merge != nil {
 			fmt.Fprintln(w, Clean(syncLine(r)))
@@ -78,7 +79,7 @@ func mergeLines(out io.Writer, m *repo.Merged) {
 	}
 }
 
-func syncLine(r repo.SyncResult) string {
+func syncLine(r share.SyncResult) string {
 	moved := ""
 	if r.Revisions > 0 {
 		moved = Count(r.Revisions, "revision") + ", "
@@ -109,7 +110,7 @@ func syncLine(r repo.SyncResult) string {
 }
 
 // upTo is "12 revisions up to 5d1c2e9".
-func upTo(r repo.SyncResult) string {
+func upTo(r share.SyncResult) string {
 	if r.Revisions == 0 {
 		return "up to " + short(r.To)
 	}
@@ -127,7 +128,7 @@ func short(h string) string {
 }
 
 // RemoteSessions writes the sessions on a remote.
-func RemoteSessions(w io.Writer, remote, url string, rows []repo.RemoteSession, skipped int, now time.Time) {
+func RemoteSessions(w io.Writer, remote, url string, rows []share.RemoteSession, skipped int, now time.Time) {
 	if len(rows) == 0 {
 		fmt.Fprintf(w, "no sessions on %s (%s); plangit push publishes one\n", remote, Clean(url))
 	}
@@ -148,7 +149,7 @@ func RemoteSessions(w io.Writer, remote, url string, rows []repo.RemoteSession, 
 
 // shareLine is a session's standing with the remotes, for plangit
 // sessions; "" when it was never shared.
-func shareLine(s *repo.ShareStatus, now time.Time) string {
+func shareLine(s *share.Status, now time.Time) string {
 	if s == nil {
 		return ""
 	}

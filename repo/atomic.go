@@ -45,12 +45,15 @@ func WriteDocument(path string, data []byte) error {
 // directory git never looks at, which the next change clears.
 const tmpPrefix = disk.TempPrefix
 
-// unlockedPrefix starts the name of a temporary file a process writes
+// UnlockedPrefix starts the name of a temporary file a process writes
 // without the session lock (a new session's HEAD, the turn memory starting
 // over), followed by the writer's process id: a change's sweep leaves it
 // while that process runs, which may be about to rename it, and for
 // staleTemp at most.
-const unlockedPrefix = tmpPrefix + "free-"
+// UnlockedPrefix starts the name of a file or directory plangit writes
+// without the session lock, followed by its writer's process id and a
+// dash: a sweep removes it once that process no longer runs.
+const UnlockedPrefix = tmpPrefix + "free-"
 
 // staleTemp is the age at which a temporary file written without the
 // lock is debris, whoever wrote it.
@@ -71,9 +74,9 @@ func (s *Session) tempFile(path string, data []byte, perm os.FileMode) error {
 	if !s.locked {
 		// A change's sweep must not take it from under us: it names its
 		// writer, whom the sweep asks whether it still runs.
-		prefix = unlockedPrefix + strconv.Itoa(os.Getpid()) + "-"
+		prefix = UnlockedPrefix + strconv.Itoa(os.Getpid()) + "-"
 	}
-	err := s.privately(func(dir string) error {
+	err := s.Privately(func(dir string) error {
 		tmp, err := disk.TempFile(dir, prefix+"*", data, perm, false)
 		if err == nil {
 			if err = disk.Replace(tmp, path); err != nil {
@@ -91,7 +94,7 @@ func (s *Session) tempFile(path string, data []byte, perm os.FileMode) error {
 // prepareFile makes a temporary file in .git/plangit/ holding data, to be
 // renamed into place.
 func (s *Session) prepareFile(data []byte, perm os.FileMode) (tmp string, err error) {
-	err = s.privately(func(dir string) error {
+	err = s.Privately(func(dir string) error {
 		tmp, err = disk.TempFile(dir, tmpPrefix+"*", data, perm, false)
 		return err
 	})
@@ -101,17 +104,17 @@ func (s *Session) prepareFile(data []byte, perm os.FileMode) (tmp string, err er
 	return tmp, nil
 }
 
-// privately runs fn, which makes a file in .git/plangit/ (dir): when the
+// Privately runs fn, which makes a file in .git/plangit/ (dir): when the
 // directory is gone — a person removed it, with everything in it — it is
 // made again and fn tried again, a few times.
-func (s *Session) privately(fn func(dir string) error) error {
+func (s *Session) Privately(fn func(dir string) error) error {
 	dir := filepath.Join(s.gitDir, privateDir)
 	for try := 0; ; try++ {
 		err := fn(dir)
 		if err == nil || try == 20 || !errors.Is(err, fs.ErrNotExist) {
 			return err
 		}
-		if err := s.ensurePrivate(); err != nil {
+		if err := s.EnsurePrivate(); err != nil {
 			return err
 		}
 	}
@@ -129,7 +132,7 @@ func (s *Session) WritePrivate(name string, data []byte) error {
 // a write half done reads no cache, and the next writer rewrites it. A
 // failed write costs only what the cache saves.
 func (s *Session) WriteCache(name string, data []byte) error {
-	if err := s.ensurePrivate(); err != nil {
+	if err := s.EnsurePrivate(); err != nil {
 		return err
 	}
 	return overwrite(s.PrivatePath(name), data)
@@ -146,7 +149,7 @@ func overwrite(path string, data []byte) error {
 // sweepTemps removes what killed processes left: temporary files in
 // .git/plangit/ and a ref lock. It runs under the session lock, where no
 // other plangit process is writing under it; what a process writes
-// without it (unlockedPrefix) is left while that process runs.
+// without it (UnlockedPrefix) is left while that process runs.
 func (s *Session) sweepTemps() {
 	dir := filepath.Join(s.gitDir, privateDir)
 	if d, err := os.Open(dir); err == nil {
@@ -155,12 +158,12 @@ func (s *Session) sweepTemps() {
 		for _, name := range names {
 			path := filepath.Join(dir, name)
 			switch {
-			case strings.HasPrefix(name, unlockedPrefix):
-				pid, _, _ := strings.Cut(strings.TrimPrefix(name, unlockedPrefix), "-")
+			case strings.HasPrefix(name, UnlockedPrefix):
+				pid, _, _ := strings.Cut(strings.TrimPrefix(name, UnlockedPrefix), "-")
 				n, err := strconv.Atoi(pid)
 				// A fetch's quarantine is a directory (incoming.go), kept
 				// while its fetch runs, however long the network takes.
-				if err != nil || !running(n) {
+				if err != nil || !disk.Running(n) {
 					os.RemoveAll(path)
 				} else if fi, err := os.Lstat(path); err == nil && time.Since(fi.ModTime()) > staleTemp && !fi.IsDir() {
 					os.Remove(path)

@@ -96,7 +96,7 @@ func (s *Session) initGitDir() error {
 			return plan.WrapError(plan.CodeIOError, err, "cannot create the session repository")
 		}
 	}
-	if err := s.ensurePrivate(); err != nil {
+	if err := s.EnsurePrivate(); err != nil {
 		return err
 	}
 	for name, content := range map[string]string{"HEAD": "ref: " + branchRef + "\n", "config": gitConfig} {
@@ -108,4 +108,32 @@ func (s *Session) initGitDir() error {
 		}
 	}
 	return nil
+}
+
+// NewEmpty lays out an empty repository for a session about to be
+// fetched: no revision, no working file. An id init refuses, or a path
+// that holds something else, is refused.
+func (p Project) NewEmpty(id string) (*Session, error) {
+	if err := ValidateNewSessionID(id); err != nil {
+		// An id init refuses (-c, -rf: read as flags) is no session to
+		// make here either.
+		return nil, plan.Errorf(plan.CodeInvalidSessionID, "session %s is refused: %v; it stays on the remote", clipID(id), err).With("session", clipID(id))
+	}
+	s, err := newSession(p, id)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := os.Lstat(s.Dir); err == nil {
+		return nil, plan.Errorf(plan.CodeInvalidArgument, "%s exists and is not a session; move it away to fetch session %s", s.Dir, id).With("session", id)
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return nil, plan.WrapError(plan.CodeIOError, err, "cannot check %s", s.Dir)
+	}
+	if err := p.ensureDir(); err != nil {
+		return nil, err
+	}
+	if err := s.initGitDir(); err != nil {
+		os.RemoveAll(s.Dir)
+		return nil, err
+	}
+	return s, nil
 }

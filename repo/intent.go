@@ -75,12 +75,12 @@ func (s *Session) writeIntent(in *intent) error {
 // recordIntent is writeIntent, returning what it wrote to, for intact to
 // check.
 func (s *Session) recordIntent(in *intent) (fs.FileInfo, error) {
-	if err := s.ensurePrivate(); err != nil {
+	if err := s.EnsurePrivate(); err != nil {
 		return nil, err
 	}
 	data := in.Encode()
 	var fi fs.FileInfo
-	err := s.privately(func(string) (err error) {
+	err := s.Privately(func(string) (err error) {
 		if err = disk.Overwrite(s.intentPath(), data); err == nil {
 			fi, err = os.Lstat(s.intentPath())
 		}

@@ -69,10 +69,10 @@ func lockPrivate(dir string, wait time.Duration, giveUp func() bool) (f *os.File
 // sameFile reports whether f is the file at path now.
 func sameFile(f *os.File, path string) bool { return disk.SameFile(f, path) }
 
-// ensurePrivate makes .git/plangit/ if it is missing, and refuses one that
+// EnsurePrivate makes .git/plangit/ if it is missing, and refuses one that
 // is not a real directory, so that nothing plangit writes there can land
 // outside the session.
-func (s *Session) ensurePrivate() error {
+func (s *Session) EnsurePrivate() error {
 	dir := filepath.Join(s.gitDir, privateDir)
 	for try := 0; ; try++ {
 		fi, err := os.Lstat(dir)
@@ -102,7 +102,7 @@ func (s *Session) lock(wait time.Duration, yield ...bool) (func(), error) {
 	if s.locked {
 		return func() {}, nil
 	}
-	if err := s.ensurePrivate(); err != nil {
+	if err := s.EnsurePrivate(); err != nil {
 		return nil, err
 	}
 	if wait <= 0 {

@@ -37,7 +37,7 @@ func (s *Session) Locked(wait time.Duration, fn func() error) error {
 // appends of other processes never interleave with it, and no lock is
 // taken. It never appends through a symbolic link.
 func (s *Session) AppendPrivate(name string, data []byte) error {
-	if err := s.ensurePrivate(); err != nil {
+	if err := s.EnsurePrivate(); err != nil {
 		return err
 	}
 	return AppendFile(s.PrivatePath(name), data, true)

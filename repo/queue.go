@@ -80,7 +80,7 @@ func (s *Session) Enqueue(record []byte) error {
 	if len(record) > MaxQueueRecord || bytes.IndexByte(record, '\n') >= 0 {
 		return plan.Errorf(plan.CodeInvalidArgument, "a queued event must be one line of at most %d bytes", MaxQueueRecord)
 	}
-	if err := s.ensurePrivate(); err != nil {
+	if err := s.EnsurePrivate(); err != nil {
 		return err
 	}
 	line := make([]byte, 0, len(record)+2)

@@ -79,6 +79,19 @@ func (s *Session) appendRevlog(e revEntry) (int, error) {
 // the commits when it is behind (store.Revisions), and persisting the
 // repair when it can take the lock without waiting.
 func (s *Session) revisions(head plumbing.Hash) ([]revEntry, error) {
+	entries, err := s.RevisionLog(head)
+	if err != nil {
+		return nil, err
+	}
+	return fromEntries(entries), nil
+}
+
+// RevisionLog returns every revision of head's history as the revision
+// log records them, in its order (oldest first; the last is head),
+// completing or rebuilding the log from the commits when it is behind
+// (store.Revisions), and persisting the repair when it can take the lock
+// without waiting.
+func (s *Session) RevisionLog(head plumbing.Hash) ([]store.Entry, error) {
 	entries, repaired, err := store.Revisions(s.store, head)
 	if err != nil {
 		return nil, storeError(err, s.gitDir)
@@ -86,8 +99,11 @@ func (s *Session) revisions(head plumbing.Hash) ([]revEntry, error) {
 	if repaired {
 		s.persistRevlog(head, entries)
 	}
-	return fromEntries(entries), nil
+	return entries, nil
 }
+
+// RevisionOf reads a revision log's entry as a Revision.
+func RevisionOf(e store.Entry) Revision { return fromEntry(e).revision() }
 
 // persistRevlog saves a repaired log: at once when this process holds the
 // session lock, otherwise only if the lock is free right now and head has
@@ -476,3 +492,15 @@ func (s *Session) Last() (Revision, error) {
 
 // Size is the session's size on disk: its files and its repository.
 func (s *Session) Size() int64 { return disk.DirSize(s.Dir) }
+
+// plural is n nouns for a message: 1 revision, 3 revisions; "revisions"
+// when the count is not known (0).
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	if n == 0 {
+		return "revisions"
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}

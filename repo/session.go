@@ -53,6 +53,14 @@ type Session struct {
 	landing func(moment, path string)
 }
 
+// Store is the session's object store: its objects, branch and revision
+// log.
+func (s *Session) Store() store.Store { return s.store }
+
+// DiskStore is the same store on disk, for what only one on disk has:
+// its object and pack directories, where a fetch installs what it brings.
+func (s *Session) DiskStore() *store.Disk { return s.diskStore }
+
 // OnWarning sets where non-fatal problems (a failed automatic pack, a
 // change that landed but could not update every working file) are
 // reported.
@@ -402,6 +410,10 @@ func (s *Session) readRef() (plumbing.Hash, error) {
 	return h, storeError(err, s.gitDir)
 }
 
+// Branch returns the commit the branch points at; the zero hash when the
+// branch has no commit yet.
+func (s *Session) Branch() (plumbing.Hash, error) { return s.readRef() }
+
 // errMoved says the branch was not where a change expected it: another
 // writer (another git) moved it.
 var errMoved = store.ErrMoved
@@ -419,10 +431,12 @@ func (s *Session) setRefIf(next, old plumbing.Hash, still func() bool) error {
 	return storeError(s.store.SetRefIf(next, old, still), s.gitDir)
 }
 
-// storeError says an error of the store of the repository at gitDir as
+func storeError(err error, gitDir string) error { return StoreError(err, gitDir) }
+
+// StoreError says an error of the store of the repository at gitDir as
 // plangit's: a damaged or unwritable branch, or a revision that cannot be
 // read, is an IO_ERROR.
-func storeError(err error, gitDir string) error {
+func StoreError(err error, gitDir string) error {
 	var ref *store.RefError
 	var rev *store.RevisionError
 	var log *store.LogError

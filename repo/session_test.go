@@ -453,9 +453,9 @@ func TestSweepSparesUnlockedTemps(t *testing.T) {
 		t.Fatal(err)
 	}
 	locked := filepath.Join(dir, tmpPrefix+"1")
-	fresh := filepath.Join(dir, unlockedPrefix+me+"-2")
-	stale := filepath.Join(dir, unlockedPrefix+me+"-3")
-	killed := filepath.Join(dir, unlockedPrefix+strconv.Itoa(gone.Process.Pid)+"-4")
+	fresh := filepath.Join(dir, UnlockedPrefix+me+"-2")
+	stale := filepath.Join(dir, UnlockedPrefix+me+"-3")
+	killed := filepath.Join(dir, UnlockedPrefix+strconv.Itoa(gone.Process.Pid)+"-4")
 	for _, p := range []string{locked, fresh, stale, killed} {
 		os.WriteFile(p, []byte("x"), 0o644)
 	}
@@ -464,7 +464,7 @@ func TestSweepSparesUnlockedTemps(t *testing.T) {
 	if _, err := s.Update(Options{}, step("1", plan.ActStart)); err != nil {
 		t.Fatal(err)
 	}
-	for p, want := range map[string]bool{locked: false, fresh: true, stale: false, killed: running(gone.Process.Pid)} {
+	for p, want := range map[string]bool{locked: false, fresh: true, stale: false, killed: disk.Running(gone.Process.Pid)} {
 		if _, err := os.Lstat(p); (err == nil) != want {
 			t.Errorf("%s: left %v, want %v", filepath.Base(p), err == nil, want)
 		}

@@ -1,8 +1,10 @@
 //go:build !unix
 
-package repo_test
+package share_test
 
-import "os/exec"
+import (
+	"os/exec"
+)
 
 func startGroup(cmd *exec.Cmd) {}
 

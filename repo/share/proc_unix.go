@@ -1,6 +1,6 @@
 //go:build unix
 
-package repo
+package share
 
 import (
 	"os/exec"
@@ -12,11 +12,4 @@ import (
 func ownGroup(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-}
-
-// running reports whether a process with this id runs (or may: one that
-// belongs to another user counts).
-func running(pid int) bool {
-	err := syscall.Kill(pid, 0)
-	return err == nil || err == syscall.EPERM
 }

@@ -1,4 +1,4 @@
-package repo
+package share
 
 import (
 	"bytes"
@@ -9,40 +9,17 @@ import (
 	"strings"
 
 	"github.com/plangit/plangit/plan"
+	"github.com/plangit/plangit/repo"
+	"github.com/plangit/plangit/repo/disk"
 )
 
-// Sessions are shared through the project's own git remote, under refs of
-// their own that are neither branches nor tags, so a plain `git fetch`
-// never brings them:
-//
-//	refs/plangit/sessions/<id>            on the remote: a session's branch
-//	refs/plangit/remote/<remote>/main     in a session: the remote's tip as last seen
-//
-// git itself moves the objects, run in a bare repository plangit makes for
-// the fetch or push, which borrows the session's objects (scratchArgs),
-// with the project's git configuration layered on the user's (-c
-// include.path=<project's .git/config>), so the project's remote, with its
-// URL, push URL, insteadOf rules, credential helpers, proxies and ssh
-// command, is the one used — and nothing is written into the project's
-// repository: no object, no ref, no FETCH_HEAD, no hook run. The
-// session's own .git/config is never read.
-const (
-	// SessionRefPrefix names sessions on a remote.
-	SessionRefPrefix = "refs/plangit/sessions/"
-	trackingPrefix   = "refs/plangit/remote/"
-	trackingBranch   = "main"
-)
-
-// TrackingName is how plangit names a remote's tip of a session in
-// revisions: origin/main.
-func TrackingName(remote string) string { return remote + "/" + trackingBranch }
-
-func trackingRef(remote string) string { return trackingPrefix + remote + "/" + trackingBranch }
+// SessionRefPrefix names sessions on a remote.
+const SessionRefPrefix = "refs/plangit/sessions/"
 
 // Remote is a git remote of the project, through which sessions are
 // shared.
 type Remote struct {
-	Project Project
+	Project repo.Project
 	Name    string // the remote's name in the project's git
 	URL     string // where it points, insteadOf rules applied (for messages)
 	arg     string // what git is given: the name, or an absolute path
@@ -60,7 +37,7 @@ type RemoteOptions struct {
 
 // Remote finds the project's git repository and the remote to share
 // sessions through. The project must be a git repository with that remote.
-func (p Project) Remote(o RemoteOptions) (*Remote, error) {
+func NewRemote(p repo.Project, o RemoteOptions) (*Remote, error) {
 	what := o.What
 	if what == "" {
 		what = "plangit"
@@ -133,7 +110,7 @@ func (p Project) Remote(o RemoteOptions) (*Remote, error) {
 	if !remotes[r.Name] {
 		return nil, plan.Errorf(plan.CodeInvalidArgument, "the project's git has no remote %q%s; git remote -v lists them, git remote add %s URL adds one", r.Name, remoteList(remotes), r.Name).With("remote", r.Name)
 	}
-	if err := checkRefName(trackingRef(r.Name)); err != nil {
+	if err := checkRefName(repo.TrackingRef(r.Name)); err != nil {
 		return nil, plan.Errorf(plan.CodeInvalidArgument, "plangit cannot keep a ref for remote %q: %v", r.Name, err).With("remote", r.Name)
 	}
 	// git remote get-url is the remote's first URL with the insteadOf
@@ -164,7 +141,7 @@ func inSession(path string) bool {
 		if parent == dir {
 			return false
 		}
-		if filepath.Base(parent) == plansDir && filepath.Base(filepath.Dir(parent)) == DirName {
+		if filepath.Base(parent) == disk.PlansDir && filepath.Base(filepath.Dir(parent)) == repo.DirName {
 			return true
 		}
 		dir = parent
@@ -291,7 +268,7 @@ func (r *Remote) lsRemote() (map[string]string, []string, error) {
 		if !ok {
 			continue
 		}
-		if ValidateSessionID(id) != nil || len(hash) != 40 {
+		if repo.ValidateSessionID(id) != nil || len(hash) != 40 {
 			skipped = append(skipped, id)
 			continue
 		}

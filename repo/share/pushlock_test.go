@@ -1,4 +1,4 @@
-package repo_test
+package share_test
 
 import (
 	"os"
@@ -10,6 +10,7 @@ import (
 	"github.com/plangit/plangit/plan"
 	"github.com/plangit/plangit/repo"
 	"github.com/plangit/plangit/repo/repotest"
+	"github.com/plangit/plangit/repo/share"
 )
 
 // TestPushStaleRemoteLock: a ref lock a killed receive-pack left in the
@@ -28,7 +29,7 @@ func TestPushStaleRemoteLock(t *testing.T) {
 	if err := os.WriteFile(lock, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	before := strings.TrimSpace(gitIn(t, w.bare, "rev-parse", repo.RemoteRef("s1")))
+	before := strings.TrimSpace(gitIn(t, w.bare, "rev-parse", share.RemoteRef("s1")))
 	res := ra.Push([]string{"s1"}, w.opts())
 	statuses(t, res, "s1:failed")
 	t.Log(res[0].Message)
@@ -36,10 +37,10 @@ func TestPushStaleRemoteLock(t *testing.T) {
 		!strings.Contains(res[0].Message, "remove that file") || !strings.Contains(res[0].Message, "rm '"+lock+"'") {
 		t.Errorf("stale lock: %v", res[0].Err())
 	}
-	if st, _ := s.ShareStatus(); st.LastPush == nil || !strings.Contains(st.LastPush.Error, lock) {
+	if st, _ := share.StatusOf(s); st.LastPush == nil || !strings.Contains(st.LastPush.Error, lock) {
 		t.Errorf("the failure was not recorded: %+v", st)
 	}
-	if after := strings.TrimSpace(gitIn(t, w.bare, "rev-parse", repo.RemoteRef("s1"))); after != before {
+	if after := strings.TrimSpace(gitIn(t, w.bare, "rev-parse", share.RemoteRef("s1"))); after != before {
 		t.Errorf("the remote moved to %s", after)
 	}
 	os.Remove(lock)
@@ -59,17 +60,17 @@ func TestConcurrentPushesInProcess(t *testing.T) {
 	s, _, _ := w.shared("s1")
 	w.addStep(s, "pushed by many")
 	var wg sync.WaitGroup
-	results := make([][]repo.SyncResult, 8)
+	results := make([][]share.SyncResult, 8)
 	for i := range results {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			r, err := w.agent.Remote(repo.RemoteOptions{What: "test"})
+			r, err := share.NewRemote(w.agent, share.RemoteOptions{What: "test"})
 			if err != nil {
 				t.Error(err)
 				return
 			}
-			results[i] = r.Push([]string{"s1"}, repo.SyncOptions{Options: repo.Options{Now: t0, LockWait: 5e9}})
+			results[i] = r.Push([]string{"s1"}, share.SyncOptions{Options: repo.Options{Now: t0, LockWait: 5e9}})
 		}()
 	}
 	wg.Wait()
@@ -87,7 +88,7 @@ func TestConcurrentPushesInProcess(t *testing.T) {
 	if pushed != 1 {
 		t.Errorf("%d pushes moved the remote, want 1: %+v", pushed, results)
 	}
-	if got := strings.TrimSpace(gitIn(t, w.bare, "rev-parse", repo.RemoteRef("s1"))); got != head(t, s) {
+	if got := strings.TrimSpace(gitIn(t, w.bare, "rev-parse", share.RemoteRef("s1"))); got != head(t, s) {
 		t.Errorf("the remote holds %s, the session %s", got, head(t, s))
 	}
 	fsckAll(t, w)
@@ -110,10 +111,10 @@ func TestPushLostRaceToSameRevision(t *testing.T) {
 	tip := w.addStep(s, "raced")
 	res := ra.Push([]string{"s1"}, w.opts())
 	statuses(t, res, "s1:up-to-date")
-	if got := strings.TrimSpace(gitIn(t, w.bare, "rev-parse", repo.RemoteRef("s1"))); got != tip {
+	if got := strings.TrimSpace(gitIn(t, w.bare, "rev-parse", share.RemoteRef("s1"))); got != tip {
 		t.Errorf("the remote holds %s, want %s", got, tip)
 	}
-	if st, _ := s.ShareStatus(); st.LastPush == nil || st.LastPush.Error != "" || st.Remotes[0].State != "in-sync" {
+	if st, _ := share.StatusOf(s); st.LastPush == nil || st.LastPush.Error != "" || st.Remotes[0].State != "in-sync" {
 		t.Errorf("share status: %+v %+v", st.LastPush, st.Remotes)
 	}
 	os.Remove(hook)

@@ -1,4 +1,4 @@
-package repo
+package share
 
 import (
 	"os"
@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/plangit/plangit/repo"
 	"github.com/plangit/plangit/repo/repotest"
 )
 
@@ -96,8 +97,8 @@ func TestScratchOfKilledProcessSwept(t *testing.T) {
 		t.Fatal(err)
 	}
 	root := filepath.Join(cache, "plangit", "git")
-	dead := filepath.Join(root, unlockedPrefix+strconv.Itoa(gone.Process.Pid)+"-push-1")
-	alive := filepath.Join(root, unlockedPrefix+strconv.Itoa(os.Getpid())+"-push-2")
+	dead := filepath.Join(root, repo.UnlockedPrefix+strconv.Itoa(gone.Process.Pid)+"-push-1")
+	alive := filepath.Join(root, repo.UnlockedPrefix+strconv.Itoa(os.Getpid())+"-push-2")
 	for _, d := range []string{dead, alive} {
 		if err := os.MkdirAll(filepath.Join(d, "refs"), 0o755); err != nil {
 			t.Fatal(err)

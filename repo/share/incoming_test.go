@@ -1,4 +1,4 @@
-package repo_test
+package share_test
 
 import (
 	"bytes"
@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"github.com/plangit/plangit/plan"
-	"github.com/plangit/plangit/repo"
 	"github.com/plangit/plangit/repo/repotest"
+	"github.com/plangit/plangit/repo/share"
 )
 
 // hostileRemote builds, with git's own plumbing in the remote's
@@ -26,7 +26,7 @@ type hostileRemote struct {
 func newHostileRemote(w *world, clean string) *hostileRemote {
 	w.t.Helper()
 	h := &hostileRemote{w: w, files: map[string]string{}}
-	h.tip = strings.TrimSpace(w.git(w.bare, "rev-parse", repo.RemoteRef(clean)))
+	h.tip = strings.TrimSpace(w.git(w.bare, "rev-parse", share.RemoteRef(clean)))
 	h.root = strings.TrimSpace(w.git(w.bare, "rev-parse", h.tip+"^{tree}"))
 	for _, line := range strings.Split(strings.TrimSpace(w.git(w.bare, "ls-tree", h.root)), "\n") {
 		meta, name, _ := strings.Cut(line, "\t")
@@ -64,7 +64,7 @@ func (h *hostileRemote) commit(tree, parent, msg string) string {
 }
 
 func (h *hostileRemote) publish(id, commit string) {
-	h.w.git(h.w.bare, "update-ref", repo.RemoteRef(id), commit)
+	h.w.git(h.w.bare, "update-ref", share.RemoteRef(id), commit)
 }
 
 func slicesContains(list []string, s string) bool {
@@ -183,7 +183,7 @@ func TestFetchRefusesWhatGitRefuses(t *testing.T) {
 		h.publish(id, h.tip)
 	}
 	for _, c := range cases {
-		w.git(w.bare, "update-ref", "-d", repo.RemoteRef(c.id))
+		w.git(w.bare, "update-ref", "-d", share.RemoteRef(c.id))
 	}
 	w.start(w.agent, "other")
 	statuses(t, ra.Push([]string{"other"}, w.opts()), "other:created")
@@ -208,12 +208,12 @@ func TestFetchRefusesWhatGitRefuses(t *testing.T) {
 			t.Errorf("%s: the refused session left %v", r.Session, err)
 		}
 	}
-	if err := repo.SyncError(res); err == nil || !strings.Contains(err.Error(), "3 of 5 sessions failed") {
+	if err := share.SyncError(res); err == nil || !strings.Contains(err.Error(), "3 of 5 sessions failed") {
 		t.Errorf("fetch --all: %v", err)
 	}
 	// The hostile objects go from the remote too, for its own fsck.
 	for _, id := range []string{"-", "-c", "-rf"} {
-		w.git(w.bare, "update-ref", "-d", repo.RemoteRef(id))
+		w.git(w.bare, "update-ref", "-d", share.RemoteRef(id))
 	}
 	w.git(w.bare, "prune", "--expire=now")
 	fsckAll(t, w)

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package repo_test
+package share_test
 
 import (
 	"os/exec"

@@ -1,4 +1,4 @@
-package repo_test
+package share_test
 
 import (
 	"bytes"
@@ -15,8 +15,8 @@ import (
 	"testing"
 
 	"github.com/plangit/plangit/plan"
-	"github.com/plangit/plangit/repo"
 	"github.com/plangit/plangit/repo/repotest"
+	"github.com/plangit/plangit/repo/share"
 )
 
 // zeros reads as NUL bytes.
@@ -127,7 +127,7 @@ func TestFetchRefusesFileOverLimit(t *testing.T) {
 	}
 	h.publish("clean", h.tip)
 	for _, size := range sizes {
-		w.git(w.bare, "update-ref", "-d", repo.RemoteRef("big"+strconv.FormatInt(size, 10)))
+		w.git(w.bare, "update-ref", "-d", share.RemoteRef("big"+strconv.FormatInt(size, 10)))
 	}
 	fsckAll(t, w)
 }

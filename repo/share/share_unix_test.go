@@ -1,6 +1,6 @@
 //go:build unix
 
-package repo_test
+package share_test
 
 import (
 	"fmt"

@@ -1,7 +1,6 @@
-package repo
+package share
 
 import (
-	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -13,6 +12,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/plangit/plangit/plan"
+	"github.com/plangit/plangit/repo"
 	"github.com/plangit/plangit/repo/store"
 )
 
@@ -37,7 +37,7 @@ func (r *Remote) FetchAll(o SyncOptions) ([]SyncResult, error) {
 // becomes a normal session, its revisions adopted as they are (the same
 // hashes as on the machine that made them), and says where it came from. A
 // session here moves forward to the remote's tip; one whose history
-// diverged from the remote's is merged with it (Session.merge: plan.Merge,
+// diverged from the remote's is merged with it (merge: plan.Merge,
 // or o.Ours / o.Theirs to keep one side's plan whole), the remote's tip
 // kept as origin/main. A merge that recorded conflicts is a CONFLICT
 // naming them. The returned results say what happened to each;
@@ -52,7 +52,7 @@ func (r *Remote) Fetch(ids []string, o SyncOptions) []SyncResult {
 }
 
 func (r *Remote) fetchOne(id string, o SyncOptions, res *SyncResult) {
-	if err := ValidateSessionID(id); err != nil {
+	if err := repo.ValidateSessionID(id); err != nil {
 		res.fail(err)
 		return
 	}
@@ -68,7 +68,7 @@ func (r *Remote) fetchOne(id string, o SyncOptions, res *SyncResult) {
 	s, err := r.Project.Open(id)
 	created := false
 	if plan.HasCode(err, plan.CodeSessionNotFound) {
-		s, err = r.Project.newForFetch(id)
+		s, err = r.Project.NewEmpty(id)
 		created = err == nil
 	}
 	if err != nil {
@@ -83,7 +83,7 @@ func (r *Remote) fetchOne(id string, o SyncOptions, res *SyncResult) {
 		res.fail(err)
 		return
 	}
-	if head, err := s.readRef(); err == nil && !head.IsZero() {
+	if head, err := s.Branch(); err == nil && !head.IsZero() {
 		// A hand edit of the working files is adopted first, as before any
 		// change, so that nothing of it is lost.
 		if _, err := s.Update(o.Options, func(*plan.State) (plan.Change, error) { return plan.Change{}, nil }); err != nil {
@@ -100,40 +100,13 @@ func (r *Remote) fetchOne(id string, o SyncOptions, res *SyncResult) {
 	}
 }
 
-// newForFetch lays out an empty repository for a session about to be
-// fetched.
-func (p Project) newForFetch(id string) (*Session, error) {
-	if err := ValidateNewSessionID(id); err != nil {
-		// An id init refuses (-c, -rf: read as flags) is no session to
-		// make here either.
-		return nil, plan.Errorf(plan.CodeInvalidSessionID, "session %s is refused: %v; it stays on the remote", clipID(id), err).With("session", clipID(id))
-	}
-	s, err := newSession(p, id)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := os.Lstat(s.Dir); err == nil {
-		return nil, plan.Errorf(plan.CodeInvalidArgument, "%s exists and is not a session; move it away to fetch session %s", s.Dir, id).With("session", id)
-	} else if !errors.Is(err, fs.ErrNotExist) {
-		return nil, plan.WrapError(plan.CodeIOError, err, "cannot check %s", s.Dir)
-	}
-	if err := p.ensureDir(); err != nil {
-		return nil, err
-	}
-	if err := s.initGitDir(); err != nil {
-		os.RemoveAll(s.Dir)
-		return nil, err
-	}
-	return s, nil
-}
-
 // integrate brings the fetched tip into the session, under its lock.
-func (r *Remote) integrate(s *Session, tip plumbing.Hash, o SyncOptions, res *SyncResult) error {
-	head, err := s.readRef()
+func (r *Remote) integrate(s *repo.Session, tip plumbing.Hash, o SyncOptions, res *SyncResult) error {
+	head, err := s.Branch()
 	if err != nil {
 		return err
 	}
-	rel, n, err := s.relate(head, tip)
+	rel, n, err := s.Relate(head, tip)
 	if err != nil {
 		return err
 	}
@@ -142,15 +115,15 @@ func (r *Remote) integrate(s *Session, tip plumbing.Hash, o SyncOptions, res *Sy
 		res.From = ""
 	}
 	switch rel {
-	case same:
+	case repo.Same:
 		res.Status = "up-to-date"
 		return nil
-	case ahead:
+	case repo.Ahead:
 		res.Status, res.Revisions, res.To = "ahead", n, head.String()
 		res.Message = "this machine has " + plural(n, "revision") + " " + r.Name + " lacks; plangit push publishes them"
 		return nil
-	case diverged:
-		if _, err := s.checkAdoptable(tip, r.Name); err != nil {
+	case repo.Diverged:
+		if _, err := checkAdoptable(s, tip, r.Name); err != nil {
 			return err
 		}
 		mode := MergeBoth
@@ -160,7 +133,7 @@ func (r *Remote) integrate(s *Session, tip plumbing.Hash, o SyncOptions, res *Sy
 		case o.Theirs:
 			mode = MergeTheirs
 		}
-		m, err := s.merge(head, tip, r.Name, mode, o.Options)
+		m, err := merge(s, head, tip, r.Name, mode, o.Options)
 		if err != nil {
 			return err
 		}
@@ -168,11 +141,11 @@ func (r *Remote) integrate(s *Session, tip plumbing.Hash, o SyncOptions, res *Sy
 		r.conflicted(s, res)
 		return nil
 	}
-	files, err := s.checkAdoptable(tip, r.Name)
+	files, err := checkAdoptable(s, tip, r.Name)
 	if err != nil {
 		return err
 	}
-	if err := s.moveHead(tip, head, files); err != nil {
+	if err := s.MoveTo(tip, head, files); err != nil {
 		return err
 	}
 	res.Status, res.Revisions = "fast-forward", n
@@ -181,8 +154,8 @@ func (r *Remote) integrate(s *Session, tip plumbing.Hash, o SyncOptions, res *Sy
 		if last, err := s.Last(); err == nil {
 			res.Revisions = last.N
 		}
-		return s.editShare(o.LockWait, func(st *shareState) {
-			st.Origin = &Origin{Remote: r.Name, URL: r.URL, Time: o.Time()}
+		return s.EditShareRecord(o.LockWait, func(st *repo.ShareRecord) {
+			st.Origin = &repo.Origin{Remote: r.Name, URL: r.URL, Time: o.Time()}
 		})
 	}
 	return nil
@@ -217,7 +190,7 @@ func (r *Remote) List() (list []RemoteSession, skipped int, err error) {
 	if ids, skipped, err := r.lsRemote(); err != nil || len(ids) == 0 {
 		return []RemoteSession{}, len(skipped), err // nothing to fetch, even a tip
 	}
-	tmp, err := newScratch(unlockedPrefix + strconv.Itoa(os.Getpid()) + "-remote-")
+	tmp, err := newScratch(repo.UnlockedPrefix + strconv.Itoa(os.Getpid()) + "-remote-")
 	if err != nil {
 		return nil, 0, plan.WrapError(plan.CodeIOError, err, "cannot make a temporary repository")
 	}
@@ -230,9 +203,9 @@ func (r *Remote) List() (list []RemoteSession, skipped int, err error) {
 	if _, err := r.git.run(tmp, nil, args...); err != nil {
 		return nil, 0, r.netError(err, "cannot read the sessions on %s", r.Name)
 	}
-	peek := &Session{gitDir: tmp, store: store.NewDisk(tmp, tmp)} // it only reads
+	peek := store.NewDisk(tmp, tmp) // it only reads
 	tips := map[string]plumbing.Hash{}
-	for name, h := range peek.packedRefs(SessionRefPrefix) {
+	for name, h := range repo.PackedRefs(tmp, SessionRefPrefix) {
 		tips[strings.TrimPrefix(name, SessionRefPrefix)] = h
 	}
 	root := filepath.Join(tmp, filepath.FromSlash(SessionRefPrefix))
@@ -242,14 +215,14 @@ func (r *Remote) List() (list []RemoteSession, skipped int, err error) {
 		}
 		rel, _ := filepath.Rel(root, path)
 		id := filepath.ToSlash(rel)
-		if h, err := peek.readNamedRef(SessionRefPrefix + id); err == nil && !h.IsZero() {
+		if h, err := repo.ReadNamedRef(tmp, "", SessionRefPrefix+id); err == nil && !h.IsZero() {
 			tips[id] = h
 		}
 		return nil
 	})
 	ids := make([]string, 0, len(tips))
 	for id := range tips {
-		if ValidateSessionID(id) != nil {
+		if repo.ValidateSessionID(id) != nil {
 			skipped++
 			continue
 		}
@@ -265,13 +238,13 @@ func (r *Remote) List() (list []RemoteSession, skipped int, err error) {
 
 // describeTip reads a remote session's tip and compares it with this
 // project's copy.
-func (r *Remote) describeTip(peek *Session, id string, tip plumbing.Hash) RemoteSession {
+func (r *Remote) describeTip(peek store.Store, id string, tip plumbing.Hash) RemoteSession {
 	rs := RemoteSession{ID: id, Rev: tip.String(), Here: "not-fetched"}
-	if e, err := peek.entryFromCommit(tip); err != nil {
-		rs.Problem = "its tip cannot be read: " + err.Error()
+	if e, err := store.EntryFromCommit(peek, tip); err != nil {
+		rs.Problem = "its tip cannot be read: " + repo.StoreError(err, "").Error()
 	} else {
-		rs.LastChange, rs.Actor, rs.Summary, rs.Done, rs.Total = e.Time, e.Meta.Actor, e.Change.Summary, e.Counts.Done, e.Counts.Total
-		if files, err := peek.store.ReadFilesAt(tip); err != nil {
+		rs.LastChange, rs.Actor, rs.Summary, rs.Done, rs.Total = e.Time, e.Actor, e.Summary, e.Done, e.Total
+		if files, err := peek.ReadFilesAt(tip); err != nil {
 			rs.Problem = "its files cannot be read: " + err.Error()
 		} else if p, err := plan.ParsePlan(files[plan.PlanFile]); err != nil {
 			rs.Problem = "its plan does not parse: " + strings.SplitN(err.Error(), ";", 2)[0]
@@ -283,7 +256,7 @@ func (r *Remote) describeTip(peek *Session, id string, tip plumbing.Hash) Remote
 	if err != nil {
 		return rs
 	}
-	head, err := s.readRef()
+	head, err := s.Branch()
 	if err != nil {
 		rs.Here = "differs"
 		return rs
@@ -292,9 +265,9 @@ func (r *Remote) describeTip(peek *Session, id string, tip plumbing.Hash) Remote
 	switch {
 	case head == tip:
 		rs.Here = "in-sync"
-	case s.onBranch(head, tip):
+	case onBranch(s, head, tip):
 		rs.Here = "ahead"
-	case s.trackingTips()[r.Name] == head:
+	case s.TrackingTips()[r.Name] == head:
 		rs.Here = "behind"
 	}
 	return rs
@@ -302,8 +275,8 @@ func (r *Remote) describeTip(peek *Session, id string, tip plumbing.Hash) Remote
 
 // onBranch reports whether h is one of the branch's revisions (along
 // first parents), from the revision log.
-func (s *Session) onBranch(head, h plumbing.Hash) bool {
-	entries, err := s.revisions(head)
+func onBranch(s *repo.Session, head, h plumbing.Hash) bool {
+	entries, err := s.RevisionLog(head)
 	if err != nil {
 		return false
 	}

@@ -1,4 +1,4 @@
-package repo
+package share
 
 import (
 	"bytes"
@@ -16,6 +16,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/plangit/plangit/plan"
+	"github.com/plangit/plangit/repo"
+	"github.com/plangit/plangit/repo/disk"
 	"github.com/plangit/plangit/repo/store"
 )
 
@@ -36,7 +38,7 @@ import (
 // incomingPrefix names a quarantine: it is written without the session
 // lock, so it names its writer, whom a change's sweep asks whether it
 // still runs before removing it.
-func incomingPrefix() string { return unlockedPrefix + strconv.Itoa(os.Getpid()) + "-incoming-" }
+func incomingPrefix() string { return repo.UnlockedPrefix + strconv.Itoa(os.Getpid()) + "-incoming-" }
 
 // incomingRef is the ref the quarantine's fetch writes.
 const incomingRef = "refs/plangit/incoming"
@@ -53,20 +55,20 @@ type quarantine struct {
 
 // newQuarantine makes a fetch's quarantine: its git directory, and an
 // empty object store whose alternates are the session's objects.
-func (s *Session) newQuarantine() (*quarantine, error) {
+func newQuarantine(s *repo.Session) (*quarantine, error) {
 	dir, err := newScratch(incomingPrefix())
 	if err != nil {
 		return nil, plan.WrapError(plan.CodeIOError, err, "cannot make a place to fetch session %s into", s.ID)
 	}
 	var objects string
-	err = s.privately(func(private string) error {
+	err = s.Privately(func(private string) error {
 		var err error
 		objects, err = os.MkdirTemp(private, incomingPrefix()+"*")
 		return err
 	})
 	if err == nil {
 		if objects, err = filepath.Abs(objects); err == nil {
-			err = layoutObjects(filepath.Join(objects, "objects"), []string{s.diskStore.ObjectsDir()})
+			err = layoutObjects(filepath.Join(objects, "objects"), []string{s.DiskStore().ObjectsDir()})
 		}
 	}
 	if err != nil {
@@ -131,8 +133,8 @@ func scratchRoot() (string, error) {
 	}
 	if names, err := os.ReadDir(root); err == nil {
 		for _, e := range names {
-			pid, _, _ := strings.Cut(strings.TrimPrefix(e.Name(), unlockedPrefix), "-")
-			if n, err := strconv.Atoi(pid); strings.HasPrefix(e.Name(), unlockedPrefix) && (err != nil || !running(n)) {
+			pid, _, _ := strings.Cut(strings.TrimPrefix(e.Name(), repo.UnlockedPrefix), "-")
+			if n, err := strconv.Atoi(pid); strings.HasPrefix(e.Name(), repo.UnlockedPrefix) && (err != nil || !disk.Running(n)) {
 				os.RemoveAll(filepath.Join(root, e.Name()))
 			}
 		}
@@ -147,7 +149,7 @@ func layoutGitDir(dir string) error {
 	if err := os.Mkdir(filepath.Join(dir, "refs"), 0o755); err != nil {
 		return err
 	}
-	for name, content := range map[string]string{"HEAD": "ref: " + branchRef + "\n", "config": "[core]\n\trepositoryformatversion = 0\n\tbare = true\n"} {
+	for name, content := range map[string]string{"HEAD": "ref: " + store.BranchRef + "\n", "config": "[core]\n\trepositoryformatversion = 0\n\tbare = true\n"} {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
 			return err
 		}
@@ -224,18 +226,18 @@ type refusal struct {
 // check reads every commit the quarantine holds from tip down — those the
 // session has already were checked when they came, or made here — and
 // returns the first that a session cannot hold, if any.
-func (q *quarantine) check(s *Session, tip plumbing.Hash) (*refusal, error) {
+func (q *quarantine) check(s *repo.Session, tip plumbing.Hash) (*refusal, error) {
 	read := func(h plumbing.Hash) (plumbing.ObjectType, []byte, error) {
 		if q.objs.Has(h) {
 			return q.objs.Read(h)
 		}
-		return s.store.Read(h)
+		return s.Store().Read(h)
 	}
 	stat := func(h plumbing.Hash) (plumbing.ObjectType, int64, error) {
 		if q.objs.Has(h) {
 			return q.objs.Stat(h)
 		}
-		return s.store.Stat(h)
+		return s.Store().Stat(h)
 	}
 	seen := map[plumbing.Hash]bool{}
 	trees := map[plumbing.Hash]bool{}
@@ -344,7 +346,7 @@ func checkSessionTree(data []byte) (files []store.TreeEntry, why string) {
 // objects first, then packs, each pack's index last (a pack is found by
 // its index; one killed before it is indexed by the next gc or repair).
 // An object the session has already is dropped.
-func (q *quarantine) install(s *Session) error {
+func (q *quarantine) install(s *repo.Session) error {
 	src := q.objs.ObjectsDir()
 	dirs, err := os.ReadDir(src)
 	if err != nil {
@@ -359,7 +361,7 @@ func (q *quarantine) install(s *Session) error {
 			return err
 		}
 		for _, n := range names {
-			from, to := filepath.Join(src, d.Name(), n.Name()), filepath.Join(s.diskStore.ObjectsDir(), d.Name(), n.Name())
+			from, to := filepath.Join(src, d.Name(), n.Name()), filepath.Join(s.DiskStore().ObjectsDir(), d.Name(), n.Name())
 			if _, err := os.Lstat(to); err == nil {
 				continue
 			}
@@ -378,7 +380,7 @@ func (q *quarantine) install(s *Session) error {
 	q.objs.ClosePacks()
 	for _, p := range packs {
 		base := strings.TrimSuffix(filepath.Base(p), ".pack")
-		if _, err := os.Lstat(filepath.Join(s.diskStore.PackDir(), base+".idx")); err == nil {
+		if _, err := os.Lstat(filepath.Join(s.DiskStore().PackDir(), base+".idx")); err == nil {
 			continue // the same pack, installed by another fetch
 		}
 		for _, ext := range []string{".pack", ".rev", ".idx"} {
@@ -386,12 +388,12 @@ func (q *quarantine) install(s *Session) error {
 			if _, err := os.Lstat(from); errors.Is(err, fs.ErrNotExist) && ext == ".rev" {
 				continue
 			}
-			if err := os.Rename(from, filepath.Join(s.diskStore.PackDir(), base+ext)); err != nil {
+			if err := os.Rename(from, filepath.Join(s.DiskStore().PackDir(), base+ext)); err != nil {
 				return err
 			}
 		}
 	}
-	s.diskStore.ClosePacks() // listed again on the next read
+	s.DiskStore().ClosePacks() // listed again on the next read
 	return nil
 }
 
@@ -400,7 +402,7 @@ func (q *quarantine) install(s *Session) error {
 var fsckLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^error: object ([0-9a-f]{40}): (.*)$`) })
 
 // fetchRefused says a session on a remote is refused, and why.
-func (r *Remote) fetchRefused(s *Session, tip plumbing.Hash, rf *refusal) error {
+func (r *Remote) fetchRefused(s *repo.Session, tip plumbing.Hash, rf *refusal) error {
 	which := "its tip " + short(tip)
 	switch {
 	case tip.IsZero():

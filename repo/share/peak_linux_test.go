@@ -1,4 +1,4 @@
-package repo_test
+package share_test
 
 import (
 	"fmt"

@@ -1,4 +1,4 @@
-package repo_test
+package share_test
 
 import (
 	"bytes"
@@ -19,6 +19,7 @@ import (
 	"github.com/plangit/plangit/plan"
 	"github.com/plangit/plangit/repo"
 	"github.com/plangit/plangit/repo/repotest"
+	"github.com/plangit/plangit/repo/share"
 )
 
 var t0 = time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC)
@@ -81,9 +82,9 @@ func gitIn(t testing.TB, dir string, args ...string) string {
 	return gitStdin(t, dir, "", args...)
 }
 
-func (w *world) opts() repo.SyncOptions {
+func (w *world) opts() share.SyncOptions {
 	w.now = w.now.Add(time.Minute)
-	return repo.SyncOptions{Options: repo.Options{Now: w.now, Meta: repo.Meta{Actor: "user"}, LockWait: 5 * time.Second}}
+	return share.SyncOptions{Options: repo.Options{Now: w.now, Meta: repo.Meta{Actor: "user"}, LockWait: 5 * time.Second}}
 }
 
 // start makes a session with a three-step plan and one more revision.
@@ -140,7 +141,7 @@ func (w *world) note(s *repo.Session, title string) string {
 
 // shared starts a session on the agent's machine, pushes it and fetches
 // it on the reviewer's; it returns the agent's copy and both remotes.
-func (w *world) shared(id string) (s *repo.Session, agent, reviewer *repo.Remote) {
+func (w *world) shared(id string) (s *repo.Session, agent, reviewer *share.Remote) {
 	w.t.Helper()
 	s = w.start(w.agent, id)
 	agent, reviewer = w.remote(w.agent), w.remote(w.reviewer)
@@ -149,9 +150,9 @@ func (w *world) shared(id string) (s *repo.Session, agent, reviewer *repo.Remote
 	return s, agent, reviewer
 }
 
-func (w *world) remote(p repo.Project) *repo.Remote {
+func (w *world) remote(p repo.Project) *share.Remote {
 	w.t.Helper()
-	r, err := p.Remote(repo.RemoteOptions{What: "test"})
+	r, err := share.NewRemote(p, share.RemoteOptions{What: "test"})
 	if err != nil {
 		w.t.Fatal(err)
 	}
@@ -178,7 +179,7 @@ func head(t testing.TB, s *repo.Session) string {
 
 // statuses checks each result's status, and that only the expected ones
 // failed.
-func statuses(t testing.TB, results []repo.SyncResult, want ...string) {
+func statuses(t testing.TB, results []share.SyncResult, want ...string) {
 	t.Helper()
 	var got []string
 	for _, r := range results {
@@ -387,7 +388,7 @@ func roundTrip(t *testing.T, w *world) {
 	statuses(t, res, "s1:new")
 	r1 := w.open(w.reviewer, "s1")
 	sameHistory(t, s1, r1)
-	if st, _ := r1.ShareStatus(); st == nil || st.Origin == nil || st.Origin.Remote != "origin" || len(st.Remotes) != 1 || st.Remotes[0].State != "in-sync" {
+	if st, _ := share.StatusOf(r1); st == nil || st.Origin == nil || st.Origin.Remote != "origin" || len(st.Remotes) != 1 || st.Remotes[0].State != "in-sync" {
 		t.Errorf("share status %+v", st)
 	}
 	if list, _, _ := rr.List(); list[0].Here != "in-sync" || list[1].Here != "not-fetched" {
@@ -502,7 +503,7 @@ func roundTrip(t *testing.T, w *world) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st, _ := adopted.ShareStatus(); st != nil {
+	if st, _ := share.StatusOf(adopted); st != nil {
 		t.Errorf("the adopted session says it was shared: %+v", st)
 	}
 	if unpushed, err := adopted.Unpushed(); !unpushed || err != nil {
@@ -593,16 +594,16 @@ func TestRemoteChoice(t *testing.T) {
 	if r := w.remote(p); r.Name != "upstream" || r.URL != up {
 		t.Errorf("remote %s at %s, want upstream at %s", r.Name, r.URL, up)
 	}
-	if r, err := p.Remote(repo.RemoteOptions{Name: "origin"}); err != nil || r.Name != "origin" {
+	if r, err := share.NewRemote(p, share.RemoteOptions{Name: "origin"}); err != nil || r.Name != "origin" {
 		t.Errorf("--remote origin: %v %v", r, err)
 	}
-	_, err := p.Remote(repo.RemoteOptions{Name: "nosuch", What: "plangit push"})
+	_, err := share.NewRemote(p, share.RemoteOptions{Name: "nosuch", What: "plangit push"})
 	if !plan.HasCode(err, plan.CodeInvalidArgument) || !strings.Contains(err.Error(), `no remote "nosuch"`) || !strings.Contains(err.Error(), "origin, upstream") {
 		t.Errorf("unknown remote: %v", err)
 	}
 	// A relative path is read from the project's top, wherever git runs.
 	w.git(p.Root, "remote", "add", "rel", "../remote.git")
-	if r, err := p.Remote(repo.RemoteOptions{Name: "rel"}); err != nil || r.URL != w.bare {
+	if r, err := share.NewRemote(p, share.RemoteOptions{Name: "rel"}); err != nil || r.URL != w.bare {
 		t.Errorf("relative remote: %v %v", r, err)
 	} else {
 		s := w.start(p, "rel1")
@@ -615,7 +616,7 @@ func TestRemoteChoice(t *testing.T) {
 	inner := w.start(p, "inner")
 	os.Mkdir(filepath.Join(inner.Dir, repo.DirName), 0o755)
 	w.git(inner.Dir, "config", "remote.origin.url", w.url)
-	_, err = repo.Project{Root: inner.Dir}.Remote(repo.RemoteOptions{What: "plangit push"})
+	_, err = share.NewRemote(repo.Project{Root: inner.Dir}, share.RemoteOptions{What: "plangit push"})
 	if !plan.HasCode(err, plan.CodeInvalidArgument) || !strings.Contains(err.Error(), "is a plangit session's, not the project's") {
 		t.Errorf("a project inside a session: %v", err)
 	}
@@ -624,17 +625,17 @@ func TestRemoteChoice(t *testing.T) {
 	// insteadOf rules apply, as git applies them.
 	w.git(p.Root, "remote", "add", "alias", "mirror:remote.git")
 	w.git(p.Root, "config", "url."+filepath.Dir(w.bare)+"/.insteadOf", "mirror:")
-	if r, err := p.Remote(repo.RemoteOptions{Name: "alias"}); err != nil || r.URL != w.bare {
+	if r, err := share.NewRemote(p, share.RemoteOptions{Name: "alias"}); err != nil || r.URL != w.bare {
 		t.Errorf("a remote under an insteadOf rule: %v %v", r, err)
 	}
-	if r, err := p.Remote(repo.RemoteOptions{Name: "origin"}); err != nil || r.URL != w.url {
+	if r, err := share.NewRemote(p, share.RemoteOptions{Name: "origin"}); err != nil || r.URL != w.url {
 		t.Errorf("origin beside an insteadOf rule: %v %v, want %s", r, err, w.url)
 	}
 	w.git(p.Root, "config", "--remove-section", "url."+filepath.Dir(w.bare)+"/")
 
 	// A token written into a URL stays out of messages and records.
 	w.git(p.Root, "remote", "add", "tok", "https://dev:s3cret@example.com/shop.git")
-	if r, err := p.Remote(repo.RemoteOptions{Name: "tok"}); err != nil || strings.Contains(r.URL, "s3cret") || !strings.Contains(r.URL, "dev:") {
+	if r, err := share.NewRemote(p, share.RemoteOptions{Name: "tok"}); err != nil || strings.Contains(r.URL, "s3cret") || !strings.Contains(r.URL, "dev:") {
 		t.Errorf("a URL with a token: %v %v", r, err)
 	}
 
@@ -642,20 +643,20 @@ func TestRemoteChoice(t *testing.T) {
 	for _, name := range []string{"origin", "upstream", "rel", "alias", "tok"} {
 		w.git(p.Root, "remote", "remove", name)
 	}
-	_, err = p.Remote(repo.RemoteOptions{What: "plangit push"})
+	_, err = share.NewRemote(p, share.RemoteOptions{What: "plangit push"})
 	if !plan.HasCode(err, plan.CodeInvalidArgument) || !strings.Contains(err.Error(), "no upstream and there is no origin") {
 		t.Errorf("no remote: %v", err)
 	}
 
 	outside := repo.Project{Root: t.TempDir()}
 	t.Setenv("GIT_CEILING_DIRECTORIES", filepath.Dir(outside.Root))
-	_, err = outside.Remote(repo.RemoteOptions{What: "plangit push"})
+	_, err = share.NewRemote(outside, share.RemoteOptions{What: "plangit push"})
 	if !plan.HasCode(err, plan.CodeInvalidArgument) || !strings.Contains(err.Error(), "not in a git work tree") {
 		t.Errorf("no git repository: %v", err)
 	}
 
 	t.Setenv("PATH", t.TempDir())
-	_, err = p.Remote(repo.RemoteOptions{What: "plangit fetch"})
+	_, err = share.NewRemote(p, share.RemoteOptions{What: "plangit fetch"})
 	if !plan.HasCode(err, plan.CodeIOError) || !strings.Contains(err.Error(), "plangit fetch needs git") {
 		t.Errorf("no git: %v", err)
 	}
@@ -699,7 +700,7 @@ func TestPushBehindAndRefused(t *testing.T) {
 	if !plan.HasCode(res[0].Err(), plan.CodeIOError) || !strings.Contains(res[0].Message, "origin refused session s1") {
 		t.Errorf("refused: %v", res[0].Err())
 	}
-	if st, _ := s.ShareStatus(); st.LastPush == nil || st.LastPush.Error == "" || st.Remotes[0].State != "ahead" || st.Remotes[0].Unpushed != 1 {
+	if st, _ := share.StatusOf(s); st.LastPush == nil || st.LastPush.Error == "" || st.Remotes[0].State != "ahead" || st.Remotes[0].Unpushed != 1 {
 		t.Errorf("share status after a refused push: %+v %+v", st, st.Remotes)
 	}
 	fsckAll(t, w)
@@ -1042,7 +1043,7 @@ func TestPushReadsNoSessionConfig(t *testing.T) {
 			w.addStep(s1, "and again")
 			statuses(t, r.Push([]string{"s2", "s1"}, w.opts()), "s2:pushed", "s1:pushed")
 			for _, s := range []*repo.Session{s1, s2} {
-				if got := strings.TrimSpace(gitIn(t, w.bare, "rev-parse", repo.RemoteRef(s.ID))); got != head(t, s) {
+				if got := strings.TrimSpace(gitIn(t, w.bare, "rev-parse", share.RemoteRef(s.ID))); got != head(t, s) {
 					t.Errorf("origin holds %s of %s, the session %s", got, s.ID, head(t, s))
 				}
 			}
@@ -1091,14 +1092,14 @@ func TestPushUsesTheUsersSSH(t *testing.T) {
 	s := w.start(w.agent, "s1")
 	w.git(base, "config", "--file", filepath.Join(s.GitDir(), "config"), "core.sshCommand", "touch '"+filepath.Join(marks, "sshcommand")+"'; exit 1")
 
-	r, err := w.agent.Remote(repo.RemoteOptions{Name: "ssh"})
+	r, err := share.NewRemote(w.agent, share.RemoteOptions{Name: "ssh"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	statuses(t, r.Push([]string{"s1"}, w.opts()), "s1:created")
 	w.addStep(s, "over ssh")
 	statuses(t, r.Push([]string{"s1"}, w.opts()), "s1:pushed")
-	if got := strings.TrimSpace(gitIn(t, base, "--git-dir="+w.bare, "rev-parse", repo.RemoteRef("s1"))); got != head(t, s) {
+	if got := strings.TrimSpace(gitIn(t, base, "--git-dir="+w.bare, "rev-parse", share.RemoteRef("s1"))); got != head(t, s) {
 		t.Errorf("the remote holds %s, the session %s", got, head(t, s))
 	}
 	statuses(t, r.Fetch([]string{"s1"}, w.opts()), "s1:up-to-date")

@@ -1,4 +1,4 @@
-package repo
+package share
 
 import (
 	"bufio"
@@ -13,15 +13,15 @@ import (
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/gofrs/flock"
 
 	"github.com/plangit/plangit/plan"
+	"github.com/plangit/plangit/repo"
 	"github.com/plangit/plangit/repo/disk"
 )
 
 // SyncOptions are a push's, fetch's or prune's.
 type SyncOptions struct {
-	Options // the time, who acts, how long to wait for a session's lock
+	repo.Options // the time, who acts, how long to wait for a session's lock
 	// Ours and Theirs settle a fetch whose histories diverged without
 	// merging the plans: a merge revision that keeps this machine's files
 	// (Ours) or the remote's (Theirs) whole, with both histories behind it.
@@ -37,17 +37,17 @@ type SyncResult struct {
 	// merged; prune: pruned, gone, kept; any: behind or diverged
 	// (CONFLICT), failed. A merge that recorded conflicts has its status
 	// and the CONFLICT error naming them.
-	Status    string    `json:"status"`
-	From      string    `json:"from,omitempty"` // the revision before: the remote's (push) or this machine's (fetch)
-	To        string    `json:"to,omitempty"`
-	Revisions int       `json:"revisions,omitempty"` // revisions the push or fetch moved, when known
-	Local     *Revision `json:"local,omitempty"`     // this machine's tip, on a conflict
-	RemoteTip *Revision `json:"remote_tip,omitempty"`
-	KeptAs    string    `json:"kept_as,omitempty"`   // the revision name of the remote's tip, on a conflict
-	Merge     *Merged   `json:"merge,omitempty"`     // the merge revision of a divergence, and what it did
-	Published bool      `json:"published,omitempty"` // push: the merge is on the remote
-	Message   string    `json:"message,omitempty"`
-	Code      plan.Code `json:"code,omitempty"` // the error's code when Status is failed, behind or diverged
+	Status    string         `json:"status"`
+	From      string         `json:"from,omitempty"` // the revision before: the remote's (push) or this machine's (fetch)
+	To        string         `json:"to,omitempty"`
+	Revisions int            `json:"revisions,omitempty"` // revisions the push or fetch moved, when known
+	Local     *repo.Revision `json:"local,omitempty"`     // this machine's tip, on a conflict
+	RemoteTip *repo.Revision `json:"remote_tip,omitempty"`
+	KeptAs    string         `json:"kept_as,omitempty"`   // the revision name of the remote's tip, on a conflict
+	Merge     *repo.Merged   `json:"merge,omitempty"`     // the merge revision of a divergence, and what it did
+	Published bool           `json:"published,omitempty"` // push: the merge is on the remote
+	Message   string         `json:"message,omitempty"`
+	Code      plan.Code      `json:"code,omitempty"` // the error's code when Status is failed, behind or diverged
 	err       error
 }
 
@@ -109,7 +109,7 @@ const pushBatch = 64
 // error.
 func (r *Remote) Push(ids []string, o SyncOptions) []SyncResult {
 	results := make([]SyncResult, len(ids))
-	sessions := make([]*Session, len(ids))
+	sessions := make([]*repo.Session, len(ids))
 	for i, id := range ids {
 		results[i] = SyncResult{Session: id, Remote: r.Name}
 		s, err := r.Project.Open(id)
@@ -138,7 +138,7 @@ func (r *Remote) Push(ids []string, o SyncOptions) []SyncResult {
 			results[i].fail(err)
 			continue
 		}
-		head, err := s.readRef()
+		head, err := s.Branch()
 		if err == nil && head.IsZero() {
 			err = plan.Errorf(plan.CodePlanNotFound, "session %s has no revision to push", s.ID).With("session", s.ID)
 		}
@@ -200,7 +200,7 @@ const pushMergeRounds = 3
 
 // pushItem is one session a push carries.
 type pushItem struct {
-	s    *Session
+	s    *repo.Session
 	head plumbing.Hash
 	res  *SyncResult
 }
@@ -235,7 +235,7 @@ func (r *Remote) pushBatch(batch []pushItem) {
 	// names is read.
 	stores := make([]string, len(batch))
 	for i, it := range batch {
-		stores[i] = it.s.diskStore.ObjectsDir()
+		stores[i] = it.s.DiskStore().ObjectsDir()
 	}
 	env, err := objectsEnv(stores)
 	var dir string
@@ -338,7 +338,7 @@ func (r *Remote) remoteTip(ref string) (plumbing.Hash, error) {
 // pushPrefix names the repository a push runs in, in the first session's
 // .git/plangit/: written without the session lock, it names its writer,
 // as a fetch's quarantine does.
-func pushPrefix() string { return unlockedPrefix + strconv.Itoa(os.Getpid()) + "-push-" }
+func pushPrefix() string { return repo.UnlockedPrefix + strconv.Itoa(os.Getpid()) + "-push-" }
 
 // pushLockFile is the session's push lock, in .git/plangit/.
 const pushLockFile = "push-lock"
@@ -353,7 +353,7 @@ const pushLockWait = backgroundTimeout + time.Minute
 // A push holds it from reading the session's head until it has recorded
 // what the remote did, so pushes of one session on this machine take
 // turns, and each finds the remote where the one before left it.
-func (r *Remote) lockPushes(sessions []*Session, results []SyncResult) func() {
+func (r *Remote) lockPushes(sessions []*repo.Session, results []SyncResult) func() {
 	order := make([]int, 0, len(sessions))
 	for i, s := range sessions {
 		if s != nil {
@@ -368,7 +368,7 @@ func (r *Remote) lockPushes(sessions []*Session, results []SyncResult) func() {
 		err, seen := locked[s.ID]
 		if !seen {
 			var f *os.File
-			f, err = s.lockPush(pushLockWait)
+			f, err = lockPush(s, pushLockWait)
 			locked[s.ID] = err
 			if f != nil {
 				held = append(held, f)
@@ -389,8 +389,8 @@ func (r *Remote) lockPushes(sessions []*Session, results []SyncResult) func() {
 // .git/plangit/push-lock, waiting at most wait. Like the session lock it
 // never opens a symbolic link, and a holder whose file was replaced while
 // it waited locks the one at the path.
-func (s *Session) lockPush(wait time.Duration) (*os.File, error) {
-	if err := s.ensurePrivate(); err != nil {
+func lockPush(s *repo.Session, wait time.Duration) (*os.File, error) {
+	if err := s.EnsurePrivate(); err != nil {
 		return nil, err
 	}
 	path := s.PrivatePath(pushLockFile)
@@ -430,24 +430,24 @@ func (s *Session) lockPush(wait time.Duration) (*os.File, error) {
 // mergeDiverged merges a session with the remote's tip a push found it
 // diverged from (kept as origin/main), after adopting a hand edit waiting
 // in its working files, as before any change.
-func (r *Remote) mergeDiverged(s *Session, o SyncOptions) (*Merged, error) {
+func (r *Remote) mergeDiverged(s *repo.Session, o SyncOptions) (*repo.Merged, error) {
 	if _, err := s.Update(o.Options, func(*plan.State) (plan.Change, error) { return plan.Change{}, nil }); err != nil {
 		return nil, err
 	}
-	var m *Merged
+	var m *repo.Merged
 	err := s.Locked(o.LockWait, func() error {
-		head, err := s.readRef()
+		head, err := s.Branch()
 		if err != nil {
 			return err
 		}
-		tip, err := s.readNamedRef(trackingRef(r.Name))
+		tip, err := s.TrackingTip(r.Name)
 		if err != nil {
 			return err
 		}
-		if _, err := s.checkAdoptable(tip, r.Name); err != nil {
+		if _, err := checkAdoptable(s, tip, r.Name); err != nil {
 			return err
 		}
-		m, err = s.merge(head, tip, r.Name, MergeBoth, o.Options)
+		m, err = merge(s, head, tip, r.Name, MergeBoth, o.Options)
 		return err
 	})
 	return m, err
@@ -455,7 +455,7 @@ func (r *Remote) mergeDiverged(s *Session, o SyncOptions) (*Merged, error) {
 
 // conflicted gives a merge's result the CONFLICT its recorded conflicts
 // make: each named, with the command that settles it.
-func (r *Remote) conflicted(s *Session, res *SyncResult) {
+func (r *Remote) conflicted(s *repo.Session, res *SyncResult) {
 	m := res.Merge
 	if m == nil || len(m.Conflicts) == 0 {
 		return
@@ -465,10 +465,10 @@ func (r *Remote) conflicted(s *Session, res *SyncResult) {
 	for _, c := range m.Conflicts {
 		target := c.Target()
 		target = strings.TrimPrefix(target, "step ")
-		each = append(each, conflictLine(c)+" → plangit resolve "+target+" --ours|--theirs --session "+s.ID)
+		each = append(each, repo.ConflictLine(c)+" → plangit resolve "+target+" --ours|--theirs --session "+s.ID)
 	}
 	res.err = plan.Errorf(plan.CodeConflict, "session %s merged with %s (%s), %s changed both ways; each keeps its value from before until settled (--ours: %s, this machine's; --theirs: %s, %s's): %s",
-		s.ID, TrackingName(r.Name), theirs, count(len(m.Conflicts), "field"), ours, theirs, r.Name, strings.Join(each, "; ")).
+		s.ID, repo.TrackingName(r.Name), theirs, count(len(m.Conflicts), "field"), ours, theirs, r.Name, strings.Join(each, "; ")).
 		With("session", s.ID).With("conflicts", m.Conflicts)
 	res.Message, res.Code = res.err.Error(), plan.CodeConflict
 }
@@ -498,7 +498,7 @@ func parsePorcelain(out []byte) map[string]refStatus {
 }
 
 // pushed reads one session's line of git push.
-func (r *Remote) pushed(s *Session, head plumbing.Hash, st refStatus, res *SyncResult) {
+func (r *Remote) pushed(s *repo.Session, head plumbing.Hash, st refStatus, res *SyncResult) {
 	res.To = head.String()
 	switch st.flag {
 	case '*':
@@ -511,9 +511,10 @@ func (r *Remote) pushed(s *Session, head plumbing.Hash, st refStatus, res *SyncR
 	case ' ', '+':
 		res.Status = "pushed"
 		if from, _, ok := strings.Cut(st.summary, ".."); ok {
-			if h, err := s.resolveAt(from, head); err == nil {
+			if rev, err := s.Resolve(from); err == nil {
+				h := plumbing.NewHash(rev)
 				res.From = h.String()
-				if rel, n, err := s.relate(head, h); err == nil && rel == ahead {
+				if rel, n, err := s.Relate(head, h); err == nil && rel == repo.Ahead {
 					res.Revisions = n
 				}
 			}
@@ -532,8 +533,8 @@ func (r *Remote) pushed(s *Session, head plumbing.Hash, st refStatus, res *SyncR
 // conflict handles a remote tip this machine's push or fetch cannot move
 // past: the remote's tip is fetched beside the branch (when a push found
 // it) and the result says how the two stand, with both tips.
-func (r *Remote) conflict(s *Session, head plumbing.Hash, res *SyncResult, op string) {
-	tip, err := s.readNamedRef(trackingRef(r.Name))
+func (r *Remote) conflict(s *repo.Session, head plumbing.Hash, res *SyncResult, op string) {
+	tip, err := s.TrackingTip(r.Name)
 	if op == "push" {
 		tip, err = r.fetchTracking(s)
 	}
@@ -541,20 +542,20 @@ func (r *Remote) conflict(s *Session, head plumbing.Hash, res *SyncResult, op st
 		res.fail(err)
 		return
 	}
-	rel, n, err := s.relate(head, tip)
+	rel, n, err := s.Relate(head, tip)
 	if err != nil {
 		res.fail(err)
 		return
 	}
-	res.Local, res.RemoteTip, res.KeptAs = s.tipInfo(head), s.tipInfo(tip), TrackingName(r.Name)
+	res.Local, res.RemoteTip, res.KeptAs = tipInfo(s, head), tipInfo(s, tip), repo.TrackingName(r.Name)
 	res.From, res.To = tip.String(), head.String()
-	kept := TrackingName(r.Name)
+	kept := repo.TrackingName(r.Name)
 	switch rel {
-	case behind:
+	case repo.Behind:
 		res.Status = "behind"
 		res.err = plan.Errorf(plan.CodeConflict, "%s has %s of session %s that this machine lacks (its tip %s: %s); plangit fetch --session %s brings them, then push",
 			r.Name, plural(n, "revision"), s.ID, short(tip), describe(res.RemoteTip), s.ID)
-	case diverged:
+	case repo.Diverged:
 		res.Status = "diverged"
 		res.err = plan.Errorf(plan.CodeConflict, "session %s has diverged from %s: here %s (%s), on %s %s (%s); both are kept, %s's as %s: compare with plangit diff HEAD %s --session %s, then plangit fetch --session %s --ours (keep this plan) or --theirs (take %s's), and push again",
 			s.ID, r.Name, short(head), describe(res.Local), r.Name, short(tip), describe(res.RemoteTip), r.Name, kept, kept, s.ID, s.ID, r.Name)
@@ -567,7 +568,7 @@ func (r *Remote) conflict(s *Session, head plumbing.Hash, res *SyncResult, op st
 
 // describe is a revision's last change for a message: @12, 2026-11-20
 // 10:40, agent: step 3: pending → completed.
-func describe(r *Revision) string {
+func describe(r *repo.Revision) string {
 	if r == nil {
 		return "no revision"
 	}
@@ -591,14 +592,14 @@ func plural(n int, noun string) string {
 
 // recordPush keeps, under the session lock, what a push did: the remote's
 // tip as now known, the revision pushed, and the attempt's outcome.
-func (r *Remote) recordPush(s *Session, head plumbing.Hash, res *SyncResult, o SyncOptions) {
+func (r *Remote) recordPush(s *repo.Session, head plumbing.Hash, res *SyncResult, o SyncOptions) {
 	ok := res.err == nil
-	err := s.editShare(o.LockWait, func(st *shareState) {
+	err := s.EditShareRecord(o.LockWait, func(st *repo.ShareRecord) {
 		if ok {
 			// Another push may have moved the remote further meanwhile.
-			if cur, err := s.readNamedRef(trackingRef(r.Name)); err == nil {
-				if rel, _, err := s.relate(head, cur); err == nil && rel != behind {
-					s.writeNamedRef(trackingRef(r.Name), head)
+			if cur, err := s.TrackingTip(r.Name); err == nil {
+				if rel, _, err := s.Relate(head, cur); err == nil && rel != repo.Behind {
+					s.SetTrackingTip(r.Name, head)
 				}
 			}
 			if st.Pushed == nil {
@@ -606,7 +607,7 @@ func (r *Remote) recordPush(s *Session, head plumbing.Hash, res *SyncResult, o S
 			}
 			st.Pushed[r.Name] = head.String()
 		}
-		st.LastPush = &PushAttempt{Remote: r.Name, Rev: head.String(), Time: o.Time()}
+		st.LastPush = &repo.PushAttempt{Remote: r.Name, Rev: head.String(), Time: o.Time()}
 		if !ok {
 			st.LastPush.Error, st.LastPush.Code = res.err.Error(), plan.CodeOf(res.err)
 		}
@@ -621,8 +622,8 @@ func (r *Remote) recordPush(s *Session, head plumbing.Hash, res *SyncResult, o S
 // objects into the session's repository and records the tip as
 // refs/plangit/remote/<remote>/main. A tip that fails the checks is
 // refused, and nothing of it is kept.
-func (r *Remote) fetchTracking(s *Session) (plumbing.Hash, error) {
-	q, err := s.newQuarantine()
+func (r *Remote) fetchTracking(s *repo.Session) (plumbing.Hash, error) {
+	q, err := newQuarantine(s)
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}
@@ -641,7 +642,7 @@ func (r *Remote) fetchTracking(s *Session) (plumbing.Hash, error) {
 		}
 		return plumbing.ZeroHash, r.netError(err, "cannot fetch session %s from %s", s.ID, r.Name).With("session", s.ID)
 	}
-	tip, err := (&Session{ID: s.ID, gitDir: q.dir}).readNamedRef(incomingRef)
+	tip, err := repo.ReadNamedRef(q.dir, s.ID, incomingRef)
 	if err == nil && tip.IsZero() {
 		err = plan.Errorf(plan.CodeIOError, "git fetch of session %s left no tip", s.ID)
 	}
@@ -658,79 +659,10 @@ func (r *Remote) fetchTracking(s *Session) (plumbing.Hash, error) {
 	if err := q.install(s); err != nil {
 		return plumbing.ZeroHash, plan.WrapError(plan.CodeIOError, err, "cannot move what git fetched of session %s into it", s.ID).With("session", s.ID)
 	}
-	if err := s.writeNamedRef(trackingRef(r.Name), tip); err != nil {
+	if err := s.SetTrackingTip(r.Name, tip); err != nil {
 		return plumbing.ZeroHash, err
 	}
 	return tip, nil
-}
-
-// The prune list, .code-agent/prune, holds the sessions cleanup removed
-// here that this machine had pushed: one line each, remote, session, the
-// tip the remote held as last seen, and when. plangit push --prune deletes
-// those sessions on the remote — only while the remote still holds exactly
-// that tip, so a session someone changed since, or never this machine's,
-// is never deleted.
-const pruneFile = "prune"
-
-// pruneEntry is a line of the prune list.
-type pruneEntry struct {
-	Remote, Session, Tip string
-	Time                 time.Time
-}
-
-func (p Project) prunePath() string { return filepath.Join(p.Dir(), pruneFile) }
-
-// withPruneList runs fn on the prune list under a lock of its own and
-// writes back what fn returns.
-func (p Project) withPruneList(fn func([]pruneEntry) ([]pruneEntry, error)) error {
-	fl := flock.New(p.prunePath() + ".lock")
-	if err := fl.Lock(); err != nil {
-		return plan.WrapError(plan.CodeIOError, err, "cannot lock %s", p.prunePath())
-	}
-	defer fl.Unlock()
-	var list []pruneEntry
-	if b, err := os.ReadFile(p.prunePath()); err == nil {
-		for _, line := range strings.Split(string(b), "\n") {
-			f := strings.Split(line, "\t")
-			if len(f) != 4 || ValidateSessionID(f[1]) != nil || !plumbing.IsHash(f[2]) {
-				continue
-			}
-			t, _ := time.Parse(time.RFC3339, f[3])
-			list = append(list, pruneEntry{Remote: f[0], Session: f[1], Tip: f[2], Time: t})
-		}
-	} else if !os.IsNotExist(err) {
-		return plan.WrapError(plan.CodeIOError, err, "cannot read %s", p.prunePath())
-	}
-	next, err := fn(list)
-	if err != nil {
-		return err
-	}
-	var b strings.Builder
-	for _, e := range next {
-		fmt.Fprintf(&b, "%s\t%s\t%s\t%s\n", e.Remote, e.Session, e.Tip, e.Time.UTC().Format(time.RFC3339))
-	}
-	return WriteFileAtomic(p.prunePath(), []byte(b.String()), 0o644, false)
-}
-
-// notePushed puts a session that is about to be removed on the prune list,
-// for every remote this machine pushed it to. It runs under the session's
-// lock.
-func (p Project) notePushed(s *Session, now time.Time) error {
-	st := s.readShare()
-	if len(st.Pushed) == 0 {
-		return nil
-	}
-	tips := s.trackingTips()
-	return p.withPruneList(func(list []pruneEntry) ([]pruneEntry, error) {
-		for remote, pushed := range st.Pushed {
-			tip := pushed
-			if t, ok := tips[remote]; ok {
-				tip = t.String()
-			}
-			list = append(list, pruneEntry{Remote: remote, Session: s.ID, Tip: tip, Time: now})
-		}
-		return list, nil
-	})
 }
 
 // Prune deletes on the remote the sessions cleanup removed here that this
@@ -739,8 +671,8 @@ func (p Project) notePushed(s *Session, now time.Time) error {
 // remote since, or fetched back here, is kept and leaves the list.
 func (r *Remote) Prune(o SyncOptions) ([]SyncResult, error) {
 	var results []SyncResult
-	err := r.Project.withPruneList(func(list []pruneEntry) ([]pruneEntry, error) {
-		var mine, rest []pruneEntry
+	err := r.Project.EditPruneList(func(list []repo.PruneEntry) ([]repo.PruneEntry, error) {
+		var mine, rest []repo.PruneEntry
 		for _, e := range list {
 			if e.Remote == r.Name {
 				mine = append(mine, e)
@@ -755,7 +687,7 @@ func (r *Remote) Prune(o SyncOptions) ([]SyncResult, error) {
 		if err != nil {
 			return nil, err
 		}
-		var del []pruneEntry
+		var del []repo.PruneEntry
 		for _, e := range mine {
 			res := SyncResult{Session: e.Session, Remote: r.Name, From: e.Tip}
 			_, local := r.Project.Open(e.Session)

@@ -6,8 +6,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
-	"sort"
 	"strings"
 	"time"
 
@@ -17,13 +15,36 @@ import (
 	"github.com/plangit/plangit/repo/store"
 )
 
+// Sessions are shared through the project's own git remote, under refs of
+// their own that are neither branches nor tags (package share moves
+// them). In a session, plangit keeps what this machine last saw of each
+// remote, and what it did with them:
+//
+//	refs/plangit/remote/<remote>/main     the remote's tip as last seen
+//	.git/plangit/share.json               where it came from, what it pushed where
+//
+// Both are read here — a revision name (origin/main), cleanup keeping an
+// unpushed session, a hook deciding whether to push — and written by
+// package share.
+const (
+	trackingPrefix = "refs/plangit/remote/"
+	trackingBranch = "main"
+)
+
+// TrackingName is how plangit names a remote's tip of a session in
+// revisions: origin/main.
+func TrackingName(remote string) string { return remote + "/" + trackingBranch }
+
+// TrackingRef is the ref a session keeps a remote's tip in.
+func TrackingRef(remote string) string { return trackingPrefix + remote + "/" + trackingBranch }
+
 // shareFile, in .git/plangit/, records what this machine did with a
 // session and the project's remotes: where it came from, what it pushed
 // where, and how the last push went.
 const shareFile = "share.json"
 
-// shareState is the content of shareFile.
-type shareState struct {
+// ShareRecord is the content of shareFile.
+type ShareRecord struct {
 	Origin   *Origin           `json:"origin,omitempty"`
 	Pushed   map[string]string `json:"pushed,omitempty"` // remote → the revision this machine last pushed there
 	LastPush *PushAttempt      `json:"last_push,omitempty"`
@@ -45,8 +66,10 @@ type PushAttempt struct {
 	Code   plan.Code `json:"code,omitempty"`
 }
 
-func (s *Session) readShare() shareState {
-	var st shareState
+// ShareRecord reads what this machine did with the session and the
+// project's remotes; a missing or damaged record is an empty one.
+func (s *Session) ShareRecord() ShareRecord {
+	var st ShareRecord
 	if b, err := os.ReadFile(s.PrivatePath(shareFile)); err == nil {
 		json.Unmarshal(b, &st) // a damaged record is no record: nothing is lost but a status line
 	}
@@ -55,12 +78,13 @@ func (s *Session) readShare() shareState {
 
 // Origin is where the session was fetched from; nil for a session made
 // on this machine (or whose record is gone).
-func (s *Session) Origin() *Origin { return s.readShare().Origin }
+func (s *Session) Origin() *Origin { return s.ShareRecord().Origin }
 
-// editShare changes the record under the session lock.
-func (s *Session) editShare(wait time.Duration, fn func(*shareState)) error {
+// EditShareRecord changes the record under the session lock, waiting at
+// most wait for it (or under the lock this process holds already).
+func (s *Session) EditShareRecord(wait time.Duration, fn func(*ShareRecord)) error {
 	edit := func() error {
-		st := s.readShare()
+		st := s.ShareRecord()
 		fn(&st)
 		b, err := json.MarshalIndent(st, "", "  ")
 		if err != nil {
@@ -74,28 +98,30 @@ func (s *Session) editShare(wait time.Duration, fn func(*shareState)) error {
 	return s.Locked(wait, edit)
 }
 
-// readNamedRef reads a ref of the session's repository, loose or packed;
-// the zero hash when there is none.
-func (s *Session) readNamedRef(name string) (plumbing.Hash, error) {
-	b, err := os.ReadFile(filepath.Join(s.gitDir, filepath.FromSlash(name)))
+// ReadNamedRef reads a ref of the git directory gitDir — a session's, or
+// one git fetched into for it — loose or packed; the zero hash when there
+// is none. session names whose it is, for the error.
+func ReadNamedRef(gitDir, session, name string) (plumbing.Hash, error) {
+	b, err := os.ReadFile(filepath.Join(gitDir, filepath.FromSlash(name)))
 	if err == nil {
 		v := strings.TrimSpace(string(b))
 		if !plumbing.IsHash(v) {
-			return plumbing.ZeroHash, plan.Errorf(plan.CodeIOError, "%s in session %s is damaged", name, s.ID)
+			return plumbing.ZeroHash, plan.Errorf(plan.CodeIOError, "%s in session %s is damaged", name, session)
 		}
 		return plumbing.NewHash(v), nil
 	}
 	if !errors.Is(err, fs.ErrNotExist) {
 		return plumbing.ZeroHash, plan.WrapError(plan.CodeIOError, err, "cannot read %s", name)
 	}
-	h, _ := s.packedRefs(name)[name]
+	h, _ := PackedRefs(gitDir, name)[name]
 	return h, nil
 }
 
-// packedRefs returns the refs of packed-refs that start with prefix.
-func (s *Session) packedRefs(prefix string) map[string]plumbing.Hash {
+// PackedRefs returns the refs of gitDir's packed-refs that start with
+// prefix.
+func PackedRefs(gitDir, prefix string) map[string]plumbing.Hash {
 	out := map[string]plumbing.Hash{}
-	packed, err := os.ReadFile(filepath.Join(s.gitDir, "packed-refs"))
+	packed, err := os.ReadFile(filepath.Join(gitDir, "packed-refs"))
 	if err != nil {
 		return out
 	}
@@ -107,9 +133,16 @@ func (s *Session) packedRefs(prefix string) map[string]plumbing.Hash {
 	return out
 }
 
-// writeNamedRef points a ref of plangit's own namespace at h, through a
+// TrackingTip is remote's tip of the session as last seen; the zero hash
+// when there is none.
+func (s *Session) TrackingTip(remote string) (plumbing.Hash, error) {
+	return ReadNamedRef(s.gitDir, s.ID, TrackingRef(remote))
+}
+
+// SetTrackingTip records h as remote's tip of the session, through a
 // temporary file and a rename.
-func (s *Session) writeNamedRef(name string, h plumbing.Hash) error {
+func (s *Session) SetTrackingTip(remote string, h plumbing.Hash) error {
+	name := TrackingRef(remote)
 	path := filepath.Join(s.gitDir, filepath.FromSlash(name))
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return plan.WrapError(plan.CodeIOError, err, "cannot write %s", name)
@@ -127,9 +160,9 @@ func (s *Session) forgetRemoteTips() error {
 		return err
 	}
 	gone := map[string]bool{}
-	for remote, tip := range s.trackingTips() {
-		if rel, _, err := s.relate(head, tip); err == nil && (rel == same || rel == ahead) {
-			ref := trackingRef(remote)
+	for remote, tip := range s.TrackingTips() {
+		if rel, _, err := s.Relate(head, tip); err == nil && (rel == Same || rel == Ahead) {
+			ref := TrackingRef(remote)
 			gone[ref] = true
 			if err := os.Remove(filepath.Join(s.gitDir, filepath.FromSlash(ref))); err != nil && !errors.Is(err, fs.ErrNotExist) {
 				return err
@@ -161,11 +194,11 @@ func (s *Session) forgetRemoteTips() error {
 	return nil
 }
 
-// trackingTips returns every remote's tip of the session as last seen:
+// TrackingTips returns every remote's tip of the session as last seen:
 // remote name → tip.
-func (s *Session) trackingTips() map[string]plumbing.Hash {
+func (s *Session) TrackingTips() map[string]plumbing.Hash {
 	tips := map[string]plumbing.Hash{}
-	for name, h := range s.packedRefs(trackingPrefix) {
+	for name, h := range PackedRefs(s.gitDir, trackingPrefix) {
 		if remote, ok := strings.CutSuffix(strings.TrimPrefix(name, trackingPrefix), "/"+trackingBranch); ok {
 			tips[remote] = h
 		}
@@ -180,7 +213,7 @@ func (s *Session) trackingTips() map[string]plumbing.Hash {
 			return nil
 		}
 		remote := filepath.ToSlash(rel)
-		if h, err := s.readNamedRef(trackingRef(remote)); err == nil && !h.IsZero() {
+		if h, err := ReadNamedRef(s.gitDir, s.ID, TrackingRef(remote)); err == nil && !h.IsZero() {
 			tips[remote] = h
 		}
 		return nil
@@ -196,7 +229,7 @@ func (s *Session) resolveTracking(name string) (plumbing.Hash, bool, error) {
 	if !ok || remote == "" {
 		return plumbing.ZeroHash, false, nil
 	}
-	h, err := s.readNamedRef(trackingRef(remote))
+	h, err := ReadNamedRef(s.gitDir, s.ID, TrackingRef(remote))
 	if err != nil || h.IsZero() {
 		return plumbing.ZeroHash, false, err
 	}
@@ -208,7 +241,7 @@ func (s *Session) resolveTracking(name string) (plumbing.Hash, bool, error) {
 // history's own are looked up first, by the caller.
 func (s *Session) findTrackedCommit(prefix string, inLog map[plumbing.Hash]*revEntry) (plumbing.Hash, error) {
 	var found plumbing.Hash
-	for _, tip := range s.trackingTips() {
+	for _, tip := range s.TrackingTips() {
 		missing, _, err := store.Collect(s.store, tip, toKnown(inLog), plumbing.ZeroHash)
 		if err != nil {
 			continue // a tip whose history cannot be read names nothing
@@ -305,26 +338,27 @@ func (s *Session) ancestry(h plumbing.Hash) ([]revEntry, error) {
 	return append(out, fromEntries(store.TopoOrder(h, missing))...), nil
 }
 
-// relation is how a session's head and a remote's tip of it stand.
-type relation int
+// Relation is how a session's head and a remote's tip of it stand.
+type Relation int
 
+// Relations.
 const (
-	same     relation = iota
-	ahead             // the tip is an ancestor of the head: the head has more
-	behind            // the head is an ancestor of the tip: the tip has more
-	diverged          // neither: both have revisions the other lacks
+	Same     Relation = iota
+	Ahead             // the tip is an ancestor of the head: the head has more
+	Behind            // the head is an ancestor of the tip: the tip has more
+	Diverged          // neither: both have revisions the other lacks
 )
 
-// relate tells how head and tip stand, and how many revisions the one
+// Relate tells how head and tip stand, and how many revisions the one
 // ahead has that the other lacks.
-func (s *Session) relate(head, tip plumbing.Hash) (relation, int, error) {
+func (s *Session) Relate(head, tip plumbing.Hash) (Relation, int, error) {
 	switch {
 	case head == tip:
-		return same, 0, nil
+		return Same, 0, nil
 	case head.IsZero():
-		return behind, 0, nil
+		return Behind, 0, nil
 	case tip.IsZero():
-		return ahead, 0, nil
+		return Ahead, 0, nil
 	}
 	entries, err := s.revisions(head)
 	if err != nil {
@@ -345,138 +379,16 @@ func (s *Session) relate(head, tip plumbing.Hash) (relation, int, error) {
 				queue = append(queue, entries[i].Parents...)
 			}
 		}
-		return ahead, len(entries) - len(has), nil
+		return Ahead, len(entries) - len(has), nil
 	}
 	missing, met, err := store.Collect(s.store, tip, inLog, head)
 	if err != nil {
 		return 0, 0, plan.WrapError(plan.CodeIOError, storeError(err, s.gitDir), "cannot read %s's history in session %s", short(tip), s.ID)
 	}
 	if met {
-		return behind, len(missing), nil
+		return Behind, len(missing), nil
 	}
-	return diverged, 0, nil
-}
-
-// checkAdoptable makes sure a revision from elsewhere is one plangit can
-// make its own: a commit whose tree holds only a session's files, which
-// parse.
-func (s *Session) checkAdoptable(h plumbing.Hash, from string) (map[string][]byte, error) {
-	hashes, err := s.store.ReadTreeFiles(h)
-	if err != nil {
-		return nil, plan.WrapError(plan.CodeIOError, err, "cannot read %s's revision %s of session %s", from, short(h), s.ID).With("session", s.ID)
-	}
-	for name := range hashes {
-		if !slices.Contains(plan.SessionFiles, name) {
-			return nil, plan.Errorf(plan.CodeInvalidArgument, "%s's revision %s of session %s holds %q, which is not a plangit session file; it is kept as %s, not adopted", from, short(h), s.ID, name, TrackingName(from)).With("session", s.ID)
-		}
-	}
-	files, err := s.store.ReadFilesAt(h)
-	if err != nil {
-		return nil, plan.WrapError(plan.CodeIOError, err, "cannot read %s's revision %s of session %s", from, short(h), s.ID).With("session", s.ID)
-	}
-	if _, err := plan.ParseState(files); err != nil {
-		return nil, plan.WrapError(plan.CodeOf(err), err, "%s's revision %s of session %s does not parse; it is kept as %s, not adopted", from, short(h), s.ID, TrackingName(from)).With("session", s.ID)
-	}
-	return files, nil
-}
-
-// moveHead makes next the session's revision — a fetched revision adopted
-// as it is, or a merge — by the steps a commit takes: an intent record
-// naming each working file's blob before and after, then the branch
-// (compare-and-set from old), then the working files, the index and the
-// revision log. A process killed after the branch moved leaves a state
-// the next command completes to exactly next (see intent.go), never a
-// hand edit. It runs under the session lock.
-func (s *Session) moveHead(next, old plumbing.Hash, files map[string][]byte) error {
-	cur, err := s.ReadFiles()
-	if err != nil {
-		return err
-	}
-	in := &intent{Commit: next, Files: fileChanges(cur, files)}
-	if err := s.writeIntent(in); err != nil {
-		return err
-	}
-	if err := s.setRefIf(next, old, nil); err != nil {
-		s.clearIntent()
-		return err
-	}
-	if _, err := s.land(in, files); err != nil {
-		s.warnf("revision %s is in place, but its working files could not all be written; the next command finishes: %v", short(next), err)
-	}
-	_, err = s.revisions(next) // completes the revision log, which it saves: the lock is held
-	return err
-}
-
-// tipInfo describes a revision for a message: its last change.
-func (s *Session) tipInfo(h plumbing.Hash) *Revision {
-	if h.IsZero() {
-		return nil
-	}
-	e, err := s.entryFromCommit(h)
-	if err != nil {
-		return &Revision{Hash: h.String()}
-	}
-	r := e.revision()
-	if head, err := s.readRef(); err == nil && !head.IsZero() {
-		if entries, err := s.revisions(head); err == nil { // its number here, if it has one
-			for _, x := range entries {
-				if x.Hash == h {
-					r.N = x.N
-				}
-			}
-		}
-	}
-	return &r
-}
-
-// ShareStatus is what `plangit sessions` says of a session and the
-// project's remotes.
-type ShareStatus struct {
-	Origin   *Origin        `json:"origin,omitempty"`  // where it was fetched from
-	Remotes  []RemoteStatus `json:"remotes,omitempty"` // every remote it was pushed to or fetched from
-	LastPush *PushAttempt   `json:"last_push,omitempty"`
-}
-
-// RemoteStatus is a session on one remote, as last seen.
-type RemoteStatus struct {
-	Remote   string `json:"remote"`
-	Rev      string `json:"rev"`      // the remote's tip as last seen
-	State    string `json:"state"`    // in-sync, ahead, differs
-	Unpushed int    `json:"unpushed"` // with ahead: revisions the remote lacks
-}
-
-// ShareStatus reads how the session stands with the remotes, from what
-// this machine last saw of them; nil when it was never shared.
-func (s *Session) ShareStatus() (*ShareStatus, error) {
-	st := s.readShare()
-	tips := s.trackingTips()
-	if st.Origin == nil && st.LastPush == nil && len(tips) == 0 {
-		return nil, nil
-	}
-	out := &ShareStatus{Origin: st.Origin, LastPush: st.LastPush}
-	head, err := s.readRef()
-	if err != nil {
-		return nil, err
-	}
-	names := make([]string, 0, len(tips))
-	for n := range tips {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, name := range names {
-		tip := tips[name]
-		rs := RemoteStatus{Remote: name, Rev: tip.String(), State: "differs"}
-		if rel, n, err := s.relate(head, tip); err == nil {
-			switch rel {
-			case same:
-				rs.State = "in-sync"
-			case ahead:
-				rs.State, rs.Unpushed = "ahead", n
-			}
-		}
-		out.Remotes = append(out.Remotes, rs)
-	}
-	return out, nil
+	return Diverged, 0, nil
 }
 
 // Unpushed reports whether the session has revisions no remote is known to
@@ -486,28 +398,12 @@ func (s *Session) Unpushed() (bool, error) {
 	if err != nil || head.IsZero() {
 		return false, err
 	}
-	for _, tip := range s.trackingTips() {
-		if rel, _, err := s.relate(head, tip); err == nil && (rel == same || rel == behind) {
+	for _, tip := range s.TrackingTips() {
+		if rel, _, err := s.Relate(head, tip); err == nil && (rel == Same || rel == Behind) {
 			return false, nil
 		}
 	}
 	return true, nil
-}
-
-// Published reports, cheaply, whether the session's head is what a remote
-// holds as far as this machine knows: a remote's tip as last seen. A hook
-// asks it before starting a push.
-func (s *Session) Published() bool {
-	head, err := s.readRef()
-	if err != nil || head.IsZero() {
-		return true // nothing to push
-	}
-	for _, tip := range s.trackingTips() {
-		if tip == head {
-			return true
-		}
-	}
-	return false
 }
 
 // unpushed is Unpushed, a session whose state cannot be read counting as
@@ -515,16 +411,4 @@ func (s *Session) Published() bool {
 func unpushed(s *Session) bool {
 	u, err := s.Unpushed()
 	return u || err != nil
-}
-
-// NotePushFailure records a push that failed before it reached the session
-// (no git, no remote), for plangit sessions to show.
-func (s *Session) NotePushFailure(remote string, err error, o SyncOptions) error {
-	head, _ := s.readRef()
-	return s.editShare(o.LockWait, func(st *shareState) {
-		st.LastPush = &PushAttempt{Remote: remote, Time: o.Time(), Error: err.Error(), Code: plan.CodeOf(err)}
-		if !head.IsZero() {
-			st.LastPush.Rev = head.String()
-		}
-	})
 }

@@ -1,4 +1,4 @@
-package repo_test
+package share_test
 
 import (
 	"slices"
@@ -10,6 +10,7 @@ import (
 	"github.com/plangit/plangit/plan"
 	"github.com/plangit/plangit/repo"
 	"github.com/plangit/plangit/repo/repotest"
+	"github.com/plangit/plangit/repo/share"
 )
 
 // people gives each machine its person: the agent's machine commits as
@@ -186,7 +187,7 @@ func twoMachines(t *testing.T, w *world) {
 	statuses(t, ra.Push([]string{"s1"}, w.opts()), "s1:pushed")
 	res = rr.Fetch([]string{"s1"}, w.opts())
 	statuses(t, res, "s1:merged")
-	err := repo.SyncError(res)
+	err := share.SyncError(res)
 	if !plan.HasCode(err, plan.CodeConflict) || !strings.Contains(err.Error(), "step 2 status: ") || !strings.Contains(err.Error(), "blocked (") || !strings.Contains(err.Error(), "plangit resolve 2 --ours|--theirs") {
 		t.Errorf("the conflict's error: %v", err)
 	}
@@ -208,7 +209,7 @@ func twoMachines(t *testing.T, w *world) {
 	})
 	// The reviewer's side is the one it had first: --ours here is blocked.
 	c := two.Conflicts[0]
-	ours, theirs, err := r.Sides(c.Sides[0].Rev, c.Sides[1].Rev)
+	ours, theirs, err := share.Sides(r, c.Sides[0].Rev, c.Sides[1].Rev)
 	if err != nil || !strings.HasPrefix(ours, res[0].Merge.Sides[0].Rev[:7]) || !strings.HasPrefix(theirs, res[0].Merge.Sides[1].Rev[:7]) {
 		t.Errorf("sides here: %s %s %v", ours, theirs, err)
 	}
@@ -225,7 +226,7 @@ func twoMachines(t *testing.T, w *world) {
 	sameNames(t, s, agentNames)
 	sameNames(t, r, reviewerNames)
 	// On the agent's machine, its own side is ours.
-	if o2, t2, err := s.Sides(c.Sides[0].Rev, c.Sides[1].Rev); err != nil || o2 != theirs || t2 != ours {
+	if o2, t2, err := share.Sides(s, c.Sides[0].Rev, c.Sides[1].Rev); err != nil || o2 != theirs || t2 != ours {
 		t.Errorf("sides on the agent's machine: %s %s %v", o2, t2, err)
 	}
 	blame, _ := history.Blame(s)
