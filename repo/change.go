@@ -58,7 +58,7 @@ type Base struct {
 // Last is the last revision before the change (before the hand edit it
 // adopts, if any).
 func (b Base) Last() (Revision, error) {
-	entries, err := b.s.revisions(b.rev)
+	entries, err := revisions(b.s, b.rev)
 	if err != nil {
 		return Revision{}, err
 	}
@@ -189,7 +189,7 @@ func (c *change) begin(yield bool) (func(), error) {
 		return fail(s.noBranch())
 	}
 	if c.opts.IfRev != "" {
-		want, err := s.resolveAt(c.opts.IfRev, c.head)
+		want, err := resolveAt(s, c.opts.IfRev, c.head)
 		if err != nil {
 			return fail(err)
 		}

@@ -28,7 +28,7 @@ func (s *Session) gate(before, after *plan.Plan, opts Options, now time.Time) er
 		return err
 	}
 	what, step := plan.Gated(before, after, plan.Gates{Plan: cfg.PlanConfirmation, Step: cfg.StepConfirmation})
-	if what == "" || opts.Actor == "user" || opts.Asked && s.takeAsked(what, now) {
+	if what == "" || opts.Actor == "user" || opts.Asked && takeAsked(s, what, now) {
 		return nil
 	}
 	return plan.GateError(what, step).With("session", s.ID)
@@ -37,7 +37,7 @@ func (s *Session) gate(before, after *plan.Plan, opts Options, now time.Time) er
 // takeAsked takes the asked record's line that answers what, if one has
 // not passed its deadline, and drops the ones that have. It runs under the
 // session lock.
-func (s *Session) takeAsked(what string, now time.Time) bool {
+func takeAsked(s *Session, what string, now time.Time) bool {
 	path := s.PrivatePath(disk.AskedFile)
 	b, err := disk.ReadFile(path)
 	if err != nil {

@@ -72,7 +72,7 @@ func (s *Session) adoptEdit(head plumbing.Hash, headFiles map[string]plumbing.Ha
 	headSt, err := plan.ParseState(hf)
 	if err != nil { // case 7
 		edit.Plan.Updated = now
-		return &adoption{state: edit, before: s.readablePlan(head), from: head}, nil
+		return &adoption{state: edit, before: readablePlan(s, head), from: head}, nil
 	}
 	baseFiles, from, madeOn, composed, err := s.editBases(head, headFiles, hf, files)
 	if err != nil {
@@ -119,7 +119,7 @@ func (s *Session) editBases(head plumbing.Hash, headFiles map[string]plumbing.Ha
 	if len(want) == 0 {
 		return hf, head, "", false, nil
 	}
-	entries, err := s.revisions(head)
+	entries, err := revisions(s, head)
 	if err != nil {
 		return nil, head, "", false, err
 	}
@@ -214,7 +214,7 @@ func editNote(madeOn string, since int, rep *plan.MergeReport) string {
 
 // revisionsAfter counts the revisions of head's history after from.
 func (s *Session) revisionsAfter(head, from plumbing.Hash) int {
-	entries, err := s.revisions(head)
+	entries, err := revisions(s, head)
 	if err != nil {
 		return 0
 	}

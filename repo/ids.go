@@ -34,7 +34,7 @@ func (s *Session) issued(head plumbing.Hash) (plan.Issued, error) {
 	if at == head && !head.IsZero() {
 		return known, nil
 	}
-	revs, err := s.revisions(head)
+	revs, err := revisions(s, head)
 	if err != nil {
 		return plan.Issued{}, err
 	}

@@ -94,7 +94,7 @@ func (s *Session) MoveTo(next, old plumbing.Hash, files map[string][]byte) error
 	if _, err := s.land(in, files); err != nil {
 		s.warnf("revision %s is in place, but its working files could not all be written; the next command finishes: %v", short(next), err)
 	}
-	_, err = s.revisions(next) // completes the revision log, which it saves: the lock is held
+	_, err = revisions(s, next) // completes the revision log, which it saves: the lock is held
 	return err
 }
 

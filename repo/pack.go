@@ -38,7 +38,7 @@ func (s *Session) pack(full bool, keep ...plumbing.Hash) (*PackReport, error) {
 // maybePack packs when packEvery revisions have passed since the last pack.
 // n is the revision just committed, commit and tree its objects, which
 // stay loose. A store that is not on disk has nothing to pack.
-func (s *Session) maybePack(n int, commit, tree plumbing.Hash) error {
+func maybePack(s *Session, n int, commit, tree plumbing.Hash) error {
 	if s.diskStore == nil {
 		return nil
 	}

@@ -154,7 +154,7 @@ func (p Project) Adopt(from, to string, opts Options) (*Session, *Result, error)
 	if err := os.Remove(dst.PrivatePath(shareFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, nil, plan.WrapError(plan.CodeIOError, err, "cannot clear what session %s shared", to)
 	}
-	if err := dst.forgetRemoteTips(); err != nil {
+	if err := forgetRemoteTips(dst); err != nil {
 		return nil, nil, plan.WrapError(plan.CodeIOError, err, "cannot clear the remotes' tips of session %s", from)
 	}
 	if active, _ := p.Active(); active == from {

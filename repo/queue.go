@@ -322,7 +322,7 @@ func (s *Session) landedSince(then plumbing.Hash) bool {
 		if steps == 8 {
 			return true
 		}
-		e, err := s.entryFromCommit(h)
+		e, err := entryFromCommit(s, h)
 		if err != nil {
 			return true
 		}

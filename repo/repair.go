@@ -104,7 +104,7 @@ func (s *Session) Repair(opts Options) (*RepairReport, error) {
 		return nil, err
 	}
 	s.sweepDebris()
-	if err := s.moveAsideOdd(rep); err != nil {
+	if err := moveAsideOdd(s, rep); err != nil {
 		return nil, err
 	}
 	files, err := s.readWorking()
@@ -121,7 +121,7 @@ func (s *Session) Repair(opts Options) (*RepairReport, error) {
 		if problem != "" {
 			rep.Lost = append(rep.Lost, "every revision: "+problem)
 		}
-		return s.restart(rep, files, opts)
+		return restart(s, rep, files, opts)
 	}
 	if rep.RefWas != "" && rep.RefWas != head.String() {
 		rep.Lost = append(rep.Lost, "revision "+rep.RefWas[:7]+", where the branch pointed, cannot be read")
@@ -131,7 +131,7 @@ func (s *Session) Repair(opts Options) (*RepairReport, error) {
 			return nil, err
 		}
 	}
-	entries, lostAt := s.readableHistory(head)
+	entries, lostAt := readableHistory(s, head)
 	if !lostAt.IsZero() {
 		rep.Lost = append(rep.Lost, fmt.Sprintf("revisions before %s cannot be read (commit %s is missing or damaged); history starts at %s", short(entries[0].Hash), short(lostAt), short(entries[0].Hash)))
 	}
@@ -153,7 +153,7 @@ func (s *Session) Repair(opts Options) (*RepairReport, error) {
 	}
 	if rep.RefRecovered != "" && !sameFiles(files, hashFiles(committed)) && fileProblems(files) == "" {
 		// The working files are what the lost revisions left: keep them.
-		c, err := s.keepFiles(head, committed, files, rep, opts)
+		c, err := keepFiles(s, head, committed, files, rep, opts)
 		if err != nil {
 			return nil, err
 		}
@@ -173,7 +173,7 @@ func (s *Session) Repair(opts Options) (*RepairReport, error) {
 		// version of plangit that let a file grow past the limit, or by
 		// hand with git): a new revision restores those of the newest
 		// revision that reads. History keeps the one that does not.
-		c, err := s.readBack(head, committed, files, entries, problem, rep, opts)
+		c, err := readBack(s, head, committed, files, entries, problem, rep, opts)
 		if err != nil {
 			return rep, err
 		}
@@ -186,7 +186,7 @@ func (s *Session) Repair(opts Options) (*RepairReport, error) {
 			return nil, err
 		}
 	}
-	if err := s.restoreBad(rep, files, committed); err != nil {
+	if err := restoreBad(s, rep, files, committed); err != nil {
 		return nil, err
 	}
 	unlock()
@@ -322,7 +322,7 @@ func (r *repairer) findHead() (plumbing.Hash, string) {
 		rep.RefRecovered = h.String()
 		return h, why + " with the revision log; it now points at " + short(h) + ", the newest intact plangit commit among the objects"
 	}
-	if err == nil && !r.hasObjects() {
+	if err == nil && !hasObjects(r.Session) {
 		return plumbing.ZeroHash, ""
 	}
 	return plumbing.ZeroHash, why + " and no intact revision was found"
@@ -407,7 +407,7 @@ func (r *repairer) fromObjects() plumbing.Hash {
 }
 
 // hasObjects reports whether the repository holds any object.
-func (s *Session) hasObjects() bool {
+func hasObjects(s *Session) bool {
 	found := false
 	s.diskStore.ForEach(func(plumbing.Hash, plumbing.ObjectType, []byte) { found = true })
 	return found
@@ -416,7 +416,7 @@ func (s *Session) hasObjects() bool {
 // readableHistory returns the entries of head's history — every parent's
 // — in the revision log's order, as far as the commits can be read:
 // lostAt is the first that cannot be (the history behind it is left out).
-func (s *Session) readableHistory(head plumbing.Hash) (entries []revEntry, lostAt plumbing.Hash) {
+func readableHistory(s *Session, head plumbing.Hash) (entries []revEntry, lostAt plumbing.Hash) {
 	found := map[plumbing.Hash]store.Entry{}
 	for queue := []plumbing.Hash{head}; len(queue) > 0; {
 		h := queue[len(queue)-1]
@@ -454,7 +454,7 @@ func (r *repairer) lostFiles(entries []revEntry) []string {
 
 // keepFiles commits the working files on top of head, as the repair: they
 // are what revisions lost since head left behind.
-func (s *Session) keepFiles(head plumbing.Hash, committed, files map[string][]byte, rep *RepairReport, opts Options) (*Commit, error) {
+func keepFiles(s *Session, head plumbing.Hash, committed, files map[string][]byte, rep *RepairReport, opts Options) (*Commit, error) {
 	st, err := parseFiles(files)
 	if err != nil {
 		return nil, err
@@ -477,7 +477,7 @@ func (s *Session) keepFiles(head plumbing.Hash, committed, files map[string][]by
 // entries (oldest first) whose files read; head's (bad) do not (problem).
 // A working file a person changed (work, unlike bad) is kept beside as
 // NAME.rejected.N before the revision's file replaces it.
-func (s *Session) readBack(head plumbing.Hash, bad, work map[string][]byte, entries []revEntry, problem string, rep *RepairReport, opts Options) (*Commit, error) {
+func readBack(s *Session, head plumbing.Hash, bad, work map[string][]byte, entries []revEntry, problem string, rep *RepairReport, opts Options) (*Commit, error) {
 	for i := len(entries) - 1; i >= 0; i-- {
 		e := entries[i]
 		if e.Hash == head {
@@ -509,7 +509,7 @@ func (s *Session) readBack(head plumbing.Hash, bad, work map[string][]byte, entr
 		// reads: most often the one it restores, and none.
 		if before, err := s.planAt(head); err == nil {
 			if before == nil {
-				before = s.readablePlan(head)
+				before = readablePlan(s, head)
 			}
 			ci.touches = plan.Touches(plan.DiffSteps(before, st.Plan))
 		}
@@ -522,7 +522,7 @@ func (s *Session) readBack(head plumbing.Hash, bad, work map[string][]byte, entr
 
 // restart starts a new history for a session none of whose revisions can
 // be read: its working files, if they parse, become the first revision.
-func (s *Session) restart(rep *RepairReport, files map[string][]byte, opts Options) (*RepairReport, error) {
+func restart(s *Session, rep *RepairReport, files map[string][]byte, opts Options) (*RepairReport, error) {
 	if len(files) == 0 {
 		if len(rep.Lost) == 0 {
 			return nil, plan.Errorf(plan.CodePlanNotFound, "session %s has no plan yet; plangit init \"Title\" starts one", s.ID)
@@ -558,7 +558,7 @@ func fileProblems(files map[string][]byte) string {
 // moveAsideOdd renames working files that are symbolic links or not
 // regular files to NAME.rejected.N, as they are: a link stays a link,
 // nothing is read through it.
-func (s *Session) moveAsideOdd(rep *RepairReport) error {
+func moveAsideOdd(s *Session, rep *RepairReport) error {
 	for _, name := range plan.SessionFiles {
 		path := filepath.Join(s.Dir, name)
 		fi, err := os.Lstat(path)
@@ -581,7 +581,7 @@ func (s *Session) moveAsideOdd(rep *RepairReport) error {
 // restoreBad puts back, from committed, every working file that cannot be
 // adopted, keeping its text as NAME.rejected.N with the file's mode; then it
 // rewrites the index.
-func (s *Session) restoreBad(rep *RepairReport, files, committed map[string][]byte) error {
+func restoreBad(s *Session, rep *RepairReport, files, committed map[string][]byte) error {
 	restore := map[string][]byte{}
 	for name, b := range files {
 		restore[name] = b
@@ -619,7 +619,7 @@ func (s *Session) restoreBad(rep *RepairReport, files, committed map[string][]by
 			delete(restore, name)
 		}
 	}
-	if err := s.excludeRejected(); err != nil {
+	if err := excludeRejected(s); err != nil {
 		return err
 	}
 	for _, name := range plan.SessionFiles {
@@ -686,7 +686,7 @@ func fileProblem(name string, b []byte, have bool) string {
 
 // excludeRejected makes git ignore the copies repair keeps (and the
 // unnumbered ones older versions kept).
-func (s *Session) excludeRejected() error {
+func excludeRejected(s *Session) error {
 	path := filepath.Join(s.gitDir, "info", "exclude")
 	b, _ := os.ReadFile(path)
 	var missing []string
@@ -711,8 +711,8 @@ func (s *Session) excludeRejected() error {
 // readablePlan is the plan of the newest revision up to head whose plan
 // reads, or nil: what a revision after one that does not read is told
 // apart from (its steps are not all new).
-func (s *Session) readablePlan(head plumbing.Hash) *plan.Plan {
-	entries, err := s.revisions(head)
+func readablePlan(s *Session, head plumbing.Hash) *plan.Plan {
+	entries, err := revisions(s, head)
 	if err != nil {
 		return nil
 	}

@@ -69,7 +69,7 @@ func (e revEntry) entry() store.Entry {
 // appendRevlog records a new revision in the revision log (store.Append).
 // It runs under the exclusive lock, right after the branch moved to
 // e.Hash.
-func (s *Session) appendRevlog(e revEntry) (int, error) {
+func appendRevlog(s *Session, e revEntry) (int, error) {
 	n, err := store.Append(s.store, e.entry())
 	return n, storeError(err, s.gitDir)
 }
@@ -78,7 +78,7 @@ func (s *Session) appendRevlog(e revEntry) (int, error) {
 // (oldest first; the last is head), completing or rebuilding the log from
 // the commits when it is behind (store.Revisions), and persisting the
 // repair when it can take the lock without waiting.
-func (s *Session) revisions(head plumbing.Hash) ([]revEntry, error) {
+func revisions(s *Session, head plumbing.Hash) ([]revEntry, error) {
 	entries, err := s.RevisionLog(head)
 	if err != nil {
 		return nil, err
@@ -97,7 +97,7 @@ func (s *Session) RevisionLog(head plumbing.Hash) ([]store.Entry, error) {
 		return nil, storeError(err, s.gitDir)
 	}
 	if repaired {
-		s.persistRevlog(head, entries)
+		persistRevlog(s, head, entries)
 	}
 	return entries, nil
 }
@@ -108,7 +108,7 @@ func RevisionOf(e store.Entry) Revision { return fromEntry(e).revision() }
 // persistRevlog saves a repaired log: at once when this process holds the
 // session lock, otherwise only if the lock is free right now and head has
 // not moved (the next change repairs it anyway).
-func (s *Session) persistRevlog(head plumbing.Hash, entries []store.Entry) {
+func persistRevlog(s *Session, head plumbing.Hash, entries []store.Entry) {
 	if !s.locked {
 		unlock, ok := s.tryExclusive()
 		if !ok {
@@ -123,7 +123,7 @@ func (s *Session) persistRevlog(head plumbing.Hash, entries []store.Entry) {
 
 // entryFromCommit reads a revision's entry from its commit: the summary
 // line and the trailers (store.EntryFromCommit).
-func (s *Session) entryFromCommit(h plumbing.Hash) (revEntry, error) {
+func entryFromCommit(s *Session, h plumbing.Hash) (revEntry, error) {
 	e, err := store.EntryFromCommit(s.store, h)
 	if err != nil {
 		return revEntry{}, storeError(err, s.gitDir)
@@ -211,7 +211,7 @@ func parseRevName(rev string) (string, []revStep, error) {
 // head. The names are RevisionForms'. A malformed name is an
 // INVALID_ARGUMENT; a well-formed one that names no revision of the
 // session's history (or of a remote's tip of it) is REVISION_NOT_FOUND.
-func (s *Session) resolveAt(rev string, head plumbing.Hash) (plumbing.Hash, error) {
+func resolveAt(s *Session, rev string, head plumbing.Hash) (plumbing.Hash, error) {
 	base, steps, err := parseRevName(rev)
 	if err != nil {
 		return plumbing.ZeroHash, err
@@ -226,7 +226,7 @@ func (s *Session) resolveAt(rev string, head plumbing.Hash) (plumbing.Hash, erro
 			return nil
 		}
 		var err error
-		if revs, err = s.revisions(head); err == nil {
+		if revs, err = revisions(s, head); err == nil {
 			for i := range revs {
 				byHash[revs[i].Hash] = &revs[i]
 			}
@@ -251,7 +251,7 @@ func (s *Session) resolveAt(rev string, head plumbing.Hash) (plumbing.Hash, erro
 		h = revs[n-1].Hash
 	case strings.Contains(base, "/"):
 		var ok bool
-		if h, ok, err = s.resolveTracking(base); err != nil {
+		if h, ok, err = resolveTracking(s, base); err != nil {
 			return plumbing.ZeroHash, err
 		} else if !ok {
 			return plumbing.ZeroHash, notFound(" (no remote's tip of that name: plangit fetch keeps one as origin/main)")
@@ -270,7 +270,7 @@ func (s *Session) resolveAt(rev string, head plumbing.Hash) (plumbing.Hash, erro
 			}
 		}
 		if h.IsZero() {
-			if h, err = s.findTrackedCommit(prefix, byHash); err != nil || h.IsZero() {
+			if h, err = findTrackedCommit(s, prefix, byHash); err != nil || h.IsZero() {
 				return plumbing.ZeroHash, cmp.Or(err, notFound(""))
 			}
 		}
@@ -322,7 +322,7 @@ func (s *Session) Resolve(rev string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	h, err := s.resolveAt(rev, head)
+	h, err := resolveAt(s, rev, head)
 	if err != nil {
 		return "", err
 	}
@@ -386,16 +386,16 @@ func (s *Session) Revisions() ([]Revision, error) {
 	if err != nil {
 		return nil, err
 	}
-	return s.revisionsTo(head)
+	return revisionsTo(s, head)
 }
 
 // revisionsTo returns the revisions leading to head along first parents,
 // oldest first.
-func (s *Session) revisionsTo(head plumbing.Hash) ([]Revision, error) {
+func revisionsTo(s *Session, head plumbing.Hash) ([]Revision, error) {
 	if head.IsZero() {
 		return nil, nil
 	}
-	entries, err := s.revisions(head)
+	entries, err := revisions(s, head)
 	if err != nil {
 		return nil, err
 	}

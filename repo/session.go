@@ -191,7 +191,7 @@ type Stale struct {
 // summariesSince returns the summaries of head's revisions after from,
 // oldest first (none when the history cannot be read).
 func (s *Session) summariesSince(head, from plumbing.Hash) []string {
-	entries, err := s.revisions(head)
+	entries, err := revisions(s, head)
 	if err != nil {
 		return nil
 	}
@@ -774,7 +774,7 @@ func (s *Session) commit(parent plumbing.Hash, base map[string]plumbing.Hash, ol
 	if store.Known(sig) {
 		e.Author = Person{Name: sig.Name, Email: sig.Email}
 	}
-	n, err := s.appendRevlog(e)
+	n, err := appendRevlog(s, e)
 	if err != nil {
 		s.warnf("revision %s is committed; its revision log is rebuilt later: %v", short(hash), err)
 		return c, l, nil
@@ -783,7 +783,7 @@ func (s *Session) commit(parent plumbing.Hash, base map[string]plumbing.Hash, ol
 	if ci.issued != nil {
 		s.noteIssued(hash, *ci.issued)
 	}
-	if err := s.maybePack(n, hash, tree); err != nil {
+	if err := maybePack(s, n, hash, tree); err != nil {
 		// The commit stands; its objects stay loose until the next pack.
 		s.warnf("packing failed, objects stay loose: %v", err)
 	}

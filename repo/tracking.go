@@ -154,7 +154,7 @@ func (s *Session) SetTrackingTip(remote string, h plumbing.Hash) error {
 // branch holds (at or behind it): the loose refs plangit writes, and those
 // a git gc packed. A tip the branch does not hold stays, so that its
 // commits do not become unreachable.
-func (s *Session) forgetRemoteTips() error {
+func forgetRemoteTips(s *Session) error {
 	head, err := s.readRef()
 	if err != nil {
 		return err
@@ -223,7 +223,7 @@ func (s *Session) TrackingTips() map[string]plumbing.Hash {
 
 // resolveTracking resolves the name of a remote's tip — origin/main, or
 // the ref's full name — when the session has that ref.
-func (s *Session) resolveTracking(name string) (plumbing.Hash, bool, error) {
+func resolveTracking(s *Session, name string) (plumbing.Hash, bool, error) {
 	ref := strings.TrimPrefix(name, trackingPrefix)
 	remote, ok := strings.CutSuffix(ref, "/"+trackingBranch)
 	if !ok || remote == "" {
@@ -239,7 +239,7 @@ func (s *Session) resolveTracking(name string) (plumbing.Hash, bool, error) {
 // findTrackedCommit finds a commit by a hash prefix among the revisions
 // the remotes' tips hold that the session's history does not (inLog). The
 // history's own are looked up first, by the caller.
-func (s *Session) findTrackedCommit(prefix string, inLog map[plumbing.Hash]*revEntry) (plumbing.Hash, error) {
+func findTrackedCommit(s *Session, prefix string, inLog map[plumbing.Hash]*revEntry) (plumbing.Hash, error) {
 	var found plumbing.Hash
 	for _, tip := range s.TrackingTips() {
 		missing, _, err := store.Collect(s.store, tip, toKnown(inLog), plumbing.ZeroHash)
@@ -275,7 +275,7 @@ func (s *Session) RevisionsFrom(rev string) ([]Revision, error) {
 	if err != nil {
 		return nil, err
 	}
-	entries, err := s.ancestry(plumbing.NewHash(h))
+	entries, err := ancestry(s, plumbing.NewHash(h))
 	if err != nil {
 		return nil, err
 	}
@@ -288,14 +288,14 @@ func (s *Session) RevisionsFrom(rev string) ([]Revision, error) {
 
 // ancestry returns the entries of h's history: those of the session's
 // history that are h's ancestors, in the log's order, then those it lacks.
-func (s *Session) ancestry(h plumbing.Hash) ([]revEntry, error) {
+func ancestry(s *Session, h plumbing.Hash) ([]revEntry, error) {
 	head, err := s.readRef()
 	if err != nil {
 		return nil, err
 	}
 	var entries []revEntry
 	if !head.IsZero() {
-		if entries, err = s.revisions(head); err != nil {
+		if entries, err = revisions(s, head); err != nil {
 			return nil, err
 		}
 	}
@@ -360,7 +360,7 @@ func (s *Session) Relate(head, tip plumbing.Hash) (Relation, int, error) {
 	case tip.IsZero():
 		return Ahead, 0, nil
 	}
-	entries, err := s.revisions(head)
+	entries, err := revisions(s, head)
 	if err != nil {
 		return 0, 0, err
 	}
