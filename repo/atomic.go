@@ -71,7 +71,7 @@ func (s *Session) writeFile(path string, data []byte, perm os.FileMode) error {
 // .git/plangit/.
 func (s *Session) tempFile(path string, data []byte, perm os.FileMode) error {
 	prefix := tmpPrefix
-	if !s.locked {
+	if !s.lk.held {
 		// A change's sweep must not take it from under us: it names its
 		// writer, whom the sweep asks whether it still runs.
 		prefix = UnlockedPrefix + strconv.Itoa(os.Getpid()) + "-"

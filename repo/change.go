@@ -170,7 +170,7 @@ func (s *Session) run(opts Options, fn changeFn) (*Result, error) {
 // begin is step 1: it returns the lock's release.
 func (c *change) begin(yield bool) (func(), error) {
 	s := c.s
-	unlock, err := s.lock(c.opts.LockWait, yield)
+	unlock, err := s.lk.take(c.opts.LockWait, giveUpIf(yield, s))
 	if err != nil {
 		return nil, err
 	}
@@ -212,7 +212,7 @@ type read struct {
 
 func (c *change) read() (*read, error) {
 	s := c.s
-	if !s.holdsLock() {
+	if !s.lk.intact() {
 		return nil, errLockLost
 	}
 	if s.intentPending() {

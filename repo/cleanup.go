@@ -146,7 +146,7 @@ func (p Project) removeSession(id string, wait time.Duration, now time.Time) err
 	if err != nil {
 		return err
 	}
-	unlock, err := s.lock(wait)
+	unlock, err := s.lk.take(wait, nil)
 	if err != nil {
 		return err
 	}
@@ -154,7 +154,7 @@ func (p Project) removeSession(id string, wait time.Duration, now time.Time) err
 		unlock()
 		return err
 	}
-	err = removeAllBut(filepath.Clean(s.Dir), filepath.Clean(s.lockTarget))
+	err = removeAllBut(filepath.Clean(s.Dir), filepath.Clean(s.lk.target))
 	unlock()
 	if err == nil {
 		err = os.RemoveAll(s.Dir)

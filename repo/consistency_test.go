@@ -70,7 +70,7 @@ func TestReaderCompletesAChangeCutAfterItsBranchMoved(t *testing.T) {
 	cutAfterBranch(t, s)
 	// A reader that cannot take the lock reads the files as HEAD has them.
 	holder, _ := newSession(s.Project, s.ID)
-	unlock, err := holder.lock(time.Second)
+	unlock, err := holder.lk.take(time.Second, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -996,7 +996,7 @@ func TestQueueAppliesEventsInOrderOnce(t *testing.T) {
 	w, _ := s.Project.Open(s.ID)
 	w.OnQueued(replay(w), 0)
 	head, _ := w.readRef()
-	unlock, _ := w.lock(time.Second)
+	unlock, _ := w.lk.take(time.Second, nil)
 	records, from, _ := w.pending()
 	if n, err := w.applyBatch(records, from); err != nil || n != len(records) {
 		t.Fatalf("applied %d: %v", n, err)
@@ -1030,7 +1030,7 @@ func TestYieldingChangeStopsWaitingBehindAQueue(t *testing.T) {
 	t.Parallel()
 	s := newTestSession(t)
 	other, _ := s.Project.Open(s.ID)
-	unlock, err := other.lock(time.Second)
+	unlock, err := other.lk.take(time.Second, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

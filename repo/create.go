@@ -40,7 +40,7 @@ func (p Project) Create(id string, st *plan.State, change plan.Change, opts Opti
 	if err := s.initGitDir(); err != nil {
 		return nil, nil, err
 	}
-	unlock, err := s.lock(opts.LockWait)
+	unlock, err := s.lk.take(opts.LockWait, nil)
 	if err != nil {
 		return nil, nil, err
 	}

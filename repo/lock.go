@@ -72,8 +72,11 @@ func sameFile(f *os.File, path string) bool { return disk.SameFile(f, path) }
 // EnsurePrivate makes .git/plangit/ if it is missing, and refuses one that
 // is not a real directory, so that nothing plangit writes there can land
 // outside the session.
-func (s *Session) EnsurePrivate() error {
-	dir := filepath.Join(s.gitDir, privateDir)
+func (s *Session) EnsurePrivate() error { return ensurePrivate(filepath.Join(s.gitDir, privateDir)) }
+
+// ensurePrivate makes dir, a session's .git/plangit/, as EnsurePrivate
+// does.
+func ensurePrivate(dir string) error {
 	for try := 0; ; try++ {
 		fi, err := os.Lstat(dir)
 		if errors.Is(err, fs.ErrNotExist) && try < 20 {
@@ -92,64 +95,69 @@ func (s *Session) EnsurePrivate() error {
 	}
 }
 
-// lock takes the session's exclusive lock, waiting at most wait (zero:
+// sessionLock is the session lock as this process holds it: whether it
+// does, and the file it locked at its path in dir (.git/plangit/).
+type sessionLock struct {
+	dir    string   // .git/plangit/, where the lock is taken
+	id     string   // the session's id, for messages
+	held   bool     // this process holds the session lock
+	file   *os.File // what it locked
+	target string   // and its path
+}
+
+// take takes the session's exclusive lock, waiting at most wait (zero:
 // defaultWait), and returns the function that releases it. A process that
 // holds the lock already (replaying queued hook events inside a change)
-// takes it again for free. With yield, it stops waiting as soon as queued
-// hook events show that others are waiting too: the caller queues its
-// change behind theirs instead.
-func (s *Session) lock(wait time.Duration, yield ...bool) (func(), error) {
-	if s.locked {
+// takes it again for free. With giveUp, it stops waiting as soon as
+// giveUp says so — queued hook events show that others are waiting too:
+// the caller queues its change behind theirs instead.
+func (l *sessionLock) take(wait time.Duration, giveUp func() bool) (func(), error) {
+	if l.held {
 		return func() {}, nil
 	}
-	if err := s.EnsurePrivate(); err != nil {
+	if err := ensurePrivate(l.dir); err != nil {
 		return nil, err
 	}
 	if wait <= 0 {
 		wait = defaultWait
 	}
-	var giveUp func() bool
-	if len(yield) > 0 && yield[0] {
-		giveUp = s.Queued
-	}
-	f, path, busy, err := lockPrivate(filepath.Join(s.gitDir, privateDir), wait, giveUp)
+	f, path, busy, err := lockPrivate(l.dir, wait, giveUp)
 	if err != nil {
-		return nil, plan.WrapError(plan.CodeIOError, err, "cannot lock session %s", s.ID)
+		return nil, plan.WrapError(plan.CodeIOError, err, "cannot lock session %s", l.id)
 	}
 	if busy {
-		return nil, plan.Errorf(plan.CodeLockTimeout, "session %s is busy: another plangit process held its lock for %s; try again", s.ID, wait).With("session", s.ID)
+		return nil, plan.Errorf(plan.CodeLockTimeout, "session %s is busy: another plangit process held its lock for %s; try again", l.id, wait).With("session", l.id)
 	}
-	return s.hold(f, path), nil
+	return l.hold(f, path), nil
 }
 
-// tryExclusive takes the lock if it is free right now. It is for optional
-// work done by a reader: completing a change a killed process left
-// unfinished, applying queued hook events, saving a repaired cache.
-func (s *Session) tryExclusive() (func(), bool) {
-	if s.locked {
+// try takes the lock if it is free right now. It is for optional work
+// done by a reader: completing a change a killed process left unfinished,
+// applying queued hook events, saving a repaired cache.
+func (l *sessionLock) try() (func(), bool) {
+	if l.held {
 		return func() {}, true
 	}
-	dir := filepath.Join(s.gitDir, privateDir)
-	if fi, err := os.Lstat(dir); err != nil || !fi.IsDir() {
+	if fi, err := os.Lstat(l.dir); err != nil || !fi.IsDir() {
 		return nil, false
 	}
-	f, path, busy, err := lockPrivate(dir, 0, nil)
+	f, path, busy, err := lockPrivate(l.dir, 0, nil)
 	if err != nil || busy {
 		return nil, false
 	}
-	return s.hold(f, path), true
+	return l.hold(f, path), true
 }
 
-func (s *Session) hold(f *os.File, path string) func() {
-	s.locked, s.lockFile, s.lockTarget = true, f, path
+func (l *sessionLock) hold(f *os.File, path string) func() {
+	l.held, l.file, l.target = true, f, path
 	return func() {
-		s.locked, s.lockFile, s.lockTarget = false, nil, ""
+		l.held, l.file, l.target = false, nil, ""
 		disk.Release(f)
 	}
 }
 
-// holdsLock reports whether what this process locked is still what is at
+// intact reports whether what this process locked is still what is at
 // the lock's path.
-func (s *Session) holdsLock() bool {
-	return s.lockFile == nil || sameFile(s.lockFile, s.lockTarget)
+func (l *sessionLock) intact() bool {
+	return l.file == nil || sameFile(l.file, l.target)
 }

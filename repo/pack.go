@@ -60,7 +60,7 @@ func maybePack(s *Session, n int, commit, tree plumbing.Hash) error {
 // killed processes left behind: temporary files, and a pack whose index
 // was never written.
 func (s *Session) GC(opts Options) (*PackReport, error) {
-	unlock, err := s.lock(opts.LockWait)
+	unlock, err := s.lk.take(opts.LockWait, nil)
 	if err != nil {
 		return nil, err
 	}

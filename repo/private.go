@@ -24,7 +24,7 @@ func (s *Session) PrivatePath(name string) string {
 // Locked runs fn holding the session's lock, for work on private files
 // that must not interleave with other processes. fn must not call Update.
 func (s *Session) Locked(wait time.Duration, fn func() error) error {
-	unlock, err := s.lock(wait)
+	unlock, err := s.lk.take(wait, nil)
 	if err != nil {
 		return err
 	}

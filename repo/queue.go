@@ -131,8 +131,8 @@ func (s *Session) Queued() bool {
 // the lock taken is applied now, or by whoever holds the lock next.
 func (s *Session) CatchUp() {
 	q := &s.queue
-	for i := 0; i < 3 && q.apply != nil && !q.stopped && !s.locked && s.Queued(); i++ {
-		unlock, ok := s.tryExclusive()
+	for i := 0; i < 3 && q.apply != nil && !q.stopped && !s.lk.held && s.Queued(); i++ {
+		unlock, ok := s.lk.try()
 		if !ok {
 			return
 		}
@@ -332,4 +332,14 @@ func (s *Session) landedSince(then plumbing.Hash) bool {
 		h = e.Parent
 	}
 	return false
+}
+
+// giveUpIf is what the lock of a change that yields (Options.Yield) gives
+// up waiting on: queued hook events showing that others wait too
+// (Queued). nil when it does not yield.
+func giveUpIf(yield bool, s *Session) func() bool {
+	if yield {
+		return s.Queued
+	}
+	return nil
 }

@@ -90,7 +90,7 @@ type RestoredFile struct {
 // What cannot be recovered is listed in the report's Lost.
 func (s *Session) Repair(opts Options) (*RepairReport, error) {
 	rep := &RepairReport{Restored: []RestoredFile{}}
-	unlock, err := s.lock(opts.LockWait)
+	unlock, err := s.lk.take(opts.LockWait, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -109,8 +109,8 @@ func RevisionOf(e store.Entry) Revision { return fromEntry(e).revision() }
 // session lock, otherwise only if the lock is free right now and head has
 // not moved (the next change repairs it anyway).
 func persistRevlog(s *Session, head plumbing.Hash, entries []store.Entry) {
-	if !s.locked {
-		unlock, ok := s.tryExclusive()
+	if !s.lk.held {
+		unlock, ok := s.lk.try()
 		if !ok {
 			return
 		}

@@ -37,17 +37,15 @@ type Signature = store.Signature
 
 // Session is one agent session's repository.
 type Session struct {
-	Project    Project
-	ID         string
-	Dir        string // .code-agent/plans/<id>
-	gitDir     string
-	store      store.Store      // the session's objects, branch and revision log
-	diskStore  *store.Disk      // the same store, for what only one on disk has: packs, loose files
-	locked     bool             // this process holds the session lock
-	lockFile   *os.File         // what it locked
-	lockTarget string           // and its path
-	warn       func(msg string) // where non-fatal problems are reported
-	queue      queueReplay      // how queued hook events are applied
+	Project   Project
+	ID        string
+	Dir       string // .code-agent/plans/<id>
+	gitDir    string
+	store     store.Store      // the session's objects, branch and revision log
+	diskStore *store.Disk      // the same store, for what only one on disk has: packs, loose files
+	lk        sessionLock      // the session lock, as this process holds it
+	warn      func(msg string) // where non-fatal problems are reported
+	queue     queueReplay      // how queued hook events are applied
 	// landing, in tests alone, runs at the named moments of landing a
 	// working file ("checked", "exchanged"), to play a person's save there.
 	landing func(moment, path string)
@@ -79,7 +77,8 @@ func newSession(p Project, id string) (*Session, error) {
 	}
 	git := filepath.Join(dir, ".git")
 	d := store.NewDisk(git, filepath.Join(git, privateDir))
-	return &Session{Project: p, ID: id, Dir: dir, gitDir: git, store: d, diskStore: d}, nil
+	return &Session{Project: p, ID: id, Dir: dir, gitDir: git, store: d, diskStore: d,
+		lk: sessionLock{dir: filepath.Join(git, privateDir), id: id}}, nil
 }
 
 // Open opens an existing session. A missing one is SESSION_NOT_FOUND. A
@@ -102,7 +101,7 @@ func (p Project) Open(id string) (*Session, error) {
 		return nil, plan.Errorf(plan.CodeSessionNotFound, "session %q has no repository (%s/.git is missing or damaged)", id, s.Dir).With("session", id)
 	}
 	if s.intentPending() {
-		if unlock, ok := s.tryExclusive(); ok {
+		if unlock, ok := s.lk.try(); ok {
 			if err := s.settle(); err != nil {
 				s.warnf("%v", err)
 			}
@@ -693,7 +692,7 @@ func (s *Session) commit(parent plumbing.Hash, base map[string]plumbing.Hash, ol
 	// redacted before the commit, its revision log entry and the caller's
 	// result are made of it.
 	ci.change.Summary = ci.redact.String(ci.change.Summary)
-	if !s.holdsLock() {
+	if !s.lk.intact() {
 		// .git was replaced since the attempt began: its objects would
 		// go into a repository this change does not hold, and stay there
 		// dangling when the change starts over.
@@ -735,7 +734,7 @@ func (s *Session) commit(parent plumbing.Hash, base map[string]plumbing.Hash, ol
 	if s.changedSince(old) {
 		return nil, nil, errRetry
 	}
-	if !s.holdsLock() {
+	if !s.lk.intact() {
 		return nil, nil, errLockLost
 	}
 	in := &intent{Commit: hash, Files: fileChanges(old, files)}
@@ -832,7 +831,7 @@ func (s *Session) checkWritable(old, files map[string][]byte) error {
 // another writer's commit names: a dangling object is harmless, a missing
 // one is damage.
 func (s *Session) dropObjects(written []plumbing.Hash) {
-	if !s.holdsLock() {
+	if !s.lk.intact() {
 		return
 	}
 	head, err := s.readRef()

@@ -285,7 +285,7 @@ func TestLockTimeout(t *testing.T) {
 	t.Parallel()
 	s := newTestSession(t)
 	other, _ := s.Project.Open(s.ID)
-	unlock, err := other.lock(time.Second)
+	unlock, err := other.lk.take(time.Second, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

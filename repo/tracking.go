@@ -92,7 +92,7 @@ func (s *Session) EditShareRecord(wait time.Duration, fn func(*ShareRecord)) err
 		}
 		return WriteFileAtomic(s.PrivatePath(shareFile), append(b, '\n'), 0o644, false)
 	}
-	if s.locked {
+	if s.lk.held {
 		return edit()
 	}
 	return s.Locked(wait, edit)
