@@ -181,7 +181,7 @@ func (c *change) begin(yield bool) (func(), error) {
 	if err := s.settle(); err != nil {
 		return fail(err)
 	}
-	s.drain()
+	drain(s)
 	if c.head, err = s.readRef(); err != nil {
 		return fail(err)
 	}

@@ -997,11 +997,11 @@ func TestQueueAppliesEventsInOrderOnce(t *testing.T) {
 	w.OnQueued(replay(w), 0)
 	head, _ := w.readRef()
 	unlock, _ := w.lk.take(time.Second, nil)
-	records, from, _ := w.pending()
-	if n, err := w.applyBatch(records, from); err != nil || n != len(records) {
+	records, from, _ := pending(w)
+	if n, err := applyBatch(w, records, from); err != nil || n != len(records) {
 		t.Fatalf("applied %d: %v", n, err)
 	}
-	w.writeProgress(from, records[len(records)-1].end, head) // as if killed before the last write
+	writeProgress(w, from, records[len(records)-1].end, head) // as if killed before the last write
 	unlock()
 	applied = nil
 	r, _ := s.Project.Open(s.ID)

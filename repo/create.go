@@ -81,7 +81,7 @@ func (p Project) Create(id string, st *plan.State, change plan.Change, opts Opti
 		p.Landed(s, st)
 	}
 	p.ForgetPrompt(id) // the session has its plan: no request waits for one
-	s.drain()
+	drain(s)
 	return s, &Result{State: st, Commit: c}, nil
 }
 

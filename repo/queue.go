@@ -137,7 +137,7 @@ func (s *Session) CatchUp() {
 			return
 		}
 		if err := s.settle(); err == nil {
-			s.drain()
+			drain(s)
 		}
 		unlock()
 	}
@@ -145,7 +145,7 @@ func (s *Session) CatchUp() {
 
 // drain applies every queued event, in order. It runs under the session
 // lock.
-func (s *Session) drain() {
+func drain(s *Session) {
 	q := &s.queue
 	if q.apply == nil || q.draining || q.stopped {
 		return
@@ -153,12 +153,12 @@ func (s *Session) drain() {
 	q.draining = true
 	defer func() { q.draining = false }()
 	for {
-		records, applied, ok := s.pending()
+		records, applied, ok := pending(s)
 		if !ok {
 			return
 		}
 		if len(records) == 0 {
-			s.emptyQueue(applied) // nothing but empty lines: clear them, once
+			emptyQueue(s, applied) // nothing but empty lines: clear them, once
 			return
 		}
 		for len(records) > 0 {
@@ -166,14 +166,14 @@ func (s *Session) drain() {
 				q.stopped = true
 				return
 			}
-			n, err := s.applyBatch(records[:min(len(records), maxBatch)], applied)
+			n, err := applyBatch(s, records[:min(len(records), maxBatch)], applied)
 			if err != nil {
 				s.warnf("queued hook events wait for the next change: %v", err)
 				return
 			}
 			records, applied = records[n:], records[n-1].end
 		}
-		if s.emptyQueue(applied) {
+		if emptyQueue(s, applied) {
 			return
 		}
 	}
@@ -187,7 +187,7 @@ type record struct {
 
 // pending returns the records not yet applied and the offset they start
 // from; ok is false when the queue is empty.
-func (s *Session) pending() (records []record, applied int64, ok bool) {
+func pending(s *Session) (records []record, applied int64, ok bool) {
 	if _, err := os.Lstat(s.PrivatePath(oldQueueName)); err == nil {
 		// A drainer was killed emptying a fully applied queue.
 		os.Remove(s.PrivatePath(progressName))
@@ -205,7 +205,7 @@ func (s *Session) pending() (records []record, applied int64, ok bool) {
 	if err != nil {
 		return nil, 0, false
 	}
-	applied = s.appliedOffset()
+	applied = appliedOffset(s)
 	if applied > fi.Size() {
 		applied = 0 // not this file's progress
 	}
@@ -230,7 +230,7 @@ func (s *Session) pending() (records []record, applied int64, ok bool) {
 
 // appliedOffset reads how far the queue has been applied: the end of the
 // batch in flight if the branch has its commit, else its start.
-func (s *Session) appliedOffset() int64 {
+func appliedOffset(s *Session) int64 {
 	p, err := os.ReadFile(s.PrivatePath(progressName))
 	if err != nil {
 		return 0
@@ -244,7 +244,7 @@ func (s *Session) appliedOffset() int64 {
 	if err1 != nil || err2 != nil || from < 0 || to < from {
 		return 0
 	}
-	if to != from && s.landedSince(plumbing.NewHash(f[2])) {
+	if to != from && landedSince(s, plumbing.NewHash(f[2])) {
 		return to
 	}
 	return from
@@ -253,7 +253,7 @@ func (s *Session) appliedOffset() int64 {
 // applyBatch applies records, which follow offset from, in order, until
 // they run out or the time budget does, commits what it applied as one
 // revision, and says how many records that was (at least one).
-func (s *Session) applyBatch(records []record, from int64) (int, error) {
+func applyBatch(s *Session, records []record, from int64) (int, error) {
 	for attempt := 1; ; attempt++ {
 		head, err := s.readRef()
 		if err != nil {
@@ -268,7 +268,7 @@ func (s *Session) applyBatch(records []record, from int64) (int, error) {
 			n++
 		}
 		to := records[n-1].end
-		if err := s.writeProgress(from, to, head); err != nil {
+		if err := writeProgress(s, from, to, head); err != nil {
 			return 0, err
 		}
 		err = b.finish()
@@ -280,20 +280,20 @@ func (s *Session) applyBatch(records []record, from int64) (int, error) {
 			return 0, err
 		}
 		head, _ = s.readRef()
-		return n, s.writeProgress(to, to, head)
+		return n, writeProgress(s, to, to, head)
 	}
 }
 
 // late reports whether the time budget has run out.
 func (q *queueReplay) late() bool { return !q.deadline.IsZero() && time.Now().After(q.deadline) }
 
-func (s *Session) writeProgress(from, to int64, head plumbing.Hash) error {
+func writeProgress(s *Session, from, to int64, head plumbing.Hash) error {
 	return s.WritePrivate(progressName, []byte(strconv.FormatInt(from, 10)+" "+strconv.FormatInt(to, 10)+" "+head.String()+"\n"))
 }
 
 // emptyQueue empties the queue if it holds nothing beyond applied, and
 // reports whether it did.
-func (s *Session) emptyQueue(applied int64) bool {
+func emptyQueue(s *Session, applied int64) bool {
 	path := s.PrivatePath(queueName)
 	f, err := disk.OpenShared(path, os.O_RDONLY, 0)
 	if err != nil {
@@ -316,7 +316,7 @@ func (s *Session) emptyQueue(applied int64) bool {
 
 // landedSince reports whether the branch has moved past then by a commit
 // other than an adopted hand edit: the queued events applied then landed.
-func (s *Session) landedSince(then plumbing.Hash) bool {
+func landedSince(s *Session, then plumbing.Hash) bool {
 	h, err := s.readRef()
 	for steps := 0; err == nil && h != then && !h.IsZero(); steps++ {
 		if steps == 8 {
