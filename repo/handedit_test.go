@@ -58,7 +58,7 @@ func stepText(t *testing.T, st *plan.State, id string) (string, plan.StepStatus)
 // the same.
 func TestStaleSaveKeepsLaterChanges(t *testing.T) {
 	t.Parallel()
-	s := newTestSession(t)
+	s := newMemorySession(t)
 	path := filepath.Join(s.Dir, plan.PlanFile)
 	stale := readFile(t, s, plan.PlanFile) // the editor's copy
 
@@ -113,7 +113,7 @@ func TestStaleSaveKeepsLaterChanges(t *testing.T) {
 // value wins, and the revision names the field.
 func TestStaleSavePersonWinsOnSameField(t *testing.T) {
 	t.Parallel()
-	s := newTestSession(t)
+	s := newMemorySession(t)
 	path := filepath.Join(s.Dir, plan.PlanFile)
 	stale := readFile(t, s, plan.PlanFile)
 	mustUpdate(t, s, func(st *plan.State) (plan.Change, error) {
@@ -147,7 +147,7 @@ func TestStaleSavePersonWinsOnSameField(t *testing.T) {
 // hand removes it, and no older revision is mistaken for its base.
 func TestEditOfCurrentCopyStands(t *testing.T) {
 	t.Parallel()
-	s := newTestSession(t)
+	s := newMemorySession(t)
 	path := filepath.Join(s.Dir, plan.PlanFile)
 	mustUpdate(t, s, addStep("drop me"))
 	mustUpdate(t, s, step("1", plan.ActDone))
@@ -173,8 +173,8 @@ func TestEditOfCurrentCopyStands(t *testing.T) {
 	if _, status := stepText(t, st, "1"); status != plan.StepPending {
 		t.Errorf("step 1 reopened by hand is %s", status)
 	}
-	if got := repotest.Git(t, s.Dir, "status", "--porcelain"); got != "" {
-		t.Errorf("status: %q", got)
+	if files, _ := s.ReadFiles(); !sameFiles(files, mustTree(t, s)) {
+		t.Error("the working files are not the branch's")
 	}
 }
 
@@ -185,7 +185,7 @@ func TestEditOfCurrentCopyStands(t *testing.T) {
 // file back too, with no revision at all.
 func TestStaleSaveUnchangedIsNoEdit(t *testing.T) {
 	t.Parallel()
-	s := newTestSession(t)
+	s := newMemorySession(t)
 	path := filepath.Join(s.Dir, plan.PlanFile)
 	stale := readFile(t, s, plan.PlanFile)
 	mustUpdate(t, s, addStep("agent step")) // step 4
@@ -209,7 +209,7 @@ func TestStaleSaveUnchangedIsNoEdit(t *testing.T) {
 	if res.Commit == nil {
 		t.Fatal("the change made no revision")
 	}
-	if got := strings.TrimSpace(repotest.Git(t, s.Dir, "rev-parse", "HEAD~1")); got != first {
+	if got, _ := s.Resolve("HEAD~1"); got != first {
 		t.Errorf("the change's parent is %s, want %s (one revision, no edit before it)", got, first)
 	}
 	st, err := s.State()
@@ -238,13 +238,13 @@ func TestStaleSaveUnchangedIsNoEdit(t *testing.T) {
 	if head, _ := s.Head(); head != second {
 		t.Errorf("HEAD moved to %s", head)
 	}
-	if got := readFile(t, s, plan.PlanFile); strings.TrimSpace(got) != strings.TrimSpace(repotest.Git(t, s.Dir, "show", "HEAD:"+plan.PlanFile)) || got == stale {
+	if got := readFile(t, s, plan.PlanFile); got != string(mustFiles(t, s, "HEAD")[plan.PlanFile]) || got == stale {
 		t.Errorf("the working file is not the branch's:\n%s", got)
 	}
-	if got := repotest.Git(t, s.Dir, "status", "--porcelain"); got != "" {
-		t.Errorf("status: %q", got)
+	if files, _ := s.ReadFiles(); !sameFiles(files, mustTree(t, s)) {
+		t.Error("the working files are not the branch's")
 	}
-	if got := repotest.Git(t, s.Dir, "log", "--format=%s", "--grep=^edit:"); got != "" {
+	if got := slices.DeleteFunc(summaries(t, s), func(sum string) bool { return !strings.HasPrefix(sum, "edit:") }); len(got) > 0 {
 		t.Errorf("an edit revision: %q", got)
 	}
 }
@@ -266,7 +266,7 @@ func TestStaleSaveCampaign(t *testing.T) {
 }
 
 func staleSaveRun(t *testing.T, changes int) {
-	s := newTestSession(t)
+	s := newMemorySession(t)
 	path := filepath.Join(s.Dir, plan.PlanFile)
 	added := map[string]string{} // acknowledged step id → text
 	var done []string            // acknowledged completions
@@ -340,6 +340,9 @@ func staleSaveRun(t *testing.T, changes int) {
 		}
 	}
 	for i := range changes {
+		// An agent's changes come a moment apart: in memory, the store
+		// would land them all before the person's first save.
+		time.Sleep(time.Millisecond)
 		if i%2 == 0 || len(added) == len(done) {
 			text := fmt.Sprintf("agent %d", i)
 			added[update(addStep(text)).Commit.Change.Step] = text
@@ -382,7 +385,7 @@ func staleSaveRun(t *testing.T, changes int) {
 		if !seen[fmt.Sprintf("hand %d", i)] {
 			lost++
 			t.Errorf("the person's save %d of %d is lost; revisions that changed it:\n%s", i, hands,
-				repotest.Git(t, s.Dir, "log", "--format=%h %s", "-G", fmt.Sprintf("hand %d ", i)))
+				strings.Join(summaries(t, s), "\n"))
 		}
 	}
 	if hands == 0 {
@@ -432,7 +435,7 @@ func TestReformattingEditAddsNothing(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			s := newTestSession(t) // steps 1–3
+			s := newMemorySession(t) // steps 1–3
 			for _, text := range []string{"four", "five", "six"} {
 				mustUpdate(t, s, addStep(text))
 			}
@@ -470,7 +473,7 @@ func TestReformattingEditAddsNothing(t *testing.T) {
 // edit is read against the copy it was made on.
 func TestStaleSaveAfterManyOtherChanges(t *testing.T) {
 	t.Parallel()
-	s := newTestSession(t)
+	s := newMemorySession(t)
 	path := filepath.Join(s.Dir, plan.PlanFile)
 	stale := readFile(t, s, plan.PlanFile)
 	made, err := s.Last()
@@ -512,7 +515,7 @@ func TestStaleSaveAfterManyOtherChanges(t *testing.T) {
 // hand, not when the record of the largest ids is lost.
 func TestNoteIDsNeverGivenTwice(t *testing.T) {
 	t.Parallel()
-	s := newTestSession(t)
+	s := newMemorySession(t)
 	add := func(title string) (finding, errID string) {
 		t.Helper()
 		mustUpdate(t, s, func(st *plan.State) (plan.Change, error) {
@@ -556,7 +559,7 @@ func TestNoteIDsNeverGivenTwice(t *testing.T) {
 	if f, e := add("four"); f != "4" || e != "4" {
 		t.Errorf("after a hand edit: finding %s, error %s; want 4 and 4", f, e)
 	}
-	if got := repotest.Git(t, s.Dir, "diff", "--name-only", "HEAD~1", "HEAD"); strings.Contains(got, plan.PlanFile) {
+	if got := changedFiles(t, s, "HEAD~1", "HEAD"); slices.Contains(got, plan.PlanFile) {
 		t.Errorf("adding a finding rewrote %s: %s", plan.PlanFile, got)
 	}
 	// Hook events applied as one batch, after another restore.
@@ -605,7 +608,7 @@ func TestNoteIDsNeverGivenTwice(t *testing.T) {
 		t.Fatal("the hand edit was not adopted")
 	}
 	// An edit of findings.md and errors.md leaves task_plan.md alone.
-	if got := repotest.Git(t, s.Dir, "diff", "--name-only", res.Adopted.Hash+"~1", res.Adopted.Hash); strings.Contains(got, plan.PlanFile) {
+	if got := changedFiles(t, s, res.Adopted.Hash+"~1", res.Adopted.Hash); slices.Contains(got, plan.PlanFile) {
 		t.Errorf("the edit rewrote %s: %s", plan.PlanFile, got)
 	}
 	st, err := s.State()
@@ -632,7 +635,7 @@ func TestNoteIDsNeverGivenTwice(t *testing.T) {
 // was made in the same second.
 func TestDeletingManyStepsOfTheCurrentCopy(t *testing.T) {
 	t.Parallel()
-	s := newTestSession(t) // steps 1–3
+	s := newMemorySession(t) // steps 1–3
 	for _, text := range []string{"junk 1", "junk 2", "junk 3", "junk 4", "junk 5", "junk 6", "later"} {
 		mustUpdate(t, s, addStep(text)) // all in one second
 	}
@@ -669,7 +672,7 @@ func TestDeletingManyStepsOfTheCurrentCopy(t *testing.T) {
 // alone.
 func TestNotesEditAfterRollback(t *testing.T) {
 	t.Parallel()
-	s := newTestSession(t)
+	s := newMemorySession(t)
 	first, _ := s.Head()
 	mustUpdate(t, s, addStep("taken back"))
 	files, err := s.store.ReadFilesAt(hashOf(first))
@@ -703,7 +706,7 @@ func TestNotesEditAfterRollback(t *testing.T) {
 	if res.Adopted == nil {
 		t.Fatal("the edit was not adopted")
 	}
-	if got := repotest.Git(t, s.Dir, "diff", "--name-only", "HEAD~1", "HEAD"); got != plan.FindingsFile+"\n" {
+	if got := changedFiles(t, s, "HEAD~1", "HEAD"); !slices.Equal(got, []string{plan.FindingsFile}) {
 		t.Fatalf("the edit changed %q", got)
 	}
 	// The next step still gets an id the history never gave.
@@ -711,7 +714,7 @@ func TestNotesEditAfterRollback(t *testing.T) {
 	if res.Commit.Change.Step != "5" {
 		t.Fatalf("the next step is %q, want 5", res.Commit.Change.Step)
 	}
-	repotest.Check(t, s.Dir)
+	checkClean(t, s)
 }
 
 // An editor's old copy of findings.md saved back after the agent added a
@@ -721,7 +724,7 @@ func TestNotesEditAfterRollback(t *testing.T) {
 // removed since stays removed.
 func TestOldFindingsCopyLeavesLaterSteps(t *testing.T) {
 	t.Parallel()
-	s := newTestSession(t)
+	s := newMemorySession(t)
 	mustUpdate(t, s, addFinding("A"))
 	mustUpdate(t, s, addFinding("B"))
 	older := readFile(t, s, plan.FindingsFile) // the editor's copy
@@ -735,7 +738,7 @@ func TestOldFindingsCopyLeavesLaterSteps(t *testing.T) {
 	if res.Adopted == nil {
 		t.Fatal("the edit was not adopted")
 	}
-	if got := repotest.Git(t, s.Dir, "diff", "--name-only", "HEAD~2", "HEAD~1"); got != plan.FindingsFile+"\n" {
+	if got := changedFiles(t, s, "HEAD~2", "HEAD~1"); !slices.Equal(got, []string{plan.FindingsFile}) {
 		t.Errorf("the edit of findings.md changed %q", got)
 	}
 	st, err := s.State()
@@ -754,7 +757,7 @@ func TestOldFindingsCopyLeavesLaterSteps(t *testing.T) {
 	if len(st.Findings) != 1 || st.Findings[0].ID != "1" || st.Findings[0].Content != "about A, edited" {
 		t.Errorf("findings: %+v", st.Findings)
 	}
-	repotest.Check(t, s.Dir)
+	checkClean(t, s)
 }
 
 // A finding deleted by hand from the current copy is deleted, even where
@@ -763,7 +766,7 @@ func TestOldFindingsCopyLeavesLaterSteps(t *testing.T) {
 // finding the copy holds is no base for it.
 func TestFindingDeletedByHandIsNoOldCopy(t *testing.T) {
 	t.Parallel()
-	s := newTestSession(t)
+	s := newMemorySession(t)
 	finding := func(title, content string) func(*plan.State) (plan.Change, error) {
 		return func(st *plan.State) (plan.Change, error) {
 			f, err := st.AddFinding(plan.Finding{Category: plan.CatCode, Title: title, Content: content}, t0)
@@ -790,7 +793,7 @@ func TestFindingDeletedByHandIsNoOldCopy(t *testing.T) {
 // it, and the revision says the person's copy won there.
 func TestOldCopyKeepsAFindingRemovedSince(t *testing.T) {
 	t.Parallel()
-	s := newTestSession(t)
+	s := newMemorySession(t)
 	mustUpdate(t, s, addFinding("A"))
 	mustUpdate(t, s, addFinding("B"))
 	older := readFile(t, s, plan.FindingsFile)
@@ -817,7 +820,7 @@ func TestOldCopyKeepsAFindingRemovedSince(t *testing.T) {
 // since is changed in place, not added again.
 func TestOldPlanBesideCurrentFindings(t *testing.T) {
 	t.Parallel()
-	s := newTestSession(t)
+	s := newMemorySession(t)
 	oldPlan := readFile(t, s, plan.PlanFile)
 	mustUpdate(t, s, step("1", plan.ActStart))
 	mustUpdate(t, s, func(st *plan.State) (plan.Change, error) {
@@ -856,7 +859,7 @@ func TestOldPlanBesideCurrentFindings(t *testing.T) {
 // the last revision has them, and it lacks none added since).
 func TestResolvedErrorDeletedByHand(t *testing.T) {
 	t.Parallel()
-	s := newTestSession(t)
+	s := newMemorySession(t)
 	for _, key := range []string{"k1", "k2"} {
 		mustUpdate(t, s, func(st *plan.State) (plan.Change, error) {
 			e, err := st.RecordError(plan.ErrorRecord{Tool: "Bash", Key: key, Message: "failed " + key}, t0)
@@ -887,7 +890,7 @@ func TestResolvedErrorDeletedByHand(t *testing.T) {
 // count and time stay and the person's message and resolution win.
 func TestOldErrorsCopyAfterARepeat(t *testing.T) {
 	t.Parallel()
-	s := newTestSession(t)
+	s := newMemorySession(t)
 	logErr := func(msg string, at time.Time) func(*plan.State) (plan.Change, error) {
 		return func(st *plan.State) (plan.Change, error) {
 			e, err := st.RecordError(plan.ErrorRecord{Tool: "Bash", Key: "make", Message: msg}, at)

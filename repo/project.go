@@ -11,10 +11,12 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/plangit/plangit/plan"
 	"github.com/plangit/plangit/plan/redact"
 	"github.com/plangit/plangit/repo/disk"
+	"github.com/plangit/plangit/repo/store"
 )
 
 // Names inside a project.
@@ -36,6 +38,27 @@ type Project struct {
 	// the session's lock, with the new state: plangit's hooks write the
 	// glance there, so that the hook binary finds it fresh.
 	Landed func(s *Session, st *plan.State)
+	// memory, when set (by tests), keeps the sessions' git objects, branch
+	// and revision log in memory (store.NewMemory), one store a session.
+	memory *memoryStores
+}
+
+// memoryStores are a project's in-memory stores, by session.
+type memoryStores struct {
+	mu     sync.Mutex
+	stores map[string]store.Store
+}
+
+func (m *memoryStores) of(id string) store.Store {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.stores == nil {
+		m.stores = map[string]store.Store{}
+	}
+	if m.stores[id] == nil {
+		m.stores[id] = store.NewMemory()
+	}
+	return m.stores[id]
 }
 
 // FindRoot finds the project root: explicit (from --root or PLANGIT_ROOT)

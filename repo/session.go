@@ -76,9 +76,14 @@ func newSession(p Project, id string) (*Session, error) {
 		return nil, err
 	}
 	git := filepath.Join(dir, ".git")
+	s := &Session{Project: p, ID: id, Dir: dir, gitDir: git, lk: sessionLock{dir: filepath.Join(git, privateDir), id: id}}
+	if p.memory != nil {
+		s.store = p.memory.of(id) // the working files, lock and records stay on disk
+		return s, nil
+	}
 	d := store.NewDisk(git, filepath.Join(git, privateDir))
-	return &Session{Project: p, ID: id, Dir: dir, gitDir: git, store: d, diskStore: d,
-		lk: sessionLock{dir: filepath.Join(git, privateDir), id: id}}, nil
+	s.store, s.diskStore = d, d
+	return s, nil
 }
 
 // Open opens an existing session. A missing one is SESSION_NOT_FOUND. A
@@ -489,6 +494,10 @@ func (s *Session) noBranch() error {
 // killed init can leave (its files, tree and commit, all loose): a pack,
 // or more loose objects than that.
 func (s *Session) hasHistory() bool {
+	if s.diskStore == nil {
+		entries, ok := s.store.ReadLog()
+		return ok && len(entries) > 0
+	}
 	if _, err := os.Lstat(store.RevlogPath(s.gitDir)); err == nil {
 		return true
 	}
