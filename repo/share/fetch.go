@@ -59,7 +59,7 @@ func (r *Remote) fetchOne(id string, o SyncOptions, res *SyncResult) {
 	if err := checkRefName(RemoteRef(id)); err != nil {
 		if _, open := r.Project.Open(id); open != nil {
 			// Not a session here: no remote can hold it either.
-			res.fail(plan.Errorf(plan.CodeInvalidSessionID, "session %s cannot be shared: %v; no remote holds a session of that id", id, err).With("session", id))
+			res.fail(plan.Errorf(plan.CodeInvalidSessionID, "session %s cannot be shared: %v", id, err).Hinted("no remote holds a session of that id").With("session", id))
 			return
 		}
 		res.fail(sessionRefError(id, err))

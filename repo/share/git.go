@@ -33,7 +33,7 @@ const backgroundTimeout = 5 * time.Minute
 func findGit(what string) (*gitRunner, error) {
 	p, err := exec.LookPath("git")
 	if err != nil {
-		return nil, plan.Errorf(plan.CodeIOError, "%s needs git, and there is no git on PATH; install git (plangit reaches the project's remote through it, so your credentials and ssh configuration apply)", what)
+		return nil, plan.Errorf(plan.CodeIOError, "%s needs git, and there is no git on PATH", what).Hinted("install git (plangit reaches the project's remote through it, so your credentials and ssh configuration apply)")
 	}
 	return &gitRunner{path: p}, nil
 }

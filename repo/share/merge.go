@@ -312,13 +312,13 @@ func Sides(s *repo.Session, a, b string) (ours, theirs string, err error) {
 		for i := range entries {
 			if strings.HasPrefix(entries[i].Hash.String(), strings.ToLower(rev)) {
 				if found != nil {
-					return store.Entry{}, plan.Errorf(plan.CodeRevisionNotFound, "revision %q is ambiguous; give more of the hash", rev)
+					return store.Entry{}, plan.Errorf(plan.CodeRevisionNotFound, "revision %q is ambiguous", rev).Hinted("give more of the hash")
 				}
 				found = &entries[i]
 			}
 		}
 		if found == nil {
-			return store.Entry{}, plan.Errorf(plan.CodeRevisionNotFound, "revision %s, a side of the conflict, is not in session %s's history; settle it with --take REV or --text", rev, s.ID)
+			return store.Entry{}, plan.Errorf(plan.CodeRevisionNotFound, "revision %s, a side of the conflict, is not in session %s's history", rev, s.ID).Hinted("settle it with --take REV or --text")
 		}
 		return *found, nil
 	}

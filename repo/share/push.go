@@ -400,7 +400,7 @@ func lockPush(s *repo.Session, wait time.Duration) (*os.File, error) {
 		f, err := disk.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 		if err != nil {
 			if disk.IsLinkErr(err) {
-				return nil, plan.Errorf(plan.CodeIOError, "%s is a symbolic link; plangit never follows one (remove it)", path).With("session", s.ID)
+				return nil, plan.Errorf(plan.CodeIOError, "%s is a symbolic link", path).Hinted("plangit never follows one (remove it)").With("session", s.ID)
 			}
 			return nil, plan.WrapError(plan.CodeIOError, err, "cannot lock session %s for a push", s.ID).With("session", s.ID)
 		}
@@ -415,7 +415,7 @@ func lockPush(s *repo.Session, wait time.Duration) (*os.File, error) {
 			}
 			if !time.Now().Before(deadline) {
 				f.Close()
-				return nil, plan.Errorf(plan.CodeLockTimeout, "session %s was not pushed: another push of it on this machine has run for %s; try again once it ends", s.ID, wait).With("session", s.ID)
+				return nil, plan.Errorf(plan.CodeLockTimeout, "session %s was not pushed: another push of it on this machine has run for %s", s.ID, wait).Hinted("try again once it ends").With("session", s.ID)
 			}
 			time.Sleep(min(delay, time.Until(deadline)))
 			delay = min(2*delay, 20*time.Millisecond)
@@ -634,7 +634,7 @@ func (r *Remote) fetchTracking(s *repo.Session) (plumbing.Hash, error) {
 	if _, err := r.git.run(q.dir, q.env(), args...); err != nil {
 		if ge, ok := err.(*gitError); ok {
 			if strings.Contains(ge.stderr, "couldn't find remote ref") {
-				return plumbing.ZeroHash, plan.Errorf(plan.CodeSessionNotFound, "%s has no session %s; plangit sessions --remote lists the sessions there", r.Name, s.ID).With("session", s.ID).With("remote", r.Name)
+				return plumbing.ZeroHash, plan.Errorf(plan.CodeSessionNotFound, "%s has no session %s", r.Name, s.ID).Hinted("plangit sessions --remote lists the sessions there").With("session", s.ID).With("remote", r.Name)
 			}
 			if m := fsckLine().FindStringSubmatch(ge.stderr); m != nil {
 				return plumbing.ZeroHash, r.fetchRefused(s, plumbing.ZeroHash, &refusal{plumbing.NewHash(m[1]), "object " + short(plumbing.NewHash(m[1])) + " fails git's checks (" + strings.TrimSpace(m[2]) + ")"})

@@ -50,7 +50,7 @@ func NewRemote(p repo.Project, o RemoteOptions) (*Remote, error) {
 	out, err := g.run(p.Root, nil, "rev-parse", "--git-common-dir", "--show-toplevel")
 	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
 	if err != nil || len(lines) != 2 {
-		return nil, plan.Errorf(plan.CodeInvalidArgument, "%s shares sessions through the project's git remote, and %s is not in a git work tree; git init and git remote add origin URL first", what, p.Root).With("root", p.Root)
+		return nil, plan.Errorf(plan.CodeInvalidArgument, "%s shares sessions through the project's git remote, and %s is not in a git work tree", what, p.Root).Hinted("git init and git remote add origin URL first").With("root", p.Root)
 	}
 	common, top := lines[0], lines[1]
 	if !filepath.IsAbs(common) {
@@ -60,7 +60,7 @@ func NewRemote(p repo.Project, o RemoteOptions) (*Remote, error) {
 		// A .code-agent/ made inside a session's directory makes it look
 		// like a project; its repository is a session's, whose
 		// configuration is in a work tree and is never the project's.
-		return nil, plan.Errorf(plan.CodeInvalidArgument, "%s shares sessions through the project's git remote, and the git repository at %s is a plangit session's, not the project's; run it from the project (--root PROJECT)", what, top).With("root", p.Root)
+		return nil, plan.Errorf(plan.CodeInvalidArgument, "%s shares sessions through the project's git remote, and the git repository at %s is a plangit session's, not the project's", what, top).Hinted("run it from the project (--root PROJECT)").With("root", p.Root)
 	}
 	r := &Remote{Project: p, config: filepath.Join(common, "config"), top: top, git: g}
 
