@@ -11,6 +11,7 @@ import (
 
 	"github.com/plangit/plangit/plan"
 	"github.com/plangit/plangit/repo/disk"
+	"github.com/plangit/plangit/repo/store"
 )
 
 // WriteFileAtomic writes data to path through a temporary file in the same
@@ -20,7 +21,7 @@ import (
 // that for files a person owns (their hook settings), not for session files,
 // whose crash model is a killed process (see the README, "Crash safety").
 // It is for files outside sessions; a session's files go through
-// Session.writeFile, whose temporary files stay inside .git/plangit/.
+// the session's own writes, whose temporary files stay inside .git/plangit/.
 func WriteFileAtomic(path string, data []byte, perm os.FileMode, durable bool) error {
 	if err := disk.WriteAtomic(path, data, perm, durable); err != nil {
 		return plan.WrapError(plan.CodeIOError, err, "cannot write %s", path)
@@ -63,20 +64,14 @@ const staleTemp = 10 * time.Minute
 // through a new file in .git/plangit/ put in its place (disk.Replace).
 // The file it displaces is removed, never written again: a reader that
 // has it open reads it whole.
-func (s *Session) writeFile(path string, data []byte, perm os.FileMode) error {
-	return s.tempFile(path, data, perm)
-}
-
-// tempFile replaces path with data through a temporary file in
-// .git/plangit/.
-func (s *Session) tempFile(path string, data []byte, perm os.FileMode) error {
+func (w *workTree) writeFile(path string, data []byte, perm os.FileMode) error {
 	prefix := tmpPrefix
-	if !s.lk.held {
+	if !w.lk.held {
 		// A change's sweep must not take it from under us: it names its
 		// writer, whom the sweep asks whether it still runs.
 		prefix = UnlockedPrefix + strconv.Itoa(os.Getpid()) + "-"
 	}
-	err := s.Privately(func(dir string) error {
+	err := w.privately(func(dir string) error {
 		tmp, err := disk.TempFile(dir, prefix+"*", data, perm, false)
 		if err == nil {
 			if err = disk.Replace(tmp, path); err != nil {
@@ -93,8 +88,8 @@ func (s *Session) tempFile(path string, data []byte, perm os.FileMode) error {
 
 // prepareFile makes a temporary file in .git/plangit/ holding data, to be
 // renamed into place.
-func (s *Session) prepareFile(data []byte, perm os.FileMode) (tmp string, err error) {
-	err = s.Privately(func(dir string) error {
+func (w *workTree) prepareFile(data []byte, perm os.FileMode) (tmp string, err error) {
+	err = w.privately(func(dir string) error {
 		tmp, err = disk.TempFile(dir, tmpPrefix+"*", data, perm, false)
 		return err
 	})
@@ -107,14 +102,16 @@ func (s *Session) prepareFile(data []byte, perm os.FileMode) (tmp string, err er
 // Privately runs fn, which makes a file in .git/plangit/ (dir): when the
 // directory is gone — a person removed it, with everything in it — it is
 // made again and fn tried again, a few times.
-func (s *Session) Privately(fn func(dir string) error) error {
-	dir := filepath.Join(s.gitDir, privateDir)
+func (s *Session) Privately(fn func(dir string) error) error { return s.work.privately(fn) }
+
+// privately is Privately.
+func (w *workTree) privately(fn func(dir string) error) error {
 	for try := 0; ; try++ {
-		err := fn(dir)
+		err := fn(w.private)
 		if err == nil || try == 20 || !errors.Is(err, fs.ErrNotExist) {
 			return err
 		}
-		if err := s.EnsurePrivate(); err != nil {
+		if err := w.ensurePrivate(); err != nil {
 			return err
 		}
 	}
@@ -122,7 +119,7 @@ func (s *Session) Privately(fn func(dir string) error) error {
 
 // WritePrivate replaces .git/plangit/NAME, a file of plangit's own.
 func (s *Session) WritePrivate(name string, data []byte) error {
-	return s.writeFile(s.PrivatePath(name), data, 0o644)
+	return s.work.writeFile(s.PrivatePath(name), data, 0o644)
 }
 
 // WriteCache overwrites .git/plangit/NAME, a cache, in place: no new file,
@@ -150,8 +147,8 @@ func overwrite(path string, data []byte) error {
 // .git/plangit/ and a ref lock. It runs under the session lock, where no
 // other plangit process is writing under it; what a process writes
 // without it (UnlockedPrefix) is left while that process runs.
-func (s *Session) sweepTemps() {
-	dir := filepath.Join(s.gitDir, privateDir)
+func (w *workTree) sweepTemps() {
+	dir := w.private
 	if d, err := os.Open(dir); err == nil {
 		names, _ := d.Readdirnames(-1)
 		d.Close()
@@ -173,7 +170,7 @@ func (s *Session) sweepTemps() {
 			}
 		}
 	}
-	os.Remove(filepath.Join(s.gitDir, branchRef+".lock"))
+	os.Remove(filepath.Join(w.gitDir, branchRef+".lock"))
 }
 
 // sweepDebris removes, besides what sweepTemps does, what older versions
@@ -182,20 +179,21 @@ func (s *Session) sweepTemps() {
 // keep git status dirty) and temporary objects and packs in .git/objects.
 // A pack without its index is indexed; what cannot be used is moved into
 // .git/plangit/, where git does not count it as garbage. It runs under the
-// session lock, for gc and repair.
-func (s *Session) sweepDebris() {
-	s.sweepTemps()
+// session lock, for gc and repair; objects is the session.s store, whose
+// temporary objects and packs it clears.
+func (w *workTree) sweepDebris(objects *store.Disk) {
+	w.sweepTemps()
 	oldTemp := func(name string) bool { return strings.HasPrefix(name, ".") && strings.Contains(name, ".tmp") }
 	gitTemp := func(name string) bool {
 		return strings.HasPrefix(name, "tmp_obj_") || strings.HasPrefix(name, "tmp_pack_") || strings.HasPrefix(name, "tmp_idx_")
 	}
 	for dir, junk := range map[string]func(string) bool{
-		s.Dir:                               oldTemp,
-		s.gitDir:                            oldTemp,
-		filepath.Join(s.gitDir, privateDir): oldTemp,
-		filepath.Dir(filepath.Join(s.gitDir, branchRef)): oldTemp,
-		s.diskStore.ObjectsDir():                         gitTemp,
-		s.diskStore.PackDir():                            gitTemp,
+		w.dir:     oldTemp,
+		w.gitDir:  oldTemp,
+		w.private: oldTemp,
+		filepath.Dir(filepath.Join(w.gitDir, branchRef)): oldTemp,
+		objects.ObjectsDir():                             gitTemp,
+		objects.PackDir():                                gitTemp,
 	} {
 		d, err := os.Open(dir)
 		if err != nil {
@@ -209,5 +207,5 @@ func (s *Session) sweepDebris() {
 			}
 		}
 	}
-	s.diskStore.FixHalfPacks()
+	objects.FixHalfPacks()
 }

@@ -67,7 +67,7 @@ func (b Base) Last() (Revision, error) {
 			return entries[i].revision(), nil
 		}
 	}
-	return Revision{}, b.s.damaged(b.rev, errors.New("not in the revision log"))
+	return Revision{}, damaged(b.s.ID, b.rev, errors.New("not in the revision log"))
 }
 
 // Restore commits exactly the files fn returns — a rollback's target
@@ -178,7 +178,7 @@ func (c *change) begin(yield bool) (func(), error) {
 		unlock()
 		return func() {}, err
 	}
-	if err := s.settle(); err != nil {
+	if err := s.work.settle(); err != nil {
 		return fail(err)
 	}
 	drain(s)
@@ -215,10 +215,10 @@ func (c *change) read() (*read, error) {
 	if !s.lk.intact() {
 		return nil, errLockLost
 	}
-	if s.intentPending() {
+	if s.work.intentPending() {
 		// Only a writer that got in around a replaced lock leaves one
 		// here: finish its change before reading the files.
-		if err := s.settle(); err != nil {
+		if err := s.work.settle(); err != nil {
 			return nil, err
 		}
 	}
@@ -231,9 +231,9 @@ func (c *change) read() (*read, error) {
 	// committed on top of them: a cheap check, two small objects.
 	base, err := s.store.ReadTreeFiles(c.head)
 	if err != nil {
-		return nil, s.damaged(c.head, err)
+		return nil, damaged(s.ID, c.head, err)
 	}
-	files, err := s.readWorking()
+	files, err := s.work.readWorking()
 	if err != nil {
 		return nil, err
 	}
@@ -319,11 +319,11 @@ func (c *change) commitEdit(r *read, e *edit) error {
 // catchIndex brings the index back in step with working files that match
 // the branch (a process killed after moving the branch leaves it behind).
 func (c *change) catchIndex(r *read) error {
-	if idx, err := c.s.readIndex(); err == nil && sameHashes(idx, r.base) {
+	if idx, err := c.s.work.readIndex(); err == nil && sameHashes(idx, r.base) {
 		return nil
 	}
 	in := &intent{Commit: c.head, Files: fileChanges(r.files, r.files)}
-	return c.s.writeIndex(in, allVerified(in))
+	return c.s.work.writeIndex(in, allVerified(in))
 }
 
 // attempt makes one try at steps 2 to 4. The commits it makes stand even
@@ -359,7 +359,7 @@ func (c *change) attempt() error {
 	c.res.State = next
 	if ch.Op == "" || (sameFiles(nextFiles, r.base) && !ch.Marker) {
 		if c.stale {
-			return s.restoreWorking(c.head, r.files, r.base)
+			return s.work.restoreWorking(c.head, r.files, r.base)
 		}
 		if e == nil {
 			return c.catchIndex(r)

@@ -38,7 +38,7 @@ func cutAfterBranch(t *testing.T, s *Session, only ...string) {
 	}
 	newFiles, _ := s.store.ReadFilesAt(head)
 	in := &intent{Commit: head, Files: fileChanges(oldFiles, newFiles)}
-	if err := os.WriteFile(s.intentPath(), in.Encode(), 0o644); err != nil {
+	if err := os.WriteFile(s.work.intentPath(), in.Encode(), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	for _, name := range plan.SessionFiles {
@@ -53,7 +53,7 @@ func cutAfterBranch(t *testing.T, s *Session, only ...string) {
 		}
 	}
 	old := &intent{Files: fileChanges(oldFiles, oldFiles)}
-	s.writeIndex(old, map[string]bool{})
+	s.work.writeIndex(old, map[string]bool{})
 }
 
 func actors(t *testing.T, s *Session) string {
@@ -93,7 +93,7 @@ func TestReaderCompletesAChangeCutAfterItsBranchMoved(t *testing.T) {
 	if readFile(t, s, plan.PlanFile) != want {
 		t.Fatal("the interrupted change was not completed")
 	}
-	if s.intentPending() {
+	if s.work.intentPending() {
 		t.Fatal("the intent record is left")
 	}
 	if n := repotest.RevCount(t, s.Dir); n != 2 {
@@ -138,7 +138,7 @@ func TestChangeCutBeforeItsBranchMovedLeavesNothing(t *testing.T) {
 	head, _ := s.readRef()
 	// Objects and intent written, branch not moved: the files are untouched.
 	in := &intent{Commit: plumbing.NewHash(strings.Repeat("ab", 20)), Files: []intentFile{{Name: plan.PlanFile, Old: plumbing.ComputeHash(plumbing.BlobObject, []byte(before)), New: plumbing.ComputeHash(plumbing.BlobObject, []byte("x"))}}}
-	os.WriteFile(s.intentPath(), in.Encode(), 0o644)
+	os.WriteFile(s.work.intentPath(), in.Encode(), 0o644)
 	os.WriteFile(filepath.Join(s.gitDir, privateDir, tmpPrefix+"obj-123"), []byte("half"), 0o644)
 	res, err := s.Update(Options{}, func(*plan.State) (plan.Change, error) { return plan.Change{}, nil })
 	if err != nil || res.Adopted != nil {
@@ -147,7 +147,7 @@ func TestChangeCutBeforeItsBranchMovedLeavesNothing(t *testing.T) {
 	if cur, _ := s.readRef(); cur != head || readFile(t, s, plan.PlanFile) != before {
 		t.Fatal("the branch or the files moved")
 	}
-	if s.intentPending() {
+	if s.work.intentPending() {
 		t.Error("the intent record is left")
 	}
 	if _, err := os.Lstat(filepath.Join(s.gitDir, privateDir, tmpPrefix+"obj-123")); err == nil {
@@ -259,7 +259,7 @@ func TestSaveTwiceWhileAChangeLands(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	s.landing = func(moment, p string) {
+	s.work.landing = func(moment, p string) {
 		if p != path {
 			return
 		}
@@ -268,7 +268,7 @@ func TestSaveTwiceWhileAChangeLands(t *testing.T) {
 			save("first save")
 		case "exchanged":
 			save("second save") // made on the change's copy
-			s.landing = nil
+			s.work.landing = nil
 		}
 	}
 	if _, err := s.Update(Options{}, func(st *plan.State) (plan.Change, error) {
@@ -276,7 +276,7 @@ func TestSaveTwiceWhileAChangeLands(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if s.landing != nil {
+	if s.work.landing != nil {
 		t.Fatal("the change never reached the exchange of task_plan.md")
 	}
 	b, _ := os.ReadFile(path)
@@ -934,10 +934,10 @@ func TestFailuresTellTheTruth(t *testing.T) {
 	t.Run("before the branch moves: an error, and nothing changed", func(t *testing.T) {
 		s := newTestSession(t)
 		before := readFile(t, s, plan.PlanFile)
-		os.Remove(s.intentPath())
-		os.MkdirAll(filepath.Join(s.intentPath(), "x"), 0o755) // the record cannot be written
+		os.Remove(s.work.intentPath())
+		os.MkdirAll(filepath.Join(s.work.intentPath(), "x"), 0o755) // the record cannot be written
 		_, err := s.Update(Options{}, step("1", plan.ActStart))
-		os.RemoveAll(s.intentPath())
+		os.RemoveAll(s.work.intentPath())
 		if plan.CodeOf(err) != plan.CodeIOError {
 			t.Fatalf("got %v", err)
 		}

@@ -48,7 +48,7 @@ func (p Project) Create(id string, st *plan.State, change plan.Change, opts Opti
 		unlock()
 		s.CatchUp()
 	}()
-	if err := s.settle(); err != nil {
+	if err := s.work.settle(); err != nil {
 		return nil, nil, err
 	}
 	head, err := s.readRef()
@@ -60,7 +60,7 @@ func (p Project) Create(id string, st *plan.State, change plan.Change, opts Opti
 		e.Err = ErrExists
 		return nil, nil, e
 	}
-	old, err := s.readWorking()
+	old, err := s.work.readWorking()
 	if err != nil {
 		return nil, nil, err
 	}
@@ -102,7 +102,7 @@ func (s *Session) initGitDir() error {
 	for name, content := range map[string]string{"HEAD": "ref: " + branchRef + "\n", "config": gitConfig} {
 		path := filepath.Join(s.gitDir, name)
 		if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) {
-			if err := s.writeFile(path, []byte(content), 0o644); err != nil {
+			if err := s.work.writeFile(path, []byte(content), 0o644); err != nil {
 				return err
 			}
 		}

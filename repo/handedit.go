@@ -67,7 +67,7 @@ func (s *Session) adoptEdit(head plumbing.Hash, headFiles map[string]plumbing.Ha
 	edit.Plan.Floor = floor
 	hf, err := s.store.ReadFilesAt(head)
 	if err != nil {
-		return nil, s.damaged(head, err)
+		return nil, damaged(s.ID, head, err)
 	}
 	headSt, err := plan.ParseState(hf)
 	if err != nil { // case 7
@@ -139,7 +139,7 @@ func (s *Session) editBases(head plumbing.Hash, headFiles map[string]plumbing.Ha
 			if _, read := seals[h]; !read {
 				b, err := s.store.ReadAs(plumbing.BlobObject, h)
 				if err != nil {
-					return nil, head, "", false, s.damaged(entries[i].Hash, err)
+					return nil, head, "", false, damaged(s.ID, entries[i].Hash, err)
 				}
 				seals[h] = plan.Seal(b)
 			}
@@ -174,7 +174,7 @@ func (s *Session) editBases(head plumbing.Hash, headFiles map[string]plumbing.Ha
 		if ok {
 			at, err := s.store.ReadFilesAt(rev)
 			if err != nil {
-				return nil, head, "", false, s.damaged(rev, err)
+				return nil, head, "", false, damaged(s.ID, rev, err)
 			}
 			out[name] = at[name]
 		}

@@ -51,7 +51,7 @@ func (s *Session) issued(head plumbing.Hash) (plan.Issued, error) {
 		n.Steps = max(n.Steps, maxTouched(e.Touches))
 		files, err := s.store.ReadTreeFiles(e.Hash)
 		if err != nil {
-			return plan.Issued{}, s.damaged(e.Hash, err)
+			return plan.Issued{}, damaged(s.ID, e.Hash, err)
 		}
 		for _, name := range []string{plan.FindingsFile, plan.ErrorsFile} {
 			h, ok := files[name]
@@ -61,7 +61,7 @@ func (s *Session) issued(head plumbing.Hash) (plan.Issued, error) {
 			seen[h] = true
 			b, err := s.store.ReadAs(plumbing.BlobObject, h)
 			if err != nil {
-				return plan.Issued{}, s.damaged(e.Hash, err)
+				return plan.Issued{}, damaged(s.ID, e.Hash, err)
 			}
 			n = n.Raise(recordsIn(name, b))
 		}

@@ -13,8 +13,8 @@ import (
 )
 
 // readIndex returns the blob hash of each file the index records.
-func (s *Session) readIndex() (map[string]plumbing.Hash, error) {
-	b, err := os.ReadFile(filepath.Join(s.gitDir, indexName))
+func (w *workTree) readIndex() (map[string]plumbing.Hash, error) {
+	b, err := os.ReadFile(filepath.Join(w.gitDir, indexName))
 	if err != nil {
 		return nil, err
 	}
@@ -33,14 +33,14 @@ func (s *Session) readIndex() (map[string]plumbing.Hash, error) {
 // their blob (verified) get their stat data, so that git sees the session
 // directory as clean without rehashing it; any other file gets none, so
 // git rehashes it and sees what a person changed.
-func (s *Session) writeIndex(in *intent, verified map[string]bool) error {
+func (w *workTree) writeIndex(in *intent, verified map[string]bool) error {
 	idx := &index.Index{Version: 2}
 	for _, f := range in.Files {
 		if plumbing.Hash(f.New).IsZero() {
 			continue
 		}
 		e := &index.Entry{Name: f.Name, Hash: f.New, Mode: filemode.Regular}
-		if fi, err := os.Lstat(filepath.Join(s.Dir, f.Name)); err == nil && verified[f.Name] {
+		if fi, err := os.Lstat(filepath.Join(w.dir, f.Name)); err == nil && verified[f.Name] {
 			e.Size = uint32(fi.Size())
 			e.ModifiedAt = fi.ModTime()
 			fillStat(e, fi)
@@ -51,5 +51,5 @@ func (s *Session) writeIndex(in *intent, verified map[string]bool) error {
 	if err := index.NewEncoder(&buf).Encode(idx); err != nil {
 		return plan.WrapError(plan.CodeIOError, err, "cannot encode the index")
 	}
-	return s.writeFile(filepath.Join(s.gitDir, indexName), buf.Bytes(), 0o644)
+	return w.writeFile(filepath.Join(w.gitDir, indexName), buf.Bytes(), 0o644)
 }

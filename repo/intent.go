@@ -48,11 +48,11 @@ type (
 
 func decodeIntent(b []byte) (*intent, bool) { return disk.DecodeIntent(b, plan.SessionFiles) }
 
-func (s *Session) intentPath() string { return filepath.Join(s.gitDir, privateDir, intentName) }
+func (w *workTree) intentPath() string { return filepath.Join(w.private, intentName) }
 
 // readIntent returns the pending intent record, or nil.
-func (s *Session) readIntent() *intent {
-	b, err := os.ReadFile(s.intentPath())
+func (w *workTree) readIntent() *intent {
+	b, err := os.ReadFile(w.intentPath())
 	if err != nil {
 		return nil
 	}
@@ -64,25 +64,25 @@ func (s *Session) readIntent() *intent {
 }
 
 // intentPending reports whether an intent record is pending.
-func (s *Session) intentPending() bool { return disk.IntentPending(s.intentPath()) }
+func (w *workTree) intentPending() bool { return disk.IntentPending(w.intentPath()) }
 
 // writeIntent records in, over the emptied record.
-func (s *Session) writeIntent(in *intent) error {
-	_, err := s.recordIntent(in)
+func (w *workTree) writeIntent(in *intent) error {
+	_, err := w.recordIntent(in)
 	return err
 }
 
 // recordIntent is writeIntent, returning what it wrote to, for intact to
 // check.
-func (s *Session) recordIntent(in *intent) (fs.FileInfo, error) {
-	if err := s.EnsurePrivate(); err != nil {
+func (w *workTree) recordIntent(in *intent) (fs.FileInfo, error) {
+	if err := w.ensurePrivate(); err != nil {
 		return nil, err
 	}
 	data := in.Encode()
 	var fi fs.FileInfo
-	err := s.Privately(func(string) (err error) {
-		if err = disk.Overwrite(s.intentPath(), data); err == nil {
-			fi, err = os.Lstat(s.intentPath())
+	err := w.privately(func(string) (err error) {
+		if err = disk.Overwrite(w.intentPath(), data); err == nil {
+			fi, err = os.Lstat(w.intentPath())
 		}
 		return err
 	})
@@ -90,7 +90,7 @@ func (s *Session) recordIntent(in *intent) (fs.FileInfo, error) {
 		return nil, errRecordLost // .git/plangit keeps being removed
 	}
 	if err != nil {
-		return nil, plan.WrapError(plan.CodeIOError, err, "cannot write %s", s.intentPath())
+		return nil, plan.WrapError(plan.CodeIOError, err, "cannot write %s", w.intentPath())
 	}
 	return fi, nil
 }
@@ -98,16 +98,16 @@ func (s *Session) recordIntent(in *intent) (fs.FileInfo, error) {
 // intact reports whether the record recordIntent wrote (fi) is still in
 // its place, whole: a person may remove .git/plangit, record and all,
 // while a change runs.
-func (s *Session) intact(fi fs.FileInfo) bool {
-	now, err := os.Lstat(s.intentPath())
+func (w *workTree) intact(fi fs.FileInfo) bool {
+	now, err := os.Lstat(w.intentPath())
 	return err == nil && os.SameFile(fi, now) && now.Size() == fi.Size()
 }
 
 // clearIntent empties the record: the change it names has landed, or
 // never will. Something at its place that is no file is removed, if it
 // can be.
-func (s *Session) clearIntent() error {
-	path := s.intentPath()
+func (w *workTree) clearIntent() error {
+	path := w.intentPath()
 	f, err := disk.OpenFile(path, os.O_WRONLY|disk.NonBlock, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
@@ -131,18 +131,18 @@ func (s *Session) clearIntent() error {
 
 // settle completes or discards a change a killed process left unfinished,
 // and removes its temporary files. It runs under the session lock.
-func (s *Session) settle() error {
-	s.sweepTemps()
-	if !s.intentPending() {
+func (w *workTree) settle() error {
+	w.sweepTemps()
+	if !w.intentPending() {
 		return nil
 	}
-	in := s.readIntent()
-	head, err := s.readRef()
+	in := w.readIntent()
+	head, err := w.readRef()
 	if in == nil || err != nil || head != in.Commit {
-		s.clearIntent() // it never landed (or is no record at all)
+		w.clearIntent() // it never landed (or is no record at all)
 		return nil
 	}
-	if _, err := s.land(in, nil); err != nil {
+	if _, err := w.land(in, nil); err != nil {
 		return err
 	}
 	// The revision log and the step-id cache catch up on their own: both
@@ -162,12 +162,12 @@ type landing struct {
 // removes the record. The branch is already at in.Commit. content holds
 // the new files when the caller has them; otherwise they are read from the
 // objects.
-func (s *Session) land(in *intent, content map[string][]byte) (*landing, error) {
+func (w *workTree) land(in *intent, content map[string][]byte) (*landing, error) {
 	l := &landing{files: map[string][]byte{}}
 	verified := map[string]bool{}
 	var firstErr error
 	for _, f := range in.Files {
-		cur, exists, ours, err := s.landFile(in, f, content[f.Name])
+		cur, exists, ours, err := w.landFile(in, f, content[f.Name])
 		switch {
 		case err != nil:
 			firstErr = firstOf(firstErr, err)
@@ -184,11 +184,11 @@ func (s *Session) land(in *intent, content map[string][]byte) (*landing, error) 
 	if firstErr != nil {
 		return l, firstErr // the record stays: the next command finishes
 	}
-	if err := s.writeIndex(in, verified); err != nil {
+	if err := w.writeIndex(in, verified); err != nil {
 		return l, err
 	}
 	crashPoint("index")
-	if err := s.clearIntent(); err != nil {
+	if err := w.clearIntent(); err != nil {
 		return l, err
 	}
 	return l, nil
@@ -199,14 +199,14 @@ func (s *Session) land(in *intent, content map[string][]byte) (*landing, error) 
 // holds the new blob (if not, a person edited it: it is left alone). The
 // new file is written to a temporary file before the old one is checked,
 // so that only an exchange separates the check from the replacement.
-func (s *Session) landFile(in *intent, f intentFile, b []byte) (cur []byte, exists, ours bool, err error) {
+func (w *workTree) landFile(in *intent, f intentFile, b []byte) (cur []byte, exists, ours bool, err error) {
 	if f.Old != f.New && !plumbing.Hash(f.New).IsZero() && b == nil {
-		if b, err = s.store.ReadAs(plumbing.BlobObject, f.New); err != nil {
+		if b, err = w.store.ReadAs(plumbing.BlobObject, f.New); err != nil {
 			return nil, false, false, plan.WrapError(plan.CodeIOError, err, "cannot read %s of revision %s", f.Name, short(in.Commit))
 		}
 	}
 	for try := 0; ; try++ {
-		cur, exists, ours, gone, err := s.landFileOnce(f, b)
+		cur, exists, ours, gone, err := w.landFileOnce(f, b)
 		if !gone || try == 20 {
 			return cur, exists, ours, err
 		}
@@ -217,11 +217,11 @@ func (s *Session) landFile(in *intent, f intentFile, b []byte) (cur []byte, exis
 
 // landFileOnce is one try of landFile; gone is true when the temporary
 // file holding b vanished before it was put in place.
-func (s *Session) landFileOnce(f intentFile, b []byte) (cur []byte, exists, ours, gone bool, err error) {
-	path := filepath.Join(s.Dir, f.Name)
+func (w *workTree) landFileOnce(f intentFile, b []byte) (cur []byte, exists, ours, gone bool, err error) {
+	path := filepath.Join(w.dir, f.Name)
 	tmp := ""
 	if f.Old != f.New && !plumbing.Hash(f.New).IsZero() {
-		if tmp, err = s.prepareFile(b, 0o644); err != nil {
+		if tmp, err = w.prepareFile(b, 0o644); err != nil {
 			return nil, false, false, false, err
 		}
 		// After the exchange tmp holds the file displaced, or a person's
@@ -247,8 +247,8 @@ func (s *Session) landFileOnce(f intentFile, b []byte) (cur []byte, exists, ours
 		}
 		return nil, false, true, false, nil
 	}
-	if s.landing != nil {
-		s.landing("checked", path)
+	if w.landing != nil {
+		w.landing("checked", path)
 	}
 	swapped, err := disk.SwapIn(tmp, path, exists)
 	if !swapped {
@@ -263,13 +263,13 @@ func (s *Session) landFileOnce(f intentFile, b []byte) (cur []byte, exists, ours
 		cur, exists, _ = readWorkingFile(path)
 		return cur, exists, false, false, nil
 	}
-	if s.landing != nil {
-		s.landing("exchanged", path)
+	if w.landing != nil {
+		w.landing("exchanged", path)
 	}
 	// tmp now holds what was replaced: if a person saved the file since
 	// it was checked, their file goes back.
 	if displaced, had, err := readWorkingFile(tmp); err == nil && had && plumbing.ComputeHash(plumbing.BlobObject, displaced) != f.Old {
-		cur, exists := s.putBack(f, tmp, path, displaced, b)
+		cur, exists := w.putBack(f, tmp, path, displaced, b)
 		return cur, exists, exists && bytes.Equal(cur, b), false, nil
 	}
 	crashPoint("file")
@@ -284,7 +284,7 @@ func (s *Session) landFileOnce(f intentFile, b []byte) (cur []byte, exists, ours
 // A save of theirs left in tmp, which goes, is never dropped silently: the
 // lines it has that neither the file at path nor the revision before the
 // change has are named in a warning.
-func (s *Session) putBack(f intentFile, tmp, path string, displaced, ours []byte) ([]byte, bool) {
+func (w *workTree) putBack(f intentFile, tmp, path string, displaced, ours []byte) ([]byte, bool) {
 	put, expect := displaced, ours
 	for try := 0; try < 4; try++ {
 		if disk.SwapBack(tmp, path) != nil {
@@ -298,9 +298,9 @@ func (s *Session) putBack(f intentFile, tmp, path string, displaced, ours []byte
 	}
 	cur, exists, _ := readWorkingFile(path)
 	if left, had, err := readWorkingFile(tmp); err == nil && had && !bytes.Equal(left, ours) && !bytes.Equal(left, cur) {
-		old, _ := s.store.ReadAs(plumbing.BlobObject, plumbing.Hash(f.Old))
+		old, _ := w.store.ReadAs(plumbing.BlobObject, plumbing.Hash(f.Old))
 		if lines := linesMissing(left, old, cur); len(lines) > 0 {
-			s.warnf("%s was saved twice while a change wrote it; the later save stays, and these lines of the earlier one are not in it: %s", f.Name, quoteLines(lines, 5))
+			w.warnf("%s was saved twice while a change wrote it; the later save stays, and these lines of the earlier one are not in it: %s", f.Name, quoteLines(lines, 5))
 		}
 	}
 	return cur, exists
@@ -399,14 +399,14 @@ func readWorkingFile(path string) (data []byte, have bool, err error) {
 // record is pending, from the record and the branch as m read them around
 // the files: if the branch was at the record's commit, each file still
 // holding its old blob reads as its new one.
-func (s *Session) asCommitted(files map[string][]byte, m landingMark) {
+func (w *workTree) asCommitted(files map[string][]byte, m landingMark) {
 	in, ok := decodeIntent([]byte(m.intent))
 	if !ok {
 		return
 	}
 	head := strings.TrimSpace(m.ref)
 	if head == "" { // the ref is packed
-		h, err := s.readRef()
+		h, err := w.readRef()
 		if err != nil {
 			return
 		}
@@ -426,7 +426,7 @@ func (s *Session) asCommitted(files map[string][]byte, m landingMark) {
 		}
 		if plumbing.Hash(f.New).IsZero() {
 			delete(files, f.Name)
-		} else if nb, err := s.store.ReadAs(plumbing.BlobObject, f.New); err == nil {
+		} else if nb, err := w.store.ReadAs(plumbing.BlobObject, f.New); err == nil {
 			files[f.Name] = nb
 		}
 	}

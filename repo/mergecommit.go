@@ -84,14 +84,14 @@ func (s *Session) MoveTo(next, old plumbing.Hash, files map[string][]byte) error
 		return err
 	}
 	in := &intent{Commit: next, Files: fileChanges(cur, files)}
-	if err := s.writeIntent(in); err != nil {
+	if err := s.work.writeIntent(in); err != nil {
 		return err
 	}
 	if err := s.setRefIf(next, old, nil); err != nil {
-		s.clearIntent()
+		s.work.clearIntent()
 		return err
 	}
-	if _, err := s.land(in, files); err != nil {
+	if _, err := s.work.land(in, files); err != nil {
 		s.warnf("revision %s is in place, but its working files could not all be written; the next command finishes: %v", short(next), err)
 	}
 	_, err = revisions(s, next) // completes the revision log, which it saves: the lock is held

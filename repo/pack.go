@@ -65,10 +65,10 @@ func (s *Session) GC(opts Options) (*PackReport, error) {
 		return nil, err
 	}
 	defer unlock()
-	if err := s.settle(); err != nil {
+	if err := s.work.settle(); err != nil {
 		return nil, err
 	}
-	s.sweepDebris()
+	s.work.sweepDebris(s.diskStore)
 	rep, err := s.pack(true)
 	if err != nil {
 		return nil, err

@@ -136,7 +136,7 @@ func (s *Session) CatchUp() {
 		if !ok {
 			return
 		}
-		if err := s.settle(); err == nil {
+		if err := s.work.settle(); err == nil {
 			drain(s)
 		}
 		unlock()

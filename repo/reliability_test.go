@@ -237,9 +237,9 @@ func TestReadOnlyWorkingFile(t *testing.T) {
 	fi, _ := os.Lstat(path)
 	now, _ := s.Head()
 	still, _ := s.diskStore.LooseObjects()
-	if string(after) != string(before) || fi.Mode().Perm() != 0o444 || now != head || len(still) != len(loose) || s.intentPending() {
+	if string(after) != string(before) || fi.Mode().Perm() != 0o444 || now != head || len(still) != len(loose) || s.work.intentPending() {
 		t.Fatalf("the refused change left something: file changed %v, mode %v, head %s → %s, %d → %d loose objects, record pending %v",
-			string(after) != string(before), fi.Mode().Perm(), head[:7], now[:7], len(loose), len(still), s.intentPending())
+			string(after) != string(before), fi.Mode().Perm(), head[:7], now[:7], len(loose), len(still), s.work.intentPending())
 	}
 	// Another file read-only does not stop a change that leaves it alone.
 	os.Chmod(path, 0o644)

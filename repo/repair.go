@@ -100,14 +100,14 @@ func (s *Session) Repair(opts Options) (*RepairReport, error) {
 			unlock()
 		}
 	}()
-	if err := s.settle(); err != nil {
+	if err := s.work.settle(); err != nil {
 		return nil, err
 	}
-	s.sweepDebris()
+	s.work.sweepDebris(s.diskStore)
 	if err := moveAsideOdd(s, rep); err != nil {
 		return nil, err
 	}
-	files, err := s.readWorking()
+	files, err := s.work.readWorking()
 	if err != nil {
 		return nil, err
 	}
@@ -127,7 +127,7 @@ func (s *Session) Repair(opts Options) (*RepairReport, error) {
 		rep.Lost = append(rep.Lost, "revision "+rep.RefWas[:7]+", where the branch pointed, cannot be read")
 	}
 	if rep.RefRecovered != "" {
-		if err := s.writeFile(filepath.Join(s.gitDir, branchRef), []byte(head.String()+"\n"), 0o644); err != nil {
+		if err := s.work.writeFile(filepath.Join(s.gitDir, branchRef), []byte(head.String()+"\n"), 0o644); err != nil {
 			return nil, err
 		}
 	}
@@ -149,7 +149,7 @@ func (s *Session) Repair(opts Options) (*RepairReport, error) {
 
 	committed, err := s.store.ReadFilesAt(head)
 	if err != nil {
-		return nil, s.damaged(head, err)
+		return nil, damaged(s.ID, head, err)
 	}
 	if rep.RefRecovered != "" && !sameFiles(files, hashFiles(committed)) && fileProblems(files) == "" {
 		// The working files are what the lost revisions left: keep them.
@@ -180,9 +180,9 @@ func (s *Session) Repair(opts Options) (*RepairReport, error) {
 		rep.ReadBack = c
 		head = plumbing.NewHash(c.Hash)
 		if committed, err = s.store.ReadFilesAt(head); err != nil {
-			return nil, s.damaged(head, err)
+			return nil, damaged(s.ID, head, err)
 		}
-		if files, err = s.readWorking(); err != nil {
+		if files, err = s.work.readWorking(); err != nil {
 			return nil, err
 		}
 	}
@@ -376,8 +376,8 @@ func (r *repairer) fromObjects() plumbing.Hash {
 		depth[h] = d
 		return d
 	}
-	idx, _ := r.readIndex()
-	files, _ := r.readWorking()
+	idx, _ := r.Session.work.readIndex()
+	files, _ := r.Session.work.readWorking()
 	work := hashFiles(files)
 	score := func(h plumbing.Hash) [4]int64 {
 		var sc [4]int64
@@ -494,7 +494,7 @@ func readBack(s *Session, head plumbing.Hash, bad, work map[string][]byte, entri
 			}
 			path := filepath.Join(s.Dir, name)
 			r := RestoredFile{File: name, Problem: "changed by hand on revision " + short(head) + ", whose files cannot be read", KeptAt: rejectedPath(path)}
-			if err := s.writeFile(r.KeptAt, w, 0o644); err != nil {
+			if err := s.work.writeFile(r.KeptAt, w, 0o644); err != nil {
 				return nil, err
 			}
 			rep.Restored = append(rep.Restored, r)
@@ -607,7 +607,7 @@ func restoreBad(s *Session, rep *RepairReport, files, committed map[string][]byt
 					mode = fi.Mode().Perm()
 				}
 				r.KeptAt = rejectedPath(path)
-				if err := s.writeFile(r.KeptAt, b, mode); err != nil {
+				if err := s.work.writeFile(r.KeptAt, b, mode); err != nil {
 					return err
 				}
 			}
@@ -628,7 +628,7 @@ func restoreBad(s *Session, rep *RepairReport, files, committed map[string][]byt
 		cur, have := files[name]
 		switch {
 		case keep && (!have || !bytes.Equal(b, cur)):
-			if err := s.writeFile(path, b, 0o644); err != nil {
+			if err := s.work.writeFile(path, b, 0o644); err != nil {
 				return err
 			}
 		case !keep && have:
@@ -642,7 +642,7 @@ func restoreBad(s *Session, rep *RepairReport, files, committed map[string][]byt
 	for name, b := range committed {
 		verified[name] = bytes.Equal(restore[name], b)
 	}
-	return s.writeIndex(in, verified)
+	return s.work.writeIndex(in, verified)
 }
 
 // fileProblem says why a working file cannot be adopted, or "" if it can.
@@ -705,7 +705,7 @@ func excludeRejected(s *Session) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return plan.WrapError(plan.CodeIOError, err, "cannot write %s", path)
 	}
-	return s.writeFile(path, b, 0o644)
+	return s.work.writeFile(path, b, 0o644)
 }
 
 // readablePlan is the plan of the newest revision up to head whose plan

@@ -1,7 +1,6 @@
 package repo
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -46,9 +45,7 @@ type Session struct {
 	lk        sessionLock      // the session lock, as this process holds it
 	warn      func(msg string) // where non-fatal problems are reported
 	queue     queueReplay      // how queued hook events are applied
-	// landing, in tests alone, runs at the named moments of landing a
-	// working file ("checked", "exchanged"), to play a person's save there.
-	landing func(moment, path string)
+	work      *workTree        // the working files, the index and .git/plangit/
 }
 
 // Store is the session's object store: its objects, branch and revision
@@ -79,10 +76,11 @@ func newSession(p Project, id string) (*Session, error) {
 	s := &Session{Project: p, ID: id, Dir: dir, gitDir: git, lk: sessionLock{dir: filepath.Join(git, privateDir), id: id}}
 	if p.memory != nil {
 		s.store = p.memory.of(id) // the working files, lock and records stay on disk
-		return s, nil
+	} else {
+		d := store.NewDisk(git, filepath.Join(git, privateDir))
+		s.store, s.diskStore = d, d
 	}
-	d := store.NewDisk(git, filepath.Join(git, privateDir))
-	s.store, s.diskStore = d, d
+	s.work = newWorkTree(id, dir, git, s.store, &s.lk, s.warnf)
 	return s, nil
 }
 
@@ -105,9 +103,9 @@ func (p Project) Open(id string) (*Session, error) {
 	if _, err := os.Lstat(filepath.Join(s.gitDir, "HEAD")); err != nil {
 		return nil, plan.Errorf(plan.CodeSessionNotFound, "session %q has no repository (%s/.git is missing or damaged)", id, s.Dir).With("session", id)
 	}
-	if s.intentPending() {
+	if s.work.intentPending() {
 		if unlock, ok := s.lk.try(); ok {
-			if err := s.settle(); err != nil {
+			if err := s.work.settle(); err != nil {
 				s.warnf("%v", err)
 			}
 			unlock()
@@ -214,15 +212,15 @@ func (s *Session) summariesSince(head, from plumbing.Hash) []string {
 // revision: a read that a change's landing overlapped is made again.
 func (s *Session) ReadFiles() (map[string][]byte, error) {
 	for try := 0; ; try++ {
-		before := s.landingMark(false)
-		files, err := s.readWorking()
+		before := s.work.landingMark(false)
+		files, err := s.work.readWorking()
 		if err != nil {
 			return nil, err
 		}
-		after := s.landingMark(true)
+		after := s.work.landingMark(true)
 		if before == after || try == maxReads {
 			if after.intent != "" {
-				s.asCommitted(files, after)
+				s.work.asCommitted(files, after)
 			}
 			return files, nil
 		}
@@ -231,68 +229,6 @@ func (s *Session) ReadFiles() (map[string][]byte, error) {
 
 // maxReads bounds how often ReadFiles reads the files again.
 const maxReads = 20
-
-// landingMark is what a change's landing changes: the branch, and the
-// intent record, pending from before the branch moves until every file
-// has landed. Working files read between two equal marks are one
-// revision's (with the record's new files for those still old).
-type landingMark struct {
-	ref, intent string
-}
-
-// landingMark reads the branch and the intent record, in that order, or
-// the other (after: reading the files is done).
-func (s *Session) landingMark(after bool) landingMark {
-	var m landingMark
-	readRef := func() {
-		b, _ := os.ReadFile(filepath.Join(s.gitDir, branchRef))
-		m.ref = string(b)
-	}
-	if !after {
-		readRef()
-	}
-	if s.intentPending() {
-		b, err := os.ReadFile(s.intentPath())
-		m.intent = string(b)
-		if err != nil || len(b) == 0 {
-			m.intent = "?" // pending, or cannot tell
-		}
-	}
-	if after {
-		readRef()
-	}
-	return m
-}
-
-// readWorking reads the working files as they stand.
-func (s *Session) readWorking() (map[string][]byte, error) {
-	files := make(map[string][]byte, len(plan.SessionFiles))
-	for _, name := range plan.SessionFiles {
-		b, have, err := readWorkingFile(filepath.Join(s.Dir, name))
-		if err != nil {
-			return nil, err
-		}
-		if have {
-			files[name] = b
-		}
-	}
-	return files, nil
-}
-
-// changedSince reports whether the working files differ from files, which
-// were read from them: a person saved one meanwhile.
-func (s *Session) changedSince(files map[string][]byte) bool {
-	now, err := s.readWorking()
-	if err != nil || len(now) != len(files) {
-		return true
-	}
-	for name, b := range now {
-		if old, ok := files[name]; !ok || !bytes.Equal(old, b) {
-			return true
-		}
-	}
-	return false
-}
 
 // State reads and parses the session's working files without taking the
 // lock: files are replaced by rename, so a reader sees whole files. A hand
@@ -318,7 +254,7 @@ func (s *Session) State() (*plan.State, error) {
 // they differ from the branch's; nil when they do not, or when the
 // history cannot say (they are read as they stand then).
 func (s *Session) pendingEdit(files map[string][]byte) *plan.State {
-	if idx, err := s.readIndex(); err == nil && sameFiles(files, idx) {
+	if idx, err := s.work.readIndex(); err == nil && sameFiles(files, idx) {
 		return nil // as the last change left them
 	}
 	head, err := s.readRef()
@@ -481,7 +417,7 @@ func (s *Session) Head() (string, error) {
 // noBranch is the error for a session whose branch has no commit: a new
 // session, or one whose branch was lost, which init must not overwrite.
 func (s *Session) noBranch() error {
-	if files, _ := s.readWorking(); len(files) > 0 {
+	if files, _ := s.work.readWorking(); len(files) > 0 {
 		return plan.Errorf(plan.CodeIOError, "session %s has files but no readable branch; plangit repair recovers its history", s.ID).With("session", s.ID)
 	}
 	if s.hasHistory() {
@@ -508,41 +444,17 @@ func (s *Session) hasHistory() bool {
 	return len(loose) > len(plan.SessionFiles)+2
 }
 
-// damaged is the error for history that cannot be read.
-func (s *Session) damaged(rev plumbing.Hash, err error) error {
-	return plan.WrapError(plan.CodeIOError, err, "the history of session %s is damaged: revision %s cannot be read; plangit repair recovers it", s.ID, short(rev)).With("session", s.ID)
-}
-
-// restoreWorking brings working files that were saved from an older
-// revision without a change of their own back to the branch's, base: as a
-// change lands its files, under an intent record, so that a process killed
-// midway leaves them for the next command to finish, and a file saved
-// again meanwhile is left as it is, for the next command to adopt.
-func (s *Session) restoreWorking(head plumbing.Hash, files map[string][]byte, base map[string]plumbing.Hash) error {
-	content := make(map[string][]byte, len(base))
-	for name, h := range base {
-		b, err := s.store.ReadAs(plumbing.BlobObject, h)
-		if err != nil {
-			return s.damaged(head, err)
-		}
-		content[name] = b
-	}
-	if err := s.checkWritable(files, content); err != nil {
-		return err
-	}
-	in := &intent{Commit: head, Files: fileChanges(files, content)}
-	if _, err := s.recordIntent(in); err != nil {
-		return err
-	}
-	_, err := s.land(in, content)
-	return err
+// damaged is the error for history of the session id that cannot be
+// read.
+func damaged(id string, rev plumbing.Hash, err error) error {
+	return plan.WrapError(plan.CodeIOError, err, "the history of session %s is damaged: revision %s cannot be read; plangit repair recovers it", id, short(rev)).With("session", id)
 }
 
 // planAt reads the plan of a revision.
 func (s *Session) planAt(rev plumbing.Hash) (*plan.Plan, error) {
 	hashes, err := s.store.ReadTreeFiles(rev)
 	if err != nil {
-		return nil, s.damaged(rev, err)
+		return nil, damaged(s.ID, rev, err)
 	}
 	h, ok := hashes[plan.PlanFile]
 	if !ok {
@@ -550,7 +462,7 @@ func (s *Session) planAt(rev plumbing.Hash) (*plan.Plan, error) {
 	}
 	src, err := s.store.ReadAs(plumbing.BlobObject, h)
 	if err != nil {
-		return nil, s.damaged(rev, err)
+		return nil, damaged(s.ID, rev, err)
 	}
 	p, err := plan.ParsePlan(src)
 	if err != nil {
@@ -694,7 +606,7 @@ func (s *Session) commit(parent plumbing.Hash, base map[string]plumbing.Hash, ol
 	if err := plan.CheckFileSizes(files); err != nil {
 		return nil, nil, err
 	}
-	if err := s.checkWritable(old, files); err != nil {
+	if err := s.work.checkWritable(old, files); err != nil {
 		return nil, nil, err
 	}
 	// A summary may quote a tool's text (a failed command, a todo): it is
@@ -740,21 +652,21 @@ func (s *Session) commit(parent plumbing.Hash, base map[string]plumbing.Hash, ol
 	}
 	crashPoint("objects")
 
-	if s.changedSince(old) {
+	if s.work.changedSince(old) {
 		return nil, nil, errRetry
 	}
 	if !s.lk.intact() {
 		return nil, nil, errLockLost
 	}
 	in := &intent{Commit: hash, Files: fileChanges(old, files)}
-	recorded, err := s.recordIntent(in)
+	recorded, err := s.work.recordIntent(in)
 	if err != nil {
 		return nil, nil, err // a record cut short is discarded by the next change
 	}
 	crashPoint("intent")
-	if err := s.setRefIf(hash, parent, func() bool { return s.intact(recorded) }); err != nil {
+	if err := s.setRefIf(hash, parent, func() bool { return s.work.intact(recorded) }); err != nil {
 		if cur, rerr := s.readRef(); rerr != nil || cur != hash {
-			s.clearIntent()
+			s.work.clearIntent()
 			return nil, nil, err
 		}
 		// The branch is at the commit after all: the change stands.
@@ -763,15 +675,15 @@ func (s *Session) commit(parent plumbing.Hash, base map[string]plumbing.Hash, ol
 
 	// The change stands from here on.
 	c = &Commit{Hash: hash.String(), Time: ci.now, Actor: ci.meta.Actor, Change: ci.change, Touches: ci.touches}
-	if !s.intact(recorded) {
+	if !s.work.intact(recorded) {
 		// .git/plangit was removed just as the branch moved: record the
 		// change again before any working file is touched, so that one
 		// cut short is still told from a person's edit.
-		if err := s.writeIntent(in); err != nil {
+		if err := s.work.writeIntent(in); err != nil {
 			s.warnf("revision %s is committed, but its intent record could not be written again: %v", short(hash), err)
 		}
 	}
-	l, err = s.land(in, files)
+	l, err = s.work.land(in, files)
 	if err != nil {
 		s.warnf("revision %s is committed, but its working files could not all be written; the next command finishes: %v", short(hash), err)
 	}
@@ -796,42 +708,6 @@ func (s *Session) commit(parent plumbing.Hash, base map[string]plumbing.Hash, ol
 		s.warnf("packing failed, objects stay loose: %v", err)
 	}
 	return c, l, nil
-}
-
-// checkWritable makes sure, before anything is written, that the working
-// files a change replaces (those whose content differs between old and
-// files) can be replaced: a file a person made read-only, or that this
-// process may not write, or a session directory it may not write in, is
-// an IO_ERROR that names it and the fix, and the change is not made.
-func (s *Session) checkWritable(old, files map[string][]byte) error {
-	dirChecked := false
-	for _, name := range plan.SessionFiles {
-		was, had := old[name]
-		now, has := files[name]
-		if had == has && bytes.Equal(was, now) {
-			continue
-		}
-		path := filepath.Join(s.Dir, name)
-		if had {
-			fi, err := os.Lstat(path)
-			if err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o200 == 0 {
-				return plan.Errorf(plan.CodeIOError, "%s is read-only (mode %04o), so plangit leaves it as it is and made no change; make it writable (chmod u+w %s) and run the command again", name, fi.Mode().Perm(), path).
-					With("file", path)
-			}
-			if err := disk.CanWrite(path); err != nil {
-				return plan.WrapError(plan.CodeIOError, err, "cannot write %s (%v), so plangit made no change; give this user write access to it (chmod u+w %s, or chown) and run the command again", name, errors.Unwrap(err), path).
-					With("file", path)
-			}
-		}
-		if !dirChecked {
-			dirChecked = true
-			if err := disk.CanWrite(s.Dir); err != nil {
-				return plan.WrapError(plan.CodeIOError, err, "cannot write in %s (%v), where %s is replaced, so plangit made no change; give this user write access to the directory (chmod u+w %s) and run the command again", s.Dir, errors.Unwrap(err), name, s.Dir).
-					With("file", path)
-			}
-		}
-	}
-	return nil
 }
 
 // dropObjects removes loose objects a change that did not land wrote,
@@ -922,7 +798,7 @@ func (s *Session) FilesKey() string { return disk.FilesKey(s.Dir, plan.SessionFi
 // lock: the files are the same before and after it compares them.
 func (s *Session) CommittedKey() string {
 	key := s.FilesKey()
-	if s.intentPending() {
+	if s.work.intentPending() {
 		return ""
 	}
 	head, err := s.readRef()
@@ -933,7 +809,7 @@ func (s *Session) CommittedKey() string {
 	if err != nil {
 		return ""
 	}
-	files, err := s.readWorking()
+	files, err := s.work.readWorking()
 	if err != nil || !sameFiles(files, base) || s.FilesKey() != key {
 		return ""
 	}
