@@ -100,7 +100,7 @@ func (b *Batch) finish() error {
 	issued := b.r.floor.Raise(plan.Issued{Steps: maxTouched(touches)}).Holding(st)
 	ci := commitInfo{now: b.now, change: change, meta: meta, counts: st.Plan.Counts(),
 		touches: touches, issued: &issued, redact: st.Plan.Rules.Redact}
-	_, _, err := b.s.commit(b.head, b.r.base, b.r.files, next, ci)
+	_, _, err := commit(b.s, b.head, b.r.base, b.r.files, next, ci)
 	return err
 }
 

@@ -302,7 +302,7 @@ func (c *change) adopt(r *read) (*edit, error) {
 // commitEdit commits the hand edit e as its own revision.
 func (c *change) commitEdit(r *read, e *edit) error {
 	o := c.opts
-	cm, l, err := c.s.commit(c.head, r.base, r.files, e.files, commitInfo{now: o.Time(), change: plan.Change{Op: "edit", Summary: e.summary},
+	cm, l, err := commit(c.s, c.head, r.base, r.files, e.files, commitInfo{now: o.Time(), change: plan.Change{Op: "edit", Summary: e.summary},
 		meta: Meta{Actor: "user", Hook: o.Hook, Tool: o.Tool, Host: o.Host, HostSession: o.HostSession}, counts: e.counts, touches: e.touches, issued: &e.issued})
 	if err != nil {
 		return err
@@ -368,7 +368,7 @@ func (c *change) attempt() error {
 	}
 	touches := plan.Touches(plan.DiffSteps(before, next.Plan))
 	issued := r.floor.Raise(plan.Issued{Steps: maxTouched(touches)}).Holding(next)
-	cm, _, err := s.commit(c.head, r.base, r.files, nextFiles, commitInfo{now: now, change: ch, meta: c.opts.Meta, counts: next.Plan.Counts(), touches: touches, issued: &issued, redact: next.Plan.Rules.Redact})
+	cm, _, err := commit(s, c.head, r.base, r.files, nextFiles, commitInfo{now: now, change: ch, meta: c.opts.Meta, counts: next.Plan.Counts(), touches: touches, issued: &issued, redact: next.Plan.Rules.Redact})
 	if err != nil {
 		return heldTooBig(err, r.files)
 	}

@@ -73,7 +73,7 @@ func (p Project) Create(id string, st *plan.State, change plan.Change, opts Opti
 		opts.Meta.Actor = "agent"
 	}
 	ci := commitInfo{now: opts.Time(), change: change, meta: opts.Meta, counts: st.Plan.Counts(), touches: plan.Touches(plan.DiffSteps(nil, st.Plan)), redact: st.Plan.Rules.Redact}
-	c, _, err := s.commit(plumbing.ZeroHash, nil, old, st.Files(), ci)
+	c, _, err := commit(s, plumbing.ZeroHash, nil, old, st.Files(), ci)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -469,7 +469,7 @@ func keepFiles(s *Session, head plumbing.Hash, committed, files map[string][]byt
 	}
 	ci := commitInfo{now: opts.Time(), change: plan.Change{Op: "repair", Summary: "repair: keep the working files " + was + " left"},
 		meta: opts.Meta, counts: st.Plan.Counts(), touches: plan.Touches(plan.DiffSteps(before, st.Plan))}
-	c, _, err := s.commit(head, hashFiles(committed), files, files, ci)
+	c, _, err := commit(s, head, hashFiles(committed), files, files, ci)
 	return c, err
 }
 
@@ -513,7 +513,7 @@ func readBack(s *Session, head plumbing.Hash, bad, work map[string][]byte, entri
 			}
 			ci.touches = plan.Touches(plan.DiffSteps(before, st.Plan))
 		}
-		c, _, err := s.commit(head, hashFiles(bad), work, files, ci)
+		c, _, err := commit(s, head, hashFiles(bad), work, files, ci)
 		return c, err
 	}
 	rep.Lost = append(rep.Lost, "revision "+short(head)+": "+problem+", and no earlier revision's files can be read")
@@ -536,7 +536,7 @@ func restart(s *Session, rep *RepairReport, files map[string][]byte, opts Option
 	ci := commitInfo{now: opts.Time(), change: plan.Change{Op: "repair", Summary: "repair: no revision could be recovered; the working files start a new history"},
 		meta: opts.Meta, counts: st.Plan.Counts(), touches: plan.Touches(plan.DiffSteps(nil, st.Plan))}
 	os.Remove(store.RevlogPath(s.gitDir))
-	c, _, err := s.commit(plumbing.ZeroHash, nil, files, files, ci)
+	c, _, err := commit(s, plumbing.ZeroHash, nil, files, files, ci)
 	if err != nil {
 		return rep, err
 	}
