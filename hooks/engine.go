@@ -595,7 +595,7 @@ func (e *engine) unfinishedElsewhere(n int) []elsewhere {
 // (ann@example.com)" (recorded text holds no "<", Data); "" for a session
 // made here.
 func fetchedFrom(s *repo.Session) string {
-	o := s.Origin()
+	o := s.ShareRecord().Origin
 	if o == nil {
 		return ""
 	}

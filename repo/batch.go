@@ -66,7 +66,7 @@ func (b *Batch) begin(opts Options) error {
 		return err
 	}
 	if head.IsZero() {
-		return s.noBranch()
+		return noBranch(s)
 	}
 	c := &change{s: s, opts: opts, head: head, fn: func(st *plan.State, _ Base) (*plan.State, map[string][]byte, plan.Change, error) {
 		return st, nil, plan.Change{}, nil

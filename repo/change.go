@@ -186,7 +186,7 @@ func (c *change) begin(yield bool) (func(), error) {
 		return fail(err)
 	}
 	if c.head.IsZero() {
-		return fail(s.noBranch())
+		return fail(noBranch(s))
 	}
 	if c.opts.IfRev != "" {
 		want, err := resolveAt(s, c.opts.IfRev, c.head)
@@ -278,13 +278,13 @@ func (c *change) adopt(r *read) (*edit, error) {
 		// and no revision says a person changed them.
 		c.res.Stale = &Stale{Files: editedNames(r.files, r.base)}
 		if a.from != c.head && !a.composed {
-			c.res.Stale.Base, c.res.Stale.Kept = short(a.from), s.summariesSince(c.head, a.from)
+			c.res.Stale.Base, c.res.Stale.Kept = short(a.from), summariesSince(s, c.head, a.from)
 		}
 		c.stale = true
 		return nil, nil
 	}
 	if a.from != c.head && !a.composed {
-		c.res.Since = &Stale{Files: editedNames(r.files, r.base), Base: short(a.from), Kept: s.summariesSince(c.head, a.from)}
+		c.res.Since = &Stale{Files: editedNames(r.files, r.base), Base: short(a.from), Kept: summariesSince(s, c.head, a.from)}
 	}
 	e := &edit{files: a.state.Files(), counts: a.state.Plan.Counts(), touches: plan.Touches(plan.DiffSteps(a.before, a.state.Plan)),
 		summary: "edit: " + editedNames(r.files, r.base) + " changed outside plangit", issued: r.floor.Holding(a.state)}
@@ -345,7 +345,7 @@ func (c *change) attempt() error {
 	if err != nil {
 		return err
 	}
-	if err := s.gate(before, next.Plan, c.opts, now); err != nil {
+	if err := gate(s, before, next.Plan, c.opts, now); err != nil {
 		return err
 	}
 	if e != nil {

@@ -131,7 +131,7 @@ func commit(s *Session, parent plumbing.Hash, base map[string]plumbing.Hash, old
 		return nil, nil, err // a record cut short is discarded by the next change
 	}
 	crashPoint("intent")
-	if err := s.setRefIf(hash, parent, func() bool { return s.work.intact(recorded) }); err != nil {
+	if err := setRefIf(s, hash, parent, func() bool { return s.work.intact(recorded) }); err != nil {
 		if cur, rerr := s.readRef(); rerr != nil || cur != hash {
 			s.work.clearIntent()
 			return nil, nil, err

@@ -37,7 +37,7 @@ func (p Project) Create(id string, st *plan.State, change plan.Change, opts Opti
 	if fi, err := os.Lstat(s.Dir); err == nil && !fi.IsDir() {
 		return nil, nil, plan.Errorf(plan.CodeIOError, "%s exists and is not a directory", s.Dir)
 	}
-	if err := s.initGitDir(); err != nil {
+	if err := initGitDir(s); err != nil {
 		return nil, nil, err
 	}
 	unlock, err := s.lk.take(opts.LockWait, nil)
@@ -87,7 +87,7 @@ func (p Project) Create(id string, st *plan.State, change plan.Change, opts Opti
 
 // initGitDir lays out an empty repository, leaving what exists alone. A
 // .git that is not a real directory is refused, never followed.
-func (s *Session) initGitDir() error {
+func initGitDir(s *Session) error {
 	if fi, err := os.Lstat(s.gitDir); err == nil && !fi.IsDir() {
 		return plan.Errorf(plan.CodeIOError, "%s is not a directory (a symbolic link?); plangit never follows one", s.gitDir)
 	}
@@ -131,7 +131,7 @@ func (p Project) NewEmpty(id string) (*Session, error) {
 	if err := p.ensureDir(); err != nil {
 		return nil, err
 	}
-	if err := s.initGitDir(); err != nil {
+	if err := initGitDir(s); err != nil {
 		os.RemoveAll(s.Dir)
 		return nil, err
 	}

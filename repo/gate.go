@@ -22,7 +22,7 @@ import (
 
 // gate refuses a change only the person may make, unless the person made
 // it, or allowed it when the agent's host asked them.
-func (s *Session) gate(before, after *plan.Plan, opts Options, now time.Time) error {
+func gate(s *Session, before, after *plan.Plan, opts Options, now time.Time) error {
 	cfg, err := s.Project.Config()
 	if err != nil {
 		return err

@@ -60,7 +60,7 @@ func (s *Session) LandMerge(mc MergeCommit, opts Options) error {
 	touches := plan.Touches(plan.DiffSteps(before, mc.Plan))
 	ci := commitInfo{now: now, change: mc.Change, meta: opts.Meta, counts: mc.Plan.Counts(), touches: touches, redact: mc.Plan.Rules.Redact}
 	msg := mergeMessage(ci, mc.Merged, mc.Base, mc.Tip)
-	hash, err := s.writeMerge(mc.Head, mc.Tip, mc.Files, msg, now)
+	hash, err := writeMerge(s, mc.Head, mc.Tip, mc.Files, msg, now)
 	if err != nil {
 		return err
 	}
@@ -87,7 +87,7 @@ func (s *Session) MoveTo(next, old plumbing.Hash, files map[string][]byte) error
 	if err := s.work.writeIntent(in); err != nil {
 		return err
 	}
-	if err := s.setRefIf(next, old, nil); err != nil {
+	if err := setRefIf(s, next, old, nil); err != nil {
 		s.work.clearIntent()
 		return err
 	}
@@ -123,7 +123,7 @@ func count(n int, noun string) string {
 
 // writeMerge writes a merge revision's objects: its files, its tree and
 // its commit, with head and tip as parents.
-func (s *Session) writeMerge(head, tip plumbing.Hash, files map[string][]byte, msg string, now time.Time) (plumbing.Hash, error) {
+func writeMerge(s *Session, head, tip plumbing.Hash, files map[string][]byte, msg string, now time.Time) (plumbing.Hash, error) {
 	var entries []store.TreeEntry
 	for _, name := range plan.SessionFiles {
 		b, ok := files[name]

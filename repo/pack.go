@@ -27,7 +27,7 @@ type PackReport = store.PackReport
 // one pack when full. Objects named in keep stay loose (the branch's commit
 // and tree, which the next change reads, so that it need not open a pack).
 // It runs under the exclusive lock: go-git takes no lock files of its own.
-func (s *Session) pack(full bool, keep ...plumbing.Hash) (*PackReport, error) {
+func pack(s *Session, full bool, keep ...plumbing.Hash) (*PackReport, error) {
 	rep, err := s.diskStore.Pack(full, keep, func() { crashPoint("pack") })
 	if err != nil {
 		return nil, plan.WrapError(plan.CodeIOError, err, "packing session %s", s.ID)
@@ -50,7 +50,7 @@ func maybePack(s *Session, n int, commit, tree plumbing.Hash) error {
 	if n-last < packEvery && n >= last {
 		return nil
 	}
-	if _, err := s.pack(false, commit, tree); err != nil {
+	if _, err := pack(s, false, commit, tree); err != nil {
 		return err
 	}
 	return s.WritePrivate(packedName, []byte(strconv.Itoa(n)+"\n"))
@@ -69,7 +69,7 @@ func (s *Session) GC(opts Options) (*PackReport, error) {
 		return nil, err
 	}
 	s.work.sweepDebris(s.diskStore)
-	rep, err := s.pack(true)
+	rep, err := pack(s, true)
 	if err != nil {
 		return nil, err
 	}

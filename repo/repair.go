@@ -459,7 +459,7 @@ func keepFiles(s *Session, head plumbing.Hash, committed, files map[string][]byt
 	if err != nil {
 		return nil, err
 	}
-	before, err := s.planAt(head)
+	before, err := planAt(s, head)
 	if err != nil {
 		return nil, err
 	}
@@ -507,7 +507,7 @@ func readBack(s *Session, head plumbing.Hash, bad, work map[string][]byte, entri
 			change: plan.Change{Op: "repair", Summary: fmt.Sprintf("repair: the files of revision %s cannot be read (%s); they are as at @%d (%s) again", short(head), what, e.N, short(e.Hash))}}
 		// The steps it touches, told apart from the newest plan that
 		// reads: most often the one it restores, and none.
-		if before, err := s.planAt(head); err == nil {
+		if before, err := planAt(s, head); err == nil {
 			if before == nil {
 				before = readablePlan(s, head)
 			}
@@ -717,7 +717,7 @@ func readablePlan(s *Session, head plumbing.Hash) *plan.Plan {
 		return nil
 	}
 	for i := len(entries) - 1; i >= 0; i-- {
-		if p, err := s.planAt(entries[i].Hash); err == nil && p != nil {
+		if p, err := planAt(s, entries[i].Hash); err == nil && p != nil {
 			return p
 		}
 	}

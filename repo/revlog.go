@@ -478,7 +478,7 @@ func (s *Session) Last() (Revision, error) {
 		return Revision{}, err
 	}
 	if head.IsZero() {
-		return Revision{}, s.noBranch()
+		return Revision{}, noBranch(s)
 	}
 	if e, err := s.store.LastEntry(); err == nil && e.Hash == head {
 		return fromEntry(e).revision(), nil

@@ -191,7 +191,7 @@ type Stale struct {
 
 // summariesSince returns the summaries of head's revisions after from,
 // oldest first (none when the history cannot be read).
-func (s *Session) summariesSince(head, from plumbing.Hash) []string {
+func summariesSince(s *Session, head, from plumbing.Hash) []string {
 	entries, err := revisions(s, head)
 	if err != nil {
 		return nil
@@ -366,7 +366,7 @@ var errRecordLost = store.ErrRecordLost
 // setRefIf moves the branch to next if it still points at old, and still
 // (if set) holds (store.Store's SetRefIf, its errors said as plangit's).
 // It runs under the session's exclusive lock.
-func (s *Session) setRefIf(next, old plumbing.Hash, still func() bool) error {
+func setRefIf(s *Session, next, old plumbing.Hash, still func() bool) error {
 	return storeError(s.store.SetRefIf(next, old, still), s.gitDir)
 }
 
@@ -408,14 +408,14 @@ func (s *Session) Head() (string, error) {
 		return "", err
 	}
 	if h.IsZero() {
-		return "", s.noBranch()
+		return "", noBranch(s)
 	}
 	return h.String(), nil
 }
 
 // noBranch is the error for a session whose branch has no commit: a new
 // session, or one whose branch was lost, which init must not overwrite.
-func (s *Session) noBranch() error {
+func noBranch(s *Session) error {
 	if files, _ := s.work.readWorking(); len(files) > 0 {
 		return plan.Errorf(plan.CodeIOError, "session %s has files but no readable branch; plangit repair recovers its history", s.ID).With("session", s.ID)
 	}
@@ -450,7 +450,7 @@ func damaged(id string, rev plumbing.Hash, err error) error {
 }
 
 // planAt reads the plan of a revision.
-func (s *Session) planAt(rev plumbing.Hash) (*plan.Plan, error) {
+func planAt(s *Session, rev plumbing.Hash) (*plan.Plan, error) {
 	hashes, err := s.store.ReadTreeFiles(rev)
 	if err != nil {
 		return nil, damaged(s.ID, rev, err)

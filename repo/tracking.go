@@ -76,10 +76,6 @@ func (s *Session) ShareRecord() ShareRecord {
 	return st
 }
 
-// Origin is where the session was fetched from; nil for a session made
-// on this machine (or whose record is gone).
-func (s *Session) Origin() *Origin { return s.ShareRecord().Origin }
-
 // EditShareRecord changes the record under the session lock, waiting at
 // most wait for it (or under the lock this process holds already).
 func (s *Session) EditShareRecord(wait time.Duration, fn func(*ShareRecord)) error {
