@@ -15,15 +15,7 @@ import (
 func newMemorySession(t *testing.T) *Session {
 	t.Helper()
 	p := Project{Root: t.TempDir(), memory: &memoryStores{}}
-	pl, err := plan.New("s1", "Add caching", "cache lookups", []string{"Build"}, t0, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, text := range []string{"Analyze", "Design", "Build"} {
-		if _, err := pl.AddStep(plan.StepSpec{Text: text}, t0); err != nil {
-			t.Fatal(err)
-		}
-	}
+	pl := newTestSessionPlan(t)
 	s, res, err := p.Create("s1", &plan.State{Plan: pl}, plan.Change{Op: "init", Summary: "init: Add caching"}, Options{Now: t0, Meta: Meta{Actor: "agent"}})
 	if err != nil {
 		t.Fatal(err)

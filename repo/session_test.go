@@ -26,15 +26,7 @@ var t0 = time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC)
 func newTestSession(t *testing.T) *Session {
 	t.Helper()
 	p := Project{Root: t.TempDir()}
-	pl, err := plan.New("s1", "Add caching", "cache lookups", []string{"Build"}, t0, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, text := range []string{"Analyze", "Design", "Build"} {
-		if _, err := pl.AddStep(plan.StepSpec{Text: text}, t0); err != nil {
-			t.Fatal(err)
-		}
-	}
+	pl := newTestSessionPlan(t)
 	s, res, err := p.Create("s1", &plan.State{Plan: pl}, plan.Change{Op: "init", Summary: "init: Add caching"}, Options{Now: t0, Meta: Meta{Actor: "agent"}})
 	if err != nil {
 		t.Fatal(err)
@@ -44,6 +36,22 @@ func newTestSession(t *testing.T) *Session {
 	}
 	t.Cleanup(func() { repotest.Check(t, s.Dir) })
 	return s
+}
+
+// newTestSessionPlan is the plan the test sessions start with: one phase,
+// steps 1–3.
+func newTestSessionPlan(t *testing.T) *plan.Plan {
+	t.Helper()
+	pl, err := plan.New("s1", "Add caching", "cache lookups", []string{"Build"}, t0, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, text := range []string{"Analyze", "Design", "Build"} {
+		if _, err := pl.AddStep(plan.StepSpec{Text: text}, t0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return pl
 }
 
 func step(id string, a plan.Action) func(*plan.State) (plan.Change, error) {
