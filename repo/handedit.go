@@ -2,6 +2,7 @@ package repo
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -74,14 +75,14 @@ func (s *Session) adoptEdit(head plumbing.Hash, headFiles map[string]plumbing.Ha
 		edit.Plan.Updated = now
 		return &adoption{state: edit, before: readablePlan(s, head), from: head}, nil
 	}
-	baseFiles, from, madeOn, composed, err := s.editBases(head, headFiles, hf, files)
+	b, err := s.editBases(head, headFiles, hf, files)
 	if err != nil {
 		return nil, err
 	}
 	base := headSt
-	if from != head {
-		if base, err = plan.ParseState(baseFiles); err != nil { // case 3
-			base, from = headSt, head
+	if b.from != head {
+		if base, err = plan.ParseState(b.files); err != nil { // case 3
+			base, b.from = headSt, head
 		}
 	}
 	merged, rep, err := plan.Merge(base, plan.MergeSide{Rev: short(head), State: headSt}, plan.MergeSide{Rev: editRev, State: edit},
@@ -90,25 +91,31 @@ func (s *Session) adoptEdit(head plumbing.Hash, headFiles map[string]plumbing.Ha
 		return nil, err
 	}
 	merged.Plan.Rules, merged.Plan.Floor = edit.Plan.Rules, floor
-	a := &adoption{state: merged, head: headSt, before: headSt.Plan, from: from, composed: composed && from != head}
+	a := &adoption{state: merged, head: headSt, before: headSt.Plan, from: b.from, composed: b.composed && b.from != head}
 	// The plan's time moves only where the plan changed: an edit of
 	// findings.md alone leaves task_plan.md as it was.
 	merged.Plan.Updated = headSt.Plan.Updated
 	if !sameBlob(plan.WritePlan(merged.Plan), headFiles[plan.PlanFile]) {
 		merged.Plan.Updated = now
 	}
-	if from != head {
-		a.note = editNote(madeOn, s.revisionsAfter(head, from), rep)
+	if b.from != head {
+		a.note = editNote(b.madeOn, b.since, rep)
 	}
 	return a, nil
 }
 
-// editBases finds each edited file's base (cases 1 and 2): the files of
-// the base state (head's, hf, with each edited file's base copy), the
-// oldest base, the words that name the bases ("made on 1a2b3c4", or
-// "task_plan.md made on 1a2b3c4, findings.md on 5d6e7f8"), and whether
-// the edited files have bases of their own (composed).
-func (s *Session) editBases(head plumbing.Hash, headFiles map[string]plumbing.Hash, hf, files map[string][]byte) (map[string][]byte, plumbing.Hash, string, bool, error) {
+// editBase is where a hand edit's files were made (cases 1 and 2).
+type editBase struct {
+	files    map[string][]byte // the base state's files: head's, with each edited file's base copy
+	from     plumbing.Hash     // the oldest base; head when every file is read against it
+	since    int               // the revisions after from
+	madeOn   string            // "made on 1a2b3c4", or "task_plan.md made on 1a2b3c4, findings.md on 5d6e7f8"
+	composed bool              // the edited files have bases of their own
+}
+
+// editBases finds each edited file's base (cases 1 and 2).
+func (s *Session) editBases(head plumbing.Hash, headFiles map[string]plumbing.Hash, hf, files map[string][]byte) (*editBase, error) {
+	none := &editBase{files: hf, from: head}
 	edited := editedFiles(headFiles, files)
 	want := map[string]string{} // edited file → its seal, until its base is found
 	for _, name := range edited {
@@ -117,15 +124,16 @@ func (s *Session) editBases(head plumbing.Hash, headFiles map[string]plumbing.Ha
 		}
 	}
 	if len(want) == 0 {
-		return hf, head, "", false, nil
+		return none, nil
 	}
 	entries, err := revisions(s, head)
 	if err != nil {
-		return nil, head, "", false, err
+		return nil, err
 	}
-	bases := map[string]plumbing.Hash{}
+	bases := map[string]plumbing.Hash{} // edited file → its base revision
+	blobs := map[string]plumbing.Hash{} // edited file → its base copy
 	seals := map[plumbing.Hash]string{} // blob → its seal
-	from, oldest := head, len(entries)-1
+	oldest := len(entries) - 1
 	for i := len(entries) - 2; i >= 0 && len(want) > 0; i-- {
 		tree, err := s.store.ReadTreeFiles(entries[i].Hash)
 		if err != nil {
@@ -139,55 +147,48 @@ func (s *Session) editBases(head plumbing.Hash, headFiles map[string]plumbing.Ha
 			if _, read := seals[h]; !read {
 				b, err := s.store.ReadAs(plumbing.BlobObject, h)
 				if err != nil {
-					return nil, head, "", false, damaged(s.ID, entries[i].Hash, err)
+					return nil, damaged(s.ID, entries[i].Hash, err)
 				}
 				seals[h] = plan.Seal(b)
 			}
 			if seals[h] == sum {
-				bases[name] = entries[i].Hash
+				bases[name], blobs[name] = entries[i].Hash, h
 				delete(want, name)
-				if i < oldest {
-					from, oldest = entries[i].Hash, i
-				}
+				oldest = min(oldest, i)
 			}
 		}
 	}
 	if len(bases) == 0 {
-		return hf, head, "", false, nil
+		return none, nil
 	}
-	out := make(map[string][]byte, len(hf))
-	for name, b := range hf {
-		out[name] = b
+	b := &editBase{files: maps.Clone(hf), from: entries[oldest].Hash, since: len(entries) - 1 - oldest}
+	for name, h := range blobs {
+		if b.files[name], err = s.store.ReadAs(plumbing.BlobObject, h); err != nil {
+			return nil, damaged(s.ID, bases[name], err)
+		}
 	}
 	order := slices.Clone(edited) // the plan's base first
 	if i := slices.Index(order, plan.PlanFile); i > 0 {
 		order = append([]string{plan.PlanFile}, slices.Delete(order, i, i+1)...)
 	}
 	var on []string
-	one := true
 	for _, name := range order {
 		rev, ok := bases[name]
 		if !ok {
 			rev = head
 		}
-		one = one && rev == from
-		if ok {
-			at, err := s.store.ReadFilesAt(rev)
-			if err != nil {
-				return nil, head, "", false, damaged(s.ID, rev, err)
-			}
-			out[name] = at[name]
-		}
+		b.composed = b.composed || rev != b.from
 		if len(on) == 0 {
 			on = append(on, name+" made on "+short(rev))
 		} else {
 			on = append(on, name+" on "+short(rev))
 		}
 	}
-	if one {
-		return out, from, "made on " + short(from), false, nil
+	b.madeOn = "made on " + short(b.from)
+	if b.composed {
+		b.madeOn = strings.Join(on, ", ")
 	}
-	return out, from, strings.Join(on, ", "), true, nil
+	return b, nil
 }
 
 // editNote is what the revision adopting an edit made on an older copy
@@ -210,20 +211,6 @@ func editNote(madeOn string, since int, rep *plan.MergeReport) string {
 		note += "; where the revisions since won: " + strings.Join(sinceWon, ", ")
 	}
 	return note
-}
-
-// revisionsAfter counts the revisions of head's history after from.
-func (s *Session) revisionsAfter(head, from plumbing.Hash) int {
-	entries, err := revisions(s, head)
-	if err != nil {
-		return 0
-	}
-	for i := len(entries) - 1; i >= 0; i-- {
-		if entries[i].Hash == from {
-			return len(entries) - 1 - i
-		}
-	}
-	return 0
 }
 
 // unchanged reports whether the adopted files are head's, base (case 5).
