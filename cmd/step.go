@@ -140,8 +140,8 @@ func transitionRun(f *Factory, id string, a plan.Action, opts plan.TransitionOpt
 	return f.applyChange(func(st *plan.State) (plan.Change, error) {
 		already = nil
 		c, err := st.Plan.Transition(id, a, opts, f.Now())
-		if err == nil && c.Op == "" {
-			already, _, _ = st.Plan.Step(id)
+		if s, _, _ := st.Plan.Step(id); err == nil && c.Op == "" && s != nil && s.Status == a.Leads() {
+			already = s
 		}
 		return c, err
 	}, func(w io.Writer, st *plan.State) {

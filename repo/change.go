@@ -334,7 +334,9 @@ func (c *change) attempt() error {
 	if err != nil {
 		return err
 	}
-	c.stale = false
+	// What an earlier attempt said of the working files is not what
+	// this one reads (a person saved again): only its commits stand.
+	c.stale, c.res.Stale, c.res.Since = false, nil, nil
 	e, err := c.adopt(r)
 	if err != nil {
 		return err

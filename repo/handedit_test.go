@@ -915,3 +915,30 @@ func TestOldErrorsCopyAfterARepeat(t *testing.T) {
 		t.Fatalf("error #1: %+v", e)
 	}
 }
+
+// A copy without a seal — written by hand, by another tool, or by a
+// plangit from before seals — says nothing of the copy it was made on: it
+// is read against the last revision, so what it lacks is deleted, as the
+// person wrote it (case 2).
+func TestUnsealedCopyIsReadAgainstHead(t *testing.T) {
+	t.Parallel()
+	s := newMemorySession(t)
+	old := readFile(t, s, plan.PlanFile)
+	mustUpdate(t, s, addStep("Added since"))
+	unsealed := old[:strings.LastIndex(old, "\n<!-- plangit sum=")+1]
+	if plan.Seal([]byte(unsealed)) != "" {
+		t.Fatal("the copy still has its seal")
+	}
+	os.WriteFile(filepath.Join(s.Dir, plan.PlanFile), []byte(strings.Replace(unsealed, "○ Design", "○ Design it well", 1)), 0o644)
+	res := mustUpdate(t, s, func(*plan.State) (plan.Change, error) { return plan.Change{}, nil })
+	if res.Adopted == nil || res.Since != nil || strings.Contains(res.Adopted.Change.Summary, "made on") {
+		t.Fatalf("adopted %+v, since %+v", res.Adopted, res.Since)
+	}
+	st, _ := s.State()
+	if text, _ := stepText(t, st, "2"); text != "Design it well" {
+		t.Errorf("step 2 is %q", text)
+	}
+	if text, _ := stepText(t, st, "4"); text != "" {
+		t.Errorf("step 4 (%q) stayed: an unsealed copy was read as an old one", text)
+	}
+}
