@@ -47,6 +47,9 @@ type Factory struct {
 	Quiet       bool
 	NoColor     bool
 	IfRev       string
+	AgentFlag   string // --agent
+	Token       int    // --token
+	Force       bool   // the command's --force: a change to a step another agent holds (repo.Options.Force)
 
 	// nowErr is PLANGIT_NOW's problem, for hooks to log: they run on
 	// with the real clock rather than fail.
@@ -233,7 +236,37 @@ func (f *Factory) Options() repo.Options {
 			break
 		}
 	}
-	return repo.Options{Now: f.Now(), IfRev: f.IfRev, Meta: meta, LockWait: f.lockWait(), Asked: f.capture == nil}
+	meta.Agent = f.Agent()
+	return repo.Options{Now: f.Now(), IfRev: f.IfRev, Meta: meta, LockWait: f.lockWait(), Asked: f.capture == nil, Token: f.Token, Force: f.Force}
+}
+
+// Agent is the agent the CLI acts for, as the claims know it: --agent,
+// else PLANGIT_AGENT, else the agent host's name for the session whose
+// shell runs plangit ("claude:SESSION"); "" when nothing names one.
+// checkEnv has refused a name plangit does not take.
+func (f *Factory) Agent() string {
+	if f.AgentFlag != "" {
+		return f.AgentFlag
+	}
+	if a := f.Getenv("PLANGIT_AGENT"); a != "" {
+		return a
+	}
+	for _, v := range hooks.ShellHosts {
+		if id := f.Getenv(v.Var); id != "" {
+			return plan.AgentName(v.Host, id)
+		}
+	}
+	return ""
+}
+
+// claimant is the agent a claim is made for: Agent, which must name one.
+func (f *Factory) claimant() (string, error) {
+	a := f.Agent()
+	if a == "" {
+		return "", plan.Errorf(plan.CodeInvalidAgent, "a claim needs the agent's name, and nothing names one here").
+			Hinted("pass --agent NAME or set PLANGIT_AGENT (an agent host's shell names its session itself)")
+	}
+	return a, nil
 }
 
 // lockWait is PLANGIT_LOCK_WAIT, or zero for the default.
@@ -294,6 +327,17 @@ func (f *Factory) checkEnv() error {
 		if _, ok := fixedNow(v); !ok {
 			return usagef("PLANGIT_NOW=%q is not an RFC 3339 time from 1970 on, such as 2026-11-20T10:00:00Z", v)
 		}
+	}
+	for _, v := range []struct{ what, name string }{{"--agent", f.AgentFlag}, {"PLANGIT_AGENT", f.Getenv("PLANGIT_AGENT")}} {
+		if v.name == "" {
+			continue
+		}
+		if err := plan.ValidAgent(v.name); err != nil {
+			return err
+		}
+	}
+	if f.Token < 0 {
+		return usagef("--token %d is not a claim's token: tokens are 1 and up", f.Token)
 	}
 	if v := f.Getenv("PLANGIT_LOCK_WAIT"); v != "" {
 		if d, err := time.ParseDuration(v); err != nil || d <= 0 {

@@ -233,6 +233,8 @@ Then:        plangit step add "..."   plangit next   plangit step done 1 --resul
 	pf.BoolVarP(&f.Quiet, "quiet", "q", false, "print nothing on success")
 	pf.BoolVar(&f.NoColor, "no-color", false, "no colour on a terminal (as NO_COLOR does)")
 	pf.StringVar(&f.IfRev, "if-rev", "", "for changes: fail with CONFLICT unless the session is at this revision")
+	pf.StringVar(&f.AgentFlag, "agent", "", "the agent acting, for claims (default: $PLANGIT_AGENT, else the agent host's name for it)")
+	pf.IntVar(&f.Token, "token", 0, "for changes: the fencing token of your claim (next --claim prints it); refused with CLAIMED if the step was claimed since")
 
 	root.AddGroup(&cobra.Group{ID: "plan", Title: "Plan:"}, &cobra.Group{ID: "record", Title: "Findings, errors and the deliverable:"},
 		&cobra.Group{ID: "history", Title: "History:"}, &cobra.Group{ID: "session", Title: "Sessions:"},

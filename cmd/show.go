@@ -196,7 +196,12 @@ func statusRun(f *Factory) error {
 	if len(st.Deliverable) > 0 {
 		data["deliverable"] = string(st.Deliverable)
 	}
-	return f.print(data, func(w io.Writer) { render.Status(w, st, f.Now(), f.Style()) })
+	claims := claimsOf(p, f.Now())
+	data["claims"] = claims
+	return f.print(data, func(w io.Writer) {
+		render.Status(w, st, f.Now(), f.Style())
+		printClaims(w, claims, f.Now())
+	})
 }
 
 func orEmptyIDs(ids []string) []string {
@@ -255,19 +260,36 @@ func NewCmdReady(f *Factory) *cobra.Command {
 
 // NewCmdNext builds `plangit next`.
 func NewCmdNext(f *Factory) *cobra.Command {
-	var also bool
+	var also, claim bool
+	co := &claimOptions{}
 	c := &cobra.Command{
 		Use:   "next",
 		Short: "Start the first ready step (with a step in progress, only with --also)",
 		Long: `Start the first ready step. One step is in progress at a time: with a step in
 progress, next refuses and names it — finish it first (step done), or start
-another beside it on purpose with --also.`,
+another beside it on purpose with --also.
+
+With --claim, for one of many agents on one plan: start the first ready step
+no live claim holds and claim it for this agent (--agent, $PLANGIT_AGENT, or its
+host's name), atomically — two agents never get one step. Steps in progress
+elsewhere do not stop it. It prints the claim's fencing token.`,
+		Example: `  plangit next
+  plangit next --claim --lease 30m`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if claim {
+				return claimRun(f, "", co)
+			}
+			if co.lease != "" {
+				return usagef("--lease is for a claim: plangit next --claim --lease %s", co.lease)
+			}
 			return nextRun(f, also)
 		},
 	}
 	c.Flags().BoolVar(&also, "also", false, "start the next ready step although one is in progress")
+	c.Flags().BoolVar(&claim, "claim", false, "claim the first ready step no other agent holds, for this agent")
+	c.Flags().StringVar(&co.lease, "lease", "", "with --claim: how long the claim holds without a renewal (default: claim_lease, 15m)")
+	c.MarkFlagsMutuallyExclusive("also", "claim")
 	return c
 }
 

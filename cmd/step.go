@@ -23,7 +23,7 @@ A completed step goes back only through reopen or revert, which history records.
 	for _, a := range plan.Actions {
 		c.AddCommand(newCmdStepTransition(f, a))
 	}
-	c.AddCommand(newCmdStepEdit(f), newCmdStepRm(f), newCmdStepProgress(f), newCmdStepRevert(f))
+	c.AddCommand(newCmdStepEdit(f), newCmdStepRm(f), newCmdStepProgress(f), newCmdStepRevert(f), newCmdStepClaim(f), newCmdStepRelease(f))
 	return c
 }
 
@@ -112,15 +112,16 @@ func newCmdStepTransition(f *Factory, a plan.Action) *cobra.Command {
 		Example: help.example,
 		Args:    stepArgs(1, "a step ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			f.Force = o.opts.Force
 			return transitionRun(f, args[0], a, o.opts)
 		},
 	}
 	switch a {
 	case plan.ActDone:
 		c.Flags().StringVar(&o.opts.Result, "result", "", "what completing the step produced")
-		c.Flags().BoolVar(&o.opts.Force, "force", false, "complete it even though steps it needs are not done")
+		c.Flags().BoolVar(&o.opts.Force, "force", false, "complete it even though steps it needs are not done, or another agent holds it")
 	case plan.ActStart:
-		c.Flags().BoolVar(&o.opts.Force, "force", false, "start it even though steps it needs are not done")
+		c.Flags().BoolVar(&o.opts.Force, "force", false, "start it even though steps it needs are not done, or another agent holds it")
 	case plan.ActFail:
 		c.Flags().StringVar(&o.opts.Reason, "reason", "", "why it failed")
 		c.Flags().BoolVar(&o.opts.Retry, "retry", false, "retry even past max_retries")
@@ -128,6 +129,9 @@ func newCmdStepTransition(f *Factory, a plan.Action) *cobra.Command {
 		c.MarkFlagsMutuallyExclusive("retry", "no-retry")
 	case plan.ActSkip, plan.ActBlock:
 		c.Flags().StringVar(&o.opts.Reason, "reason", "", "why")
+	}
+	if c.Flags().Lookup("force") == nil {
+		c.Flags().BoolVar(&o.opts.Force, "force", false, "even though another agent holds it")
 	}
 	return c
 }

@@ -44,6 +44,10 @@ func (p *Plan) Clone() *Plan {
 			cs := *s
 			cs.Needs = slices.Clone(s.Needs)
 			cs.Conflicts = slices.Clone(s.Conflicts)
+			if s.Claim != nil {
+				cl := *s.Claim
+				cs.Claim = &cl
+			}
 			cp.Steps[j] = &cs
 		}
 		c.Phases[i] = &cp
@@ -126,6 +130,7 @@ func changedFields(a, b *Step) []string {
 	add("retries", a.Retries != b.Retries)
 	add("auto", a.Auto != b.Auto)
 	add("conflicts", !slices.Equal(a.Conflicts, b.Conflicts))
+	add("claim", !a.Claim.same(b.Claim))
 	return f
 }
 

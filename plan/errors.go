@@ -30,6 +30,8 @@ const (
 	CodeInvalidArgument    Code = "INVALID_ARGUMENT"
 	CodeIOError            Code = "IO_ERROR"
 	CodeInternal           Code = "INTERNAL_ERROR"
+	CodeClaimed            Code = "CLAIMED"       // the step is another agent's (plan.Claim)
+	CodeInvalidAgent       Code = "INVALID_AGENT" // an agent name plangit does not take
 	// CodeConfirmationRequired: the change is the person's to make (plan
 	// or step confirmation), and the agent made it.
 	CodeConfirmationRequired Code = "CONFIRMATION_REQUIRED"

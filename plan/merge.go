@@ -99,6 +99,17 @@ type MergeReport struct {
 	// which the merge keeps (Kept says so in words): each record, as
 	// "finding 3", and the revision of the side that removed it.
 	KeptRemoved []KeptRecord `json:"kept_removed,omitempty"`
+	// Voided are the claims the merge voided: both sides claimed one
+	// step, and the other side's claim stands (mergeClaim).
+	Voided []VoidedClaim `json:"voided,omitempty"`
+}
+
+// VoidedClaim is a claim a merge voided, and the claim that stands.
+type VoidedClaim struct {
+	Step   string `json:"step"`
+	Agent  string `json:"agent"`
+	Token  int    `json:"token"`
+	Holder string `json:"holder"` // the agent whose claim stands
 }
 
 // KeptRecord is a record one side of a merge removed and the other
@@ -606,6 +617,7 @@ func (m *merger) mergePlan() *Plan {
 	out.NextPhase = max(pa.NextPhase, py.NextPhase)
 	out.NextFinding = max(pa.NextFinding, py.NextFinding)
 	out.NextError = max(pa.NextError, py.NextError)
+	out.Claims = max(pa.Claims, py.Claims)
 	out.Conflicts = mergeConflicts(pb.Conflicts, pa.Conflicts, py.Conflicts)
 
 	steps := m.mergeSteps()
@@ -689,6 +701,10 @@ func cloneLoc(l *stepLoc) *stepLoc {
 	c := *l.s
 	c.Needs = slices.Clone(l.s.Needs)
 	c.Conflicts = slices.Clone(l.s.Conflicts)
+	if l.s.Claim != nil {
+		cl := *l.s.Claim
+		c.Claim = &cl
+	}
 	return &stepLoc{&c, l.phase}
 }
 
@@ -708,6 +724,7 @@ func (m *merger) mergeStep(o, x, y *stepLoc) *stepLoc {
 		}
 		f.set(s, v)
 	}
+	s.Claim = m.mergeClaim(s.ID, o.s.Claim, x.s.Claim, y.s.Claim)
 	phase, c := merge3(o.phase, x.phase, y.phase)
 	if c {
 		setConflict(&s.Conflicts, m.conflict(s.ID, "phase", ConflictSide{Value: x.phase}, ConflictSide{Value: y.phase}))
@@ -715,6 +732,60 @@ func (m *merger) mergeStep(o, x, y *stepLoc) *stepLoc {
 	out.phase = phase
 	sortConflicts(s.Conflicts)
 	return out
+}
+
+// mergeClaim merges a step's claim:
+//
+//  1. A claim neither side changed (the same agent and token: renewals
+//     aside) stays, running until the later of the sides' lease ends.
+//  2. A claim one side changed — made, taken over, released, ended —
+//     takes that side's.
+//  3. Both sides made the same change: it stands, as in 1.
+//  4. Both sides claimed the step anew, each for its own agent: the claim
+//     of the published side stands (MergeOptions.Keep: the remote's,
+//     which the remote received first); without one, the earlier claim
+//     (its time, then its token, then its agent's name). The other is
+//     voided, and the report names it (MergeReport.Voided).
+func (m *merger) mergeClaim(id string, o, x, y *Claim) *Claim {
+	later := func(a, b *Claim) *Claim {
+		if a == nil || b == nil {
+			return nil
+		}
+		c := *a
+		c.Until = maxTime(a.Until, b.Until)
+		return &c
+	}
+	switch {
+	case x.same(y):
+		return later(x, y)
+	case o.same(x):
+		return cloneClaim(y)
+	case o.same(y):
+		return cloneClaim(x)
+	case x == nil || y == nil:
+		// One side ended the claim, the other took it over: the step's
+		// status merge says whether it is still in progress.
+		return cloneClaim(cmp.Or(x, y))
+	}
+	win, lose := x, y
+	switch {
+	case m.moves == 0:
+		win, lose = y, x
+	case m.moves == 1:
+	case y.Since.Before(x.Since) || y.Since.Equal(x.Since) && (y.Token < x.Token || y.Token == x.Token && y.Agent < x.Agent):
+		win, lose = y, x
+	}
+	m.rep.Voided = append(m.rep.Voided, VoidedClaim{Step: id, Agent: lose.Agent, Token: lose.Token, Holder: win.Agent})
+	m.kept("step %s: %s's claim voided; %s's claim, received first, stands", id, lose.Agent, win.Agent)
+	return cloneClaim(win)
+}
+
+func cloneClaim(c *Claim) *Claim {
+	if c == nil {
+		return nil
+	}
+	cl := *c
+	return &cl
 }
 
 // laterStatus is, of two steps in the same status, the one that got there

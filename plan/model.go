@@ -113,6 +113,9 @@ type Plan struct {
 	// than the largest id in findings.md and errors.md.
 	NextFinding int `json:"-"`
 	NextError   int `json:"-"`
+	// Claims is the last fencing token a claim got (Claim.Token): it only
+	// grows.
+	Claims int `json:"-"`
 	// Floor is the largest ids the session's history issued (Issued), set
 	// by the store for a change and never written: no id at or below it
 	// is given again.
@@ -192,6 +195,9 @@ type Step struct {
 	// that it was done, which the agent never said: its own step done
 	// confirms it, its own step start takes it back.
 	Auto bool `json:"auto,omitempty"`
+	// Claim is the agent's hold on the step while it is in progress
+	// (claim.go); nil: no one's.
+	Claim *Claim `json:"claim,omitempty"`
 	// Conflicts are the step's fields a merge found changed both ways;
 	// until they are settled the step keeps its value from before the
 	// sides diverged, and takes no other change.

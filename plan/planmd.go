@@ -108,6 +108,9 @@ func WritePlan(p *Plan) []byte {
 	if p.NextError > 0 {
 		fmt.Fprintf(&b, " next-error=%d", p.NextError)
 	}
+	if p.Claims > 0 {
+		fmt.Fprintf(&b, " claims=%d", p.Claims)
+	}
 	if p.From != "" {
 		b.WriteString(" from=" + p.From)
 	}
@@ -168,6 +171,9 @@ func writeStep(b *strings.Builder, s *Step) {
 		}
 		detail("time", strings.TrimSpace(t))
 	}
+	if s.Claim != nil {
+		detail("claim", s.Claim.String())
+	}
 	for _, c := range s.Conflicts {
 		b.WriteString("  - conflict: " + c.String() + "\n")
 	}
@@ -183,6 +189,11 @@ func ParsePlan(src []byte) (*Plan, error) {
 	pp := planParser{Doc: d, p: &Plan{Status: PlanRunning, Rules: DefaultRules()}, lines: map[string]int{}, notes: Gathered{}, repeats: map[string]int{}, phaseLines: map[string]int{}}
 	if err := pp.parse(); err != nil {
 		return nil, err
+	}
+	for _, s := range pp.p.Steps() {
+		if s.Claim != nil {
+			pp.p.Claims = max(pp.p.Claims, s.Claim.Token) // a token is never given twice
+		}
 	}
 	return pp.p, nil
 }
@@ -448,6 +459,9 @@ func (pp *planParser) machine(n ast.Node, raw string) error {
 		case "next-error":
 			n, err := strconv.Atoi(v)
 			pp.p.NextError, bad = n, err != nil || n < 1
+		case "claims":
+			n, err := strconv.Atoi(v)
+			pp.p.Claims, bad = n, err != nil || n < 0
 		case "from":
 			pp.p.From, bad = v, !slices.Contains(Origins, v)
 		default:
@@ -597,6 +611,11 @@ func (pp *planParser) stepField(s *Step, f field) error {
 		s.Result, err = CleanText("result", splitLines(f.value))
 	case "reason":
 		s.Reason, err = CleanText("reason", splitLines(f.value))
+	case "claim":
+		s.Claim, err = parseClaim(f.value)
+		if e, ok := err.(*Error); ok {
+			return pp.ErrAt(f.off, "%s", e.Message)
+		}
 	case "conflict":
 		c, cerr := ParseConflict(f.value)
 		if cerr != nil {
@@ -618,7 +637,7 @@ func (pp *planParser) stepField(s *Step, f field) error {
 			return pp.ErrAt(f.off, "the time line is \"START → END\" in RFC 3339 (2026-11-20T10:30:00Z); found %q", Clip(f.value))
 		}
 	default:
-		return pp.ErrAt(f.off, "unknown step detail %q; known: doing, why, result, reason, time, conflict", Clip(f.key))
+		return pp.ErrAt(f.off, "unknown step detail %q; known: doing, why, result, reason, time, claim, conflict", Clip(f.key))
 	}
 	if err != nil {
 		return pp.ErrAt(f.off, "%s", err.Error())

@@ -246,6 +246,7 @@ func (c *change) read() (*read, error) {
 		return nil, plan.WrapError(plan.CodeIOError, err, "the history of session %s is damaged; plangit repair recovers it", s.ID).With("session", s.ID)
 	}
 	st.Plan.Floor = floor
+	s.applyLeases(st)
 	return &read{base: base, files: files, st: st, floor: floor}, nil
 }
 
@@ -347,6 +348,13 @@ func (c *change) attempt() error {
 	if err != nil {
 		return err
 	}
+	fenced := next.Plan
+	if nextFiles != nil {
+		fenced = fenced.Clone() // exact files: checked, never changed
+	}
+	if err := plan.Fenced(before, fenced, plan.Fence{Agent: c.opts.Agent, Token: c.opts.Token, Force: c.opts.Force}, now); err != nil {
+		return err
+	}
 	if err := gate(s, before, next.Plan, c.opts, now); err != nil {
 		return err
 	}
@@ -376,5 +384,6 @@ func (c *change) attempt() error {
 	}
 	c.head = plumbing.NewHash(cm.Hash)
 	c.res.Commit = cm
+	s.clearLeases()
 	return nil
 }

@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/plangit/plangit/plan"
 	"github.com/plangit/plangit/plan/redact"
@@ -45,6 +46,7 @@ type Config struct {
 	AutoFinish       bool            `json:"auto_finish"`       // completing the last step completes the plan
 	PhaseOrder       string          `json:"phase_order"`       // strict: a phase's steps wait for the earlier phases; free: only needs order steps
 	RedactExtra      []string        `json:"redact_extra"`      // Go regular expressions of credentials redacted besides plangit's own table
+	ClaimLease       string          `json:"claim_lease"`       // how long a claim holds a step without a renewal (plan.ParseLease: 90s, 15m, 2h)
 
 	redactor *redact.Redactor // RedactExtra compiled, with the table (validate)
 }
@@ -98,7 +100,17 @@ func DefaultConfig() Config {
 		AutoFinish:       false,
 		PhaseOrder:       string(plan.PhasesStrict),
 		RedactExtra:      []string{},
+		ClaimLease:       "15m",
 	}
+}
+
+// Lease is the claims' default lease (claim_lease).
+func (c Config) Lease() time.Duration {
+	d, err := plan.ParseLease(c.ClaimLease)
+	if err != nil {
+		return plan.DefaultLease
+	}
+	return d
 }
 
 // Rules are the settings that change how a plan behaves, for plan.Plan.Rules.
@@ -220,6 +232,9 @@ func (c *Config) validate() error {
 	if strings.ContainsAny(c.PushRemote, " \t\n:") {
 		return configError("push_remote", "must be the name of a git remote, not %q", c.PushRemote)
 	}
+	if _, err := plan.ParseLease(c.ClaimLease); err != nil {
+		return configError("claim_lease", "%s", err.(*plan.Error).Message)
+	}
 	r, err := redact.New(c.RedactExtra)
 	if err != nil {
 		return configError("redact_extra", "%v", err)
@@ -238,7 +253,7 @@ func configFields(c *Config) map[string]any {
 		"auto_advance": &c.AutoAdvance, "advance_after": &c.AdvanceAfter, "auto_create_plan": &c.AutoCreatePlan,
 		"push_on": &c.PushOn, "push_remote": &c.PushRemote, "cleanup_on": &c.CleanupOn,
 		"max_retries": &c.MaxRetries, "auto_finish": &c.AutoFinish, "phase_order": &c.PhaseOrder,
-		"redact_extra": &c.RedactExtra,
+		"redact_extra": &c.RedactExtra, "claim_lease": &c.ClaimLease,
 	}
 }
 

@@ -127,6 +127,10 @@ type Meta struct {
 	// session; empty when unknown.
 	Host        string
 	HostSession string
+	// Agent names the agent that made the change (--agent, PLANGIT_AGENT,
+	// or its host's name for it: plan.ValidAgent); "" when unknown. The
+	// claims go by it (plan.Fenced).
+	Agent string
 }
 
 // Options control one change.
@@ -143,6 +147,11 @@ type Options struct {
 	// asked record): a change the gates keep for the person (plan.Gated)
 	// may then take that answer. Never set for MCP: nothing asks there.
 	Asked bool
+	// Token is the fencing token the change carries (plan.Fence): a change
+	// to a step claimed since with a newer one is refused. Force changes a
+	// step another agent holds.
+	Token int
+	Force bool
 }
 
 // Time is the change's time: Now, or the current time when Now is zero,
@@ -244,8 +253,9 @@ func (s *Session) State() (*plan.State, error) {
 		return nil, err
 	}
 	if pending := s.pendingEdit(files); pending != nil {
-		return pending, nil
+		st = pending
 	}
+	s.applyLeases(st)
 	return st, nil
 }
 
