@@ -47,6 +47,7 @@ type Config struct {
 	PhaseOrder       string          `json:"phase_order"`       // strict: a phase's steps wait for the earlier phases; free: only needs order steps
 	RedactExtra      []string        `json:"redact_extra"`      // Go regular expressions of credentials redacted besides plangit's own table
 	ClaimLease       string          `json:"claim_lease"`       // how long a claim holds a step without a renewal (plan.ParseLease: 90s, 15m, 2h)
+	Worktree         string          `json:"worktree"`          // shared: linked git worktrees use this, the main worktree's, plans; separate: each keeps its own
 
 	redactor *redact.Redactor // RedactExtra compiled, with the table (validate)
 }
@@ -57,6 +58,11 @@ var pushOnValues = []string{"off", "stop", "session_end"}
 // cleanupOnValues are when hooks may clean up old sessions (the
 // Manus-style seed's autoCleanup).
 var cleanupOnValues = []string{"off", "session_start", "session_end"}
+
+// WorktreeModes are the values of worktree: shared, the project's linked
+// git worktrees use the main worktree's .code-agent/; separate, each
+// keeps its own (disk.FindRoot).
+var WorktreeModes = []string{"shared", "separate"}
 
 // HookEvents are the hook events plangit answers, in the order of a session.
 var HookEvents = []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PostToolUseFailure", "Stop", "SubagentStop", "PreCompact", "SessionEnd"}
@@ -101,6 +107,7 @@ func DefaultConfig() Config {
 		PhaseOrder:       string(plan.PhasesStrict),
 		RedactExtra:      []string{},
 		ClaimLease:       "15m",
+		Worktree:         "shared",
 	}
 }
 
@@ -235,6 +242,9 @@ func (c *Config) validate() error {
 	if _, err := plan.ParseLease(c.ClaimLease); err != nil {
 		return configError("claim_lease", "%s", err.(*plan.Error).Message)
 	}
+	if !slices.Contains(WorktreeModes, c.Worktree) {
+		return configError("worktree", "must be shared or separate, not %q", c.Worktree)
+	}
 	r, err := redact.New(c.RedactExtra)
 	if err != nil {
 		return configError("redact_extra", "%v", err)
@@ -253,7 +263,7 @@ func configFields(c *Config) map[string]any {
 		"auto_advance": &c.AutoAdvance, "advance_after": &c.AdvanceAfter, "auto_create_plan": &c.AutoCreatePlan,
 		"push_on": &c.PushOn, "push_remote": &c.PushRemote, "cleanup_on": &c.CleanupOn,
 		"max_retries": &c.MaxRetries, "auto_finish": &c.AutoFinish, "phase_order": &c.PhaseOrder,
-		"redact_extra": &c.RedactExtra, "claim_lease": &c.ClaimLease,
+		"redact_extra": &c.RedactExtra, "claim_lease": &c.ClaimLease, "worktree": &c.Worktree,
 	}
 }
 

@@ -62,7 +62,11 @@ func (m *memoryStores) of(id string) store.Store {
 }
 
 // FindRoot finds the project root: explicit (from --root or PLANGIT_ROOT)
-// if given, else the nearest ancestor of dir holding .code-agent/, else dir.
+// if given, else disk.FindRoot's rule from dir — the nearest ancestor
+// holding .code-agent/, else dir, where a linked git worktree's project is
+// its main worktree's unless the main worktree's config.json says
+// worktree: separate. A main worktree's config.json that cannot be read
+// is its error (INVALID_ARGUMENT naming the key).
 func FindRoot(explicit, dir string) (string, error) {
 	if explicit != "" {
 		abs, err := filepath.Abs(explicit)
@@ -75,7 +79,13 @@ func FindRoot(explicit, dir string) (string, error) {
 	if err != nil {
 		return "", plan.WrapError(plan.CodeIOError, err, "cannot resolve the working directory")
 	}
-	return disk.FindRoot(abs), nil
+	var cerr error
+	root := disk.FindRoot(abs, func(main string) bool {
+		var c Config
+		c, cerr = Project{Root: main}.Config()
+		return cerr == nil && c.Worktree == "separate"
+	})
+	return root, cerr
 }
 
 // Dir is the project's .code-agent directory.

@@ -68,21 +68,6 @@ type Info struct {
 	Dir     bool // a directory
 }
 
-// FindRoot is the project a directory belongs to: the nearest directory
-// from dir up that holds ProjectDir, else dir itself. dir is absolute.
-func FindRoot(dir string) string {
-	for d := filepath.Clean(dir); ; {
-		if fi, err := Stat(under(d, ProjectDir)); err == nil && fi.Dir {
-			return d
-		}
-		parent := filepath.Dir(d)
-		if parent == d {
-			return dir
-		}
-		d = parent
-	}
-}
-
 // PlainSessionID reports whether id is a session id plangit accepts:
 // 1–128 characters of A-Z a-z 0-9 . _ - not starting with a dot. An id
 // names a directory: anything else (a separator, "..", a NUL, an absolute

@@ -22,11 +22,11 @@ func TestPathsAsJoined(t *testing.T) {
 	os.MkdirAll(filepath.Join(root, ProjectDir), 0o755)
 	os.MkdirAll(filepath.Join(root, "sub", "deeper"), 0o755)
 	for _, dir := range []string{root, root + "/", filepath.Join(root, "sub", "deeper"), root + "/sub/./deeper/"} {
-		if got := FindRoot(dir); got != root {
+		if got := FindRoot(dir, nil); got != root {
 			t.Errorf("FindRoot(%q) = %q, want %q", dir, got, root)
 		}
 	}
-	if got := FindRoot("/"); got != "/" {
+	if got := FindRoot("/", nil); got != "/" {
 		t.Errorf("FindRoot(/) = %q", got)
 	}
 }
