@@ -180,6 +180,7 @@ type call struct {
 	event string // plangit's name
 	host  *host
 	p     *hookwire.Payload
+	root  string // the project root (disk.FindRoot)
 	dir   string // the session's directory
 	shell bool   // the agent's shell reaches the session (CLAUDE_CODE_SESSION_ID, CODEX_THREAD_ID)
 }
@@ -231,11 +232,19 @@ func answer(event string, h *host, payload []byte, getenv func(string) string) (
 	if fi, err := disk.Stat(p.Cwd); err != nil || !fi.Dir {
 		return nil, false
 	}
-	root := disk.FindRoot(p.Cwd)
+	unsure := false
+	root := disk.FindRoot(p.Cwd, func(main string) bool {
+		separate, ok := hookwire.WorktreeSeparate(main)
+		unsure = !ok
+		return separate
+	})
+	if unsure {
+		return nil, false // the main worktree's config.json: plangit reads it, and says what is wrong
+	}
 	if link, _ := disk.OutsideLink(root); link != "" {
 		return nil, false // .code-agent leads out of the project: plangit refuses it and says so
 	}
-	c := &call{event: event, host: h, p: p, dir: disk.SessionDir(root, p.SessionID),
+	c := &call{event: event, host: h, p: p, root: root, dir: disk.SessionDir(root, p.SessionID),
 		shell: h.shellAlways || h.shellVar != "" && getenv(h.shellVar) == p.SessionID}
 	// The session is recorded for the host's shell whether or not it has a
 	// plan yet, as plangit's hook does: the agent's first plangit init
@@ -412,7 +421,7 @@ func (c *call) stop() ([]byte, bool) {
 // prompted reports whether the person's request to this session, which
 // has no plan, was kept for the agent's first tool (disk.PendingPrompt).
 func (c *call) prompted() bool {
-	_, err := disk.Lstat(disk.PendingPrompt(disk.FindRoot(c.p.Cwd), c.p.SessionID))
+	_, err := disk.Lstat(disk.PendingPrompt(c.root, c.p.SessionID))
 	return err == nil
 }
 
