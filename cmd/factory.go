@@ -15,6 +15,7 @@ import (
 	"github.com/plangit/plangit/plan"
 	"github.com/plangit/plangit/render"
 	"github.com/plangit/plangit/repo"
+	"github.com/plangit/plangit/repo/disk"
 )
 
 // IOStreams are a command's input and outputs: data to Out, warnings and
@@ -87,8 +88,10 @@ func NewFactory() *Factory {
 	return f
 }
 
-// Project finds the project: --root, PLANGIT_ROOT, the nearest ancestor
-// holding .code-agent/, or the working directory.
+// Project finds the project: --root, PLANGIT_ROOT, else from the working
+// directory by disk.FindRoot's rule — the nearest ancestor holding
+// .code-agent/, else the working directory, where a linked git worktree's
+// project is its main worktree's (config worktree: shared, the default).
 func (f *Factory) Project() (repo.Project, error) {
 	explicit, name := f.RootFlag, "--root "
 	if explicit == "" {
@@ -108,6 +111,37 @@ func (f *Factory) Project() (repo.Project, error) {
 	// Every change writes the hooks' glance as it lands, so the hook
 	// binary answers from a fresh one.
 	return repo.Project{Root: root, Landed: hooks.WriteGlance}, err
+}
+
+// noteWorktree says on ErrOut what a linked git worktree hides from p,
+// found from the working directory: the sessions it keeps of its own,
+// which the main worktree's project stands in for (disk.FindRoot's case
+// 2), or why its .git file leads to no main worktree to share. plangit
+// sessions and plangit init say it, where one looks for sessions or makes
+// one; nothing is said with --root or PLANGIT_ROOT.
+func (f *Factory) noteWorktree(p repo.Project) {
+	if f.RootFlag != "" || f.Getenv("PLANGIT_ROOT") != "" {
+		return
+	}
+	wd, err := f.Getwd()
+	if err != nil {
+		return
+	}
+	w, ok := disk.FindWorktree(wd)
+	switch {
+	case !ok:
+	case w.Problem != "":
+		fmt.Fprintf(f.IO.ErrOut, "plangit: note: %s; plangit reads this directory's own .code-agent, not a main worktree's\n", render.Clean(w.Problem))
+	case w.Main == p.Root:
+		if n := disk.OwnSessions(w.Top); n > 0 {
+			sessions := "1 session"
+			if n > 1 {
+				sessions = strconv.Itoa(n) + " sessions"
+			}
+			fmt.Fprintf(f.IO.ErrOut, "plangit: note: this linked git worktree keeps %s of its own in %s, which plangit no longer reads: the project's sessions are the main worktree's, %s; plangit config set worktree separate (in the main worktree) reads them again\n",
+				sessions, render.Clean(filepath.Join(w.Top, repo.DirName, "plans")), render.Clean(p.Dir()))
+		}
+	}
 }
 
 // SessionID is --session, else PLANGIT_SESSION, else the session id the

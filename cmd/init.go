@@ -127,6 +127,7 @@ func initRun(o *initOptions) error {
 	if err != nil {
 		return err
 	}
+	f.noteWorktree(proj)
 	// A session the environment names (PLANGIT_SESSION, or the agent
 	// host's own) is an agent's: it does not become the active session,
 	// which is only ever a person's choice.

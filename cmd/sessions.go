@@ -186,6 +186,7 @@ progress and last change, read from each session's tip alone, without fetching i
 			if err != nil {
 				return err
 			}
+			f.noteWorktree(proj)
 			return f.print(map[string]any{"sessions": rows}, func(w io.Writer) { render.Sessions(w, rows, f.Now(), proj.PlansDir()) })
 		},
 	}
