@@ -279,8 +279,8 @@ func logFailure(env Env, cwd, event, session string, err error) {
 		dir, _ = env.Getwd()
 	}
 	root, ferr := repo.FindRoot(env.Root, dir)
-	if ferr != nil {
-		return
+	if ferr != nil && root == "" {
+		return // a main worktree's broken config.json comes with its root: logged there
 	}
 	code := plan.CodeOf(err)
 	if _, ok := errors.AsType[*hookwire.MalformedError](err); ok {

@@ -66,7 +66,8 @@ func (m *memoryStores) of(id string) store.Store {
 // holding .code-agent/, else dir, where a linked git worktree's project is
 // its main worktree's unless the main worktree's config.json says
 // worktree: separate. A main worktree's config.json that cannot be read
-// is its error (INVALID_ARGUMENT naming the key).
+// is its error (INVALID_ARGUMENT naming the key), returned with the main
+// worktree, whose log may record it.
 func FindRoot(explicit, dir string) (string, error) {
 	if explicit != "" {
 		abs, err := filepath.Abs(explicit)
