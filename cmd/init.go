@@ -179,6 +179,10 @@ func initRun(o *initOptions) error {
 			return plan.Errorf(plan.CodeInvalidArgument, "%s holds %s, no plan: bring it into a session's plan (plangit import %s --session ID), or start a plan first (plangit init \"Title\")",
 				inputName(o.From), in.Format, o.From)
 		}
+		if in.Partial {
+			return plan.Errorf(plan.CodeInvalidArgument, "%s is a %s response on one task, no plan: it applies to the plan that has the task", inputName(o.From), in.Format).
+				Hinted("import the plan first (the response that carries planResult), then plangit import %s", o.From)
+		}
 		st = in.State
 		p = st.Plan
 		if o.Title != "" {
@@ -349,7 +353,7 @@ func takeOver(f *Factory, proj repo.Project, id string, next *plan.Plan, in *int
 		}
 		// init --from: the file's steps, findings and errors come in too,
 		// as plangit import brings a file into a plan.
-		_, lost, err := interop.Update(st, in.State, f.Now())
+		_, lost, err := interop.Update(st, in, f.Now())
 		if err != nil {
 			return plan.Change{}, err
 		}

@@ -107,7 +107,7 @@ func importInto(f *Factory, in *interop.Imported, dryRun, appendTo bool) error {
 			return err
 		}
 		trial := &plan.State{Plan: st.Plan.Clone(), Findings: slices.Clone(st.Findings), Errors: cloneErrors(st.Errors)}
-		_, merged, err := merge(trial, in.State, f.Now())
+		_, merged, err := merge(trial, in, f.Now())
 		if err != nil {
 			return err
 		}
@@ -120,7 +120,7 @@ func importInto(f *Factory, in *interop.Imported, dryRun, appendTo bool) error {
 	var dropped []interop.Dropped
 	res, err := s.Update(f.Options(), func(st *plan.State) (plan.Change, error) {
 		st.Plan.Rules = cfg.Rules()
-		c, merged, err := merge(st, in.State, f.Now())
+		c, merged, err := merge(st, in, f.Now())
 		dropped = append(slices.Clone(in.Dropped), merged...)
 		if c.Op != "" {
 			c.Summary += " from " + in.Format

@@ -217,6 +217,22 @@ func manusSource(line string) (string, bool) {
 	return "", false
 }
 
+// findingKeys are the keys of a finding's "- key: value" lines.
+var findingKeys = []string{"source", "step", "time"}
+
+// rawContent adds block n, as its source reads, to a finding's content: a
+// Manus-style findings.md (seed 004's FindingsManager writes
+// "${item.content}" as it is) holds code blocks and lists there.
+func (d *Doc) rawContent(n ast.Node, content Gathered, field *string) error {
+	raw := strings.TrimRight(string(d.Src[d.Start(n):d.End(n)]), "\n")
+	text, err := d.clean(d.Start(n), "finding content", raw, CleanBlock)
+	if err != nil {
+		return err
+	}
+	content.Add(field, text)
+	return nil
+}
+
 // ParseFindings parses findings.md: plangit's, or a Manus-style one (seed
 // 004: "### Title", the content, "*Source: …*" under "## Category"),
 // which the next change writes back in plangit's form. An empty file holds
@@ -278,8 +294,13 @@ func ParseFindings(src []byte) (Findings, error) {
 				return nil, d.errAtNode(n, "a list here belongs to no finding")
 			}
 			fields, err := d.detailFields(n)
-			if err != nil {
-				return nil, err
+			if err != nil || !slices.ContainsFunc(fields, func(f field) bool { return slices.Contains(findingKeys, f.key) }) {
+				// Not plangit's "- key: value" lines: the content
+				// itself, written raw as a Manus-style file does.
+				if err := d.rawContent(n, content, &cur.Content); err != nil {
+					return nil, err
+				}
+				continue
 			}
 			for _, f := range fields {
 				switch f.key {
@@ -333,7 +354,13 @@ func ParseFindings(src []byte) (Findings, error) {
 			content.Add(&cur.Content, text)
 		case *ast.ThematicBreak:
 		default:
-			return nil, d.errAtNode(n, "plangit does not understand this %s in findings.md", KindName(n))
+			if cur == nil {
+				return nil, d.errAtNode(n, "plangit does not understand this %s in findings.md; put it under a \"### Title\"", KindName(n))
+			}
+			// A code block, an HTML block: content written raw.
+			if err := d.rawContent(n, content, &cur.Content); err != nil {
+				return nil, err
+			}
 		}
 	}
 	content.Join()

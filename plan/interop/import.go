@@ -46,6 +46,15 @@ type Imported struct {
 	Format  string
 	State   *plan.State
 	Dropped []Dropped
+	// IDs says the steps' ids are the source's own: a seed plan's step
+	// numbers (the plan tool's step, maxclaw's step_N, PlanManager's and
+	// Plan-and-Execute's task ids), which name the same step each time the
+	// tool writes its plan again. Update matches steps by them first.
+	IDs bool
+	// Partial says the source names some steps only, as Plan-and-Execute's
+	// per-task response does: it applies to the steps it names and adds
+	// none.
+	Partial bool
 }
 
 // Dropped is one thing a source held that the import did not keep as it
@@ -129,13 +138,21 @@ func Import(name string, src []byte, format string, now time.Time) (*Imported, e
 	if in.Format == "" {
 		in.Format = format
 	}
-	if in.State.Plan.Counts().Total == 0 {
+	if in.State.Plan.Counts().Total == 0 && !initialMaxclaw(in) {
 		return nil, plan.Errorf(plan.CodePlanParseError, "%s: found no step in this %s plan", name, in.Format).Hinted("nothing to import").With("format", in.Format)
 	}
 	if err := in.State.Plan.Validate(); err != nil {
 		return nil, err
 	}
 	return in, nil
+}
+
+// initialMaxclaw reports whether in is maxclaw's initial plan: a goal and
+// no steps yet (seed 000, "Plan 初始结构": goal = the person's message, steps
+// = [], filled in by the model as it goes). It imports as a plan without
+// steps, titled with its goal.
+func initialMaxclaw(in *Imported) bool {
+	return in.Format == FormatMaxclaw && in.State.Plan.Goal != ""
 }
 
 // DetectFormat tells which import format src is in.
@@ -217,6 +234,8 @@ type builder struct {
 	current     *bstep // the step the source names as the one under way
 	dropped     []Dropped
 	newFindings []*plan.Finding // added to st in finish, in one pass
+	keptIDs     bool            // settleIDs kept the source's step ids
+	partial     bool            // the source names some steps only (Imported.Partial)
 }
 
 // bstep is an imported step with where it came from.
@@ -233,9 +252,6 @@ func newBuilder(name, title, goal string, now time.Time) *builder {
 	p := &plan.Plan{Status: plan.PlanRunning, Created: plan.Stamp(now), Updated: plan.Stamp(now), NextStep: 1, NextPhase: 1, Rules: plan.DefaultRules()}
 	b := &builder{name: name, p: p, st: &plan.State{Plan: p}, now: plan.Stamp(now)}
 	b.setTitle("title", title)
-	if p.Title == "" {
-		p.Title = "Imported plan"
-	}
 	p.Goal = b.text("goal", goal)
 	return b
 }
@@ -316,6 +332,7 @@ func (b *builder) step(ph *plan.Phase, path, text string, st plan.StepStatus) *b
 
 // finish settles ids and needs and leaves at most one step in progress.
 func (b *builder) finish() (*Imported, error) {
+	b.untitled()
 	b.st.Findings.InsertAll(b.newFindings)
 	b.settleIDs()
 	byID := map[string]*bstep{}
@@ -338,7 +355,21 @@ func (b *builder) finish() (*Imported, error) {
 		}
 	}
 	b.oneInProgress()
-	return &Imported{State: b.st, Dropped: b.dropped}, nil
+	return &Imported{State: b.st, Dropped: b.dropped, Partial: b.partial}, nil
+}
+
+// untitled titles a plan the source gave no title. The seeds name the
+// plan in one field (the plan tool's task_description, which it requires;
+// maxclaw's goal; PlanManager's meta.goal); a file without it titles its
+// plan with its first step, the most the file says of what the plan is
+// for — better than a name every such import would share. The report says
+// so.
+func (b *builder) untitled() {
+	if b.p.Title != "" || len(b.steps) == 0 {
+		return
+	}
+	b.p.Title = plan.TruncateText(b.steps[0].s.Text, 200)
+	b.dropped = append(b.dropped, Dropped{Field: "title", Why: "the file gives the plan no title; it takes its first step's text"})
 }
 
 // settleIDs keeps the source's step ids when every step has one that reads
@@ -370,6 +401,7 @@ func (b *builder) settleIDs() {
 		}
 	}
 	b.p.NextStep = next
+	b.keptIDs = keep
 }
 
 // oneInProgress leaves one step in progress: the one the source names as
@@ -418,10 +450,16 @@ func (b *builder) timeField(field, v string) time.Time {
 // same. The plan's own title, goal, status and times stay; the imported
 // ones are reported as dropped. A step in progress in s stays the one in
 // progress: imported steps in progress are then pending, reported.
-func Append(s, in *plan.State, now time.Time) (plan.Change, []Dropped, error) {
-	p := s.Plan
+//
+// A partial import (Plan-and-Execute's per-task response) names steps of a
+// plan to update, not steps to add: Append refuses it.
+func Append(s *plan.State, imp *Imported, now time.Time) (plan.Change, []Dropped, error) {
+	p, in := s.Plan, imp.State
 	if err := p.Editable(); err != nil {
 		return plan.Change{}, nil, err
+	}
+	if imp.Partial {
+		return plan.Change{}, nil, plan.Errorf(plan.CodeInvalidArgument, "this %s response speaks of one task of a plan; it has no steps to append", imp.Format).Hinted("plangit import FILE without --append applies it to the task it names")
 	}
 	var dropped []Dropped
 	drop := func(field, value, why string) {

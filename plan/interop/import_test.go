@@ -569,7 +569,7 @@ func TestAppend(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, dropped, err := Append(st, in.State, t0)
+	c, dropped, err := Append(st, in, t0)
 	if err != nil || c.Summary != "import: 12 steps in 5 phases (steps 4–15), 6 findings, 3 errors" {
 		t.Fatalf("%+v %v", c, err)
 	}
@@ -583,7 +583,7 @@ func TestAppend(t *testing.T) {
 		t.Fatalf("findings %d errors %d", len(st.Findings), len(st.Errors))
 	}
 	// The same file again: still one step in progress, errors count up.
-	if _, _, err := Append(st, in.State, t0); err != nil {
+	if _, _, err := Append(st, in, t0); err != nil {
 		t.Fatal(err)
 	}
 	if st.Plan.Counts().InProgress != 1 || len(st.Errors) != 3 || st.Errors.ByID("3").Count != 6 {
@@ -594,7 +594,7 @@ func TestAppend(t *testing.T) {
 	ct, _ := Import("input", claude, "", tImport)
 	p := samplePlan(t)
 	ms := &plan.State{Plan: p}
-	if _, _, err := Append(ms, ct.State, t0); err != nil {
+	if _, _, err := Append(ms, ct, t0); err != nil {
 		t.Fatal(err)
 	}
 	s, ph, _ := p.Step("7")
@@ -603,7 +603,7 @@ func TestAppend(t *testing.T) {
 	}
 	paused := &plan.State{Plan: samplePlan(t)}
 	paused.Plan.Pause("", t0)
-	_, _, err = Append(paused, ct.State, t0)
+	_, _, err = Append(paused, ct, t0)
 	wantCode(t, err, plan.CodePlanNotActive)
 }
 

@@ -171,7 +171,7 @@ func detectJSON(root *jnode) (string, error) {
 			return FormatTodos, nil
 		case root.has("meta") && root.has("tasks"), tasks.has("dependencies") || tasks.has("reasoning") || tasks.has("name"):
 			return FormatPlanManager, nil
-		case root.has("planResult"), root.has("state") && root.has("tasks"), tasks.has("state"):
+		case root.has("planResult"), root.has("currentTaskStatus"), root.has("executeState"), root.has("state") && root.has("tasks"), tasks.has("state"):
 			return FormatPlanExecute, nil
 		case root.has("tasks") || root.has("subject"):
 			return FormatTasks, nil
@@ -430,6 +430,12 @@ func importJSON(name string, src []byte, format string, now time.Time) (*Importe
 	in, err := r.finish()
 	if in != nil {
 		in.Format = format
+		switch format {
+		case FormatMaxclaw, FormatPlanTool, FormatPlanManager, FormatPlanExecute:
+			// Their step ids name the same step each time the tool
+			// writes its plan again; a todo list's do not.
+			in.IDs = r.keptIDs
+		}
 	}
 	return in, err
 }
@@ -1001,7 +1007,7 @@ func (r *jreader) planExecute(root *jnode) error {
 		}
 		planNode, path = resp.get("planResult"), "planResult"
 		if planNode == nil {
-			return r.d.ErrAt(root.start, "no planResult with the plan's tasks here").With("field", "planResult")
+			return r.taskResponse(root, resp)
 		}
 	}
 	items, err := []*jnode(nil), error(nil)
@@ -1089,6 +1095,61 @@ func (r *jreader) planExecute(root *jnode) error {
 			r.done(co, nil)
 		}
 	}
+	return r.responseRest(resp)
+}
+
+// taskResponse reads a Plan-and-Execute response that carries no
+// planResult: the per-task answer {currentTaskStatus, executeState,
+// reason}, which says where one task of the plan stands. It is a partial
+// import: the task it names, to apply to a session's plan.
+func (r *jreader) taskResponse(root *jnode, resp *jobj) error {
+	cv := resp.get("currentTaskStatus")
+	if cv == nil {
+		return r.d.ErrAt(root.start, "no planResult with the plan's tasks here, and no currentTaskStatus naming one").With("field", "planResult")
+	}
+	co, err := r.obj(cv, "currentTaskStatus", "the current task")
+	if err != nil {
+		return err
+	}
+	id, err := r.str(co, "id")
+	if err != nil {
+		return err
+	}
+	desc, err := r.str(co, "description")
+	if err != nil {
+		return err
+	}
+	if strings.TrimSpace(id) == "" && strings.TrimSpace(desc) == "" {
+		return r.errAt(cv, "currentTaskStatus", "names no task: it has neither an id nor a description")
+	}
+	st, err := r.status(co, "state")
+	if err != nil {
+		return err
+	}
+	text := desc
+	if strings.TrimSpace(text) == "" {
+		text = id // a task named by its id alone: Update finds it by the id
+	}
+	r.partial = true
+	bs := r.step(r.phase(plan.DefaultPhaseTitle), "currentTaskStatus", text, st)
+	bs.srcID, bs.idPath = id, "currentTaskStatus.id"
+	if bs.s.Result, err = r.textOf(co, "result"); err != nil {
+		return err
+	}
+	r.done(co, nil)
+	if bs.s.Status == plan.StepInProgress {
+		r.current = bs
+	}
+	if resp.get("executeState") != nil {
+		if err := r.planStatus(resp, "executeState"); err != nil {
+			return err
+		}
+	}
+	return r.responseRest(resp)
+}
+
+// responseRest reads a response's finalResult and reason.
+func (r *jreader) responseRest(resp *jobj) error {
 	final, err := r.str(resp, "finalResult")
 	if err != nil {
 		return err

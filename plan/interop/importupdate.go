@@ -12,16 +12,28 @@ import (
 // Update brings an imported plan into s in place: what a tool that
 // re-writes its whole plan (the plan tool's create_plan called again with
 // the updated plan, a TodoWrite list, a plan.json saved again) means by
-// writing it again. Phases are matched by title and steps by text; a
-// matched step takes the imported status, result, progress and active
-// form; an imported step that matches none is added (its needs follow);
-// a step of s the file no longer holds stays, and is listed. Findings and
-// errors s already holds are not added again: an error the log holds
-// takes the larger count. Nothing is duplicated, and one change says what
-// moved. The plan keeps its title, goal and status (listed when the file's
-// differ). At most one step stays in progress: an imported one beside the
-// step already in progress is left pending, and listed.
-func Update(s, in *plan.State, now time.Time) (plan.Change, []Dropped, error) {
+// writing it again. Steps are matched in two passes:
+//
+//  1. when the source's ids are its own (in.IDs: the plan tool's step
+//     numbers, maxclaw's step_N, PlanManager's and Plan-and-Execute's task
+//     ids), an imported step matches the step of s with its id, and its
+//     text becomes the file's: the tool renamed its step;
+//  2. any other imported step matches the first unmatched step of s with
+//     the same text (case and spacing aside).
+//
+// A matched step takes the imported status, result, progress and active
+// form; an imported step that matches none is added in the phase of the
+// same title (its needs follow); a step of s the file no longer holds
+// stays, and is listed. A partial import (in.Partial: Plan-and-Execute's
+// per-task response) applies to the steps it names and adds none; its
+// text stays the plan's. Findings and errors s already holds are not
+// added again: an error the log holds takes the larger count. Nothing is
+// duplicated, and one change says what moved. The plan keeps its title,
+// goal and status (listed when the file's differ). At most one step stays
+// in progress: an imported one beside the step already in progress is
+// left pending, and listed.
+func Update(s *plan.State, imp *Imported, now time.Time) (plan.Change, []Dropped, error) {
+	in := imp.State
 	p, ip := s.Plan, in.Plan
 	if err := p.Editable(); err != nil {
 		return plan.Change{}, nil, err
@@ -32,7 +44,7 @@ func Update(s, in *plan.State, now time.Time) (plan.Change, []Dropped, error) {
 			dropped = append(dropped, Dropped{Field: field, Value: clipLine(value), Why: why})
 		}
 	}
-	if ip.Title != "" && ip.Title != p.Title {
+	if ip.Title != "" && ip.Title != p.Title && !imp.Partial {
 		drop("title", ip.Title, "the plan keeps its own title")
 	}
 	if ip.Goal != "" && ip.Goal != p.Goal {
@@ -47,6 +59,18 @@ func Update(s, in *plan.State, now time.Time) (plan.Change, []Dropped, error) {
 	}
 	ids := map[string]string{} // imported id → the plan's
 	matched := map[*plan.Step]bool{}
+	byOwnID := map[*plan.Step]*plan.Step{} // imported step → the step of s with its id (case 1)
+	if imp.IDs {
+		own := map[string]*plan.Step{}
+		for _, st := range p.Steps() {
+			own[st.ID] = st
+		}
+		for _, ist := range ip.Steps() {
+			if st := own[ist.ID]; st != nil {
+				byOwnID[ist], matched[st] = st, true
+			}
+		}
+	}
 	var added, changed, started []string
 	for _, iph := range ip.Phases {
 		var ph *plan.Phase
@@ -57,10 +81,26 @@ func Update(s, in *plan.State, now time.Time) (plan.Change, []Dropped, error) {
 			}
 		}
 		for _, ist := range iph.Steps {
-			if st := byText[key(ist.Text)]; st != nil && !matched[st] {
-				matched[st] = true
+			st := byOwnID[ist]
+			if st == nil {
+				if st = byText[key(ist.Text)]; st != nil && !matched[st] {
+					matched[st] = true
+				} else {
+					st = nil
+				}
+			}
+			if st != nil {
 				ids[ist.ID] = st.ID
+				renamed := false
+				if key(st.Text) != key(ist.Text) {
+					if imp.Partial {
+						drop("step "+st.ID, ist.Text, "the step's text stays the plan's")
+					} else {
+						st.Text, renamed = ist.Text, true
+					}
+				}
 				moved, err := takeImported(p, st, ist, now)
+				moved = moved || renamed
 				if err != nil {
 					drop("step "+st.ID, string(ist.Status), err.Error())
 				}
@@ -70,6 +110,10 @@ func Update(s, in *plan.State, now time.Time) (plan.Change, []Dropped, error) {
 						started = append(started, st.ID)
 					}
 				}
+				continue
+			}
+			if imp.Partial {
+				drop("step "+ist.ID, ist.Text, "names no step of the plan; a response on one task adds none")
 				continue
 			}
 			if ph == nil {
@@ -127,7 +171,7 @@ func Update(s, in *plan.State, now time.Time) (plan.Change, []Dropped, error) {
 			kept = append(kept, st.ID)
 		}
 	}
-	if len(kept) > 0 && len(ip.Phases) > 0 {
+	if len(kept) > 0 && len(ip.Phases) > 0 && !imp.Partial {
 		dropped = append(dropped, Dropped{Field: "steps " + strings.Join(kept, ", "), Why: "not in the file; kept in the plan as they are"})
 	}
 	findings := 0
