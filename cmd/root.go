@@ -110,7 +110,7 @@ func commands() []command {
 	return []command{
 		{"init", "plan", NewCmdInit}, {"show", "plan", NewCmdShow}, {"status", "plan", NewCmdStatus}, {"current", "plan", NewCmdCurrent},
 		{"ready", "plan", NewCmdReady}, {"next", "plan", NewCmdNext}, {"phase", "plan", NewCmdPhase}, {"step", "plan", NewCmdStep},
-		{"import", "plan", NewCmdImport}, {"pause", "plan", NewCmdPause}, {"resume", "plan", NewCmdResume}, {"approve", "plan", NewCmdApprove},
+		{"import", "plan", NewCmdImport}, {"export", "plan", NewCmdExport}, {"pause", "plan", NewCmdPause}, {"resume", "plan", NewCmdResume}, {"approve", "plan", NewCmdApprove},
 		{"abort", "plan", NewCmdAbort}, {"finish", "plan", NewCmdFinish}, {"reset", "plan", NewCmdReset},
 		{"finding", "record", NewCmdFinding}, {"findings", "record", NewCmdFindings}, {"error", "record", NewCmdError},
 		{"errors", "record", NewCmdErrors}, {"deliverable", "record", NewCmdDeliverable}, {"resolve", "record", NewCmdResolve},

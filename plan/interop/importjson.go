@@ -948,7 +948,12 @@ func (r *jreader) planManager(root *jnode) error {
 				return err
 			}
 			currentPath = "state.current_task_id"
-			r.done(state, nil)
+			r.done(state, func(k string) string {
+				if k == "progress" {
+					return "getPlanStatus's fraction of the tasks done; plangit counts the steps itself"
+				}
+				return ""
+			})
 		}
 		r.done(top, nil)
 	}
