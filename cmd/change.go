@@ -30,6 +30,9 @@ type changeData struct {
 	// source held that plangit did not keep.
 	Format  string            `json:"format,omitempty"`
 	Dropped []interop.Dropped `json:"dropped,omitzero"`
+	// ResetTasks is reset's: the steps put back to pending (PlanManager's
+	// resetPlan reset_tasks).
+	ResetTasks *int `json:"reset_tasks,omitempty"`
 }
 
 // applyChange runs fn as one change of the current session and prints what

@@ -94,11 +94,38 @@ func NewCmdReset(f *Factory) *cobra.Command {
 		Short: "Put every step back to pending and the plan back to running (history keeps the rest)",
 		Args:  exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return f.applyChange(func(st *plan.State) (plan.Change, error) {
-				return st.Plan.Reset(f.Now()), nil
-			}, nil)
+			return resetRun(f)
 		},
 	}
+}
+
+// resetRun puts every step back to pending. Its --json data carries
+// reset_tasks, the number of steps reset (every step; none when the plan
+// stood reset already), as PlanManager's resetPlan answers (seed 002,
+// 3.4: {"message": "Plan reset successfully", "reset_tasks": 5}).
+func resetRun(f *Factory) error {
+	s, err := f.Session()
+	if err != nil {
+		return err
+	}
+	cfg, err := s.Project.Config()
+	if err != nil {
+		return err
+	}
+	res, err := s.Update(f.Options(), func(st *plan.State) (plan.Change, error) {
+		st.Plan.Rules = cfg.Rules()
+		return st.Plan.Reset(f.Now()), nil
+	})
+	if err != nil {
+		return err
+	}
+	d := f.changeData(s, res)
+	n := 0 // a plan already reset is no change
+	if d.Changed {
+		n = res.State.Plan.Counts().Total
+	}
+	d.ResetTasks = &n
+	return f.print(d, func(w io.Writer) { f.printChangeText(w, d, res, nil) })
 }
 
 // pauseRun pauses the plan.

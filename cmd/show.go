@@ -10,6 +10,7 @@ import (
 
 	"github.com/plangit/plangit/history"
 	"github.com/plangit/plangit/plan"
+	"github.com/plangit/plangit/plan/interop"
 	"github.com/plangit/plangit/render"
 	"github.com/plangit/plangit/repo"
 )
@@ -189,6 +190,8 @@ func statusRun(f *Factory) error {
 		"current": p.Current(), "ready": orEmpty(p.Ready()), "findings": len(st.Findings), "errors": len(st.Errors),
 		"open_errors": len(st.Errors.Open()), "updated": p.Updated, "iterations": p.Iterations,
 		"idle": p.Idle(), "complete": p.Complete(),
+		// PlanManager's getPlanStatus progress: the fraction of the steps done.
+		"progress": interop.PlanManagerProgress(p.Counts()),
 	}
 	if note := render.CompletedLine(p); note != "" {
 		data["note"] = note

@@ -65,24 +65,24 @@ func New(t *cmd.Tools, log *slog.Logger) *Server {
 		// No logging capability: plangit logs to standard error.
 		Capabilities: &mcp.ServerCapabilities{},
 	})
-	addTool(s, "status", "Where the plan stands: progress, current and ready steps, open errors.", t.Status, nil)
-	addTool(s, "show", "The plan (completed steps hidden unless include_completed), or one step with its history.", t.Show,
+	addTool(s, "status", "Where the plan stands: progress, current/ready steps, open errors.", t.Status, nil)
+	addTool(s, "show", "The plan (done steps hidden unless include_completed), or one step and its history.", t.Show,
 		map[string][]string{"status": statusNames()})
 	addTool(s, "step", "Change a step: add (text), next (first ready one), or any other action on id.", t.Step,
 		map[string][]string{"action": cmd.Names(cmd.StepActions)})
-	addTool(s, "phase", "Add (title) or edit (id) a phase.", t.Phase,
+	addTool(s, "phase", "Add (title) or edit (id) phases.", t.Phase,
 		map[string][]string{"action": cmd.Names(cmd.PhaseActions)})
-	addTool(s, "plan", "Start a plan (init: title; a new session) or pause, resume, approve, finish, abort (reason) it.", t.Plan,
+	addTool(s, "plan", "Start a plan for a task of 3+ steps (init: title, new session), or pause, resume, approve, finish, abort (reason) it.", t.Plan,
 		map[string][]string{"action": cmd.Names(cmd.PlanActions)})
 	addTool(s, "finding", "Add (title), list or rm (ids) findings.", t.Finding,
 		map[string][]string{"action": cmd.Names(cmd.FindingActions), "category": categoryNames()})
-	addTool(s, "error", "Log a failed tool call (add: tool, message; repeats count up), list or resolve errors.", t.Error,
+	addTool(s, "error", "Log a failed call (add: tool, message; repeats count up), list or resolve errors.", t.Error,
 		map[string][]string{"action": cmd.Names(cmd.ErrorActions)})
 	addTool(s, "history", "Revisions (log), semantic diff, blame: who last changed each step.", t.History,
 		map[string][]string{"action": cmd.Names(cmd.HistoryActions)})
-	addTool(s, "rollback", "New revision with rev's files; no rev: undo the last one.", t.Rollback, nil)
+	addTool(s, "rollback", "New revision with rev's files; no rev: undo the last.", t.Rollback, nil)
 	addTool(s, "import", "Import another tool's plan (TodoWrite JSON, task_plan.md, plan.json…).", t.Import, nil)
-	addTool(s, "deliverable", "Record (text), remove (clear) or read the final result.", t.Deliverable, nil)
+	addTool(s, "deliverable", "Record (text), clear or read the final result.", t.Deliverable, nil)
 	s.addResources()
 	s.addPrompt()
 	s.AddReceivingMiddleware(s.toolCalls)
