@@ -109,25 +109,30 @@ func newCmdStepRelease(f *Factory) *cobra.Command {
 		Example: `  plangit step release 3`,
 		Args:    stepArgs(1, "a step ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			agent, err := f.claimant()
-			if err != nil {
-				return err
-			}
-			id := args[0]
-			var none bool
-			return f.applyChange(func(st *plan.State) (plan.Change, error) {
-				c, err := st.Plan.Release(id, agent, force, f.Now())
-				none = err == nil && c.Op == ""
-				return c, err
-			}, func(w io.Writer, st *plan.State) {
-				if none {
-					fmt.Fprintf(w, "step %s is not claimed\n", plan.NormalizeID(id))
-				}
-			})
+			return releaseRun(f, args[0], force)
 		},
 	}
 	c.Flags().BoolVar(&force, "force", false, "release another agent's claim")
 	return c
+}
+
+// releaseRun gives up the agent's claim on step id.
+func releaseRun(f *Factory, id string, force bool) error {
+	agent, err := f.claimant()
+	if err != nil {
+		return err
+	}
+	f.Force = force
+	var none bool
+	return f.applyChange(func(st *plan.State) (plan.Change, error) {
+		c, err := st.Plan.Release(id, agent, force, f.Now())
+		none = err == nil && c.Op == ""
+		return c, err
+	}, func(w io.Writer, st *plan.State) {
+		if none {
+			fmt.Fprintf(w, "step %s is not claimed\n", plan.NormalizeID(id))
+		}
+	})
 }
 
 // claimsData is what status --json says of the claims.

@@ -60,7 +60,7 @@ type ShowInput struct {
 	Step             string   `json:"step,omitempty"`
 	Status           []string `json:"status,omitempty"`
 	IncludeCompleted bool     `json:"include_completed,omitempty"`
-	Rev              string   `json:"rev,omitempty" jsonschema:"as at this revision"`
+	Rev              string   `json:"rev,omitempty" jsonschema:"as at rev"`
 	Session          string   `json:"session,omitempty"`
 }
 
@@ -69,16 +69,20 @@ type StepInput struct {
 	Action   string  `json:"action"`
 	ID       string  `json:"id,omitempty"`
 	Text     *string `json:"text,omitempty"`
-	Phase    string  `json:"phase,omitempty" jsonschema:"add: phase id or title"`
+	Phase    string  `json:"phase,omitempty" jsonschema:"add: id or title"`
 	After    string  `json:"after,omitempty" jsonschema:"add: after this step"`
 	Needs    *string `json:"needs,omitempty" jsonschema:"ids, e.g. 1,2"`
 	Why      *string `json:"why,omitempty"`
 	Result   string  `json:"result,omitempty" jsonschema:"done: what it produced"`
 	Reason   string  `json:"reason,omitempty" jsonschema:"fail, skip, block: why"`
-	Retry    *bool   `json:"retry,omitempty" jsonschema:"fail: false fails outright"`
-	Force    bool    `json:"force,omitempty" jsonschema:"ignore open needs; edit a step in progress"`
-	Also     bool    `json:"also,omitempty" jsonschema:"next: beside the one in progress"`
+	Retry    *bool   `json:"retry,omitempty" jsonschema:"fail: false: no retry"`
+	Force    bool    `json:"force,omitempty" jsonschema:"past open needs, a claim, a step in progress"`
+	Also     bool    `json:"also,omitempty" jsonschema:"next: beside one in progress"`
 	Progress string  `json:"progress,omitempty" jsonschema:"N/M"`
+	Lease    string  `json:"lease,omitempty"`
+	Take     bool    `json:"take,omitempty"`
+	Agent    string  `json:"agent,omitempty"`
+	Token    int     `json:"token,omitempty"`
 	IfRev    string  `json:"if_rev,omitempty"`
 	Session  string  `json:"session,omitempty"`
 }
@@ -98,6 +102,8 @@ var StepActions = []ActionSpec{
 	{"progress", []string{"id", "progress"}},
 	{"revert", []string{"id"}},
 	{"next", []string{"also"}},
+	{"claim", []string{"id", "lease", "take", "force"}},
+	{"release", []string{"id", "force"}},
 }
 
 // ActionSpec is one action of a tool and the inputs it takes.
@@ -183,7 +189,7 @@ type ErrorInput struct {
 	Message string   `json:"message,omitempty"`
 	Step    string   `json:"step,omitempty" jsonschema:"default: current"`
 	Params  string   `json:"params,omitempty"`
-	IDs     []string `json:"ids,omitempty" jsonschema:"resolve: none = all open"`
+	IDs     []string `json:"ids,omitempty" jsonschema:"resolve: none: all"`
 	Note    string   `json:"note,omitempty" jsonschema:"resolve: how"`
 	Open    bool     `json:"open,omitempty" jsonschema:"list: only unresolved"`
 	IfRev   string   `json:"if_rev,omitempty"`
@@ -272,6 +278,11 @@ func (t *Tools) Step(in StepInput) (*ToolResult, error) {
 	switch a := in.Action; a {
 	case "next":
 		fn = func(f *Factory) error { return nextRun(f, in.Also) }
+	case "claim":
+		o := &claimOptions{lease: in.Lease, take: in.Take, force: in.Force}
+		fn = func(f *Factory) error { return claimRun(f, in.ID, o) }
+	case "release":
+		fn = func(f *Factory) error { return releaseRun(f, in.ID, in.Force) }
 	case "add":
 		if in.Text == nil {
 			return nil, toolArgf("step add needs text")
@@ -306,8 +317,24 @@ func (t *Tools) Step(in StepInput) (*ToolResult, error) {
 		}
 		fn = func(f *Factory) error { return transitionRun(f, in.ID, plan.Action(a), opts) }
 	}
-	if in.Action != "next" && in.Action != "add" && in.ID == "" {
+	if in.Action != "next" && in.Action != "add" && in.Action != "claim" && in.ID == "" {
 		return nil, toolArgf("step %s needs the step's id", in.Action)
+	}
+	if in.Agent != "" {
+		if err := plan.ValidAgent(in.Agent); err != nil {
+			return nil, err
+		}
+	}
+	if in.Token < 0 {
+		return nil, toolArgf("token %d is not a claim's token: tokens are 1 and up", in.Token)
+	}
+	inner := fn
+	fn = func(f *Factory) error {
+		if in.Agent != "" {
+			f.AgentFlag = in.Agent
+		}
+		f.Token, f.Force = in.Token, in.Force
+		return inner(f)
 	}
 	return t.run(in.Session, in.IfRev, fn)
 }
@@ -634,7 +661,7 @@ func givenInputs(in any) []string {
 	var out []string
 	for i := range v.NumField() {
 		name, _, _ := strings.Cut(v.Type().Field(i).Tag.Get("json"), ",")
-		if name != "action" && name != "session" && name != "if_rev" && !v.Field(i).IsZero() {
+		if name != "action" && name != "session" && name != "if_rev" && name != "agent" && name != "token" && !v.Field(i).IsZero() {
 			out = append(out, name)
 		}
 	}

@@ -65,10 +65,10 @@ func New(t *cmd.Tools, log *slog.Logger) *Server {
 		// No logging capability: plangit logs to standard error.
 		Capabilities: &mcp.ServerCapabilities{},
 	})
-	addTool(s, "status", "Where the plan stands: progress, current/ready steps, open errors.", t.Status, nil)
-	addTool(s, "show", "The plan (done steps hidden unless include_completed), or one step and its history.", t.Show,
+	addTool(s, "status", "Progress, current and ready steps, claims, open errors.", t.Status, nil)
+	addTool(s, "show", "The plan (include_completed for done steps), or one step and its history.", t.Show,
 		map[string][]string{"status": statusNames()})
-	addTool(s, "step", "Change a step: add (text), next (first ready one), or any other action on id.", t.Step,
+	addTool(s, "step", "Change a step: add (text), next, claim (prints a token), or an action on id.", t.Step,
 		map[string][]string{"action": cmd.Names(cmd.StepActions)})
 	addTool(s, "phase", "Add (title) or edit (id) phases.", t.Phase,
 		map[string][]string{"action": cmd.Names(cmd.PhaseActions)})
@@ -76,13 +76,13 @@ func New(t *cmd.Tools, log *slog.Logger) *Server {
 		map[string][]string{"action": cmd.Names(cmd.PlanActions)})
 	addTool(s, "finding", "Add (title), list or rm (ids) findings.", t.Finding,
 		map[string][]string{"action": cmd.Names(cmd.FindingActions), "category": categoryNames()})
-	addTool(s, "error", "Log a failed call (add: tool, message; repeats count up), list or resolve errors.", t.Error,
+	addTool(s, "error", "Log a failed call (add: tool, message), list or resolve errors.", t.Error,
 		map[string][]string{"action": cmd.Names(cmd.ErrorActions)})
-	addTool(s, "history", "Revisions (log), semantic diff, blame: who last changed each step.", t.History,
+	addTool(s, "history", "log, semantic diff, blame.", t.History,
 		map[string][]string{"action": cmd.Names(cmd.HistoryActions)})
 	addTool(s, "rollback", "New revision with rev's files; no rev: undo the last.", t.Rollback, nil)
-	addTool(s, "import", "Import another tool's plan (TodoWrite JSON, task_plan.md, plan.json…).", t.Import, nil)
-	addTool(s, "deliverable", "Record (text), clear or read the final result.", t.Deliverable, nil)
+	addTool(s, "import", "Import another tool's plan (todos, task_plan.md, plan.json).", t.Import, nil)
+	addTool(s, "deliverable", "Record (text), clear or read the result.", t.Deliverable, nil)
 	s.addResources()
 	s.addPrompt()
 	s.AddReceivingMiddleware(s.toolCalls)
