@@ -12,8 +12,9 @@ import (
 // A host whose agent's shell has no variable naming the session (Gemini
 // CLI 0.61.0 gives it GEMINI_CLI=1 alone) is reached through records its
 // hooks keep: each hook notes, in .code-agent/hosts/HOST/PID, the session
-// of the host process PID that runs it — its first ancestor that is not a
-// shell — with that process's start time. The CLI run in the agent's shell
+// of the host process PID that runs it — its first ancestor that is
+// neither a shell nor plangit itself (hostProcess) — with that process's
+// start time. The CLI run in the agent's shell
 // walks its own ancestors and takes the record of the nearest one: the
 // host process that runs it. Two sessions of the host in one project are
 // two processes, each with its record; a record whose process is gone, or
@@ -28,11 +29,14 @@ const hostsDir = "hosts"
 // maxAncestors bounds the walk up the process tree.
 const maxAncestors = 24
 
-// proc is what /proc/PID/stat says of a process.
+// proc is what /proc says of a process: its stat, and, for a hook
+// looking for its host, its executable and command line.
 type proc struct {
 	pid, ppid int
 	comm      string
-	start     string // start time, in clock ticks since boot
+	start     string   // start time, in clock ticks since boot
+	exe       string   // the executable's path (/proc/PID/exe); "" when unread
+	args      []string // the command line (/proc/PID/cmdline); nil when unread
 }
 
 // readProc reads /proc/PID/stat; ok is false where it cannot. Windows has
@@ -84,6 +88,17 @@ func ancestors(pid int, last func(proc) bool) []proc {
 	return out
 }
 
+// describe adds to p its executable and command line, where /proc shows
+// them (a process of another user's hides its executable).
+func describe(p proc) proc {
+	at := "/proc/" + strconv.Itoa(p.pid)
+	p.exe, _ = os.Readlink(at + "/exe")
+	if b, err := os.ReadFile(at + "/cmdline"); err == nil {
+		p.args = strings.Split(strings.TrimSuffix(string(b), "\x00"), "\x00")
+	}
+	return p
+}
+
 // shellProgram reports whether a process is a shell or a program that
 // only runs another (how hosts start hooks: bash -c, env, timeout), which
 // a hook looks past to find its host.
@@ -95,15 +110,76 @@ func shellProgram(comm string) bool {
 	return false
 }
 
-// hostProcess is the process that runs a hook: its first ancestor that is
-// not a shell; ok is false where there is none to read.
-func hostProcess(chain []proc) (proc, bool) {
+// plangitName reports whether a program's name or path names one of
+// plangit's programs: plangit, plangit-hook, plangit-mcp, or another
+// plangit-… or plangit.… (plangit.exe, an npm launcher's plangit.js).
+func plangitName(name string) bool {
+	name = filepath.Base(name)
+	return name == "plangit" || strings.HasPrefix(name, "plangit-") || strings.HasPrefix(name, "plangit.")
+}
+
+// scriptOf is the file an interpreter runs, by its command line: the
+// first argument after the program's that is not an option ("" for none).
+// A script run by its #! line has its interpreter's command line with
+// the script's path after the interpreter's own options.
+func scriptOf(args []string) string {
+	for _, a := range args[min(1, len(args)):] {
+		if !strings.HasPrefix(a, "-") {
+			return a
+		}
+	}
+	return ""
+}
+
+// hostProcess is the process that runs a hook: the first process of
+// chain (its ancestors, nearest first) that is neither a shell nor
+// plangit itself; self is this process's executable. Each process, in
+// turn, is
+//
+//  1. a shell, or a program that only runs another (shellProgram) —
+//     passed over: how a host starts a hook, and how the agent's shell
+//     runs a command;
+//  2. plangit: its executable is self, or its name is one of plangit's
+//     (plangitName) — passed over: plangit-hook handing a large payload
+//     to plangit hook, a wrapper or a version manager's shim named
+//     plangit (run by its #! line, a script's process bears the script's
+//     name, whatever its interpreter);
+//  3. a script that runs plangit: the file its interpreter runs is named
+//     as plangit's (scriptOf: an npm launcher, `node …/bin/plangit`) —
+//     passed over;
+//  4. anything else — the host, whose session the hook records.
+//
+// A process passed over exits with the hook; a record keyed on it would
+// be gone a moment later, and the agent's shell, under the host, would
+// find none. ok is false where the chain holds no host.
+func hostProcess(chain []proc, self string) (proc, bool) {
 	for _, p := range chain {
-		if !shellProgram(p.comm) {
+		if !passedOver(p, self) {
 			return p, true
 		}
 	}
 	return proc{}, false
+}
+
+// passedOver reports whether a hook looks past p for its host: cases 1
+// to 3 of hostProcess.
+func passedOver(p proc, self string) bool {
+	switch {
+	case shellProgram(p.comm): // 1
+		return true
+	case self != "" && p.exe == self, plangitName(p.comm): // 2
+		return true
+	case plangitName(scriptOf(p.args)): // 3
+		return true
+	}
+	return false
+}
+
+// selfExe is this process's executable as /proc names it: what an
+// ancestor's /proc/PID/exe reads when it is the same program.
+func selfExe() string {
+	exe, _ := os.Readlink("/proc/self/exe")
+	return exe
 }
 
 // RecordShellSession notes, under codeAgent (a project's .code-agent),
@@ -112,21 +188,31 @@ func hostProcess(chain []proc) (proc, bool) {
 // written; then the CLI in the agent's shell does not find the session by
 // itself.
 func RecordShellSession(codeAgent, host, session string) bool {
-	return recordShell(codeAgent, host, session, hostChain(os.Getpid()), readProc)
+	self := selfExe()
+	return recordShell(codeAgent, host, session, hostChain(os.Getpid(), self), self, readProc)
 }
 
-// hostChain is the processes above pid up to the first that is not a
-// shell: all a hook needs to find its host.
-func hostChain(pid int) []proc {
-	return ancestors(pid, func(p proc) bool { return !shellProgram(p.comm) })
+// hostChain is the processes above pid up to the host (hostProcess), each
+// described: all a hook needs to find its host.
+func hostChain(pid int, self string) []proc {
+	var chain []proc
+	ancestors(pid, func(p proc) bool {
+		p = describe(p)
+		chain = append(chain, p)
+		return !passedOver(p, self)
+	})
+	return chain
 }
 
-// recordShell records session for the host process in chain; running
-// reads a process by its PID, to tell stale records.
-func recordShell(codeAgent, host, session string, chain []proc, running func(pid int) (proc, bool)) bool {
-	p, ok := hostProcess(chain)
+// recordShell records session for the host process in chain, when it
+// still runs; running reads a process by its PID, to tell stale records.
+func recordShell(codeAgent, host, session string, chain []proc, self string, running func(pid int) (proc, bool)) bool {
+	p, ok := hostProcess(chain, self)
 	if !ok || session == "" || strings.ContainsAny(session, "\n ") {
 		return false
+	}
+	if now, ok := running(p.pid); !ok || now.start != p.start {
+		return false // gone, or another process under its PID: never recorded
 	}
 	dir := filepath.Join(codeAgent, hostsDir, host)
 	path := filepath.Join(dir, strconv.Itoa(p.pid))
@@ -204,7 +290,8 @@ func shellSession(codeAgent, host string, chain []proc) string {
 // ForgetShellSession removes the record of the host process running this
 // hook, if it names session: the host's session ends.
 func ForgetShellSession(codeAgent, host, session string) {
-	p, ok := hostProcess(hostChain(os.Getpid()))
+	self := selfExe()
+	p, ok := hostProcess(hostChain(os.Getpid(), self), self)
 	if !ok {
 		return
 	}

@@ -27,13 +27,12 @@ import (
 // records each call — arguments, and for a hook its payload, answer and
 // exit code — under $PLANGIT_CALLS, then runs the real program from
 // $PLANGIT_BIN with the same arguments and input. Files are named
-// <microseconds>-<pid>, so they sort in call order. It runs as "bash"
-// (a script run by its #! line is named after the script), so that a hook
-// looking up its process tree past shells for its host finds the host, as
-// it does without the wrapper.
+// <microseconds>-<pid>, so they sort in call order. Run by its #! line, it
+// is a process named after the script, plangit or plangit-hook, that
+// waits for the real program of a hook: the wrapper or version manager's
+// shim a hook looks past for its host (Gemini CLI's shell session is
+// recorded under the host process, hookwire.RecordShellSession).
 const wrapper = `#!/bin/bash
-if [ "${PLANGIT_WRAPPED:-}" != 1 ]; then PLANGIT_WRAPPED=1 exec /bin/bash "$0" "$@"; fi
-unset PLANGIT_WRAPPED
 name=${0##*/}
 real=$PLANGIT_BIN/$name
 base=$PLANGIT_CALLS/${EPOCHREALTIME/./}-$$
