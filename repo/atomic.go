@@ -161,12 +161,12 @@ func (w *workTree) sweepTemps() {
 				// A fetch's quarantine is a directory (incoming.go), kept
 				// while its fetch runs, however long the network takes.
 				if err != nil || !disk.Running(n) {
-					os.RemoveAll(path)
+					disk.RemoveAll(path)
 				} else if fi, err := os.Lstat(path); err == nil && time.Since(fi.ModTime()) > staleTemp && !fi.IsDir() {
 					os.Remove(path)
 				}
 			case strings.HasPrefix(name, tmpPrefix), name == disk.SpareFile:
-				os.RemoveAll(path) // and the spare earlier versions kept
+				disk.RemoveAll(path) // and the spare earlier versions kept
 			}
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/plangit/plangit/plan"
+	"github.com/plangit/plangit/repo/disk"
 )
 
 // CleanupOptions say which sessions cleanup removes.
@@ -140,7 +141,9 @@ func (p Project) judge(e *CleanupEntry, o CleanupOptions, active string) {
 // first (plangit push --prune). Everything but the lock goes while it is
 // held; the lock itself, and the directories that hold it, once it is
 // released, for Windows deletes no file another handle holds open.
-// os.RemoveAll removes symlinks inside, never their targets.
+// Removal is disk.RemoveAll's, file by file: git's read-only objects
+// included, symlinks inside removed, never their targets, and the same on
+// Windows and under Wine as elsewhere.
 func (p Project) removeSession(id string, wait time.Duration, now time.Time) error {
 	s, err := p.Open(id)
 	if err != nil {
@@ -157,7 +160,7 @@ func (p Project) removeSession(id string, wait time.Duration, now time.Time) err
 	err = removeAllBut(filepath.Clean(s.Dir), filepath.Clean(s.lk.target))
 	unlock()
 	if err == nil {
-		err = os.RemoveAll(s.Dir)
+		err = disk.RemoveAll(s.Dir)
 	}
 	if err != nil {
 		return plan.WrapError(plan.CodeIOError, err, "cannot remove %s", s.Dir)
@@ -182,7 +185,7 @@ func removeAllBut(dir, keep string) error {
 				return err
 			}
 		default:
-			if err := os.RemoveAll(path); err != nil {
+			if err := disk.RemoveAll(path); err != nil {
 				return err
 			}
 		}

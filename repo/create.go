@@ -9,6 +9,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/plangit/plangit/plan"
+	"github.com/plangit/plangit/repo/disk"
 )
 
 // gitConfig is a new session repository's configuration.
@@ -132,7 +133,7 @@ func (p Project) NewEmpty(id string) (*Session, error) {
 		return nil, err
 	}
 	if err := initGitDir(s); err != nil {
-		os.RemoveAll(s.Dir)
+		disk.RemoveAll(s.Dir)
 		return nil, err
 	}
 	return s, nil

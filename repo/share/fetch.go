@@ -13,6 +13,7 @@ import (
 
 	"github.com/plangit/plangit/plan"
 	"github.com/plangit/plangit/repo"
+	"github.com/plangit/plangit/repo/disk"
 	"github.com/plangit/plangit/repo/store"
 )
 
@@ -78,7 +79,7 @@ func (r *Remote) fetchOne(id string, o SyncOptions, res *SyncResult) {
 	tip, err := r.fetchTracking(s)
 	if err != nil {
 		if created {
-			os.RemoveAll(s.Dir)
+			disk.RemoveAll(s.Dir)
 		}
 		res.fail(err)
 		return
@@ -96,7 +97,7 @@ func (r *Remote) fetchOne(id string, o SyncOptions, res *SyncResult) {
 		res.fail(err)
 	}
 	if res.err != nil && created {
-		os.RemoveAll(s.Dir) // nothing was adopted; the remote still has it all
+		disk.RemoveAll(s.Dir) // nothing was adopted; the remote still has it all
 	}
 }
 
@@ -194,7 +195,7 @@ func (r *Remote) List() (list []RemoteSession, skipped int, err error) {
 	if err != nil {
 		return nil, 0, plan.WrapError(plan.CodeIOError, err, "cannot make a temporary repository")
 	}
-	defer os.RemoveAll(tmp)
+	defer disk.RemoveAll(tmp)
 	if err := layoutObjects(filepath.Join(tmp, "objects"), nil); err != nil {
 		return nil, 0, plan.WrapError(plan.CodeIOError, err, "cannot make a temporary repository")
 	}

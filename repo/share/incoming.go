@@ -72,9 +72,9 @@ func newQuarantine(s *repo.Session) (*quarantine, error) {
 		}
 	}
 	if err != nil {
-		os.RemoveAll(dir)
+		disk.RemoveAll(dir)
 		if objects != "" {
-			os.RemoveAll(objects)
+			disk.RemoveAll(objects)
 		}
 		return nil, plan.WrapError(plan.CodeIOError, err, "cannot make a place to fetch session %s into", s.ID)
 	}
@@ -101,7 +101,7 @@ func newScratch(prefix string) (string, error) {
 		return "", err
 	}
 	if err := layoutGitDir(dir); err != nil {
-		os.RemoveAll(dir)
+		disk.RemoveAll(dir)
 		return "", err
 	}
 	return dir, nil
@@ -135,7 +135,7 @@ func scratchRoot() (string, error) {
 		for _, e := range names {
 			pid, _, _ := strings.Cut(strings.TrimPrefix(e.Name(), repo.UnlockedPrefix), "-")
 			if n, err := strconv.Atoi(pid); strings.HasPrefix(e.Name(), repo.UnlockedPrefix) && (err != nil || !disk.Running(n)) {
-				os.RemoveAll(filepath.Join(root, e.Name()))
+				disk.RemoveAll(filepath.Join(root, e.Name()))
 			}
 		}
 	}
@@ -213,8 +213,8 @@ func alternateEntry(dir string, sep rune) string {
 
 func (q *quarantine) remove() {
 	q.objs.ClosePacks()
-	os.RemoveAll(q.dir)
-	os.RemoveAll(q.objects)
+	disk.RemoveAll(q.dir)
+	disk.RemoveAll(q.objects)
 }
 
 // refusal is why a fetched revision cannot become the session's.

@@ -248,7 +248,7 @@ func (r *Remote) pushBatch(batch []pushItem) {
 		}
 		return
 	}
-	defer os.RemoveAll(dir)
+	defer disk.RemoveAll(dir)
 	for attempt := 0; len(batch) > 0; attempt++ {
 		specs := make([]string, len(batch))
 		for i, it := range batch {
