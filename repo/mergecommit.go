@@ -13,14 +13,15 @@ import (
 
 // Merged is what a merge did.
 type Merged struct {
-	Commit     *Commit           `json:"commit"`
-	Base       string            `json:"base"`
-	Sides      []MergedSide      `json:"sides"`                // this machine's, then the remote's
-	Renumbered []plan.Renumbered `json:"renumbered,omitempty"` // records both sides added under one id
-	Conflicts  []plan.ConflictAt `json:"conflicts,omitempty"`
-	Kept       []string          `json:"kept,omitempty"`    // what one side removed and the merge kept
-	Dropped    []string          `json:"dropped,omitempty"` // --ours, --theirs: the changes of the side not taken
-	DroppedRev string            `json:"dropped_rev,omitempty"`
+	Commit     *Commit            `json:"commit"`
+	Base       string             `json:"base"`
+	Sides      []MergedSide       `json:"sides"`                // this machine's, then the remote's
+	Renumbered []plan.Renumbered  `json:"renumbered,omitempty"` // records both sides added under one id
+	Conflicts  []plan.ConflictAt  `json:"conflicts,omitempty"`
+	Kept       []string           `json:"kept,omitempty"`    // what one side removed and the merge kept
+	Voided     []plan.VoidedClaim `json:"voided,omitempty"`  // claims both sides made of one step: the remote's stands
+	Dropped    []string           `json:"dropped,omitempty"` // --ours, --theirs: the changes of the side not taken
+	DroppedRev string             `json:"dropped_rev,omitempty"`
 }
 
 // MergedSide is one side of a merge: its tip, who made its revisions since

@@ -60,6 +60,9 @@ func (s *Session) DiskStore() *store.Disk { return s.diskStore }
 // reported.
 func (s *Session) OnWarning(f func(msg string)) { s.warn = f }
 
+// Warnf reports a non-fatal problem where OnWarning says.
+func (s *Session) Warnf(format string, args ...any) { s.warnf(format, args...) }
+
 func (s *Session) warnf(format string, args ...any) {
 	if s.warn != nil {
 		s.warn("session " + s.ID + ": " + fmt.Sprintf(format, args...))

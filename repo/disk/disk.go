@@ -23,6 +23,7 @@ const (
 	IntentFile = "intent"      // in PrivateDir: a change that may not have landed
 	QueueFile  = "queue"       // in PrivateDir: hook events waiting for the lock
 	LeasesFile = "leases"      // in PrivateDir: claims' lease renewals not yet committed (package repo's lease.go)
+	VoidedFile = "voided"      // in PrivateDir: claims merges voided, until their agents are told (package share's claim.go)
 	AskedFile  = "asked"       // in PrivateDir: what the person allowed when the agent's host asked them (package repo's gate.go)
 	PendingDir = "pending"     // under ProjectDir: a session's first request, before it has a plan
 	// SpareFile, in PrivateDir, is the file earlier versions put files in

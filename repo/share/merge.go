@@ -205,11 +205,14 @@ func merge(s *repo.Session, head, tip plumbing.Hash, remote string, mode MergeMo
 			return nil, err
 		}
 		m.Sides[0].Changes, m.Sides[1].Changes = rep.Sides[0].Changes, rep.Sides[1].Changes
-		m.Renumbered, m.Conflicts, m.Kept = rep.Renumbered, rep.Conflicts, rep.Kept
+		m.Renumbered, m.Conflicts, m.Kept, m.Voided = rep.Renumbered, rep.Conflicts, rep.Kept, rep.Voided
 		change.Summary = fmt.Sprintf("merge: %s (%s) into %s: %s + %s", label, short(tip), short(head),
 			count(len(m.Sides[0].Changes), "change"), count(len(m.Sides[1].Changes), "change"))
 		if n := len(m.Conflicts); n > 0 {
 			change.Summary += ", " + count(n, "conflict")
+		}
+		for _, v := range m.Voided {
+			change.Summary += fmt.Sprintf("; step %s: claim of %s voided, %s's claim, received first, stands", v.Step, v.Agent, v.Holder)
 		}
 	default:
 		keep, drop := ours, theirs
@@ -241,6 +244,9 @@ func merge(s *repo.Session, head, tip plumbing.Hash, remote string, mode MergeMo
 	}
 	if err := s.LandMerge(repo.MergeCommit{Head: head, Tip: tip, Base: base, Files: files, Plan: merged.Plan, Change: change, Merged: m}, opts); err != nil {
 		return nil, err
+	}
+	if err := noteVoided(s, m.Voided); err != nil {
+		s.Warnf("the merge %s voided claims, and their agents will not be told: %v", short(plumbing.NewHash(m.Commit.Hash)), err)
 	}
 	return m, nil
 }
