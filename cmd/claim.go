@@ -8,13 +8,19 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/plangit/plangit/plan"
+	"github.com/plangit/plangit/render"
+	"github.com/plangit/plangit/repo"
+	"github.com/plangit/plangit/repo/share"
 )
 
 // claimOptions are the flags of the commands that claim a step.
 type claimOptions struct {
-	lease string
-	take  bool
-	force bool
+	lease   string
+	take    bool
+	force   bool
+	publish bool   // push the claim, and succeed only once the remote holds it
+	remote  string // --remote: the git remote it is pushed to
+	command string // the command, for messages: "plangit next --claim"
 }
 
 // leaseFor is the lease a claim asks for: --lease, else the project's
@@ -44,9 +50,16 @@ name for it). While the lease lasts, no other agent changes the step; each chang
 the holder makes to it renews the lease, and so does its hooks' activity. A live
 claim of another agent is refused with CLAIMED, naming it and when its lease
 ends; one whose lease has ended is taken over with --take. The claim's fencing
-token is printed: a change passing an older --token is refused.`,
+token is printed: a change passing an older --token is refused.
+
+With --publish, for agents on several machines: the claim is pushed to the
+project's git remote (as plangit push does) before the command succeeds. When
+another machine's claim of the step reached the remote first, the merge with it
+voids this one, and the command fails with CLAIMED naming the holder and the
+next ready step.`,
 		Example: `  plangit step claim 3 --lease 30m
-  plangit step claim 3 --take`,
+  plangit step claim 3 --take
+  plangit step claim 3 --publish`,
 		Args: stepArgs(1, "a step ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return claimRun(f, args[0], o)
@@ -55,6 +68,9 @@ token is printed: a change passing an older --token is refused.`,
 	c.Flags().StringVar(&o.lease, "lease", "", "how long the claim holds without a renewal (default: claim_lease, 15m)")
 	c.Flags().BoolVar(&o.take, "take", false, "take over a claim whose lease has ended")
 	c.Flags().BoolVar(&o.force, "force", false, "start it even though steps it needs are not done")
+	c.Flags().BoolVar(&o.publish, "publish", false, "push the claim to the project's git remote; it is yours once the remote holds it")
+	c.Flags().StringVar(&o.remote, "remote", "", "with --publish: the git remote (default: push_remote, else the branch's upstream remote, else origin)")
+	o.command = "plangit step claim"
 	return c
 }
 
@@ -64,12 +80,20 @@ func claimRun(f *Factory, id string, o *claimOptions) error {
 	if err != nil {
 		return err
 	}
+	var remote *share.Remote
+	if o.publish {
+		// The remote is found before anything is claimed: with none,
+		// nothing changes.
+		if _, remote, err = (&shareOptions{f: f, remote: o.remote}).open(o.command + " --publish"); err != nil {
+			return err
+		}
+	}
 	lease, err := f.leaseFor(o.lease)
 	if err != nil {
 		return err
 	}
 	var claimed string
-	return f.applyChange(func(st *plan.State) (plan.Change, error) {
+	fn := func(st *plan.State) (plan.Change, error) {
 		claimed = id
 		now := f.Now()
 		if id == "" {
@@ -80,11 +104,103 @@ func claimRun(f *Factory, id string, o *claimOptions) error {
 			claimed = ready[0].ID
 		}
 		return st.Plan.Claim(claimed, plan.ClaimOpts{Agent: agent, Lease: lease, Take: o.take, Force: o.force}, now)
-	}, func(w io.Writer, st *plan.State) {
+	}
+	human := func(w io.Writer, st *plan.State) {
 		if s, _, _ := st.Plan.Step(claimed); s != nil && s.Claim != nil {
 			fmt.Fprintf(w, "token: %d (pass --token %d with your changes to step %s)\n", s.Claim.Token, s.Claim.Token, s.ID)
 		}
+	}
+	if remote == nil {
+		if o.remote != "" {
+			return usagef("--remote is for a published claim: --publish --remote %s", o.remote)
+		}
+		return f.applyChange(fn, human)
+	}
+	return f.publishClaim(remote, agent, fn, human, &claimed)
+}
+
+// publishedData is what a claim made with --publish prints with --json:
+// the change, and where the remote holds it.
+type publishedData struct {
+	changeData
+	Published published `json:"published"`
+}
+
+type published struct {
+	Remote string `json:"remote"`
+	Rev    string `json:"rev"`    // the session's revision the remote holds, with the claim
+	Status string `json:"status"` // created, pushed, up-to-date, merged (with the remote's copy, then pushed)
+}
+
+// publishClaim makes the claim fn makes and pushes the session: it
+// succeeds only once the remote holds the claim (share.PublishClaim).
+func (f *Factory) publishClaim(r *share.Remote, agent string, fn func(*plan.State) (plan.Change, error), human func(io.Writer, *plan.State), claimed *string) error {
+	s, err := f.Session()
+	if err != nil {
+		return err
+	}
+	cfg, err := s.Project.Config()
+	if err != nil {
+		return err
+	}
+	res, err := s.Update(f.Options(), func(st *plan.State) (plan.Change, error) {
+		st.Plan.Rules = cfg.Rules()
+		return fn(st)
 	})
+	if err != nil {
+		return err
+	}
+	step, _, err := res.State.Plan.Step(*claimed)
+	if err != nil {
+		return err
+	}
+	if step.Claim == nil || step.Claim.Agent != agent {
+		return plan.Errorf(plan.CodeClaimed, "step %s holds no claim of %s after the claim", step.ID, agent).With("step", step.ID)
+	}
+	pushed, err := r.PublishClaim(s, share.Claimed{Step: step.ID, Agent: agent, Token: step.Claim.Token}, share.SyncOptions{Options: f.Options()})
+	if err != nil {
+		return err
+	}
+	if pushed.Err() != nil { // a merge's recorded conflicts: the claim stands on the remote
+		fmt.Fprintf(f.IO.ErrOut, "plangit: warning: %s\n", render.Clean(pushed.Message))
+	}
+	d := publishedData{changeData: f.changeData(s, res), Published: published{Remote: r.Name, Rev: pushed.To, Status: pushed.Status}}
+	return f.print(d, func(w io.Writer) {
+		f.printChangeText(w, d.changeData, res, human)
+		rev := pushed.To
+		if len(rev) > 7 {
+			rev = rev[:7]
+		}
+		if pushed.Merge != nil && pushed.Merge.Commit != nil {
+			fmt.Fprintf(w, "published to %s (%s), merged with its copy: %s\n", r.Name, rev, render.Clean(pushed.Merge.Commit.Change.Summary))
+		} else {
+			fmt.Fprintf(w, "published to %s (%s)\n", r.Name, rev)
+		}
+	})
+}
+
+// tellVoided tells the agent the CLI acts for, once, of its claims that
+// merges with a remote's copy voided (share.TakeVoided), each with the
+// next step ready to claim.
+func (f *Factory) tellVoided(s *repo.Session) {
+	agent := f.Agent()
+	if agent == "" || f.capture != nil {
+		return
+	}
+	voided, err := share.TakeVoided(s, agent)
+	if err != nil {
+		fmt.Fprintln(f.IO.ErrOut, "plangit: warning:", render.Clean(err.Error()))
+	}
+	if len(voided) == 0 {
+		return
+	}
+	var p *plan.Plan
+	if st, err := s.State(); err == nil {
+		p = st.Plan
+	}
+	for _, v := range voided {
+		fmt.Fprintln(f.IO.ErrOut, "plangit:", render.Clean(share.VoidedNotice(v, p, f.Now())))
+	}
 }
 
 // noClaimable is next --claim's error when no ready step is free.

@@ -193,7 +193,8 @@ func (f *Factory) hostSession(p repo.Project) string {
 
 // Session opens the session the command works on. Hook events queued for
 // it while it was busy are applied first (by this process, if no other
-// holds the session), and its warnings go to ErrOut.
+// holds the session), and its warnings go to ErrOut, as does, once, the
+// news of the agent's claims a merge voided (tellVoided).
 func (f *Factory) Session() (*repo.Session, error) {
 	p, err := f.Project()
 	if err != nil {
@@ -210,6 +211,7 @@ func (f *Factory) Session() (*repo.Session, error) {
 	s.OnWarning(func(msg string) { fmt.Fprintln(f.IO.ErrOut, "plangit: warning:", render.Clean(msg)) })
 	hooks.AttachQueue(s, hooks.Env{Now: f.Now, Root: p.Root, Getwd: f.Getwd}, 0)
 	s.CatchUp()
+	f.tellVoided(s)
 	return s, nil
 }
 

@@ -65,6 +65,7 @@ func (o *shareOptions) sessions(proj repo.Project, args []string) ([]string, err
 
 // finish prints a push's or fetch's results and returns its error.
 func (o *shareOptions) finish(r *share.Remote, results []share.SyncResult, extra error) error {
+	defer o.tellVoided(r, results)
 	err := share.SyncError(results)
 	if err == nil {
 		err = extra
@@ -89,6 +90,19 @@ func (o *shareOptions) finish(r *share.Remote, results []share.SyncResult, extra
 		}
 	}
 	return err
+}
+
+// tellVoided tells the agent the CLI acts for of its claims that the
+// merges of a push or fetch voided, once.
+func (o *shareOptions) tellVoided(r *share.Remote, results []share.SyncResult) {
+	for _, res := range results {
+		if res.Merge == nil {
+			continue
+		}
+		if s, err := r.Project.Open(res.Session); err == nil {
+			o.f.tellVoided(s)
+		}
+	}
 }
 
 // NewCmdPush builds `plangit push`.

@@ -264,7 +264,7 @@ func NewCmdReady(f *Factory) *cobra.Command {
 // NewCmdNext builds `plangit next`.
 func NewCmdNext(f *Factory) *cobra.Command {
 	var also, claim bool
-	co := &claimOptions{}
+	co := &claimOptions{command: "plangit next --claim"}
 	c := &cobra.Command{
 		Use:   "next",
 		Short: "Start the first ready step (with a step in progress, only with --also)",
@@ -275,9 +275,16 @@ another beside it on purpose with --also.
 With --claim, for one of many agents on one plan: start the first ready step
 no live claim holds and claim it for this agent (--agent, $PLANGIT_AGENT, or its
 host's name), atomically — two agents never get one step. Steps in progress
-elsewhere do not stop it. It prints the claim's fencing token.`,
+elsewhere do not stop it. It prints the claim's fencing token.
+
+With --claim --publish, for agents on several machines: the claim is pushed to
+the project's git remote (as plangit push does) before next succeeds. When
+another machine's claim of the step reached the remote first, the merge with it
+voids this one, and next fails with CLAIMED naming the holder and the next
+ready step; it claims nothing more.`,
 		Example: `  plangit next
-  plangit next --claim --lease 30m`,
+  plangit next --claim --lease 30m
+  plangit next --claim --publish`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if claim {
@@ -286,12 +293,17 @@ elsewhere do not stop it. It prints the claim's fencing token.`,
 			if co.lease != "" {
 				return usagef("--lease is for a claim: plangit next --claim --lease %s", co.lease)
 			}
+			if co.publish || co.remote != "" {
+				return usagef("--publish and --remote are for a claim: plangit next --claim --publish")
+			}
 			return nextRun(f, also)
 		},
 	}
 	c.Flags().BoolVar(&also, "also", false, "start the next ready step although one is in progress")
 	c.Flags().BoolVar(&claim, "claim", false, "claim the first ready step no other agent holds, for this agent")
 	c.Flags().StringVar(&co.lease, "lease", "", "with --claim: how long the claim holds without a renewal (default: claim_lease, 15m)")
+	c.Flags().StringVar(&co.remote, "remote", "", "with --claim --publish: the git remote (default: push_remote, else the branch's upstream remote, else origin)")
+	c.Flags().BoolVar(&co.publish, "publish", false, "with --claim: push the claim to the project's git remote; it is yours once the remote holds it")
 	c.MarkFlagsMutuallyExclusive("also", "claim")
 	return c
 }
