@@ -13,10 +13,11 @@ import (
 )
 
 // Export formats: the seeds' own file shapes, which Import reads back.
-var ExportFormats = []string{FormatMaxclaw, FormatPlanTool, FormatPlanManager, FormatPlanExecute, FormatManus}
+var ExportFormats = []string{FormatMaxclaw, FormatPlanTool, FormatPlanManager, FormatPlanExecute, FormatManus, FormatSpecKit, FormatOpenSpec}
 
 // exportAliases are other spellings of the export formats.
-var exportAliases = map[string]string{"planmanager": FormatPlanManager, "plantool": FormatPlanTool, "planexecute": FormatPlanExecute}
+var exportAliases = map[string]string{"planmanager": FormatPlanManager, "plantool": FormatPlanTool, "planexecute": FormatPlanExecute,
+	"speckit": FormatSpecKit, "spec_kit": FormatSpecKit, "open-spec": FormatOpenSpec}
 
 // File is one file an export writes: its name in the seed's layout and its
 // bytes.
@@ -54,7 +55,9 @@ func ExportFormat(name string) (string, error) {
 //     state, result}]} (seed 003, "核心数据结构");
 //   - manus: task_plan.md, findings.md and errors.md as seed 004's
 //     PlanManager.toMarkdown, FindingsManager and ErrorTracker write them
-//     (findings.md and errors.md only when there are findings or errors).
+//     (findings.md and errors.md only when there are findings or errors);
+//   - spec-kit, openspec: tasks.md as their templates lay it out
+//     (exportTasks).
 //
 // What a format has no field for (phases in the JSON formats but
 // PlanManager's, needs outside PlanManager, a step's reasoning outside
@@ -86,6 +89,8 @@ func Export(st *plan.State, format string) ([]File, error) {
 			files = append(files, File{Name: plan.ErrorsFile, Data: manusErrors(st.Errors)})
 		}
 		return files, nil
+	case FormatSpecKit, FormatOpenSpec:
+		return []File{{Name: "tasks.md", Data: exportTasks(st, f)}}, nil
 	}
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)

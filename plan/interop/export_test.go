@@ -114,11 +114,20 @@ func TestExportPlangitPlan(t *testing.T) {
 				t.Fatalf("%v\n%s", err, files[0].Data)
 			}
 			got := in.State.Plan
-			if got.Counts() != p.Counts() {
+			// A tasks.md holds a checkbox: done or not; no result, and a
+			// task id before each step's text.
+			tasks := f == FormatSpecKit || f == FormatOpenSpec
+			if got.Counts() != p.Counts() && !tasks {
 				t.Errorf("counts %+v, want %+v", got.Counts(), p.Counts())
 			}
 			for i, s := range got.Steps() {
 				want := p.Steps()[i]
+				if tasks {
+					if stripLabel(s.Text) != want.Text || s.Status.Resolved() != want.Status.Resolved() {
+						t.Errorf("step %d: %+v, want %+v", i, s, want)
+					}
+					continue
+				}
 				// The Manus layout has no field for a step's result.
 				if s.Text != want.Text || s.Status != want.Status || s.Result != want.Result && f != FormatManus {
 					t.Errorf("step %d: %+v, want %+v", i, s, want)

@@ -34,10 +34,13 @@ const (
 	FormatPlanExecute = "plan-execute" // a Plan-and-Execute plan {state, tasks} or response {planResult, ...}
 	FormatFindings    = "findings"     // a findings.md: plangit's, or a Manus-style one (no plan)
 	FormatErrors      = "errors"       // an errors.md: plangit's, or a Manus-style one (no plan)
+	FormatSpecKit     = "spec-kit"     // GitHub spec-kit's tasks.md: - [ ] T001 [P] [US1] ... under ## Phase N
+	FormatOpenSpec    = "openspec"     // OpenSpec's tasks.md: - [ ] 1.1 ... under ## 1. Group
+	FormatClaudePlan  = "claude-plan"  // a Claude Code plan mode plan file (~/.claude/plans/*.md)
 )
 
 // ImportFormats lists the formats Import reads.
-var ImportFormats = []string{FormatPlangit, FormatTodos, FormatTasks, FormatPWF, FormatManus, FormatMaxclaw, FormatPlanTool, FormatPlanManager, FormatPlanExecute, FormatFindings, FormatErrors}
+var ImportFormats = []string{FormatPlangit, FormatTodos, FormatTasks, FormatPWF, FormatManus, FormatMaxclaw, FormatPlanTool, FormatPlanManager, FormatPlanExecute, FormatFindings, FormatErrors, FormatSpecKit, FormatOpenSpec, FormatClaudePlan}
 
 // Imported is what an import read: a whole session state — the plan, and
 // the findings and errors the source held — and what the source held that
@@ -55,6 +58,14 @@ type Imported struct {
 	// per-task response does: it applies to the steps it names and adds
 	// none.
 	Partial bool
+	// Labels says each step's text opens with the source's own task id
+	// (spec-kit's T001, OpenSpec's 1.2; TaskLabel): Update matches steps
+	// by it before their text.
+	Labels bool
+	// Boxes says the source tells of a step only whether it is done (a
+	// checkbox): an unticked box leaves a step that is not done as it is
+	// (in progress, blocked), a ticked one a skipped step skipped.
+	Boxes bool
 }
 
 // Dropped is one thing a source held that the import did not keep as it
@@ -114,6 +125,10 @@ func Import(name string, src []byte, format string, now time.Time) (*Imported, e
 		in, err = importPWF(name, src, now)
 	case FormatManus:
 		in, err = importManus(name, src, now)
+	case FormatSpecKit, FormatOpenSpec:
+		in, err = importTasks(name, src, format, now)
+	case FormatClaudePlan:
+		in, err = importClaudePlan(name, src, now)
 	case FormatFindings, FormatErrors:
 		// Notes and an error log, no plan: they go into a session's.
 		st := &plan.State{Plan: &plan.Plan{}}

@@ -72,6 +72,9 @@ var fixtures = map[string]string{
 	"plan_manager.json":      FormatPlanManager,
 	"plan_manager_seed.json": FormatPlanManager, // seed 002: the data structure
 	"plan_execute.json":      FormatPlanExecute, // seed 003: the response format
+	"speckit_tasks.md":       FormatSpecKit,     // spec-kit's templates/tasks-template.md, filled in
+	"openspec_tasks.md":      FormatOpenSpec,    // OpenSpec's schemas/spec-driven/templates/tasks.md, filled in
+	"claude_plan.md":         FormatClaudePlan,  // a plan file Claude Code's plan mode writes
 }
 
 func readFixture(t *testing.T, name string) []byte {
@@ -382,7 +385,9 @@ func walkMarkdown(t *testing.T, src []byte, in *Imported, lost func(field, key, 
 	if err != nil {
 		t.Fatal(err)
 	}
-	sections := []string{"goal", "current phase", "phases", "key questions", "decisions made", "errors encountered", "session management", "notes"}
+	// The sections whose heading names where their content goes; a plan
+	// file's Context is its goal.
+	sections := []string{"goal", "current phase", "phases", "key questions", "decisions made", "errors encountered", "session management", "notes", "context"}
 	line := func(n ast.Node) string { l, _ := d.Position(d.Start(n)); return "line " + strconv.Itoa(l) }
 	section := ""
 	text := func(field, s string) {
@@ -412,6 +417,10 @@ func walkMarkdown(t *testing.T, src []byte, in *Imported, lost func(field, key, 
 			if rest, ok := strings.CutPrefix(h, "Phase "); ok {
 				_, h, _ = strings.Cut(rest, ":")
 			}
+			for _, prefix := range []string{"Tasks:", "Plan:"} { // a tasks.md's and a plan file's titles
+				h = strings.TrimPrefix(h, prefix)
+			}
+			h = openSpecGroup.ReplaceAllString(h, "") // OpenSpec's "## 1. Group"
 			text(line(n), h)
 		case *ast.List:
 			for it := n.FirstChild(); it != nil; it = it.NextSibling() {

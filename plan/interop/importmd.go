@@ -18,7 +18,9 @@ import (
 // by line.
 
 // detectMarkdown tells plangit's own task_plan.md, a Manus-style one
-// (an **Objective:** line, "## ○ Phase: Title" headings) and a
+// (an **Objective:** line, "## ○ Phase: Title" headings), a spec-kit or
+// OpenSpec tasks.md (their task lines), a Claude Code plan file (a
+// level-1 heading first, no planning-with-files marks) and a
 // planning-with-files one apart.
 func detectMarkdown(src []byte) string {
 	if plan.IsPlanFile(src) {
@@ -41,6 +43,12 @@ func detectMarkdown(src []byte) string {
 				return FormatManus
 			}
 		}
+	}
+	if f := detectTasks(src); f != "" {
+		return f
+	}
+	if isClaudePlan(src) {
+		return FormatClaudePlan
 	}
 	return FormatPWF
 }

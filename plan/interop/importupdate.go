@@ -18,8 +18,16 @@ import (
 //     numbers, maxclaw's step_N, PlanManager's and Plan-and-Execute's task
 //     ids), an imported step matches the step of s with its id, and its
 //     text becomes the file's: the tool renamed its step;
-//  2. any other imported step matches the first unmatched step of s with
-//     the same text (case and spacing aside).
+//  2. when the source's step texts open with its task ids (in.Labels:
+//     spec-kit's T001, OpenSpec's 1.2), an imported step matches the one
+//     step of s whose text opens with its id, and takes the file's text;
+//  3. any other imported step matches the first unmatched step of s with
+//     the same text (case and spacing aside; with task ids, the text after
+//     them: a step without one keeps its text).
+//
+// When the source has checkboxes only (in.Boxes), a box that agrees with
+// the step — ticked for a step completed or skipped, unticked for one not
+// done — leaves its status as it is.
 //
 // A matched step takes the imported status, result, progress and active
 // form; an imported step that matches none is added in the phase of the
@@ -51,6 +59,9 @@ func Update(s *plan.State, imp *Imported, now time.Time) (plan.Change, []Dropped
 		drop("goal", ip.Goal, "the plan keeps its own goal")
 	}
 	key := func(text string) string { return strings.ToLower(strings.Join(strings.Fields(text), " ")) }
+	if imp.Labels { // a step's text is the same with or without its task id
+		key = func(text string) string { return strings.ToLower(strings.Join(strings.Fields(stripLabel(text)), " ")) }
+	}
 	byText := map[string]*plan.Step{}
 	for _, st := range p.Steps() {
 		if _, dup := byText[key(st.Text)]; !dup {
@@ -71,6 +82,21 @@ func Update(s *plan.State, imp *Imported, now time.Time) (plan.Change, []Dropped
 			}
 		}
 	}
+	byLabel := map[string]*plan.Step{} // case 2: a task id names one step of s
+	if imp.Labels {
+		seen := map[string]int{}
+		for _, st := range p.Steps() {
+			if l := TaskLabel(st.Text); l != "" {
+				seen[l]++
+				byLabel[l] = st
+			}
+		}
+		for l, n := range seen {
+			if n > 1 {
+				delete(byLabel, l)
+			}
+		}
+	}
 	var added, changed, started []string
 	for _, iph := range ip.Phases {
 		var ph *plan.Phase
@@ -82,6 +108,13 @@ func Update(s *plan.State, imp *Imported, now time.Time) (plan.Change, []Dropped
 		}
 		for _, ist := range iph.Steps {
 			st := byOwnID[ist]
+			if l := TaskLabel(ist.Text); st == nil && l != "" {
+				if st = byLabel[l]; st != nil && !matched[st] {
+					matched[st] = true
+				} else {
+					st = nil
+				}
+			}
 			if st == nil {
 				if st = byText[key(ist.Text)]; st != nil && !matched[st] {
 					matched[st] = true
@@ -92,12 +125,17 @@ func Update(s *plan.State, imp *Imported, now time.Time) (plan.Change, []Dropped
 			if st != nil {
 				ids[ist.ID] = st.ID
 				renamed := false
-				if key(st.Text) != key(ist.Text) {
+				if key(st.Text) != key(ist.Text) || imp.Labels && TaskLabel(st.Text) != "" && st.Text != ist.Text {
 					if imp.Partial {
 						drop("step "+st.ID, ist.Text, "the step's text stays the plan's")
 					} else {
 						st.Text, renamed = ist.Text, true
 					}
+				}
+				if imp.Boxes && boxAgrees(st.Status, ist.Status) {
+					c := *ist
+					c.Status = st.Status
+					ist = &c
 				}
 				moved, err := takeImported(p, st, ist, now)
 				moved = moved || renamed
@@ -263,4 +301,11 @@ func takeImported(p *plan.Plan, st, ist *plan.Step, now time.Time) (bool, error)
 		}
 	}
 	return err == nil || moved, err
+}
+
+// boxAgrees reports whether a checkbox's status (completed: ticked,
+// pending: not) says what the step's status says: done or not done.
+func boxAgrees(have, box plan.StepStatus) bool {
+	done := have == plan.StepCompleted || have == plan.StepSkipped
+	return done == (box == plan.StepCompleted)
 }
