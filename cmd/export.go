@@ -20,7 +20,7 @@ func NewCmdExport(f *Factory) *cobra.Command {
 	var format, out, rev string
 	c := &cobra.Command{
 		Use:   "export --format FORMAT [--out DIR]",
-		Short: "Write the plan in another tool's own file shape (maxclaw, plan tool, PlanManager, Plan-and-Execute, Manus)",
+		Short: "Write the plan in another tool's own file shape (maxclaw, plan tool, PlanManager, Plan-and-Execute, Manus, spec-kit, OpenSpec)",
 		Long: `export writes the session's plan as the system a seed format comes from writes it, so a
 front end or a reader written for that system reads it, and plangit import reads it back:
 
@@ -31,6 +31,8 @@ front end or a reader written for that system reads it, and plangit import reads
   plan-execute  plan.json, the Plan-and-Execute plan {state, tasks:[{id, description, state, result}]}
   manus         task_plan.md in the Manus layout, with findings.md and errors.md when the
                 session has findings or errors
+  spec-kit      tasks.md: ## Phase N: Title, - [X] T001 [P] [US1] text, as /speckit.implement reads it
+  openspec      tasks.md: ## N. Group, - [x] 1.1 text, nested by the task id's depth
 
 Without --out the plan's file goes to stdout (for manus, task_plan.md alone). --out DIR writes
 every file of the format into DIR, made if missing; DIR cannot be in .code-agent/, plangit's own.

@@ -27,8 +27,9 @@ func NewCmdImport(f *Factory) *cobra.Command {
 		Long: `Import a plan: a TodoWrite {"todos":[...]} list, Claude Code task data (a task, an array of
 tasks or {"tasks":[...]}), a planning-with-files task_plan.md, a Manus-style task_plan.md,
 a maxclaw plan.json {goal, steps, current_step_index}, a {task_description, steps} plan, a
-PlanManager {meta, state, tasks} plan, a Plan-and-Execute {state, tasks} plan or response, or
-a plangit task_plan.md. The format is detected unless --format.
+PlanManager {meta, state, tasks} plan, a Plan-and-Execute {state, tasks} plan or response, a
+spec-kit or OpenSpec tasks.md, a Claude Code plan file (~/.claude/plans/*.md), or a plangit
+task_plan.md. The format is detected unless --format.
 
 Everything the file holds is imported — findings and errors too, into findings.md and
 errors.md in the same revision — or listed as not imported, with why. Times the file gives
@@ -37,7 +38,7 @@ does not know, is refused and nothing changes. --dry-run shows what would be imp
 
 Into an existing plan, the file updates the plan in place, as a tool that writes its whole
 plan again means it to (the plan tool's create_plan called again, a todo list, a plan.json
-saved again): phases match by title and steps by text; a matched step takes the file's
+saved again): phases match by title and steps by text (a tasks.md's by task id first); a matched step takes the file's
 status, result and progress; a step the plan lacks is added; a step the file no longer holds
 stays, and is listed; findings and errors already there are not added again. One revision says
 what moved, and nothing is duplicated. --append adds the file's phases and steps after the
@@ -46,6 +47,7 @@ status, and at most one step is in progress. A findings.md or errors.md (plangit
 Manus-style one) brings its findings or errors. With no session chosen or active, import
 starts a new session, as init --from does.`,
 		Example: `  plangit import todos.json
+  plangit import specs/001-photo-albums/tasks.md
   plangit import --format pwf ../other/task_plan.md --dry-run
   cat plan.json | plangit import -`,
 		Args: exactArgs(1, "a FILE, or - for standard input"),
