@@ -19,7 +19,8 @@ type BlameLine struct {
 	Time   time.Time       `json:"time"`
 	Author repo.Person     `json:"author,omitzero"`
 	Actor  string          `json:"actor"`
-	Who    string          `json:"who"` // the person and the actor, for people: "Ann Lee (agent)"
+	Agent  string          `json:"agent,omitempty"` // the agent named, if one was
+	Who    string          `json:"who"`             // the person and the actor, for people: "Ann Lee (agent)"
 	What   string          `json:"what"`
 }
 
@@ -49,7 +50,7 @@ func Blame(s *repo.Session) ([]BlameLine, error) {
 			continue
 		}
 		r := l.revs[i]
-		line.Rev, line.N, line.Time, line.Author, line.Actor, line.Who = r.Hash, r.N, r.Time, r.Author, r.Actor, r.Who()
+		line.Rev, line.N, line.Time, line.Author, line.Actor, line.Agent, line.Who = r.Hash, r.N, r.Time, r.Author, r.Actor, r.Agent, r.Who()
 		cs, seen := diffs[r.Hash]
 		if !seen {
 			cs = revisionChanges(s, r)

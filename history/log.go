@@ -67,6 +67,7 @@ type StepEvent struct {
 	Time    time.Time       `json:"time"`
 	Author  repo.Person     `json:"author,omitzero"`
 	Actor   string          `json:"actor"`
+	Agent   string          `json:"agent,omitempty"` // the agent named, if one was
 	Who     string          `json:"who"`
 	Op      string          `json:"op"`
 	From    plan.StepStatus `json:"from,omitempty"` // "" when the step was added
@@ -99,7 +100,7 @@ func StepHistory(s *repo.Session, id, rev string) ([]StepEvent, error) {
 		if x.step != id || within != nil && !within[r.Hash] {
 			continue
 		}
-		out = append(out, StepEvent{N: r.N, Rev: r.Hash, Time: r.Time, Author: r.Author, Actor: r.Actor, Who: r.Who(), Op: r.Op,
+		out = append(out, StepEvent{N: r.N, Rev: r.Hash, Time: r.Time, Author: r.Author, Actor: r.Actor, Agent: r.Agent, Who: r.Who(), Op: r.Op,
 			From: x.t.From, To: x.t.To, Status: x.t.From != "" || x.t.To != "", Summary: r.Summary})
 	}
 	return out, nil

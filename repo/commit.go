@@ -224,6 +224,8 @@ const (
 	// came through and that host's id of its session.
 	TrailerHost        = store.TrailerHost
 	TrailerHostSession = store.TrailerHostSession
+	// TrailerAgent names the agent that made a change (Meta.Agent).
+	TrailerAgent = store.TrailerAgent
 )
 
 // message is the commit message: the change's summary, then trailers that
@@ -250,6 +252,7 @@ func message(ci commitInfo) string {
 	trailer(TrailerTool, ci.meta.Tool)
 	trailer(TrailerHost, ci.meta.Host)
 	trailer(TrailerHostSession, ci.meta.HostSession)
+	trailer(TrailerAgent, ci.meta.Agent)
 	trailer(TrailerProgress, fmt.Sprintf("%d/%d", ci.counts.Done, ci.counts.Total))
 	return b.String()
 }

@@ -36,7 +36,7 @@ type Person = store.Person
 // as the steps it touched, those plangit cannot read left out.
 func fromEntry(e store.Entry) revEntry {
 	r := revEntry{N: e.N, Hash: e.Hash, Parent: e.Parent, Parents: e.Parents, Time: e.Time, Author: e.Author,
-		Meta:   Meta{Actor: e.Actor, Hook: e.Hook, Tool: e.Tool, Host: e.Host, HostSession: e.HostSession},
+		Meta:   Meta{Actor: e.Actor, Hook: e.Hook, Tool: e.Tool, Host: e.Host, HostSession: e.HostSession, Agent: e.Agent},
 		Change: plan.Change{Op: e.Op, Summary: e.Summary}, Counts: plan.Counts{Done: e.Done, Total: e.Total}}
 	for _, step := range e.Steps {
 		if t, ok := plan.ParseTouch(step); ok {
@@ -62,7 +62,7 @@ func (e revEntry) entry() store.Entry {
 		steps[i] = t.String()
 	}
 	return store.Entry{N: e.N, Hash: e.Hash, Parent: e.Parent, Parents: e.Parents, Time: e.Time, Author: e.Author,
-		Actor: e.Meta.Actor, Hook: e.Meta.Hook, Tool: e.Meta.Tool, Host: e.Meta.Host, HostSession: e.Meta.HostSession,
+		Actor: e.Meta.Actor, Hook: e.Meta.Hook, Tool: e.Meta.Tool, Host: e.Meta.Host, HostSession: e.Meta.HostSession, Agent: e.Meta.Agent,
 		Op: e.Change.Op, Summary: e.Change.Summary, Steps: steps, Done: e.Counts.Done, Total: e.Counts.Total}
 }
 
@@ -341,14 +341,17 @@ type Revision struct {
 	Actor   string    `json:"actor"`           // agent, user, hook
 	Host    string    `json:"host,omitempty"`  // the agent host the change came through
 	// HostSession is the agent host's own id of its session.
-	HostSession string       `json:"host_session,omitempty"`
-	Hook        string       `json:"hook,omitempty"`
-	Tool        string       `json:"tool,omitempty"`
-	Op          string       `json:"op"`
-	Summary     string       `json:"summary"`
-	Touches     []plan.Touch `json:"steps,omitempty"` // the steps it changed
-	Done        int          `json:"done"`
-	Total       int          `json:"total"`
+	HostSession string `json:"host_session,omitempty"`
+	// Agent names the agent that made the revision (its Plangit-Agent
+	// trailer); "" when none was named.
+	Agent   string       `json:"agent,omitempty"`
+	Hook    string       `json:"hook,omitempty"`
+	Tool    string       `json:"tool,omitempty"`
+	Op      string       `json:"op"`
+	Summary string       `json:"summary"`
+	Touches []plan.Touch `json:"steps,omitempty"` // the steps it changed
+	Done    int          `json:"done"`
+	Total   int          `json:"total"`
 	// Merge is what a merge revision's message says of its sides, when
 	// history.Log read it.
 	Merge *MergeInfo `json:"merge,omitempty"`
@@ -369,8 +372,22 @@ func (r Revision) IsMerge() bool { return len(r.Parents) > 1 }
 
 // Who names who made the revision: the person and, when it was not the
 // person at the keyboard, the actor ("Ann Lee (agent)"); the actor alone
-// when the person is not known.
+// when the person is not known. A named agent stands for the actor
+// "agent" or "user" ("Ann Lee (alpha)", "alpha") and goes beside any
+// other ("Ann Lee (alpha, hook)", "alpha (hook)").
 func (r Revision) Who() string {
+	if r.Agent != "" {
+		other := r.Actor != "" && r.Actor != "agent" && r.Actor != "user"
+		switch {
+		case r.Author.Name == "" && other:
+			return r.Agent + " (" + r.Actor + ")"
+		case r.Author.Name == "":
+			return r.Agent
+		case other:
+			return r.Author.Name + " (" + r.Agent + ", " + r.Actor + ")"
+		}
+		return r.Author.Name + " (" + r.Agent + ")"
+	}
 	switch {
 	case r.Author.Name == "":
 		return r.Actor
@@ -408,7 +425,7 @@ func revisionsTo(s *Session, head plumbing.Hash) ([]Revision, error) {
 
 func (e revEntry) revision() Revision {
 	r := Revision{N: e.N, Hash: e.Hash.String(), Time: e.Time, Author: e.Author, Actor: e.Meta.Actor, Host: e.Meta.Host, HostSession: e.Meta.HostSession,
-		Hook: e.Meta.Hook, Tool: e.Meta.Tool, Op: e.Change.Op, Summary: e.Change.Summary, Touches: e.Touches, Done: e.Counts.Done, Total: e.Counts.Total}
+		Agent: e.Meta.Agent, Hook: e.Meta.Hook, Tool: e.Meta.Tool, Op: e.Change.Op, Summary: e.Change.Summary, Touches: e.Touches, Done: e.Counts.Done, Total: e.Counts.Total}
 	if !e.Parent.IsZero() {
 		r.Parent = e.Parent.String()
 	}

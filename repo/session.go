@@ -132,7 +132,8 @@ type Meta struct {
 	HostSession string
 	// Agent names the agent that made the change (--agent, PLANGIT_AGENT,
 	// or its host's name for it: plan.ValidAgent); "" when unknown. The
-	// claims go by it (plan.Fenced).
+	// claims go by it (plan.Fenced), and the commit names it in a
+	// Plangit-Agent trailer.
 	Agent string
 }
 

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -274,6 +275,60 @@ func TestRevlogRebuilds(t *testing.T) {
 	s.Update(Options{}, step("1", plan.ActDone))
 	if entries, ok := s.store.ReadLog(); !ok || len(entries) != 3 {
 		t.Fatalf("log after a gap: %d entries, ok=%v", len(entries), ok)
+	}
+}
+
+// TestAgentTrailer: the agent of a change is its commit's Plangit-Agent
+// trailer, in the revision log and read back from the commits when the
+// log is rebuilt; a change naming no agent writes none, and a log line
+// from before agents were named still reads.
+func TestAgentTrailer(t *testing.T) {
+	t.Parallel()
+	s := newTestSession(t)
+	if _, err := s.Update(Options{Meta: Meta{Actor: "agent", Agent: "alpha"}}, step("1", plan.ActStart)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Update(Options{Meta: Meta{Actor: "agent"}}, step("1", plan.ActDone)); err != nil {
+		t.Fatal(err)
+	}
+	if msg := repotest.Git(t, s.Dir, "log", "-1", "--skip=1", "--format=%B"); !strings.Contains(msg, "\nPlangit-Agent: alpha\n") {
+		t.Errorf("commit message lacks the agent:\n%s", msg)
+	}
+	if msg := repotest.Git(t, s.Dir, "log", "-1", "--format=%B"); strings.Contains(msg, TrailerAgent) {
+		t.Errorf("a change naming no agent has an agent trailer:\n%s", msg)
+	}
+	agents := func() []string {
+		revs, err := s.Revisions()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, r := range revs {
+			out = append(out, r.Agent)
+		}
+		return out
+	}
+	want := []string{"", "alpha", ""}
+	if got := agents(); !slices.Equal(got, want) {
+		t.Fatalf("agents %q, want %q", got, want)
+	}
+	os.Remove(store.RevlogPath(s.gitDir))
+	if got := agents(); !slices.Equal(got, want) {
+		t.Fatalf("agents from the commits %q, want %q", got, want)
+	}
+	line := mustLine(t, s, repotest.Git(t, s.Dir, "rev-parse", "HEAD~1")[:40])
+	if f := strings.Split(strings.TrimSuffix(line, "\n"), "\t"); len(f) != 16 || f[15] != "alpha" {
+		t.Fatalf("log line: %q", line)
+	}
+	older := strings.Join(strings.Split(line, "\t")[:15], "\t")
+	if e, ok := store.ParseLine(older); !ok || e.Agent != "" || e.Op != "step.start" {
+		t.Fatalf("a line from before agents were named: %+v %v", e, ok)
+	}
+	if who := RevisionOf(store.Entry{Actor: "agent", Agent: "alpha", Author: Person{Name: "Ann Lee"}}).Who(); who != "Ann Lee (alpha)" {
+		t.Errorf("who %q", who)
+	}
+	if who := RevisionOf(store.Entry{Actor: "hook", Agent: "alpha"}).Who(); who != "alpha (hook)" {
+		t.Errorf("who %q", who)
 	}
 }
 

@@ -44,11 +44,11 @@ type Entry struct {
 	Parents []plumbing.Hash // every parent, first first; more than one for a merge
 	Time    time.Time
 	Author  Person // who made it: the commit's author, when plangit knew them
-	// Actor, Hook, Tool, Host and HostSession are their trailers'.
-	Actor, Hook, Tool, Host, HostSession string
-	Op                                   string   // the Plangit-Op trailer
-	Summary                              string   // the message's first line
-	Steps                                []string // the Plangit-Step trailers, first first
+	// Actor, Hook, Tool, Host, HostSession and Agent are their trailers'.
+	Actor, Hook, Tool, Host, HostSession, Agent string
+	Op                                          string   // the Plangit-Op trailer
+	Summary                                     string   // the message's first line
+	Steps                                       []string // the Plangit-Step trailers, first first
 	// Done and Total are the Plangit-Progress trailer's "done/total".
 	Done, Total int
 }
@@ -72,6 +72,9 @@ const (
 	// came through and that host's id of its session.
 	TrailerHost        = "Plangit-Host"
 	TrailerHostSession = "Plangit-Host-Session"
+	// TrailerAgent names the agent that made a change, as the claims know
+	// it (plan.ValidAgent).
+	TrailerAgent = "Plangit-Agent"
 )
 
 // RevlogPath is where the revision log of the repository whose .git
@@ -89,10 +92,12 @@ const touchSep = "; "
 
 // revlogFields is how many tab-separated fields a line has: n, hash,
 // parents (space-separated), time, actor, op, hook, tool, done/total,
-// touched steps, summary, author name, author email, host, host session.
-// Lines of 11 fields are from before merges were numbered: the same,
-// with one parent and no author or host; a merge's such line is rebuilt.
-const revlogFields = 15
+// touched steps, summary, author name, author email, host, host session,
+// agent. Lines of 15 fields are from before agents were named: the same,
+// with no agent. Lines of 11 fields are from before merges were
+// numbered: the same, with one parent and no author or host; a merge's
+// such line is rebuilt.
+const revlogFields = 16
 
 // Line writes the entry as one tab-separated line of the log.
 func (e Entry) Line() string {
@@ -104,7 +109,7 @@ func (e Entry) Line() string {
 		strconv.Itoa(e.N), e.Hash.String(), strings.Join(parents, " "), strconv.FormatInt(e.Time.Unix(), 10),
 		field(e.Actor), field(e.Op), field(e.Hook), field(e.Tool),
 		strconv.Itoa(e.Done) + "/" + strconv.Itoa(e.Total), field(strings.Join(e.Steps, touchSep)), field(e.Summary),
-		field(e.Author.Name), field(e.Author.Email), field(e.Host), field(e.HostSession),
+		field(e.Author.Name), field(e.Author.Email), field(e.Host), field(e.HostSession), field(e.Agent),
 	}, "\t") + "\n"
 }
 
@@ -163,7 +168,7 @@ func parseLineIn(line string, arena *[]plumbing.Hash) (Entry, bool) {
 		e.Steps = strings.Split(f[9], touchSep)
 	}
 	e.Author = Person{Name: f[11], Email: f[12]}
-	e.Host, e.HostSession = f[13], f[14]
+	e.Host, e.HostSession, e.Agent = f[13], f[14], f[15]
 	return e, true
 }
 
@@ -509,6 +514,8 @@ func EntryFromCommit(st Store, h plumbing.Hash) (Entry, error) {
 			e.Host = v
 		case TrailerHostSession:
 			e.HostSession = v
+		case TrailerAgent:
+			e.Agent = v
 		case TrailerProgress:
 			d, t, _ := strings.Cut(v, "/")
 			e.Done, _ = strconv.Atoi(d)
