@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/plangit/plangit/plan"
 	"github.com/plangit/plangit/repo"
@@ -158,6 +159,9 @@ func stepChanges(d plan.StepDelta) []Change {
 		case "conflicts":
 			out = append(out, conflictChanges("step", id, "step "+id+" ", d.Old.Conflicts, d.New.Conflicts)...)
 			continue
+		case "claim":
+			c.From, c.To = claimText(d.Old.Claim), claimText(d.New.Claim)
+			c.Detail = "step " + id + " " + claimChange(d.Old.Claim, d.New.Claim)
 		default:
 			c.From, c.To = fieldValue(d.Old, f), fieldValue(d.New, f)
 			c.Detail = fmt.Sprintf("step %s %s %s", id, f, setOrChanged(c.From, c.To))
@@ -187,6 +191,28 @@ func conflictChanges(kind, id, prefix string, a, b []plan.Conflict) []Change {
 		}
 	}
 	return out
+}
+
+// claimText is a claim as the plan writes it; "" for none.
+func claimText(c *plan.Claim) string {
+	if c == nil {
+		return ""
+	}
+	return c.String()
+}
+
+// claimChange says how a step's claim changed: "claimed by alpha (token
+// 3, lease until …)", "claim taken over by beta from alpha (token 4, …)",
+// "claim of alpha ended". A renewal is no change of the step's (the
+// claim's agent and token stay).
+func claimChange(a, b *plan.Claim) string {
+	switch {
+	case b == nil:
+		return "claim of " + a.Agent + " ended"
+	case a == nil:
+		return fmt.Sprintf("claimed by %s (token %d, lease until %s)", b.Agent, b.Token, b.Until.UTC().Format(time.RFC3339))
+	}
+	return fmt.Sprintf("claim taken over by %s from %s (token %d, lease until %s)", b.Agent, a.Agent, b.Token, b.Until.UTC().Format(time.RFC3339))
 }
 
 func fieldValue(s *plan.Step, field string) string {

@@ -29,6 +29,12 @@ func newLineage(s *repo.Session) (*lineage, error) {
 	if err != nil {
 		return nil, err
 	}
+	return lineageOf(s, revs), nil
+}
+
+// lineageOf is the lineage of revs, a revision's whole history in the
+// log's order: the revision itself last.
+func lineageOf(s *repo.Session, revs []repo.Revision) *lineage {
 	l := &lineage{s: s, revs: revs, index: make(map[string]int, len(revs)), ids: make([]map[string]string, len(revs)),
 		back: make([]map[string]string, len(revs)), info: map[string]*repo.MergeInfo{}, state: map[string]*plan.State{}}
 	for i, r := range revs {
@@ -78,7 +84,7 @@ func newLineage(s *repo.Session) (*lineage, error) {
 			}
 		}
 	}
-	return l, nil
+	return l
 }
 
 func parentsOf(r repo.Revision) []string {

@@ -14,7 +14,10 @@ type Report struct {
 	Rev       repo.Revision `json:"rev"`
 	State     *plan.State   `json:"-"`
 	Revisions []Revision    `json:"revisions"` // oldest first, up to Rev
-	Generated time.Time     `json:"generated"`
+	// Agents are the agents its revisions name or its plan's claims hold,
+	// the most recently active first (Agents).
+	Agents    []Agent   `json:"agents,omitempty"`
+	Generated time.Time `json:"generated"`
 }
 
 // Revision is one revision in a report.
@@ -91,5 +94,6 @@ func Collect(s *repo.Session, rev string, now time.Time) (*Report, error) {
 	if r.State == nil {
 		return nil, plan.Errorf(plan.CodeRevisionNotFound, "revision %s is not in session %s's history", rev, s.ID)
 	}
+	r.Agents = lineageOf(s, revs).agents(r.State.Plan, now)
 	return r, nil
 }
