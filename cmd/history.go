@@ -289,6 +289,41 @@ func NewCmdTimeline(f *Factory) *cobra.Command {
 	return c
 }
 
+// NewCmdAgents builds `plangit agents`.
+func NewCmdAgents(f *Factory) *cobra.Command {
+	return &cobra.Command{
+		Use:   "agents",
+		Short: "Each agent of the session: its last change, revisions, steps done and claims held",
+		Long: `agents lists every agent the session's history names (each change's Plangit-Agent
+trailer: --agent, $PLANGIT_AGENT or its host's name for the session) or that holds a
+claim in the plan, the most recently active first: how long since its last change and
+which revision that was, how many revisions name it, the steps it completed (the plan's
+completed steps whose completion it made) and the claims it holds, live with the lease
+left, or expired. --json adds each agent's runs of steps: from the revision that started
+or claimed a step for it to the one that finished it or handed it to another agent.`,
+		Example: `  plangit agents
+  plangit agents --json`,
+		Args: exactArgs(0, "no arguments"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return agentsRun(f)
+		},
+	}
+}
+
+// agentsRun lists the session's agents.
+func agentsRun(f *Factory) error {
+	s, err := f.Session()
+	if err != nil {
+		return err
+	}
+	now := f.Now()
+	agents, err := history.Agents(s, now)
+	if err != nil {
+		return err
+	}
+	return f.print(map[string]any{"session": s.ID, "agents": agents}, func(w io.Writer) { render.Agents(w, s.ID, agents, now) })
+}
+
 // NewCmdGC builds `plangit gc`.
 func NewCmdGC(f *Factory) *cobra.Command {
 	return &cobra.Command{

@@ -115,7 +115,7 @@ func commands() []command {
 		{"finding", "record", NewCmdFinding}, {"findings", "record", NewCmdFindings}, {"error", "record", NewCmdError},
 		{"errors", "record", NewCmdErrors}, {"deliverable", "record", NewCmdDeliverable}, {"resolve", "record", NewCmdResolve},
 		{"log", "history", NewCmdLog}, {"diff", "history", NewCmdDiff}, {"blame", "history", NewCmdBlame}, {"timeline", "history", NewCmdTimeline},
-		{"rollback", "history", NewCmdRollback}, {"undo", "history", NewCmdUndo}, {"graph", "history", NewCmdGraph}, {"report", "history", NewCmdReport},
+		{"agents", "history", NewCmdAgents}, {"rollback", "history", NewCmdRollback}, {"undo", "history", NewCmdUndo}, {"graph", "history", NewCmdGraph}, {"report", "history", NewCmdReport},
 		{"hook", "agent", NewCmdHook}, {"hooks", "agent", NewCmdHooks}, {"setup", "agent", NewCmdSetup}, {"mcp", "agent", NewCmdMCP}, {"config", "agent", NewCmdConfig},
 		{"use", "session", NewCmdUse}, {"adopt", "session", NewCmdAdopt}, {"sessions", "session", NewCmdSessions}, {"push", "session", NewCmdPush},
 		{"fetch", "session", NewCmdFetch}, {"cleanup", "session", NewCmdCleanup}, {"gc", "session", NewCmdGC}, {"repair", "session", NewCmdRepair},

@@ -120,8 +120,12 @@ func HTMLReport(w io.Writer, r *history.Report) {
 	if len(r.State.Deliverable) > 0 {
 		deliverable = "<a href=\"#deliverable\">Deliverable</a>"
 	}
-	fmt.Fprintf(b, "</header>\n<nav><a href=\"#plan\">Plan</a>%s<a href=\"#graph\">Dependencies</a><a href=\"#progress\">Progress</a><a href=\"#history\">History (%d)</a><a href=\"#findings\">Findings (%d)</a><a href=\"#errors\">Errors (%d)</a></nav>\n",
-		deliverable, len(r.Revisions), len(r.State.Findings), len(r.State.Errors))
+	agents := ""
+	if len(r.Agents) > 0 {
+		agents = fmt.Sprintf("<a href=\"#agents\">Agents (%d)</a>", len(r.Agents))
+	}
+	fmt.Fprintf(b, "</header>\n<nav><a href=\"#plan\">Plan</a>%s<a href=\"#graph\">Dependencies</a><a href=\"#progress\">Progress</a>%s<a href=\"#history\">History (%d)</a><a href=\"#findings\">Findings (%d)</a><a href=\"#errors\">Errors (%d)</a></nav>\n",
+		deliverable, agents, len(r.Revisions), len(r.State.Findings), len(r.State.Errors))
 
 	reportPlan(b, p)
 	if len(r.State.Deliverable) > 0 {
@@ -133,6 +137,7 @@ func HTMLReport(w io.Writer, r *history.Report) {
 	fmt.Fprintf(b, "<section id=\"progress\">\n<h2>Progress over time</h2>\n<div class=\"scroll\">\n")
 	ProgressSVG(b, r.Revisions)
 	fmt.Fprintf(b, "</div>\n</section>\n")
+	reportAgents(b, r)
 	reportHistory(b, r.Revisions)
 	reportFindings(b, r.State.Findings)
 	reportErrors(b, r.State.Errors)
@@ -201,6 +206,49 @@ func reportPlan(b *strings.Builder, p *plan.Plan) {
 		fmt.Fprintf(b, "</ul>\n</div>\n")
 	}
 	fmt.Fprintf(b, "</section>\n")
+}
+
+// reportAgents is the agents' section, when the history names any: their
+// lanes along the time axis, then a row each.
+func reportAgents(b *strings.Builder, r *history.Report) {
+	if len(r.Agents) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "<section id=\"agents\">\n<h2>Agents</h2>\n<div class=\"scroll\">\n")
+	AgentLanesSVG(b, r.Agents, r.Revisions)
+	fmt.Fprintf(b, "</div>\n<table class=\"agents\"><thead><tr><th>agent</th><th>revisions</th><th>last change</th><th>done</th><th>holds</th></tr></thead><tbody>\n")
+	for _, a := range r.Agents {
+		fmt.Fprintf(b, "<tr><td>%s</td><td>%d</td><td>%s</td><td>%s</td><td>%s</td></tr>\n", h(a.Name), a.Revisions, reportTime(a.Last), h(agentDone(a)), h(agentHeld(a)))
+	}
+	fmt.Fprintf(b, "</tbody></table>\n</section>\n")
+}
+
+// agentDone lists the steps an agent completed: "1, 2"; "—" for none.
+func agentDone(a history.Agent) string {
+	ids := make([]string, len(a.Done))
+	for i, d := range a.Done {
+		ids[i] = d.Step
+	}
+	return listOr(ids)
+}
+
+// agentHeld lists an agent's claims: "3, 4 (expired)"; "—" for none.
+func agentHeld(a history.Agent) string {
+	ids := make([]string, len(a.Held))
+	for i, c := range a.Held {
+		ids[i] = c.Step
+		if !c.Live {
+			ids[i] += " (expired)"
+		}
+	}
+	return listOr(ids)
+}
+
+func listOr(items []string) string {
+	if len(items) == 0 {
+		return "—"
+	}
+	return strings.Join(items, ", ")
 }
 
 func actorClass(actor string) string {

@@ -383,8 +383,8 @@ func chromium(t *testing.T, page, screenshot string, flags ...string) (dom strin
 }
 
 // TestReportInBrowser opens the report in headless Chromium: every step,
-// every graph node and the chart are in the DOM, and the page makes no
-// network request. With -update it also refreshes the README's screenshot.
+// every graph node and the chart are in the DOM — and, for a history
+// naming agents, their lanes — and the page makes no network request. With -update it also refreshes the README's screenshot.
 func TestReportInBrowser(t *testing.T) {
 	t.Parallel()
 	r := recorded(t)
@@ -435,6 +435,25 @@ func TestReportInBrowser(t *testing.T) {
 	}
 	if n := strings.Count(dom, `class="rev"`); n != len(r.Revisions) {
 		t.Errorf("history shows %d revisions, want %d", n, len(r.Revisions))
+	}
+
+	// A history naming agents: a lane each along the time axis.
+	ar, err := history.Collect(agentsSession(t), "", t0.Add(time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.Reset()
+	HTMLReport(&b, ar)
+	agentsPage := filepath.Join(dir, "agents.html")
+	if err := os.WriteFile(agentsPage, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dom, reqs = chromium(t, agentsPage, "")
+	if len(reqs) > 0 {
+		t.Errorf("the agents' report made network requests: %v", reqs)
+	}
+	if !strings.Contains(dom, `id="agent-lanes"`) || strings.Count(dom, `class="lane"`) != len(ar.Agents) || strings.Count(dom, `class="run"`) != 3 {
+		t.Errorf("the agents' lanes are missing from the DOM")
 	}
 
 	shot := filepath.Join(dir, "report.png")

@@ -102,6 +102,14 @@ func MarkdownReport(w io.Writer, r *history.Report) {
 	mdSection(b, "Progress over time")
 	b.WriteString(fenced("mermaid", mermaidProgress(r.Revisions)))
 
+	if len(r.Agents) > 0 {
+		mdSection(b, "Agents")
+		b.WriteString("| agent | revisions | last change | done | holds |\n|---|---:|---|---|---|\n")
+		for _, a := range r.Agents {
+			fmt.Fprintf(b, "| %s | %d | %s | %s | %s |\n", md(a.Name), a.Revisions, reportTime(a.Last), md(agentDone(a)), md(agentHeld(a)))
+		}
+	}
+
 	mdSection(b, "History ("+Count(len(r.Revisions), "revision")+")")
 	older := len(r.Revisions) - recentRevisions
 	for i := len(r.Revisions) - 1; i >= 0; i-- {
