@@ -258,18 +258,24 @@ type claimsData struct {
 }
 
 type claimData struct {
-	Step string `json:"step"`
-	Text string `json:"text"`
-	*plan.Claim
-	LeftSeconds int64 `json:"left_seconds"`
+	Step         string    `json:"step"`
+	Text         string    `json:"text"`
+	Agent        string    `json:"agent"`
+	Token        int       `json:"token"`
+	Since        time.Time `json:"since"`
+	Until        time.Time `json:"until"`
+	LeaseSeconds int64     `json:"lease_seconds"`
+	LeftSeconds  int64     `json:"left_seconds"`
 }
 
 // claimsOf sorts p's claims into live and expired ones at now.
 func claimsOf(p *plan.Plan, now time.Time) claimsData {
 	d := claimsData{Live: []claimData{}, Expired: []claimData{}}
 	for _, s := range p.Claimed() {
-		c := claimData{Step: s.ID, Text: s.Text, Claim: s.Claim, LeftSeconds: max(0, int64(s.Claim.Until.Sub(now)/time.Second))}
-		if s.Claim.Live(now) {
+		cl := s.Claim
+		c := claimData{Step: s.ID, Text: s.Text, Agent: cl.Agent, Token: cl.Token, Since: cl.Since, Until: cl.Until,
+			LeaseSeconds: int64(cl.Lease / time.Second), LeftSeconds: max(0, int64(cl.Until.Sub(now)/time.Second))}
+		if cl.Live(now) {
 			d.Live = append(d.Live, c)
 		} else {
 			d.Expired = append(d.Expired, c)
