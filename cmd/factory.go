@@ -150,13 +150,23 @@ func (f *Factory) noteWorktree(p repo.Project) {
 // the one its hooks recorded for the host process (Gemini CLI:
 // hooks.RecordedShellSession), when the project has a session of that id
 // — the one its hooks keep — else .code-agent/active.
+//
+// PLANGIT_PLAN, after --session, names the plan the agent works on as one
+// of its agents; a host session attached to another session's plan
+// (plangit attach) works on that plan.
 func (f *Factory) SessionID(p repo.Project) (string, error) {
 	id := f.SessionFlag
+	if id == "" {
+		id = f.Getenv("PLANGIT_PLAN")
+	}
 	if id == "" {
 		id = f.Getenv("PLANGIT_SESSION")
 	}
 	if id == "" {
 		id = f.hostSession(p)
+	}
+	if plan := p.Attached(id); plan != "" && !sessionExists(p, id) {
+		id = plan
 	}
 	if id == "" {
 		active, err := p.Active()
@@ -184,11 +194,17 @@ func (f *Factory) hostSession(p repo.Project) string {
 		if id == "" || repo.ValidateSessionID(id) != nil {
 			continue
 		}
-		if fi, err := os.Lstat(filepath.Join(p.PlansDir(), id)); err == nil && fi.IsDir() {
+		if sessionExists(p, id) || p.Attached(id) != "" {
 			return id
 		}
 	}
 	return ""
+}
+
+// sessionExists reports whether project p has a session of id.
+func sessionExists(p repo.Project, id string) bool {
+	fi, err := os.Lstat(filepath.Join(p.PlansDir(), id))
+	return err == nil && fi.IsDir()
 }
 
 // Session opens the session the command works on. Hook events queued for
@@ -290,6 +306,11 @@ func (f *Factory) Agent() string {
 	for _, v := range hooks.ShellHosts {
 		if id := f.Getenv(v.Var); id != "" {
 			return plan.AgentName(v.Host, id)
+		}
+	}
+	if p, err := f.Project(); err == nil && f.Getenv("GEMINI_CLI") != "" {
+		if id := hooks.RecordedShellSession(p, f.Getenv); id != "" {
+			return plan.AgentName(hooks.HostGemini, id) // the session Gemini CLI's hooks recorded
 		}
 	}
 	return ""

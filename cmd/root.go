@@ -117,7 +117,7 @@ func commands() []command {
 		{"log", "history", NewCmdLog}, {"diff", "history", NewCmdDiff}, {"blame", "history", NewCmdBlame}, {"timeline", "history", NewCmdTimeline},
 		{"agents", "history", NewCmdAgents}, {"rollback", "history", NewCmdRollback}, {"undo", "history", NewCmdUndo}, {"graph", "history", NewCmdGraph}, {"report", "history", NewCmdReport},
 		{"hook", "agent", NewCmdHook}, {"hooks", "agent", NewCmdHooks}, {"setup", "agent", NewCmdSetup}, {"mcp", "agent", NewCmdMCP}, {"config", "agent", NewCmdConfig},
-		{"use", "session", NewCmdUse}, {"adopt", "session", NewCmdAdopt}, {"sessions", "session", NewCmdSessions}, {"push", "session", NewCmdPush},
+		{"use", "session", NewCmdUse}, {"adopt", "session", NewCmdAdopt}, {"attach", "session", NewCmdAttach}, {"sessions", "session", NewCmdSessions}, {"push", "session", NewCmdPush},
 		{"fetch", "session", NewCmdFetch}, {"cleanup", "session", NewCmdCleanup}, {"gc", "session", NewCmdGC}, {"repair", "session", NewCmdRepair},
 		{"demo", "session", NewCmdDemo},
 		{"version", "", NewCmdVersion},

@@ -69,7 +69,7 @@ func (Codex) Decode(event string, payload []byte) (*Input, error) {
 	}
 	in := &Input{Event: hostEvent(HostCodex, event), SessionID: p.SessionID, Cwd: p.Cwd, Source: p.Source, Prompt: p.Prompt,
 		ToolName: p.ToolName, ToolInput: p.ToolInput, ToolResponse: p.ToolResponse, StopHookActive: p.StopHookActive,
-		LastAssistantMessage: p.LastAssistantMessage, Trigger: p.Trigger, AgentID: p.AgentID, TranscriptPath: p.TranscriptPath}
+		LastAssistantMessage: p.LastAssistantMessage, Trigger: p.Trigger, AgentID: p.AgentID, AgentType: p.AgentType, TranscriptPath: p.TranscriptPath}
 	if in.Event == "" {
 		return nil, fmt.Errorf("unknown hook event %q", event)
 	}

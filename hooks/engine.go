@@ -52,6 +52,12 @@ func (e *engine) handle() (*Output, error) {
 	if e.cfg, err = e.proj.Config(); err != nil {
 		return nil, err
 	}
+	if e.in.SessionID != "" && repo.ValidateSessionID(e.in.SessionID) == nil {
+		if id := e.planFor(); id != "" {
+			e.in.HostSession, e.in.SessionID = e.in.SessionID, id
+		}
+		e.agent()
+	}
 	out, err := e.dispatch()
 	if errors.Is(err, errQueued) {
 		return nil, nil
@@ -280,7 +286,7 @@ func (e *engine) glance() (s *repo.Session, g *hookwire.Glance, err error) {
 // options are the change options of a hook's commit.
 func (e *engine) options() repo.Options {
 	return repo.Options{Now: e.env.Now(), LockWait: e.env.LockWait, Yield: true, Asked: true,
-		Meta: repo.Meta{Actor: "hook", Hook: e.in.Event, Tool: e.in.ToolName, Host: e.in.Host, HostSession: e.in.SessionID}}
+		Meta: repo.Meta{Actor: "hook", Hook: e.in.Event, Tool: e.in.ToolName, Host: e.in.Host, HostSession: e.hostSession(), Agent: e.agent()}}
 }
 
 // cli is the command line that runs plangit on this session from the
@@ -712,6 +718,7 @@ func (e *engine) userPromptSubmit() (*Output, error) {
 	}
 	a := g.Prompt(t.Shell, e.cli(t))
 	e.beginTurn(s, old, a.Remember)
+	a.Context = brief.Join(e.glanceClaims(s, g, t), a.Context)
 	if a.Context == "" {
 		return nil, nil
 	}
@@ -865,8 +872,10 @@ func (e *engine) preToolUse() (*Output, error) {
 	if !e.replaying() {
 		t = e.turn(s)
 	}
+	claims := e.glanceClaims(s, g, t)
 	a := g.PreToolUse(c, t, e.cli(t), e.in.SessionID)
 	e.remember(s, a.Remember)
+	a.Context = brief.Join(claims, a.Context)
 	if a.Permission == "ask" && a.Asked != "" && e.in.HostAsks && !e.replaying() {
 		// The host puts the question to the person: their yes lets the
 		// agent's change through the gate (repo's gate.go).

@@ -71,6 +71,16 @@ type Input struct {
 	// agent_id); "" for the main agent. A subagent's Stop is gated only on
 	// the steps it started.
 	AgentID string
+	// AgentType is the subagent's type (Claude Code, Codex: agent_type),
+	// a part of its agent name (engine.agent).
+	AgentType string
+	// Agent is the agent's name as the claims know it (engine.agent),
+	// fixed when the event arrives: a queued event is its agent's still.
+	Agent string
+	// HostSession is the host's session id when the event works on
+	// another session's plan (PLANGIT_PLAN, plangit attach): SessionID
+	// is that plan's then.
+	HostSession string
 
 	// Host names the agent host that sent the event (HostNames), for the
 	// commits it makes (repo.Meta.Host).

@@ -33,6 +33,7 @@ type claudeInput struct {
 	LastAssistantMessage string          `json:"last_assistant_message"`
 	Trigger              string          `json:"trigger"`
 	AgentID              string          `json:"agent_id"`
+	AgentType            string          `json:"agent_type"`
 	TranscriptPath       string          `json:"transcript_path"`
 }
 
@@ -58,7 +59,7 @@ func checkDecode(t *testing.T, payload []byte) {
 	want := &Input{Event: event, SessionID: c.SessionID, Cwd: c.Cwd, Source: c.Source, Prompt: c.Prompt,
 		ToolName: c.ToolName, ToolInput: c.ToolInput, ToolResponse: c.ToolResponse, Error: c.Error,
 		IsInterrupt: c.IsInterrupt, StopHookActive: c.StopHookActive,
-		LastAssistantMessage: c.LastAssistantMessage, Trigger: c.Trigger, AgentID: c.AgentID, TranscriptPath: c.TranscriptPath}
+		LastAssistantMessage: c.LastAssistantMessage, Trigger: c.Trigger, AgentID: c.AgentID, AgentType: c.AgentType, TranscriptPath: c.TranscriptPath}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("%q:\n got %+v\nwant %+v", payload, got, want)
 	}

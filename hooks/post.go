@@ -54,6 +54,8 @@ func (e *engine) postToolUse() (*Output, error) {
 		var change plan.Change
 		var started []string
 		hs.holdStarts = e.cfg.StepConfirmation && !s.Asked("start", now)
+		hs.agent, hs.lease = e.agent(), e.cfg.Lease()
+		hs.claiming = len(p.Claimed()) > 0 || p.Claims > 0 || e.in.HostSession != "" || e.in.AgentID != ""
 		if sync && p.Editable() == nil {
 			var err error
 			switch tool {
@@ -88,6 +90,9 @@ func (e *engine) postToolUse() (*Output, error) {
 		if e.in.AgentID != "" {
 			started = append(started, startedBy(p, inputString(e.in.ToolInput, "command"))...)
 			hs.noteStarted(e.in.AgentID, started)
+		}
+		if due == hookwire.DueAdvance && cur.Claim.Live(now) && cur.Claim.Agent != e.agent() {
+			due = hookwire.DueNothing // another agent's step: its holder says when it is done
 		}
 		switch due {
 		case hookwire.DueAdvance:
@@ -124,10 +129,22 @@ func (e *engine) postToolUse() (*Output, error) {
 			parts = append(parts, hookwire.Part{Key: "complete", Text: "[plangit] " + render.CompletedLine(p) + "."})
 		}
 		out.Notice = hs.noticeComplete(p) // the person hears it once, however it came
+		for _, r := range hs.refused {
+			parts = append(parts, hookwire.Part{Key: "refused " + r, Text: "[plangit] " + r})
+		}
+		parts = append(e.claimParts(p, now), parts...)
 		return change, hs.save(s)
 	})
+	if plan.HasCode(err, plan.CodeClaimed) && !e.replaying() {
+		// The claims refused the change (another agent's step): the
+		// agent hears why; the hook does not fail.
+		return &Output{Context: e.say(s, t, []hookwire.Part{{Key: "refused " + err.Error(), Text: "[plangit] Not recorded: " + plan.TruncateText(err.Error(), 300)}})}, nil
+	}
 	if err != nil {
 		return nil, err
+	}
+	if res != nil {
+		e.renew(s, res.State)
 	}
 	var notes []hookwire.Part
 	if started != "" {
@@ -504,7 +521,8 @@ func (e *engine) stop() (*Output, error) {
 
 // stopGate decides what a stop hears, once the plan is as this Stop leaves
 // it (hookwire.StopGate, by stop_mode). Never for a plan that is not
-// running or has nothing left; a subagent, only on the steps it started.
+// running or has nothing left; a subagent, only on the steps it started;
+// in a plan with claims, any agent only on its own (ownLeft).
 // A turn worked on the plan when a step was in progress as it began, or a
 // step changed during it (a subagent's own steps are its work).
 func (e *engine) stopGate(p *plan.Plan, t *hookwire.Turn, hs *state, out *Output, cli, ask string) {
@@ -512,7 +530,14 @@ func (e *engine) stopGate(p *plan.Plan, t *hookwire.Turn, hs *state, out *Output
 		return
 	}
 	var reason []string
-	if e.in.AgentID != "" {
+	if own, claims := e.ownLeft(p, hs, e.env.Now()); claims {
+		// A plan with claims holds each agent on its own steps alone:
+		// another agent's step is that agent's to finish.
+		if len(own) == 0 {
+			return
+		}
+		reason = render.StartedLeft(p, own, cli)
+	} else if e.in.AgentID != "" {
 		var left []*plan.Step
 		for _, id := range hs.Agents[e.in.AgentID] {
 			if s, _, err := p.Step(id); err == nil && !s.Status.Resolved() {

@@ -9,6 +9,7 @@ import (
 	"os"
 	"slices"
 	"strconv"
+	"time"
 
 	"github.com/plangit/plangit/hooks/hookwire"
 	"github.com/plangit/plangit/plan"
@@ -37,6 +38,16 @@ type state struct {
 	// steps.
 	holdStarts bool
 	held       []string
+	// agent is who syncs (engine.agent); refused are the todo changes
+	// the claims kept out, said to the agent: another agent holds the
+	// step.
+	agent   string
+	refused []string
+	// claiming says the sync claims the steps a list starts, for agent,
+	// for lease: on a plan with claims, or one shared by host sessions
+	// or with subagents.
+	claiming bool
+	lease    time.Duration
 }
 
 // stepRef is the step a todo or task maps to: its id, and its text when

@@ -34,10 +34,10 @@ const droppedReason = "dropped from the todo list"
 
 // syncCount tallies what a sync did, for its summary.
 type syncCount struct {
-	added, renamed, started, completed, reopened, skipped, dropped int
-	titled                                                         bool
-	startedIDs                                                     []string
-	hs                                                             *state // holdStarts and held
+	added, renamed, started, completed, reopened, skipped, dropped, claimed int
+	titled                                                                  bool
+	startedIDs                                                              []string
+	hs                                                                      *state // holdStarts and held
 }
 
 func (c syncCount) change(tool string) plan.Change {
@@ -48,7 +48,7 @@ func (c syncCount) change(tool string) plan.Change {
 	for _, x := range []struct {
 		n    int
 		what string
-	}{{c.added, "added"}, {c.renamed, "renamed"}, {c.started, "started"}, {c.completed, "completed"}, {c.reopened, "reopened"}, {c.skipped, "skipped"}, {c.dropped, "dropped"}} {
+	}{{c.added, "added"}, {c.renamed, "renamed"}, {c.started, "started"}, {c.completed, "completed"}, {c.reopened, "reopened"}, {c.skipped, "skipped"}, {c.dropped, "dropped"}, {c.claimed, "claimed"}} {
 		if x.n > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", x.n, x.what))
 		}
@@ -141,8 +141,8 @@ func dropTodos(p *plan.Plan, todos map[string]stepRef, listed map[string]bool, n
 		ref := todos[key]
 		delete(todos, key)
 		s, _, err := p.Step(ref.ID)
-		if err != nil || !strings.EqualFold(s.Text, ref.Text) || s.Status.Resolved() {
-			continue
+		if err != nil || !strings.EqualFold(s.Text, ref.Text) || s.Status.Resolved() || s.Claim.Live(now) && c.hs != nil && s.Claim.Agent != c.hs.agent {
+			continue // done, not its todo's any more, or another agent's
 		}
 		if _, err := p.Transition(s.ID, plan.ActSkip, plan.TransitionOpts{Reason: droppedReason}, now); err != nil {
 			return err
@@ -217,6 +217,7 @@ func syncTaskUpdate(p *plan.Plan, input json.RawMessage, hs *state, now time.Tim
 		Status     string          `json:"status"`
 		Subject    string          `json:"subject"`
 		ActiveForm string          `json:"activeForm"`
+		Owner      string          `json:"owner"`
 	}
 	if err := json.Unmarshal(input, &in); err != nil {
 		return plan.Change{}, nil, fmt.Errorf("TaskUpdate input: %w", err)
@@ -231,6 +232,9 @@ func syncTaskUpdate(p *plan.Plan, input json.RawMessage, hs *state, now time.Tim
 		return plan.Change{}, nil, nil // removed from the plan since, or not the step it was
 	}
 	c := syncCount{hs: hs}
+	if c.theirs(s, now) {
+		return plan.Change{}, nil, nil
+	}
 	if in.Subject != "" && in.Subject != s.Text && !s.Status.Resolved() {
 		text := in.Subject
 		// The agent renames its own task, even the one it works on.
@@ -240,6 +244,19 @@ func syncTaskUpdate(p *plan.Plan, input json.RawMessage, hs *state, now time.Tim
 		c.renamed++
 	}
 	hs.Tasks[key] = stepRef{ID: s.ID, Text: s.Text}
+	if owner := strings.TrimSpace(in.Owner); owner != "" && p.Status == plan.PlanRunning && !s.Status.Resolved() && s.Status != plan.StepBlocked {
+		// The task's owner is the step's claimant (Claude Code's task
+		// list): the claim is the owner's.
+		name := owner
+		if plan.ValidAgent(name) != nil {
+			name = plan.AgentName(owner)
+		}
+		if s.Claim == nil || !s.Claim.Live(now) || s.Claim.Agent != name {
+			if err := c.claim(p, s, name, now); err != nil {
+				return plan.Change{}, nil, err
+			}
+		}
+	}
 	if in.Status != "" {
 		if err := setStatus(p, s, interop.MapStatus(in.Status), now, &c); err != nil {
 			return plan.Change{}, nil, err
@@ -288,9 +305,19 @@ func findOrAdd(p *plan.Plan, ids map[string]stepRef, key, text, active, why, pha
 // setStatus moves a step to the status its todo says, through legal
 // transitions (reopening first where the table requires it). A plan that
 // is not running takes no status changes: they wait for the next sync.
+//
+// Claims: a step another agent holds a live claim on takes no change from
+// the list (the agent hears why, syncState.refused), and where the sync
+// claims (syncState.claiming), a step the list puts in progress is claimed
+// for the agent, as plangit step claim does.
 func setStatus(p *plan.Plan, s *plan.Step, want plan.StepStatus, now time.Time, c *syncCount) error {
-	if s.Status == want || p.Status != plan.PlanRunning {
+	claimIt := want == plan.StepInProgress && c.hs != nil && c.hs.claiming && !c.hs.holdStarts && s.Claim == nil &&
+		(s.Status == plan.StepPending || s.Status == plan.StepInProgress)
+	if p.Status != plan.PlanRunning || s.Status == want && !claimIt || c.theirs(s, now) {
 		return nil
+	}
+	if claimIt {
+		return c.claim(p, s, c.hs.agent, now)
 	}
 	do := func(a plan.Action) error {
 		_, err := p.Transition(s.ID, a, plan.TransitionOpts{Force: true}, now)
@@ -331,4 +358,35 @@ func setStatus(p *plan.Plan, s *plan.Step, want plan.StepStatus, now time.Time, 
 		return do(plan.ActReopen)
 	}
 	return nil // failed or blocked: todo lists do not say so
+}
+
+// theirs reports whether another agent than the syncing one holds a live
+// claim on s; if so the agent is told, and the list's change to s waits.
+func (c *syncCount) theirs(s *plan.Step, now time.Time) bool {
+	if c.hs == nil || !s.Claim.Live(now) || s.Claim.Agent == c.hs.agent {
+		return false
+	}
+	c.hs.refused = append(c.hs.refused, fmt.Sprintf("Step %s is claimed by %s (%s left): your list's change to it is not recorded; leave it to its holder, or pick another step.",
+		s.ID, s.Claim.Agent, plan.FormatDuration(s.Claim.Until.Sub(now))))
+	return true
+}
+
+// claim claims s for agent, starting it if it is pending; a refusal (an
+// expired claim not taken, a name plangit does not take) is said to the
+// agent, and the rest of the sync applies.
+func (c *syncCount) claim(p *plan.Plan, s *plan.Step, agent string, now time.Time) error {
+	was := s.Status
+	if _, err := p.Claim(s.ID, plan.ClaimOpts{Agent: agent, Lease: c.hs.lease, Force: true}, now); err != nil {
+		if plan.HasCode(err, plan.CodeClaimed) || plan.HasCode(err, plan.CodeInvalidAgent) || plan.HasCode(err, plan.CodeInvalidStatus) {
+			c.hs.refused = append(c.hs.refused, "Not claimed: "+plan.TruncateText(err.Error(), 240))
+			return nil
+		}
+		return err
+	}
+	c.claimed++
+	if was != plan.StepInProgress {
+		c.started++
+		c.startedIDs = append(c.startedIDs, s.ID)
+	}
+	return nil
 }

@@ -246,6 +246,11 @@ func answer(event string, h *host, payload []byte, getenv func(string) string) (
 	}
 	c := &call{event: event, host: h, p: p, root: root, dir: disk.SessionDir(root, p.SessionID),
 		shell: h.shellAlways || h.shellVar != "" && getenv(h.shellVar) == p.SessionID}
+	if id := planFor(root, p.SessionID, getenv); id != "" {
+		// The host session works on another session's plan (PLANGIT_PLAN,
+		// plangit attach): its hooks answer from that plan.
+		p.SessionID, c.dir = id, disk.SessionDir(root, id)
+	}
 	// The session is recorded for the host's shell whether or not it has a
 	// plan yet, as plangit's hook does: the agent's first plangit init
 	// there must find it.
@@ -275,6 +280,9 @@ func answer(event string, h *host, payload []byte, getenv func(string) string) (
 	}
 	if slices.Contains(g.Rules.Off, event) {
 		return nil, true
+	}
+	if g.Claims > 0 {
+		return nil, false // a plan with claims: what an agent hears is its own, plangit's
 	}
 	t, good := c.turn()
 	if !good {
@@ -418,6 +426,21 @@ func (c *call) stop() ([]byte, bool) {
 	return c.encode(&out), true
 }
 
+// planFor is the session whose plan host session id works on: the one
+// PLANGIT_PLAN names, else the one plangit attach recorded, when that
+// session's directory is there; "" for its own (package hooks' planFor).
+func planFor(root, id string, getenv func(string) string) string {
+	for _, plan := range []string{getenv("PLANGIT_PLAN"), disk.Attached(root, id)} {
+		if plan == "" || plan == id || !disk.PlainSessionID(plan) {
+			continue
+		}
+		if fi, err := disk.Lstat(disk.SessionDir(root, plan)); err == nil && fi.Dir {
+			return plan
+		}
+	}
+	return ""
+}
+
 // prompted reports whether the person's request to this session, which
 // has no plan, was kept for the agent's first tool (disk.PendingPrompt).
 func (c *call) prompted() bool {
@@ -467,6 +490,9 @@ func (c *call) hold() (h *held, ok bool) {
 	case slices.Contains(g.Rules.Off, c.event):
 		disk.Release(lock)
 		return nil, true
+	case g.Claims > 0:
+		disk.Release(lock)
+		return nil, false // a plan with claims: plangit renews its agent's leases and gates its stop on its own
 	}
 	h = &held{lock: lock, private: private, path: disk.PrivatePath(c.dir, hookwire.TallyFile), g: g, rest: map[string][]byte{}}
 	b, err := disk.ReadFile(h.path)

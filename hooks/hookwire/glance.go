@@ -32,7 +32,7 @@ const GlanceFile = "glance"
 
 // GlanceVersion changes whenever what a glance holds, or how it is drawn,
 // changes, so an old glance is never read as a new one.
-const GlanceVersion = "plangit glance 10"
+const GlanceVersion = "plangit glance 11"
 
 // CLIMark stands for the command that runs plangit in text kept for later:
 // a control character, which no plan text can hold.
@@ -58,7 +58,11 @@ type Glance struct {
 	Errors     []GlanceError
 	OpenErrors []ToolCount // how many errors each tool has open; Errors holds at most five of a tool's
 	Left       []string    // what a stop is told is left (a running plan with steps left), most important first
-	Rules      Rules
+	// Claims is how many steps hold a claim, live or expired: a plan
+	// with claims is answered per agent, by plangit (the hook binary
+	// hands it on), and a plan with none pays nothing for them.
+	Claims int
+	Rules  Rules
 }
 
 // ToolCount is a number of something of one tool.
@@ -271,6 +275,9 @@ func (g *Glance) Encode() []byte {
 	line("sig", g.Sig)
 	line("cur", g.Cur, g.CurText)
 	line("findings", strconv.Itoa(g.Findings))
+	if g.Claims > 0 {
+		line("claims", strconv.Itoa(g.Claims))
+	}
 	line("line", g.Line.Key, g.Line.Text)
 	for _, n := range g.Names {
 		line("name", n)
@@ -452,6 +459,8 @@ func decodeGlance(s string) (g *Glance, ok bool) {
 			g.Cur, g.CurText = v[0], v[1]
 		case "findings":
 			g.Findings, good = number(v[0])
+		case "claims":
+			g.Claims, good = number(v[0])
 		case "line":
 			g.Line = Part{Key: v[0], Text: v[1]}
 		case "name":
@@ -501,7 +510,7 @@ func decodeGlance(s string) (g *Glance, ok bool) {
 // 0 for a name a glance has no line of.
 func glanceValues(name string) int {
 	switch name {
-	case "key", "file", "landed", "rev", "sig", "findings", "name", "left", "off", "critical", "write", "view", "budget":
+	case "key", "file", "landed", "rev", "sig", "findings", "claims", "name", "left", "off", "critical", "write", "view", "budget":
 		return 1
 	case "cur", "line", "step", "open", "confirm":
 		return 2

@@ -26,6 +26,7 @@ const (
 	VoidedFile = "voided"      // in PrivateDir: claims merges voided, until their agents are told (package share's claim.go)
 	AskedFile  = "asked"       // in PrivateDir: what the person allowed when the agent's host asked them (package repo's gate.go)
 	PendingDir = "pending"     // under ProjectDir: a session's first request, before it has a plan
+	AttachDir  = "attached"    // under ProjectDir: host sessions that work on another session's plan (Attached)
 	// SpareFile, in PrivateDir, is the file earlier versions put files in
 	// place through, written over each time; a change removes it.
 	SpareFile = "spare"
@@ -36,6 +37,26 @@ const (
 // agent first uses a tool.
 func PendingPrompt(root, session string) string {
 	return filepath.Join(root, ProjectDir, PendingDir, session)
+}
+
+// AttachedPath is where a project records the plan that host session
+// works on as one of its agents (plangit attach).
+func AttachedPath(root, session string) string {
+	return filepath.Join(root, ProjectDir, AttachDir, session)
+}
+
+// Attached is the session whose plan host session session is attached
+// to; "" for none, or a record that names no session plangit accepts.
+func Attached(root, session string) string {
+	if !PlainSessionID(session) {
+		return ""
+	}
+	b, err := ReadFile(AttachedPath(root, session))
+	id := strings.TrimSpace(string(b))
+	if err != nil || !PlainSessionID(id) || id == session {
+		return ""
+	}
+	return id
 }
 
 // SessionDir is a session's directory under a project root.
