@@ -1043,3 +1043,39 @@ func TestPluginBesideSettings(t *testing.T) {
 		t.Errorf("the settings' hook does not answer: %q", out)
 	}
 }
+
+// A plan with claims is plangit's to answer: what each agent hears, how
+// its stop is gated and its lease renewed, are its own. A plan without
+// claims pays nothing for them (TestAnswersWithoutPlangit); nor does a
+// host session attached to another session's plan, which the hook binary
+// answers from that plan.
+func TestHandsOnClaims(t *testing.T) {
+	t.Parallel()
+	root := project(t, append(append([][]string{}, plan...), []string{"step", "claim", "1", "--agent", "reviewer-1"}))
+	log := filepath.Join(t.TempDir(), "calls")
+	hookBin := filepath.Join(spy, "plangit-hook")
+	noting := []string{spyLog + "=" + log, spyReal + "="}
+	for _, c := range []struct{ event, fixture string }{
+		{"UserPromptSubmit", "user_prompt_submit_other"}, {"PreToolUse", "pre_tool_use_bash"}, {"PostToolUse", "post_tool_use_read"}, {"Stop", "stop"},
+	} {
+		os.Remove(log)
+		hookRun(t, root, hookBin, []string{c.event}, readFixture(t, "", c.fixture), noting...)
+		if got, _ := os.ReadFile(log); string(got) != "hook "+c.event+"\n" {
+			t.Errorf("%s on a plan with claims: plangit was run as %q", c.fixture, got)
+		}
+	}
+
+	root = project(t, plan)
+	const host = "11111111-2222-4333-8444-555555555555"
+	os.MkdirAll(filepath.Join(root, ".code-agent", "attached"), 0o755)
+	os.WriteFile(filepath.Join(root, ".code-agent", "attached", host), []byte(session+"\n"), 0o644)
+	pre := bytes.ReplaceAll(readFixture(t, "", "pre_tool_use_bash"), []byte("{{SESSION}}"), []byte(host))
+	os.Remove(log)
+	out, _ := hookRun(t, root, hookBin, []string{"PreToolUse"}, pre, noting...)
+	if got, err := os.ReadFile(log); err == nil {
+		t.Errorf("an attached session's call on a plan without claims went to plangit: %q", got)
+	}
+	if !strings.Contains(out, "failed before (error #1") {
+		t.Errorf("the attached session does not hear of its plan: %s", out)
+	}
+}
