@@ -8,13 +8,22 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/plangit/plangit/plan"
 )
 
 // BenchmarkHook times each event's decision in-process, on the standard
 // plan, from the payload Claude Code sends to the answer: the cost a hook
 // adds on top of starting the process. Events that record something (a
 // failure, a todo sync, a checkpoint) include their commit.
-func BenchmarkHook(b *testing.B) {
+func BenchmarkHook(b *testing.B) { benchmarkHook(b, false) }
+
+// BenchmarkHookClaims is BenchmarkHook on the standard plan with its step
+// in progress claimed by the main agent: what the claims add to each
+// event (the agent's own context, the renewal, the gate on its claims).
+func BenchmarkHookClaims(b *testing.B) { benchmarkHook(b, true) }
+
+func benchmarkHook(b *testing.B, claims bool) {
 	for _, payload := range []string{
 		"session_start_startup.json", "user_prompt_submit_other.json", "pre_tool_use_bash.json",
 		"pre_tool_use_read.json", "post_tool_use_read.json", "post_tool_use_todowrite.json",
@@ -22,7 +31,11 @@ func BenchmarkHook(b *testing.B) {
 	} {
 		b.Run(strings.TrimSuffix(payload, ".json"), func(b *testing.B) {
 			f := newFixture(b)
-			f.withPlan(sessionID)
+			f.withPlan(sessionID, func(st *plan.State) {
+				if claims {
+					st.Plan.Claim("2", plan.ClaimOpts{Agent: mainAgent, Lease: plan.MaxLease}, t0)
+				}
+			})
 			raw, err := os.ReadFile(filepath.Join("..", "testdata", "hooks", payload))
 			if err != nil {
 				b.Fatal(err)
