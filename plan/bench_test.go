@@ -144,3 +144,89 @@ func BenchmarkParseMany(b *testing.B) {
 		}
 	}
 }
+
+// claimsPlan is a plan of n ready steps (phase order free) of which the
+// first live are held by other agents' claims, as many agents on one plan
+// leave it.
+func claimsPlan(tb testing.TB, n, live int) *Plan {
+	tb.Helper()
+	p, err := New("bench", "Many agents, one plan", "claim steps", nil, t0, false)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	p.Rules.PhaseOrder = PhasesFree
+	for i := 1; i <= n; i++ {
+		if (i-1)%20 == 0 {
+			p.AddPhase(fmt.Sprintf("Phase of steps %d to %d", i, i+19), "", t0)
+		}
+		if _, err := p.AddStep(StepSpec{Text: fmt.Sprintf("Step %d: change `pkg/file%d.go` and run the tests", i, i)}, t0); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	for i := 1; i <= live; i++ {
+		if _, err := p.Claim(strconv.Itoa(i), ClaimOpts{Agent: fmt.Sprintf("agent-%d", i), Lease: time.Hour}, t0); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	return p
+}
+
+// BenchmarkClaim is next --claim's work on a 400-step plan with 20 live
+// claims: find the first claimable step and claim it, on a copy of the
+// plan as a change makes one.
+func BenchmarkClaim(b *testing.B) {
+	p := claimsPlan(b, 400, 20)
+	now := t0.Add(time.Minute)
+	b.ReportAllocs()
+	for b.Loop() {
+		q := p.Clone()
+		ready := q.Claimable(now)
+		if len(ready) == 0 {
+			b.Fatal("no claimable step")
+		}
+		if _, err := q.Claim(ready[0].ID, ClaimOpts{Agent: "bench", Lease: time.Hour}, now); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkFenced is the claims' rule applied to one change of a
+// 400-step plan with 20 live claims — as every change to such a plan
+// applies it — for a claim of a free step, for the holder's change to its
+// own step, and for another agent's change it refuses.
+func BenchmarkFenced(b *testing.B) {
+	before := claimsPlan(b, 400, 20)
+	now := t0.Add(time.Minute)
+	for _, c := range []struct {
+		name   string
+		fence  Fence
+		change func(*Plan) error
+		refuse bool
+	}{
+		{"claim", Fence{Agent: "bench"}, func(p *Plan) error {
+			_, err := p.Claim("21", ClaimOpts{Agent: "bench", Lease: time.Hour}, now)
+			return err
+		}, false},
+		{"holder", Fence{Agent: "agent-5", Token: 5}, func(p *Plan) error {
+			_, err := p.SetProgress("5", Progress{Current: 1, Total: 2}, now)
+			return err
+		}, false},
+		{"refused", Fence{Agent: "bench"}, func(p *Plan) error {
+			_, err := p.Transition("5", ActDone, TransitionOpts{Result: "done"}, now)
+			return err
+		}, true},
+	} {
+		after := before.Clone()
+		if err := c.change(after); err != nil {
+			b.Fatal(err)
+		}
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := Fenced(before, after, c.fence, now); (err != nil) != c.refuse {
+					b.Fatalf("Fenced: %v", err)
+				}
+			}
+		})
+	}
+}
