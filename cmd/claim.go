@@ -24,16 +24,17 @@ type claimOptions struct {
 }
 
 // leaseFor is the lease a claim asks for: --lease, else the project's
-// claim_lease.
+// claim_lease. It reads the project's config only: the change that
+// follows opens the session.
 func (f *Factory) leaseFor(flag string) (time.Duration, error) {
 	if flag != "" {
 		return plan.ParseLease(flag)
 	}
-	s, err := f.Session()
+	p, err := f.Project()
 	if err != nil {
 		return 0, err
 	}
-	cfg, err := s.Project.Config()
+	cfg, err := p.Config()
 	if err != nil {
 		return 0, err
 	}
