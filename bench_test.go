@@ -42,6 +42,7 @@ import (
 	"github.com/plangit/plangit/plan/plantest"
 	"github.com/plangit/plangit/render"
 	"github.com/plangit/plangit/repo"
+	"github.com/plangit/plangit/repo/repotest"
 )
 
 // The benchmark plan: benchPhases phases of chained steps, benchSteps in
@@ -504,6 +505,7 @@ func TestBench(t *testing.T) {
 		planSteps = []int{200}
 	}
 	b.planSizes(runs, work, planSteps)
+	b.claims(runs, work)
 
 	// log against git log --oneline, both at the largest session.
 	bigDir := filepath.Join(roots[big], repo.DirName, "plans", "s")
@@ -565,6 +567,114 @@ func TestBenchPlanSize(t *testing.T) {
 	if b.failed {
 		t.Fail()
 	}
+}
+
+// TestBenchClaims runs only the row of next --claim:
+//
+//	go test -tags bench -run '^TestBenchClaims$' -v .
+func TestBenchClaims(t *testing.T) {
+	t.Parallel()
+	work := benchWork(t)
+	b := newBench(t, work)
+	runs := envInt("PLANGIT_BENCH_RUNS", 41)
+	b.claims(runs, work)
+	b.report(runs)
+	if b.failed {
+		t.Fail()
+	}
+}
+
+// Many agents on one plan: claimSteps ready steps (phase_order free),
+// of which claimLive are held by other agents' live claims.
+const (
+	claimSteps = 400
+	claimLive  = 20
+)
+
+// claims times next --claim, which starts the first ready step no claim
+// holds and claims it, on a plan of claimSteps steps with claimLive live
+// claims, against plain next on the same plan — next --also, since the
+// claimed steps are in progress — which starts the same step without a
+// claim; both through sh -c. An untimed step release (after next --claim)
+// or step reopen (after next) puts the step back after each run, so the
+// plan keeps its claims and its size.
+func (b *bench) claims(runs int, work string) {
+	t := b.t
+	now := time.Now().UTC()
+	p, err := plan.New("bench", "Add caching to UserService", "cache user lookups without changing the public API", nil, now, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i <= claimSteps; i++ {
+		if (i-1)%20 == 0 {
+			p.AddPhase(fmt.Sprintf("Phase %d of the work", len(p.Phases)+1), "", now)
+		}
+		if _, err := p.AddStep(plan.StepSpec{Text: fmt.Sprintf("Change pkg/file%d.go and run the tests", i), Phase: p.Phases[len(p.Phases)-1].ID}, now); err != nil {
+			t.Fatal(err)
+		}
+	}
+	root := filepath.Join(work, "claims")
+	s, _, err := (repo.Project{Root: root}).Create("s", &plan.State{Plan: p}, plan.Change{Op: "init", Summary: "init"}, repo.Options{Now: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The other agents' claims, with leases that outlast the benchmark.
+	for i := 1; i <= claimLive; i++ {
+		agent := fmt.Sprintf("agent-%d", i)
+		o := repo.Options{Now: now, Meta: repo.Meta{Actor: "agent", Agent: agent}}
+		if _, err := s.Update(o, func(st *plan.State) (plan.Change, error) {
+			return st.Plan.Claim(strconv.Itoa(i), plan.ClaimOpts{Agent: agent, Lease: plan.MaxLease}, now)
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	os.WriteFile(filepath.Join(root, repo.DirName, "active"), []byte("s\n"), 0o644)
+	os.WriteFile(filepath.Join(root, repo.DirName, "config.json"), []byte(`{"phase_order": "free"}`+"\n"), 0o644)
+	exec.Command("sync").Run()
+	b.run(root, nil, b.bin, "gc")
+
+	next := strconv.Itoa(claimLive + 1) // the step both start
+	commits := 0                        // since the last gc
+	untimed := func(args ...string) {
+		wrap := b.wrap
+		b.wrap = false
+		b.run(root, nil, append([]string{b.bin}, args...)...)
+		b.wrap = wrap
+	}
+	// Each run and each reset commits a revision, and a session packs
+	// itself every 64 revisions: in this fixed order of runs every pack
+	// would land on the same side. An untimed gc every 60 commits keeps
+	// the packs out of the timed runs of both.
+	reset := func(args ...string) {
+		untimed(args...)
+		if commits += 2; commits >= 60 {
+			untimed("gc")
+			commits = 0
+		}
+	}
+	claim := func(int) (time.Duration, int64) {
+		d, rss := b.run(root, nil, "sh", "-c", b.bin+" next --claim --agent bench")
+		reset("step", "release", next, "--agent", "bench")
+		return d, rss
+	}
+	plain := func(int) (time.Duration, int64) {
+		d, rss := b.run(root, nil, "sh", "-c", b.bin+" next --also")
+		reset("step", "reopen", next)
+		return d, rss
+	}
+	ta, tb := b.pair(runs, claim, plain)
+	b.peak(ta, claim)
+	b.record(row{name: fmt.Sprintf("next --claim, %d-step plan, %d live claims (both through sh -c)", claimSteps, claimLive),
+		a: "sh -c 'plangit next --claim'", b: "sh -c 'plangit next --also'", ta: ta, tb: tb, budget: 1.2, hasRSS: true})
+	dir := filepath.Join(root, repo.DirName, "plans", "s")
+	st, err := s.State()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if live := len(st.Plan.Held("bench", time.Now())); live != 0 || len(st.Plan.Claimed()) != claimLive {
+		t.Fatalf("after the runs the plan has %d claims (%d of bench's), want the %d it started with", len(st.Plan.Claimed()), live, claimLive)
+	}
+	repotest.Check(t, dir)
 }
 
 // planSizes times a step change — step done of the plan's last step,
