@@ -895,8 +895,8 @@ func TestStepDeclarations(t *testing.T) {
 			t.Errorf("%q declares %q", msg, got)
 		}
 	}
-	if got := resultLine("```go\ncode\n```\n[Step] x\n## **Cache written**, tests pass\nmore"); got != "Cache written**, tests pass" && got != "Cache written, tests pass" {
-		t.Errorf("resultLine: %q", got)
+	if got := stepResult([]string{"```go\ncode\n```\n[Step] x\n## **Cache written**, tests pass\nmore"}); got != "Cache written**, tests pass" && got != "Cache written, tests pass" {
+		t.Errorf("stepResult: %q", got)
 	}
 }
 

@@ -97,7 +97,7 @@ func (e *engine) postToolUse() (*Output, error) {
 		switch due {
 		case hookwire.DueAdvance:
 			uses := hs.StepUses
-			c, next, err := autoAdvance(p, cur, lastResult(e.said()), false, now)
+			c, next, err := autoAdvance(p, cur, stepResult(e.said()), false, now)
 			if err != nil {
 				return plan.Change{}, err
 			}
@@ -121,8 +121,7 @@ func (e *engine) postToolUse() (*Output, error) {
 			change = c
 			change.Summary += fmt.Sprintf(" (max_iterations: %d tool uses)", lim)
 			out.Stop = true
-			out.StopReason = fmt.Sprintf("plangit paused the plan after %d tool uses (max_iterations): %d/%d steps done. Review it (%s show); say \"continue\" or run %s resume to go on.",
-				hs.Iterations-hs.LimitBase, k.Done, k.Total, cli, cli)
+			out.StopReason = pauseReason(p, hs.Iterations-hs.LimitBase, k, cli)
 			hs.LimitUsed, hs.LimitBase = hs.Iterations-hs.LimitBase, hs.Iterations
 		}
 		if change.Op != "" && p.Complete() {
@@ -481,13 +480,22 @@ func (e *engine) stop() (*Output, error) {
 				}
 				did, touched = append(did, "step "+added.ID+" added from [Step]"), added.ID
 			}
+			if len(decl) > 0 {
+				first, err := startFirstStep(p, e.cfg.StepConfirmation, now)
+				if err != nil {
+					return plan.Change{}, err
+				}
+				if first != "" {
+					did, touched = append(did, "step "+first+" started"), first
+				}
+			}
 		}
 		var ask string
 		if cur := p.Current(); hs.AdvancesAtStop(postPlan(st), glanceRules(e.cfg), e.in.LastAssistantMessage, e.in.AgentID != "") {
 			if e.cfg.StepConfirmation {
 				ask = fmt.Sprintf("Step %s looks done: if it is, record it (%s step done %s --result \"...\"); starting the next asks the person first.", cur.ID, cli, cur.ID)
 			} else {
-				c, next, err := autoAdvance(p, cur, resultLine(e.in.LastAssistantMessage), false, now)
+				c, next, err := autoAdvance(p, cur, stepResult(e.said()), false, now)
 				if err != nil {
 					return plan.Change{}, err
 				}
@@ -587,7 +595,13 @@ func (e *engine) startFromSteps(decl []string) error {
 			return err
 		}
 	}
-	_, _, err = e.proj.Create(e.in.SessionID, &plan.State{Plan: p}, plan.Change{Op: "init", Summary: fmt.Sprintf("init: from [Step] lines (%s)", render.Count(len(decl), "step"))}, e.options())
+	summary := fmt.Sprintf("init: from [Step] lines (%s)", render.Count(len(decl), "step"))
+	if first, err := startFirstStep(p, e.cfg.StepConfirmation, e.env.Now()); err != nil {
+		return err
+	} else if first != "" {
+		summary += "; step " + first + " started"
+	}
+	_, _, err = e.proj.Create(e.in.SessionID, &plan.State{Plan: p}, plan.Change{Op: "init", Summary: summary}, e.options())
 	if errors.Is(err, repo.ErrExists) {
 		e.opened = nil
 		_, err = e.stop() // another hook started it meanwhile: add to it
@@ -609,18 +623,6 @@ func turnDeclarations(msgs []string) []string {
 	return out
 }
 
-// lastResult is a result in the agent's own words: the result line
-// (resultLine) of the last thing it said in the turn that has one; "" when
-// it said nothing.
-func lastResult(msgs []string) string {
-	for i := len(msgs) - 1; i >= 0; i-- {
-		if r := resultLine(msgs[i]); r != "" {
-			return r
-		}
-	}
-	return ""
-}
-
 // stepDeclarations returns the text of the "[Step] ..." lines of a
 // message's own prose (plan.ProseLines: a step quoted, or shown in code,
 // is none), each once, cut to a step's length. A message with no line
@@ -638,21 +640,6 @@ func stepDeclarations(msg string) []string {
 		}
 	}
 	return decl
-}
-
-// resultLine is a one-line result taken from the agent's last message: its
-// first line of prose, outside code and [Step] lines, without markdown
-// marks, clipped.
-func resultLine(msg string) string {
-	for _, line := range hookwire.ProseLines(msg) {
-		l := strings.TrimSpace(line)
-		l = strings.TrimSpace(strings.Trim(strings.TrimLeft(hookwire.StripMarkers(l), "# "), "*_"))
-		if l == "" || len(hookwire.StepDeclarations(line)) > 0 {
-			continue
-		}
-		return plan.TruncateText(l, 200)
-	}
-	return ""
 }
 
 // preCompact commits a checkpoint before the host compacts the agent's

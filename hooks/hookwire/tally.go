@@ -26,11 +26,12 @@ type Tally struct {
 	Findings    int    `json:"findings"`             // the newest finding's id when last seen
 	Step        string `json:"step,omitempty"`       // the step StepUses counts for
 	StepUses    int    `json:"step_uses"`            // tool uses while that step was current, plangit's own aside
-	// Driven: the agent has driven its steps itself in this session (a
-	// plangit step or next command, the MCP step tool, its todo tool, an
-	// edit of task_plan.md): its word decides, and auto-advance never
-	// does.
-	Driven bool `json:"driven,omitempty"`
+	// Drove is the step the agent drove itself (a plangit step or next
+	// command, the MCP step tool, its todo tool, an edit of task_plan.md)
+	// while it was in progress: for that step its word decides, and
+	// auto-advance does not; a step it did not drive — one the hooks or
+	// the person started — auto-advance still completes.
+	Drove string `json:"drove,omitempty"`
 }
 
 // tallyRest are the members of hooks.json that are not the Tally's, in
@@ -62,11 +63,14 @@ func DecodeTally(b []byte) (t Tally, rest map[string][]byte, ok bool) {
 			if t.Step, s = String(value); !s {
 				bad = true
 			}
-		case key == "driven":
-			var b bool
-			if t.Driven, b = Bool(value); !b {
+		case key == "drove":
+			var s bool
+			if t.Drove, s = String(value); !s {
 				bad = true
 			}
+		case key == "driven":
+			// An older plangit's: the agent drove some step. Which one
+			// is not known; encoding/json drops it too.
 		case slices.Contains(tallyRest, key):
 			if string(value) == "null" {
 				delete(rest, key)
@@ -97,8 +101,8 @@ func (t Tally) Encode(rest map[string][]byte) []byte {
 		o = o.Raw("step", string(appendHTMLSafe(nil, t.Step)))
 	}
 	o = o.Raw("step_uses", strconv.Itoa(t.StepUses))
-	if t.Driven {
-		o = o.Raw("driven", "true")
+	if t.Drove != "" {
+		o = o.Raw("drove", string(appendHTMLSafe(nil, t.Drove)))
 	}
 	for _, k := range tallyRest {
 		if v, ok := rest[k]; ok && string(v) != "{}" {
@@ -184,7 +188,7 @@ func (t *Tally) Count(p PostPlan, r Rules, u Use) (parts []Part, due Due) {
 		}
 	}
 	if u.Drives || u.OwnFile {
-		t.Driven = true
+		t.Drove = p.Cur // the step in progress as the agent left it
 	}
 	if p.Cur != "" {
 		if t.Step != p.Cur {
@@ -194,7 +198,7 @@ func (t *Tally) Count(p PostPlan, r Rules, u Use) (parts []Part, due Due) {
 			t.StepUses++
 		}
 	}
-	if p.Cur != "" && r.AutoAdvance && !t.Driven && !u.Subagent && p.Running && !u.Changed && !u.Plangit && t.Step == p.Cur && t.StepUses >= r.AdvanceAfter {
+	if p.Cur != "" && r.AutoAdvance && t.Drove != p.Cur && !u.Subagent && p.Running && !u.Changed && !u.Plangit && t.Step == p.Cur && t.StepUses >= r.AdvanceAfter {
 		if !r.StepConfirmation {
 			return parts, DueAdvance
 		}
@@ -210,10 +214,10 @@ func (t *Tally) Count(p PostPlan, r Rules, u Use) (parts []Part, due Due) {
 // AdvancesAtStop reports whether a stop advances the current step
 // (auto_advance): the step the counters count for is the one in progress,
 // and the agent's last message says it moves on, or the step took its
-// tool uses (Advance). Never a subagent's stop, nor in a session whose
-// agent drives its steps itself.
+// tool uses (Advance). Never a subagent's stop, nor for a step the agent
+// drove itself (Drove).
 func (t Tally) AdvancesAtStop(p PostPlan, r Rules, msg string, subagent bool) bool {
-	return p.Cur != "" && r.AutoAdvance && !t.Driven && !subagent && p.Running && t.Step == p.Cur && Advance(msg, t.StepUses, r.AdvanceAfter)
+	return p.Cur != "" && r.AutoAdvance && t.Drove != p.Cur && !subagent && p.Running && t.Step == p.Cur && Advance(msg, t.StepUses, r.AdvanceAfter)
 }
 
 // PostPlan is what the glance tells PostToolUse's counting of the plan.
