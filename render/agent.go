@@ -2,6 +2,7 @@ package render
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -88,15 +89,30 @@ func Reminder(st *plan.State, session, cli string) []string {
 		parts = append(parts, data(fmt.Sprintf("Conflict from a merge: %s: %s", cs[0].Target(), clipLine(cs[0].Display(), 160)))+
 			"\n"+cli+" resolve lists the merge's conflicts and settles them.")
 	}
-	for i, e := range st.Errors.Open() {
-		if i == 2 {
-			break
-		}
-		parts = append(parts, data("Open error "+ErrorLabel(e)+": "+clipLine(e.Message, 160)))
-	}
+	parts = append(parts, recentErrors(st.Errors.Open(), cli)...)
 	parts = append(parts, findingTitles(st.Findings, cli)...)
 	return append(parts, StepHint(p, cli))
 }
+
+// recentErrors gives the open errors the reminder shows: the five seen
+// last, latest first (Manus's getRecentErrors, limit 5), and "+N more"
+// with how to read them all when there are more.
+func recentErrors(open plan.ErrorLog, cli string) []string {
+	open = slices.Clone(open)
+	slices.SortStableFunc(open, func(a, b *plan.ErrorRecord) int { return b.Last.Compare(a.Last) })
+	var lines []string
+	for i, e := range open {
+		if i == maxReminderErrors {
+			lines = append(lines, data(fmt.Sprintf("(+%d more open errors)", len(open)-i))+"\n"+cli+" errors lists them.")
+			break
+		}
+		lines = append(lines, data("Open error "+ErrorLabel(e)+": "+clipLine(e.Message, 160)))
+	}
+	return lines
+}
+
+// maxReminderErrors is how many open errors the reminder shows.
+const maxReminderErrors = 5
 
 // findingTitles gives up to three finding titles per category, the
 // latest, one line per category, recorded text; the last says how to
