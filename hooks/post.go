@@ -127,7 +127,7 @@ func (e *engine) postToolUse() (*Output, error) {
 		if change.Op != "" && p.Complete() {
 			parts = append(parts, hookwire.Part{Key: "complete", Text: "[plangit] " + render.CompletedLine(p) + "."})
 		}
-		out.Notice = hs.noticeComplete(p) // the person hears it once, however it came
+		out.Notice = joinNotices(hs.noticeComplete(p), hs.noticeFailed(p, e.in.SessionID)) // the person hears it once, however it came
 		for _, r := range hs.refused {
 			parts = append(parts, hookwire.Part{Key: "refused " + r, Text: "[plangit] " + r})
 		}
@@ -505,6 +505,7 @@ func (e *engine) stop() (*Output, error) {
 			}
 		}
 		e.stopGate(p, t, hs, out, cli, ask)
+		out.Notice = joinNotices(out.Notice, hs.noticeFailed(p, e.in.SessionID))
 		if err := hs.save(s); err != nil {
 			return plan.Change{}, err
 		}

@@ -148,14 +148,15 @@ func phaseOf(p *plan.Plan, s *plan.Step) *plan.Phase {
 }
 
 // NextStep is what comes after the current step: the first ready step,
-// else the first pending step in plan order (which waits for something),
-// else nil.
+// else the first pending step in plan order that waits for something
+// under way — never one that waits on a failed step, which nothing but a
+// word on the failure makes ready (Failures) — else nil.
 func NextStep(p *plan.Plan) *plan.Step {
 	if ready := p.Ready(); len(ready) > 0 {
 		return ready[0]
 	}
 	for _, s := range p.Steps() {
-		if s.Status == plan.StepPending {
+		if s.Status == plan.StepPending && !waitsOnFailure(p, s) {
 			return s
 		}
 	}
@@ -177,9 +178,24 @@ func StatusLine(st *plan.State, cli string) string {
 	case p.Status == plan.PlanPending:
 		return fmt.Sprintf("[plangit] Plan awaiting approval (%s approve), %d/%d steps done%s.\n%s", cli, c.Done, c.Total, openErrors(st, cli), data(planNow(p)))
 	case p.Status == plan.PlanRunning:
-		return fmt.Sprintf("[plangit] Plan %d/%d done%s.\n%s", c.Done, c.Total, openErrors(st, cli), data(planNow(p)))
+		return fmt.Sprintf("[plangit] Plan %d/%d done%s%s.\n%s", c.Done, c.Total, openErrors(st, cli), failedNow(p, cli), data(planNow(p)))
 	}
 	return "[plangit] Plan " + string(p.Status) + ".\n" + title
+}
+
+// failedNow is what the prompt line says of failed steps: "; step 3
+// failed (4 waits on it)", and for a stuck plan the ways out; "" when no
+// step failed.
+func failedNow(p *plan.Plan, cli string) string {
+	line := FailedLine(p)
+	if line == "" {
+		return ""
+	}
+	line = "; " + lowerFirst(line)
+	if Stuck(p) {
+		line += ". The plan is stuck; ways out: " + WaysOut(p, cli)
+	}
+	return line
 }
 
 // openErrors is "; N errors open (plangit errors --open)", or "".
@@ -281,7 +297,10 @@ func LeftToDo(p *plan.Plan, cli string) []string {
 	if next := NextStep(p); next != nil {
 		line += " Next: " + next.ID + " " + clipLine(next.Text, 60) + "."
 	}
-	lines := []string{head + "\n" + data(line)}
+	lines := append([]string{head + "\n" + data(line)}, FailureParts(p, cli)...)
+	if Stuck(p) {
+		return append(lines, "Before stopping, take one of those ways out, or pause ("+cli+" pause).")
+	}
 	return append(lines, "Before stopping, finish ("+cli+" step done ID --result \"...\"), skip ("+cli+" step skip ID --reason \"...\") or pause ("+cli+" pause).")
 }
 

@@ -359,6 +359,9 @@ func (c *call) postToolUse() ([]byte, bool) {
 	if g.Complete && hookwire.Noticed(h.rest) != g.Sig {
 		return nil, false // the plan is complete: plangit tells the person, once
 	}
+	if g.Failed != hookwire.NoticedFailed(h.rest) {
+		return nil, false // a step failed: plangit tells the person, once
+	}
 	t, good := c.turn()
 	if !good {
 		return nil, false
@@ -395,6 +398,9 @@ func (c *call) stop() ([]byte, bool) {
 	g, r := h.g, h.g.Rules
 	if r.PushOnStop || h.tally.AdvancesAtStop(g.PostPlan(), r, p.LastAssistantMessage, false) {
 		return nil, false // a push, or the step advances: a change
+	}
+	if g.Failed != hookwire.NoticedFailed(h.rest) {
+		return nil, false // a step failed: plangit tells the person, once
 	}
 	if !h.had {
 		// plangit writes the counters at every stop: the first makes them.

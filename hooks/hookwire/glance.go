@@ -54,6 +54,7 @@ type Glance struct {
 	Cur        string   // the step in progress, "" for none
 	CurText    string   // its text, one line, at most 80 characters
 	Sig        string   // the plan's step signature
+	Failed     string   // the failed steps' ids, comma-separated: the person is told of each once
 	Findings   int      // the newest finding's id (PostPlan.Findings)
 	Errors     []GlanceError
 	OpenErrors []ToolCount // how many errors each tool has open; Errors holds at most five of a tool's
@@ -273,6 +274,9 @@ func (g *Glance) Encode() []byte {
 	line("rev", g.Rev)
 	line("status", g.Status, flag(g.Unfinished, "open"), flag(g.Complete, "complete"))
 	line("sig", g.Sig)
+	if g.Failed != "" {
+		line("failed", g.Failed)
+	}
 	line("cur", g.Cur, g.CurText)
 	line("findings", strconv.Itoa(g.Findings))
 	if g.Claims > 0 {
@@ -455,6 +459,8 @@ func decodeGlance(s string) (g *Glance, ok bool) {
 			g.Status, g.Unfinished, g.Complete = v[0], v[1] == "open", v[2] == "complete"
 		case "sig":
 			g.Sig = v[0]
+		case "failed":
+			g.Failed = v[0]
 		case "cur":
 			g.Cur, g.CurText = v[0], v[1]
 		case "findings":
@@ -510,7 +516,7 @@ func decodeGlance(s string) (g *Glance, ok bool) {
 // 0 for a name a glance has no line of.
 func glanceValues(name string) int {
 	switch name {
-	case "key", "file", "landed", "rev", "sig", "findings", "claims", "name", "left", "off", "critical", "write", "view", "budget":
+	case "key", "file", "landed", "rev", "sig", "failed", "findings", "claims", "name", "left", "off", "critical", "write", "view", "budget":
 		return 1
 	case "cur", "line", "step", "open", "confirm":
 		return 2

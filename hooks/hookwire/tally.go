@@ -252,13 +252,19 @@ func (g *Glance) Resolves(tool, key string) bool {
 
 // Noticed is what hooks.json's "noticed" says the person was told: the
 // step signature of the plan they were told is complete, "" for none.
-func Noticed(rest map[string][]byte) string {
-	var sig string
+func Noticed(rest map[string][]byte) string { return noticed(rest, "complete") }
+
+// NoticedFailed is the failed steps hooks.json's "noticed" says the person
+// was told of (Glance.Failed), "" for none.
+func NoticedFailed(rest map[string][]byte) string { return noticed(rest, "failed") }
+
+func noticed(rest map[string][]byte, what string) string {
+	var said string
 	Members(rest["noticed"], func(key string, value []byte) error {
-		if key == "complete" {
-			sig, _ = String(value)
+		if key == what {
+			said, _ = String(value)
 		}
 		return nil
 	})
-	return sig
+	return said
 }
