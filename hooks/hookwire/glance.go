@@ -32,7 +32,7 @@ const GlanceFile = "glance"
 
 // GlanceVersion changes whenever what a glance holds, or how it is drawn,
 // changes, so an old glance is never read as a new one.
-const GlanceVersion = "plangit glance 11"
+const GlanceVersion = "plangit glance 12"
 
 // CLIMark stands for the command that runs plangit in text kept for later:
 // a control character, which no plan text can hold.
