@@ -192,7 +192,7 @@ func blameRun(f *Factory, step string) error {
 
 // NewCmdRollback builds `plangit rollback`.
 func NewCmdRollback(f *Factory) *cobra.Command {
-	return &cobra.Command{
+	return withClaimForce(f, &cobra.Command{
 		Use:   "rollback REV",
 		Short: "Make a new revision whose files equal REV's (history is kept; undo reverses it)",
 		Example: `  plangit rollback @3
@@ -201,23 +201,23 @@ func NewCmdRollback(f *Factory) *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return rollbackRun(f, args[0])
 		},
-	}
+	})
 }
 
 // NewCmdUndo builds `plangit undo`.
 func NewCmdUndo(f *Factory) *cobra.Command {
-	return &cobra.Command{
+	return withClaimForce(f, &cobra.Command{
 		Use:   "undo",
 		Short: "Roll back the most recent revision (as a new revision)",
 		Args:  exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return rollbackRun(f, "")
 		},
-	}
+	})
 }
 
 func newCmdStepRevert(f *Factory) *cobra.Command {
-	return &cobra.Command{
+	return withClaimForce(f, &cobra.Command{
 		Use:     "revert ID",
 		Short:   "Undo the latest status change of a step (a mistaken completion); later changes to other steps stay",
 		Example: `  plangit step revert 3`,
@@ -225,7 +225,14 @@ func newCmdStepRevert(f *Factory) *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return stepRevertRun(f, args[0])
 		},
-	}
+	})
+}
+
+// withClaimForce gives c --force: its change may change steps another
+// agent holds a live claim on (repo.Options.Force).
+func withClaimForce(f *Factory, c *cobra.Command) *cobra.Command {
+	c.Flags().BoolVar(&f.Force, "force", false, "even though another agent holds a step it changes")
+	return c
 }
 
 // rollbackRun makes a new revision whose files equal rev's, or with no

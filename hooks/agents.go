@@ -11,6 +11,7 @@ import (
 	"github.com/plangit/plangit/plan"
 	"github.com/plangit/plangit/render/brief"
 	"github.com/plangit/plangit/repo"
+	"github.com/plangit/plangit/repo/share"
 )
 
 // Many agents on one plan. Every event comes from an agent, named as the
@@ -187,5 +188,17 @@ func (e *engine) glanceClaims(s *repo.Session, g *hookwire.Glance, t *hookwire.T
 		}
 		p = st.Plan
 	}
-	return e.say(s, t, e.claimParts(p, e.env.Now()))
+	parts := e.claimParts(p, e.env.Now())
+	if me := e.agent(); me != "" && p != nil {
+		// A merge voided this agent's claim: it hears so once, with the
+		// next ready step (share.TakeVoided takes the notice).
+		voided, err := share.TakeVoided(s, me)
+		if err != nil {
+			e.proj.AppendLog(e.env.Now(), fmt.Sprintf("hook %s session=%s: reading the voided claims: %v", e.in.Event, s.ID, err))
+		}
+		for _, v := range voided {
+			parts = append([]hookwire.Part{{Key: fmt.Sprintf("voided %s %d", v.Step, v.Token), Text: "[plangit] " + share.VoidedNotice(v, p, e.env.Now())}}, parts...)
+		}
+	}
+	return e.say(s, t, parts)
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/plangit/plangit/plan"
 	"github.com/plangit/plangit/repo"
+	"github.com/plangit/plangit/repo/disk"
 )
 
 // subAgent is the name of the subagent of the recorded payloads
@@ -229,3 +230,31 @@ func TestAttachRefuses(t *testing.T) {
 }
 
 func jsonString(s string) []byte { return append(append([]byte(`"`), inJSON(s)...), '"') }
+
+// A merge voided the agent's claim (the other machine's reached the
+// remote first): its next prompt tells it once, with the next ready step.
+func TestVoidedClaimIsToldOnce(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	f.withPlan(sessionID)
+	if err := f.changeAs(repo.Meta{Agent: "desktop"}, true, sessionID, func(p *plan.Plan) (plan.Change, error) {
+		return p.Claim("2", plan.ClaimOpts{Agent: "desktop"}, f.now)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	s, err := f.proj().Open(sessionID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// What share's merge writes when it voids a claim: STEP TOKEN AGENT HOLDER.
+	if err := s.WritePrivate(disk.VoidedFile, []byte("2 1 "+mainAgent+" desktop\n")); err != nil {
+		t.Fatal(err)
+	}
+	out := f.run("user_prompt_submit_other.json")
+	if !strings.Contains(out, "your claim on step 2 (token 1) was voided: desktop's claim reached the remote first") {
+		t.Fatalf("the voided claim is not told: %s", out)
+	}
+	if out := f.run("user_prompt_submit_other.json"); strings.Contains(out, "was voided") {
+		t.Errorf("the voided claim is told twice: %s", out)
+	}
+}
