@@ -394,7 +394,7 @@ func planExists(id string, st *plan.State, imported bool) error {
 	p := st.Plan
 	c := p.Counts()
 	what := fmt.Sprintf("%q (%d/%d steps done)", p.Title, c.Done, c.Total)
-	if from := map[string]string{"prompt": "the person's request", "todos": "a todo list", "steps": "[Step] lines"}[p.From]; from != "" {
+	if from := map[string]string{"prompt": "the person's request", "todos": "a todo list", "steps": "[Step] lines", "planmode": "the plan from plan mode"}[p.From]; from != "" {
 		what += ", which the hooks started from " + from + " and which has steps now"
 	}
 	hint := "plangit show shows it, plangit step add \"...\" adds a step to it"

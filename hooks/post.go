@@ -31,6 +31,11 @@ func (e *engine) postToolUse() (*Output, error) {
 		return nil, err
 	}
 	tool := e.in.ToolName
+	if hookwire.HostPlan(tool) {
+		if out, ok, err := e.planMode(); ok {
+			return out, err
+		}
+	}
 	sync := isPlanningTool(tool) && persisted(e.in.ToolInput)
 	var started string
 	if s == nil {

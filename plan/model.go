@@ -94,7 +94,8 @@ type Plan struct {
 	Phases     []*Phase   `json:"phases"`
 	// From says the hooks started the plan on their own, and from what:
 	// the person's first request ("prompt"), the agent's todo list
-	// ("todos") or its [Step] lines ("steps"); "" for a plan someone
+	// ("todos"), its [Step] lines ("steps") or the plan the person
+	// approved in the host's plan mode ("planmode"); "" for a plan someone
 	// started (init, import). An automatic plan not yet worked on is the
 	// agent's to take over (TakeOver).
 	From string `json:"from,omitempty"`

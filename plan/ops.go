@@ -53,7 +53,7 @@ func New(id, title, goal string, phases []string, now time.Time, needApproval bo
 func (p *Plan) Touch(now time.Time) { p.Updated = Stamp(now) }
 
 // Origins are what the hooks start a plan from on their own (Plan.From).
-var Origins = []string{"prompt", "todos", "steps"}
+var Origins = []string{"prompt", "todos", "steps", "planmode"}
 
 // Untouched reports whether the plan is one the hooks started on their own
 // and nobody has worked on yet: no step, no phase with a step.
@@ -76,7 +76,7 @@ func (p *Plan) TakeOver(next *Plan, now time.Time) (Change, error) {
 		}
 	}
 	p.Touch(now)
-	what := map[string]string{"prompt": "the person's first request", "todos": "a todo list", "steps": "[Step] lines"}[from]
+	what := map[string]string{"prompt": "the person's first request", "todos": "a todo list", "steps": "[Step] lines", "planmode": "the plan from plan mode"}[from]
 	return Change{Op: "init", Summary: fmt.Sprintf("init: %s (%d phases), taking over the plan the hooks started from %s", p.Title, len(p.Phases), what)}, nil
 }
 

@@ -261,7 +261,7 @@ func answer(event string, h *host, payload []byte, getenv func(string) string) (
 		// No plan: nothing to say before a tool or to count after one;
 		// a prompt to keep, a todo list, [Step] lines, or the agent's first
 		// tool after a kept prompt may start one, which is plangit's.
-		none := event == "PreToolUse" || event == "PostToolUse" && !hookwire.PlanningTool(p.ToolName) && !c.prompted() ||
+		none := event == "PreToolUse" || event == "PostToolUse" && !hookwire.PlanningTool(p.ToolName) && !hookwire.HostPlan(p.ToolName) && !c.prompted() ||
 			event == "Stop" && len(hookwire.StepDeclarations(p.LastAssistantMessage)) == 0 && !declaredInTurn(p.TranscriptPath)
 		return nil, os.IsNotExist(err) && none
 	}
@@ -340,7 +340,7 @@ func (c *call) encode(out *hookwire.Output) []byte {
 // session another process holds.
 func (c *call) postToolUse() ([]byte, bool) {
 	p := c.p
-	if hookwire.PlanningTool(p.ToolName) || hookwire.WritesIn(p.ToolInput, p.Cwd, c.dir) {
+	if hookwire.PlanningTool(p.ToolName) || hookwire.HostPlan(p.ToolName) || hookwire.WritesIn(p.ToolInput, p.Cwd, c.dir) {
 		return nil, false
 	}
 	key, command := hookwire.ToolKey(p.ToolInput)

@@ -33,6 +33,11 @@ func PlanningTool(tool string) bool {
 	return tool == "TodoWrite" || tool == "TaskCreate" || tool == "TaskUpdate"
 }
 
+// HostPlan reports whether tool carries the plan the person approved in
+// the host: Claude Code's ExitPlanMode, whose PostToolUse plangit turns
+// into the plan.
+func HostPlan(tool string) bool { return tool == "ExitPlanMode" }
+
 // WritesIn reports whether a tool call's input names a file (file_path,
 // in any case, as encoding/json reads it) directly in dir, a session's
 // directory: a tool that wrote one of the session's own files. A relative

@@ -66,6 +66,10 @@ type Imported struct {
 	// checkbox): an unticked box leaves a step that is not done as it is
 	// (in progress, blocked), a ticked one a skipped step skipped.
 	Boxes bool
+	// Plain says the source's steps carry no status but a ticked box, as
+	// a plan from Claude Code's plan mode: a step the source does not
+	// tick keeps the plan's status, so a re-plan undoes no work done.
+	Plain bool
 }
 
 // Dropped is one thing a source held that the import did not keep as it

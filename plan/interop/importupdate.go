@@ -27,7 +27,8 @@ import (
 //
 // When the source has checkboxes only (in.Boxes), a box that agrees with
 // the step — ticked for a step completed or skipped, unticked for one not
-// done — leaves its status as it is.
+// done — leaves its status as it is; when its steps carry no status but a
+// ticked box (in.Plain), a step it does not tick keeps its status.
 //
 // A matched step takes the imported status, result, progress and active
 // form; an imported step that matches none is added in the phase of the
@@ -132,7 +133,7 @@ func Update(s *plan.State, imp *Imported, now time.Time) (plan.Change, []Dropped
 						st.Text, renamed = ist.Text, true
 					}
 				}
-				if imp.Boxes && boxAgrees(st.Status, ist.Status) {
+				if imp.Boxes && boxAgrees(st.Status, ist.Status) || imp.Plain && ist.Status == plan.StepPending {
 					c := *ist
 					c.Status = st.Status
 					ist = &c
