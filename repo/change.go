@@ -284,6 +284,16 @@ func (c *change) adopt(r *read) (*edit, error) {
 		c.stale = true
 		return nil, nil
 	}
+	if c.opts.EditBy != "" && a.head != nil {
+		if err := gate(s, a.before, a.state.Plan, c.opts, now); plan.HasCode(err, plan.CodeConfirmationRequired) {
+			r.st, c.stale, c.res.Refused = a.head, true, err // the change goes on from the branch
+			r.st.Plan.Floor = r.floor
+			s.applyLeases(r.st)
+			return nil, nil
+		} else if err != nil {
+			return nil, err
+		}
+	}
 	if a.from != c.head && !a.composed {
 		c.res.Since = &Stale{Files: editedNames(r.files, r.base), Base: short(a.from), Kept: summariesSince(s, c.head, a.from)}
 	}
@@ -300,11 +310,16 @@ func (c *change) adopt(r *read) (*edit, error) {
 	return e, nil
 }
 
-// commitEdit commits the hand edit e as its own revision.
+// commitEdit commits the hand edit e as its own revision: the person's,
+// or the agent's where the hooks saw its tool make it (Options.EditBy).
 func (c *change) commitEdit(r *read, e *edit) error {
 	o := c.opts
+	meta := Meta{Actor: "user", Hook: o.Hook, Tool: o.Tool, Host: o.Host, HostSession: o.HostSession}
+	if o.EditBy != "" {
+		meta.Actor, meta.Tool, meta.Agent = "agent", o.EditBy, o.Agent // the hooks saw the agent's tool make it
+	}
 	cm, l, err := commit(c.s, c.head, r.base, r.files, e.files, commitInfo{now: o.Time(), change: plan.Change{Op: "edit", Summary: e.summary},
-		meta: Meta{Actor: "user", Hook: o.Hook, Tool: o.Tool, Host: o.Host, HostSession: o.HostSession}, counts: e.counts, touches: e.touches, issued: &e.issued})
+		meta: meta, counts: e.counts, touches: e.touches, issued: &e.issued})
 	if err != nil {
 		return err
 	}

@@ -18,7 +18,9 @@ import (
 // person first and they allowed it: the hook that asks writes the asked
 // record (.git/plangit/asked: lines of "DEADLINE WHAT", WHAT "approve" or
 // "start"), and the change takes the line that answers it, once, before
-// its deadline.
+// its deadline. An edit of the working files the hooks saw the agent's
+// tool make (Options.EditBy) is held to the gates as the agent's: one the
+// person did not allow is not adopted (Result.Refused).
 
 // gate refuses a change only the person may make, unless the person made
 // it, or allowed it when the agent's host asked them.
@@ -28,7 +30,7 @@ func gate(s *Session, before, after *plan.Plan, opts Options, now time.Time) err
 		return err
 	}
 	what, step := plan.Gated(before, after, plan.Gates{Plan: cfg.PlanConfirmation, Step: cfg.StepConfirmation})
-	if what == "" || opts.Actor == "user" || opts.Asked && takeAsked(s, what, now) {
+	if what == "" || opts.Actor == "user" && opts.EditBy == "" || opts.Asked && takeAsked(s, what, now) {
 		return nil
 	}
 	return plan.GateError(what, step).With("session", s.ID)

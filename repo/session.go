@@ -156,6 +156,10 @@ type Options struct {
 	// step another agent holds.
 	Token int
 	Force bool
+	// EditBy is the agent's tool the hooks saw write the working files
+	// (Edit, Write): a hand edit adopted then is the agent's, recorded as
+	// its and held to the gates (gate.go).
+	EditBy string
 }
 
 // Time is the change's time: Now, or the current time when Now is zero,
@@ -187,6 +191,10 @@ type Result struct {
 	// revision, the files edited, and what the revisions after it
 	// brought, which the plan kept.
 	Since *Stale `json:"since,omitempty"`
+	// Refused is why the agent's edit (Options.EditBy) was not adopted:
+	// the gates keep what it does for the person. The change went on
+	// from the branch, whose files the working files are again.
+	Refused error `json:"-"`
 }
 
 // Stale says the working files were saved with nothing the plan does not
