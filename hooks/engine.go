@@ -284,9 +284,15 @@ func (e *engine) glance() (s *repo.Session, g *hookwire.Glance, err error) {
 }
 
 // options are the change options of a hook's commit.
+// After the agent's tool wrote a file of the session, the edit it finds
+// is the agent's (Options.EditBy).
 func (e *engine) options() repo.Options {
-	return repo.Options{Now: e.env.Now(), LockWait: e.env.LockWait, Yield: true, Asked: true,
+	o := repo.Options{Now: e.env.Now(), LockWait: e.env.LockWait, Yield: true, Asked: true,
 		Meta: repo.Meta{Actor: "hook", Hook: e.in.Event, Tool: e.in.ToolName, Host: e.in.Host, HostSession: e.hostSession(), Agent: e.agent()}}
+	if e.in.Event == PostToolUse && e.ownFile() {
+		o.EditBy = e.in.ToolName
+	}
+	return o
 }
 
 // cli is the command line that runs plangit on this session from the
@@ -861,7 +867,8 @@ func clipRunes(s string, n int) string {
 // before starting a step when steps need confirmation.
 func (e *engine) preToolUse() (*Output, error) {
 	c, ok := glanceRules(e.cfg).Tool(e.in.ToolName, e.in.ToolInput)
-	if !ok {
+	edit := e.editGated()
+	if !ok && !edit {
 		return nil, nil // most tool calls end here, having read no plan
 	}
 	s, g, err := e.glance()
@@ -874,6 +881,9 @@ func (e *engine) preToolUse() (*Output, error) {
 	}
 	claims := e.glanceClaims(s, g, t)
 	a := g.PreToolUse(c, t, e.cli(t), e.in.SessionID)
+	if edit {
+		e.askEdit(s, &a)
+	}
 	e.remember(s, a.Remember)
 	a.Context = brief.Join(claims, a.Context)
 	if a.Permission == "ask" && a.Asked != "" && e.in.HostAsks && !e.replaying() {

@@ -157,6 +157,9 @@ func (e *engine) postToolUse() (*Output, error) {
 	if res.Adopted != nil && e.ownFile() {
 		notes = append(notes, hookwire.Part{Text: "[plangit] Adopted your edit as revision " + res.Adopted.Hash[:7] + ":\n" + brief.Data(res.Adopted.Change.Summary)})
 	}
+	if res.Refused != nil {
+		notes = append(notes, hookwire.Part{Text: "[plangit] Your edit was not adopted (" + string(plan.CodeConfirmationRequired) + "): " + plan.TruncateText(res.Refused.Error(), 400) + "\nThe session's files are back as the plan has them."})
+	}
 	if res.Stale != nil && e.ownFile() {
 		notes = append(notes, hookwire.Part{Text: "[plangit] " + staleNote(res.Stale)})
 	}

@@ -292,6 +292,9 @@ func answer(event string, h *host, payload []byte, getenv func(string) string) (
 	var a hookwire.Answer
 	switch event {
 	case "PreToolUse":
+		if (g.Rules.PlanConfirmation || g.Rules.StepConfirmation) && hookwire.WritesIn(p.ToolInput, p.Cwd, c.dir) {
+			return nil, false // an edit of the session's files under a gate: plangit reads what it does
+		}
 		tc, gated := g.Rules.Tool(p.ToolName, p.ToolInput)
 		if !gated {
 			return nil, true
