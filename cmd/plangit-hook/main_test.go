@@ -878,6 +878,22 @@ func TestHandsOn(t *testing.T) {
 		}
 	}
 
+	// Before an edit of the session's plan file under a gate, what the
+	// edit does to the plan is plangit's to read (it may start a step):
+	// handed on; with no gate on, the hook binary answers itself.
+	edit, err := os.ReadFile("../../testdata/hooks/pre_tool_use_edit_start.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, gated := range []bool{true, false} {
+		root := project(t, append([][]string{{"config", "set", "step_confirmation", strconv.FormatBool(gated)}}, plan...))
+		os.Remove(log)
+		hookRun(t, root, hookBin, []string{"PreToolUse"}, edit, noting...)
+		if got, _ := os.ReadFile(log); (string(got) == "hook PreToolUse\n") != gated {
+			t.Errorf("an edit of the plan, step_confirmation %v: plangit was run as %q", gated, got)
+		}
+	}
+
 	// A stop that advances the step in progress: it took advance_after
 	// tool uses, or it took two and the agent says it moves on. With one
 	// use and no such words, the hook binary holds the stop itself.
