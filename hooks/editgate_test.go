@@ -144,3 +144,44 @@ func (f *fixture) lastRevision(t *testing.T) repo.Revision {
 	}
 	return revs[len(revs)-1]
 }
+
+// TestEditAskedByWhatItDoes: the question before an edit of task_plan.md
+// goes by what the edit makes of the plan, whichever tool writes it: a
+// MultiEdit or a Write that starts a step is asked about; an edit that
+// starts nothing, one the tool will refuse (its old_string is not in the
+// file), and an edit of findings.md are not.
+func TestEditAskedByWhatItDoes(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	f.withPlan(sessionID, func(st *plan.State) {
+		st.Plan.Transition("2", plan.ActDone, plan.TransitionOpts{}, t0)
+	})
+	f.config(`{"step_confirmation": true}`)
+	dir := filepath.Join(f.root, repo.DirName, "plans", sessionID)
+	cur, _ := os.ReadFile(filepath.Join(dir, plan.PlanFile))
+	edit := func(old, new string) map[string]any {
+		return map[string]any{"old_string": old, "new_string": new}
+	}
+	for _, c := range []struct {
+		name  string
+		tool  string
+		input map[string]any
+		asks  bool
+	}{
+		{"multiedit start", "MultiEdit", map[string]any{"file_path": filepath.Join(dir, plan.PlanFile), "edits": []any{
+			edit("Use it in GetUser", "Use it in GetUser and GetUsers"), edit("- [ ] ○ Build the cache layer", "- [ ] ◐ Build the cache layer")}}, true},
+		{"write start", "Write", map[string]any{"file_path": filepath.Join(dir, plan.PlanFile),
+			"content": strings.Replace(string(cur), "- [ ] ○ Build", "- [ ] ◐ Build", 1)}, true},
+		{"text only", "Edit", map[string]any{"file_path": filepath.Join(dir, plan.PlanFile), "old_string": "Use it in GetUser", "new_string": "Use it in GetUsers"}, false},
+		{"not in the file", "Edit", map[string]any{"file_path": filepath.Join(dir, plan.PlanFile), "old_string": "- [ ] ○ Ship it", "new_string": "- [ ] ◐ Ship it"}, false},
+		{"findings", "Edit", map[string]any{"file_path": filepath.Join(dir, plan.FindingsFile), "old_string": "GetUser is the hot path", "new_string": "GetUser is hot"}, false},
+	} {
+		out := f.sendRaw(PreToolUse, map[string]any{"tool_name": c.tool, "tool_input": c.input})
+		if asks := strings.Contains(out, `"permissionDecision":"ask"`); asks != c.asks {
+			t.Errorf("%s: asks %v, want %v: %s", c.name, asks, c.asks, out)
+		}
+	}
+	if now, _ := os.ReadFile(filepath.Join(dir, plan.PlanFile)); !bytes.Equal(now, cur) {
+		t.Error("reading an edit before it runs changed the plan file")
+	}
+}
