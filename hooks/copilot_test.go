@@ -220,21 +220,34 @@ func TestCopilotAnswers(t *testing.T) {
 
 // TestCopilotChecklistKeepsStartedSteps: update_todo's "- [ ]" says not
 // done, and no more: the step the agent started stays in progress, a step
-// never started stays pending, a ticked box completes its step, and a
-// done step whose box is unticked is reopened.
+// never started stays pending, a ticked box completes its step. A done
+// step whose box the first list leaves unticked is a list behind the plan
+// (sync.go's case 4): it stays done, and the agent is told; a box the
+// list ticked and then unticks reopens its step (case 1).
 func TestCopilotChecklistKeepsStartedSteps(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	f.withPlan(sessionID) // 1 done, 2 in progress, 3 and 4 pending
-	payload := `{"sessionId": "{{SESSION}}", "timestamp": 1795687200000, "cwd": "{{CWD}}", "toolName": "update_todo",
-		"toolArgs": {"todos": "- [ ] Read the service\n- [ ] Design the cache\n- [x] Build the cache layer\n- [ ] Use it in GetUser"},
+	send := func(read string) string {
+		payload := `{"sessionId": "{{SESSION}}", "timestamp": 1795687200000, "cwd": "{{CWD}}", "toolName": "update_todo",
+		"toolArgs": {"todos": "- [` + read + `] Read the service\n- [ ] Design the cache\n- [x] Build the cache layer\n- [ ] Use it in GetUser"},
 		"toolResult": {"resultType": "success", "textResultForLlm": "TODO list updated"}}`
-	f.sendTo(Copilot{}, "postToolUse", []byte(payload))
-	want := map[string]plan.StepStatus{"1": plan.StepPending, "2": plan.StepInProgress, "3": plan.StepCompleted, "4": plan.StepPending}
-	p := f.state(sessionID).Plan
-	for id, status := range want {
-		if s, _, _ := p.Step(id); s.Status != status {
-			t.Errorf("step %s (%s): %s, want %s", id, s.Text, s.Status, status)
+		return f.sendTo(Copilot{}, "postToolUse", []byte(payload))
+	}
+	check := func(when string, want map[string]plan.StepStatus) {
+		t.Helper()
+		p := f.state(sessionID).Plan
+		for id, status := range want {
+			if s, _, _ := p.Step(id); s.Status != status {
+				t.Errorf("%s: step %s (%s): %s, want %s", when, id, s.Text, s.Status, status)
+			}
 		}
 	}
+	if out := send(" "); !strings.Contains(out, `Your todo list is behind the plan, which keeps its state: \"Read the service\" (step 1) is completed in the plan`) {
+		t.Errorf("the first list is not told it is behind: %s", out)
+	}
+	check("first list", map[string]plan.StepStatus{"1": plan.StepCompleted, "2": plan.StepInProgress, "3": plan.StepCompleted, "4": plan.StepPending})
+	send("x")
+	send(" ")
+	check("unticked", map[string]plan.StepStatus{"1": plan.StepPending, "2": plan.StepInProgress, "3": plan.StepCompleted, "4": plan.StepPending})
 }

@@ -265,6 +265,7 @@ func (e *engine) attach(s *repo.Session) {
 func (e *engine) state(s *repo.Session) *state {
 	if e.hs == nil {
 		e.hs = loadState(s)
+		e.hs.revisions, e.hs.replay = s.Revisions, e.replaying()
 	}
 	return e.hs.clone()
 }

@@ -39,10 +39,16 @@ type state struct {
 	holdStarts bool
 	held       []string
 	// agent is who syncs (engine.agent); refused are the todo changes
-	// the claims kept out, said to the agent: another agent holds the
-	// step.
+	// the sync kept out, said to the agent: another agent holds the
+	// step, or the list is behind the plan.
 	agent   string
 	refused []string
+	// revisions reads the session's history, to say who moved a step a
+	// list is behind on; nil: not said.
+	revisions func() ([]repo.Revision, error)
+	// replay: the event was queued, and what the sync says reaches no
+	// one; what is to tell waits for a live call.
+	replay bool
 	// claiming says the sync claims the steps a list starts, for agent,
 	// for lease: on a plan with claims, or one shared by host sessions
 	// or with subagents.
@@ -54,9 +60,15 @@ type state struct {
 // the mapping was last confirmed. Ids are never reused, and the text is
 // checked too, so that the map cannot lead to a step other than the one it
 // was made for (as it once could after an undo).
+//
+// Said and Left are what the last sync of the todo or task saw (sync.go's
+// cases): the status the list gave it, and the step's status as the sync
+// left it; "" when it was never synced.
 type stepRef struct {
-	ID   string `json:"id"`
-	Text string `json:"text,omitempty"`
+	ID   string          `json:"id"`
+	Text string          `json:"text,omitempty"`
+	Said plan.StepStatus `json:"said,omitempty"`
+	Left plan.StepStatus `json:"left,omitempty"`
 }
 
 // UnmarshalJSON also reads the older form, a bare step id.

@@ -20,6 +20,39 @@ import (
 // skipped in the plan ("dropped from the todo list"), where a done step
 // stays done: the plan keeps what the todo list forgets, and says so.
 //
+// A list never takes the plan back in time. The hook state remembers, for
+// each todo (and task), the status the list last gave it (stepRef.Said)
+// and the step's status as that sync left it (stepRef.Left); a step whose
+// status is no longer what the sync left has been moved by the plan since
+// — a plangit command, an adopted edit, auto-advance, another agent — and
+// the list may be older than that. For an item the list shows as want,
+// mapped to a step s:
+//
+//  1. s is as the list's last sync left it: the plan has not moved it
+//     since, and the list's word stands, forward or back (the agent
+//     reopens its own item; an unticked box puts a done step back).
+//  2. The plan moved s since, and the list's word is news (not what it
+//     said last) that moves s forward, or across (pending → in progress →
+//     completed, skipped or failed): it applies.
+//  3. The plan moved s since, and the list shows it behind — pending or
+//     in progress where the plan has it completed, skipped or failed; or
+//     pending where the plan started it — or repeats the very word it
+//     gave before the plan's change (a step the person reopened, which
+//     the list still shows completed): s keeps the plan's state, and its
+//     result. The agent is told, once for each state of the step, which
+//     items of its list are behind, by whom and when they changed, and to
+//     update its list (the reply to the tool call, on every host whose
+//     hook answers with context: the two-way sync). Later lists that still
+//     say the same change nothing and say nothing.
+//  4. An item never synced before (a new list on a plan already under way)
+//     counts as moved since: it moves a step forward only.
+//  5. A step the list itself skipped by dropping its todo is the list's
+//     own: listed again, it comes back (case 1).
+//
+// A person's plangit step reopen after which the list shows the item
+// pending is the list agreeing with the plan: nothing to tell. TaskUpdate,
+// which speaks of one task, follows the same cases.
+//
 // TodoWrite's persistent-plan extras (the planning service's todo_write):
 // planTitle names a plan the todos start (or one still under the default
 // title), each todo's phaseId puts its new step in that phase (by id or
@@ -37,7 +70,8 @@ type syncCount struct {
 	added, renamed, started, completed, reopened, skipped, dropped, claimed int
 	titled                                                                  bool
 	startedIDs                                                              []string
-	hs                                                                      *state // holdStarts and held
+	behind                                                                  []string // the list's items behind the plan, to tell
+	hs                                                                      *state   // holdStarts and held
 }
 
 func (c syncCount) change(tool string) plan.Change {
@@ -112,17 +146,19 @@ func syncTodos(p *plan.Plan, input json.RawMessage, hs *state, now time.Time) (p
 		want := interop.MapStatus(t.Status)
 		if t.Status == unchecked {
 			if s.Status != plan.StepCompleted {
+				hs.Todos[key] = hs.Todos[key].synced(plan.StepPending, s)
 				continue // a box cannot say started, blocked or failed: the step's own stands
 			}
 			want = plan.StepPending // unticked: no longer done
 		}
-		if err := setStatus(p, s, want, now, &c); err != nil {
+		if err := c.apply(p, s, hs.Todos, key, want, now); err != nil {
 			return plan.Change{}, nil, err
 		}
 	}
 	if err := dropTodos(p, hs.Todos, listed, now, &c); err != nil {
 		return plan.Change{}, nil, err
 	}
+	c.tellBehind()
 	return c.change("TodoWrite"), c.startedIDs, nil
 }
 
@@ -243,7 +279,8 @@ func syncTaskUpdate(p *plan.Plan, input json.RawMessage, hs *state, now time.Tim
 		}
 		c.renamed++
 	}
-	hs.Tasks[key] = stepRef{ID: s.ID, Text: s.Text}
+	ref.ID, ref.Text = s.ID, s.Text
+	hs.Tasks[key] = ref
 	if owner := strings.TrimSpace(in.Owner); owner != "" && p.Status == plan.PlanRunning && !s.Status.Resolved() && s.Status != plan.StepBlocked {
 		// The task's owner is the step's claimant (Claude Code's task
 		// list): the claim is the owner's.
@@ -258,10 +295,11 @@ func syncTaskUpdate(p *plan.Plan, input json.RawMessage, hs *state, now time.Tim
 		}
 	}
 	if in.Status != "" {
-		if err := setStatus(p, s, interop.MapStatus(in.Status), now, &c); err != nil {
+		if err := c.apply(p, s, hs.Tasks, key, interop.MapStatus(in.Status), now); err != nil {
 			return plan.Change{}, nil, err
 		}
 	}
+	c.tellBehind()
 	return c.change("TaskUpdate"), c.startedIDs, nil
 }
 
@@ -273,7 +311,8 @@ func findOrAdd(p *plan.Plan, ids map[string]stepRef, key, text, active, why, pha
 	text = strings.TrimSpace(text)
 	if ref, ok := ids[key]; ok {
 		if s, _, err := p.Step(ref.ID); err == nil && (strings.EqualFold(s.Text, ref.Text) || strings.EqualFold(s.Text, text)) {
-			ids[key] = stepRef{ID: s.ID, Text: s.Text}
+			ref.Text = s.Text // what the list said of it, and how it left it, still hold
+			ids[key] = ref
 			return s, nil
 		}
 	}
