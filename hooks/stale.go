@@ -98,6 +98,9 @@ func (c *syncCount) movedBy(s *plan.Step, now time.Time) string {
 					if w, ok := actorWords[who]; ok {
 						who = w // no one named: the actor, in words
 					}
+					if r.Agent != "" && r.Agent == c.hs.agent {
+						who = "you" // its own plangit command, its list not updated
+					}
 					if s.Auto && s.Status == plan.StepCompleted {
 						who += ", auto-advance"
 					}
