@@ -26,8 +26,13 @@ func todoList(items ...string) map[string]any {
 // progress", replayed: after plangit step done 2, the agent's next
 // TodoWrite carrying its older list must not put step 2 back in progress
 // nor drop its result. Claude Code's TodoWrite replaces the whole list
-// each call ("the model sends the complete list"), so an older list is
-// the model's memory of the list, not news: sync.go's case 3.
+// each call, so an older list is the model's memory of the list, not
+// news: sync.go's case 3. The seed (004, the planning service, §2.2 核心
+// 概念) puts the in-context list and the plan file side by side, "Context
+// Window (RAM) … 易失 ◄──同步──► File System (Disk) … 持久", with
+// "syncToTodoWrite: boolean; // 是否同步到内存 TodoWrite": the file is
+// the lasting record, and the volatile list is brought up to it, not the
+// other way round.
 func TestStaleTodoListKeepsThePlan(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
