@@ -97,7 +97,7 @@ func (e *engine) claimParts(p *plan.Plan, now time.Time) []hookwire.Part {
 	var parts []hookwire.Part
 	me := e.agent()
 	if e.in.AgentID != "" && me != "" {
-		parts = append(parts, hookwire.Part{Key: "agent " + me, Text: fmt.Sprintf("[plangit] You work on this plan as agent %s: pass --agent %s to plangit (step claim, next --claim, step done); your shell names your parent's agent.", me, me)})
+		parts = append(parts, hookwire.Part{Key: hookwire.SubagentKey(e.in.AgentID), Text: fmt.Sprintf("[plangit] You work on this plan as agent %s: pass --agent %s to plangit (step claim, next --claim, step done); your shell names your parent's agent.", me, me)})
 	}
 	if p == nil {
 		return parts

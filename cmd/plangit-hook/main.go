@@ -265,6 +265,13 @@ func answer(event string, h *host, payload []byte, getenv func(string) string) (
 			event == "Stop" && len(hookwire.StepDeclarations(p.LastAssistantMessage)) == 0 && !declaredInTurn(p.TranscriptPath)
 		return nil, os.IsNotExist(err) && none
 	}
+	if p.AgentID != "" && (event == "PreToolUse" || event == "PostToolUse") {
+		// A subagent not yet told its name, which it passes as --agent:
+		// plangit names it (its shell names its parent).
+		if t, good := c.turn(); !good || !t.Said(hookwire.SayKey(hookwire.SubagentKey(p.AgentID))) {
+			return nil, false
+		}
+	}
 	switch event {
 	case "PostToolUse":
 		return c.postToolUse()

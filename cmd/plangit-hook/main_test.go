@@ -1095,3 +1095,37 @@ func TestHandsOnClaims(t *testing.T) {
 		t.Errorf("the attached session does not hear of its plan: %s", out)
 	}
 }
+
+// TestHandsOnSubagentName: a subagent's tool event goes to plangit, even
+// on a plan without claims, until plangit has told it its name (the turn
+// memory's SubagentKey); after that the hook binary answers it.
+func TestHandsOnSubagentName(t *testing.T) {
+	t.Parallel()
+	root := project(t, plan)
+	log := filepath.Join(t.TempDir(), "calls")
+	hookBin := filepath.Join(spy, "plangit-hook")
+	noting := []string{spyLog + "=" + log, spyReal + "="}
+	const agentID = "a0f3c9e2b71d4e55"
+	sub := func(fixture string) []byte {
+		return bytes.Replace(readFixture(t, "", fixture), []byte("{"), []byte(`{"agent_id":"`+agentID+`","agent_type":"general-purpose",`), 1)
+	}
+	events := []struct{ event, fixture string }{{"PreToolUse", "pre_tool_use_bash"}, {"PostToolUse", "post_tool_use_read"}}
+	for _, c := range events {
+		os.Remove(log)
+		hookRun(t, root, hookBin, []string{c.event}, sub(c.fixture), noting...)
+		if got, _ := os.ReadFile(log); string(got) != "hook "+c.event+"\n" {
+			t.Errorf("%s of a subagent not told its name: plangit was run as %q", c.fixture, got)
+		}
+	}
+	turn := filepath.Join(root, ".code-agent", "plans", session, ".git", "plangit", hookwire.TurnFile)
+	if err := disk.AppendFile(turn, []byte(hookwire.SaidLines(hookwire.SubagentKey(agentID)))); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range events {
+		os.Remove(log)
+		hookRun(t, root, hookBin, []string{c.event}, sub(c.fixture), noting...)
+		if got, err := os.ReadFile(log); err == nil {
+			t.Errorf("%s of a subagent told its name went to plangit: %q", c.fixture, got)
+		}
+	}
+}

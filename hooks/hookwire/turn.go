@@ -146,6 +146,11 @@ func SayKey(key string) string {
 	return strconv.FormatUint(fnv64a(key)|1<<63, 16)
 }
 
+// SubagentKey is the key under which a subagent is told its name, once a
+// turn (package hooks): until it is said, the subagent's tool events are
+// plangit's, whatever the plan, since only plangit names agents.
+func SubagentKey(agentID string) string { return "subagent " + agentID }
+
 // Part is one thing a hook may say: its text, and the key under which it
 // counts as said (the text itself unless the thing has a name of its own,
 // such as the current step, whose wording varies by event).

@@ -69,7 +69,6 @@ func (m *claudeModel) handle(w http.ResponseWriter, r *http.Request, body []byte
 		tools[t.Name] = true
 	}
 	var blocks []map[string]any
-	stop := "end_turn"
 	if !tools["Bash"] {
 		// A side request (a title, a summary): not the agent's loop.
 		blocks = append(blocks, map[string]any{"type": "text", "text": "OK"})
@@ -92,15 +91,26 @@ func (m *claudeModel) handle(w http.ResponseWriter, r *http.Request, body []byte
 		if st.act == nil {
 			blocks = append(blocks, map[string]any{"type": "text", "text": st.final})
 		} else {
-			stop = "tool_use"
 			blocks = append(blocks,
 				map[string]any{"type": "text", "text": "Next: " + st.act.name + "."},
 				map[string]any{"type": "tool_use", "id": "toolu_" + st.id, "name": st.act.tool, "input": st.act.input})
 		}
 	}
+	claudeReply(w, req.Model, body, blocks)
+}
+
+// claudeReply streams the reply blocks, as the Messages API does: a
+// tool_use block makes its stop reason tool_use.
+func claudeReply(w http.ResponseWriter, model string, body []byte, blocks []map[string]any) {
+	stop := "end_turn"
+	for _, b := range blocks {
+		if b["type"] == "tool_use" {
+			stop = "tool_use"
+		}
+	}
 	sseHeader(w)
 	sse(w, "message_start", map[string]any{"type": "message_start", "message": map[string]any{
-		"id": "msg_fake", "type": "message", "role": "assistant", "model": req.Model,
+		"id": "msg_fake", "type": "message", "role": "assistant", "model": model,
 		"content": []any{}, "stop_reason": nil, "stop_sequence": nil,
 		"usage": map[string]int{"input_tokens": len(body)/4 + 1, "output_tokens": 1, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0},
 	}})
