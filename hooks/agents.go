@@ -107,10 +107,8 @@ func (e *engine) claimParts(p *plan.Plan, now time.Time) []hookwire.Part {
 		return parts
 	}
 	var own, others []string
-	var key strings.Builder
 	for _, s := range claimed {
 		c := s.Claim
-		fmt.Fprintf(&key, "%s=%s/%d;", s.ID, c.Agent, c.Token)
 		left := "expired"
 		if c.Live(now) {
 			left = plan.FormatDuration(c.Until.Sub(now)) + " left"
@@ -132,9 +130,20 @@ func (e *engine) claimParts(p *plan.Plan, now time.Time) []hookwire.Part {
 	}
 	if len(lines) > 0 {
 		head := "[plangit] Claims on this plan (you are " + me + "; leave others' steps to their holders):"
-		parts = append(parts, hookwire.Part{Key: "claims " + me + " " + key.String(), Text: head + "\n" + brief.Data(strings.Join(lines, "\n"))})
+		parts = append(parts, hookwire.Part{Key: hookwire.ClaimsKey(me, claimKey(claimed)), Text: head + "\n" + brief.Data(strings.Join(lines, "\n"))})
 	}
 	return parts
+}
+
+// claimKey names the claims of steps, each step's holder and token, for
+// the glance (hookwire.Glance.ClaimKey) and the key of what an agent is
+// told of them.
+func claimKey(steps []*plan.Step) string {
+	var key strings.Builder
+	for _, s := range steps {
+		fmt.Fprintf(&key, "%s=%s/%d;", s.ID, s.Claim.Agent, s.Claim.Token)
+	}
+	return key.String()
 }
 
 // ownLeft are the steps a stop holds the agent on, in a plan with

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/plangit/plangit/hooks/hookwire"
 	"github.com/plangit/plangit/plan"
 	"github.com/plangit/plangit/repo"
 	"github.com/plangit/plangit/repo/disk"
@@ -256,5 +257,25 @@ func TestVoidedClaimIsToldOnce(t *testing.T) {
 	}
 	if out := f.run("user_prompt_submit_other.json"); strings.Contains(out, "was voided") {
 		t.Errorf("the voided claim is told twice: %s", out)
+	}
+}
+
+// TestPlainAgent: the hook binary's names of agents are plan.AgentName's,
+// and it leaves to plangit the parts it cannot name plainly.
+func TestPlainAgent(t *testing.T) {
+	for _, parts := range [][]string{
+		{"claude", "6b1d8c2e-0d4f-4f7e-9d1a-2c3b4a5d6e7f"},
+		{"claude", "general-purpose", "a6d39a4c4173d23ae"},
+		{"claude", "", "a6d39a4c4173d23ae"},
+	} {
+		got, ok := hookwire.PlainAgent(parts...)
+		if want := plan.AgentName(parts...); !ok || got != want {
+			t.Errorf("PlainAgent(%q) = %q, %v; plan.AgentName makes %q", parts, got, ok, want)
+		}
+	}
+	for _, parts := range [][]string{{"claude", "a b"}, {"-x", "y"}, {"claude", "s.1"}, {"claude", strings.Repeat("a", 100)}, {}} {
+		if got, ok := hookwire.PlainAgent(parts...); ok {
+			t.Errorf("PlainAgent(%q) = %q: a name for plangit to make", parts, got)
+		}
 	}
 }

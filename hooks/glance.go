@@ -17,7 +17,7 @@ import (
 func newGlance(st *plan.State, key string, cfg repo.Config) *hookwire.Glance {
 	p := st.Plan
 	g := &hookwire.Glance{Key: key, Files: plan.SessionFiles, Status: string(p.Status), Unfinished: p.Status.Unfinished(), Complete: p.Complete(), Sig: stepSig(p), Failed: failedSig(p),
-		Findings: newestFinding(st.Findings), Rules: glanceRules(cfg), Claims: len(p.Claimed())}
+		Findings: newestFinding(st.Findings), Rules: glanceRules(cfg), Claims: len(p.Claimed()), ClaimKey: claimKey(p.Claimed())}
 	g.Line = hookwire.Part{Text: render.StatusLine(st, hookwire.CLIMark)}
 	g.Line.Key = g.Line.Text
 	pp := postPlan(st)

@@ -246,6 +246,7 @@ func answer(event string, h *host, payload []byte, getenv func(string) string) (
 	}
 	c := &call{event: event, host: h, p: p, root: root, dir: disk.SessionDir(root, p.SessionID),
 		shell: h.shellAlways || h.shellVar != "" && getenv(h.shellVar) == p.SessionID}
+	hostSession := p.SessionID
 	if id := planFor(root, p.SessionID, getenv); id != "" {
 		// The host session works on another session's plan (PLANGIT_PLAN,
 		// plangit attach): its hooks answer from that plan.
@@ -288,24 +289,24 @@ func answer(event string, h *host, payload []byte, getenv func(string) string) (
 	if slices.Contains(g.Rules.Off, event) {
 		return nil, true
 	}
-	if g.Claims > 0 {
-		return nil, false // a plan with claims: what an agent hears is its own, plangit's
+	if event == "PreToolUse" && (g.Rules.PlanConfirmation || g.Rules.StepConfirmation) && hookwire.WritesIn(p.ToolInput, p.Cwd, c.dir) {
+		return nil, false // an edit of the session's files under a gate: plangit reads what it does
+	}
+	tc, gated := g.Rules.Tool(p.ToolName, p.ToolInput)
+	if event == "PreToolUse" && !gated {
+		return nil, true
 	}
 	t, good := c.turn()
 	if !good {
 		return nil, false
 	}
+	if g.Claims > 0 && (event != "PreToolUse" || !c.toldClaims(g, t, hostSession, getenv)) {
+		return nil, false // a plan with claims: what an agent hears is its own, plangit's
+	}
 	shell := c.shell || t.Shell
 	var a hookwire.Answer
 	switch event {
 	case "PreToolUse":
-		if (g.Rules.PlanConfirmation || g.Rules.StepConfirmation) && hookwire.WritesIn(p.ToolInput, p.Cwd, c.dir) {
-			return nil, false // an edit of the session's files under a gate: plangit reads what it does
-		}
-		tc, gated := g.Rules.Tool(p.ToolName, p.ToolInput)
-		if !gated {
-			return nil, true
-		}
 		a = g.PreToolUse(tc, t, hookwire.CLI(p.SessionID, shell), p.SessionID)
 	case "UserPromptSubmit":
 		if hookwire.NotThePersons(p.Prompt) {
@@ -325,6 +326,24 @@ func answer(event string, h *host, payload []byte, getenv func(string) string) (
 		}
 	}
 	return c.encode(&hookwire.Output{Context: a.Context, Permission: a.Permission, PermissionReason: a.PermissionReason}), true
+}
+
+// toldClaims reports whether the agent of a Claude Code event was told
+// the plan's claims, as they stand, in this turn: plangit would then say
+// nothing of them, and the hook binary answers as on any plan. The agent
+// is named as plangit names it (package hooks' agentName) where the
+// host's ids make a plain name (hookwire.PlainAgent) and PLANGIT_AGENT is
+// unset; otherwise the naming, and the answer, are plangit's.
+func (c *call) toldClaims(g *hookwire.Glance, t *hookwire.Turn, hostSession string, getenv func(string) string) bool {
+	if c.host != &claude || getenv("PLANGIT_AGENT") != "" {
+		return false
+	}
+	parts := []string{"claude", hostSession}
+	if c.p.AgentID != "" {
+		parts = []string{"claude", c.p.AgentType, c.p.AgentID}
+	}
+	me, ok := hookwire.PlainAgent(parts...)
+	return ok && t.Said(hookwire.SayKey(hookwire.ClaimsKey(me, g.ClaimKey)))
 }
 
 // event is plangit's name of the host's event, when the hook binary

@@ -1129,3 +1129,48 @@ func TestHandsOnSubagentName(t *testing.T) {
 		}
 	}
 }
+
+// TestAnswersToldClaims: on a plan with claims, the hook binary answers a
+// PreToolUse itself when the agent was told the claims as they stand in
+// this turn, and a PreToolUse of a tool that hears nothing; plangit
+// answers the first telling, and a PreToolUse after the claims changed.
+func TestAnswersToldClaims(t *testing.T) {
+	t.Parallel()
+	root := project(t, append(append([][]string{}, plan...), []string{"step", "claim", "1", "--agent", "reviewer-1"}))
+	log := filepath.Join(t.TempDir(), "calls")
+	hookBin := filepath.Join(spy, "plangit-hook")
+	noting := []string{spyLog + "=" + log, spyReal + "="}
+	pre := readFixture(t, "", "pre_tool_use_bash")
+	ran := func(in []byte) (bool, string) {
+		os.Remove(log)
+		out, _ := hookRun(t, root, hookBin, []string{"PreToolUse"}, in, noting...)
+		_, err := os.ReadFile(log)
+		return err == nil, out
+	}
+	if handed, _ := ran(readFixture(t, "", "pre_tool_use_read")); handed {
+		t.Errorf("a PreToolUse of a tool that hears nothing went to plangit")
+	}
+	if handed, _ := ran(pre); !handed {
+		t.Errorf("a PreToolUse of an agent not told the claims was answered without plangit")
+	}
+	dir := filepath.Join(root, ".code-agent", "plans", session, ".git", "plangit")
+	g, ok := hookwire.ReadGlance(filepath.Join(dir, hookwire.GlanceFile))
+	if !ok || g.Claims != 1 || g.ClaimKey != "1=reviewer-1/1;" {
+		t.Fatalf("the glance's claims: %v %d %q", ok, g.Claims, g.ClaimKey)
+	}
+	told := hookwire.SaidLines(hookwire.ClaimsKey("claude:"+session, g.ClaimKey))
+	if err := disk.AppendFile(filepath.Join(dir, hookwire.TurnFile), []byte(told)); err != nil {
+		t.Fatal(err)
+	}
+	handed, out := ran(pre)
+	if handed || strings.Contains(out, "Claims on this plan") || !strings.Contains(out, "failed before (error #1") {
+		t.Errorf("told the claims: handed to plangit %v, answered %s", handed, out)
+	}
+	// Another claim: a new key, plangit's to say.
+	if err := runSetup(root, [][]string{{"--agent", "reviewer-2", "step", "claim", "2", "--force"}}); err != nil {
+		t.Fatal(err)
+	}
+	if handed, _ := ran(pre); !handed {
+		t.Errorf("a PreToolUse after the claims changed was answered without plangit")
+	}
+}

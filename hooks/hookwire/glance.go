@@ -32,7 +32,7 @@ const GlanceFile = "glance"
 
 // GlanceVersion changes whenever what a glance holds, or how it is drawn,
 // changes, so an old glance is never read as a new one.
-const GlanceVersion = "plangit glance 12"
+const GlanceVersion = "plangit glance 13"
 
 // CLIMark stands for the command that runs plangit in text kept for later:
 // a control character, which no plan text can hold.
@@ -63,7 +63,10 @@ type Glance struct {
 	// with claims is answered per agent, by plangit (the hook binary
 	// hands it on), and a plan with none pays nothing for them.
 	Claims int
-	Rules  Rules
+	// ClaimKey names the plan's claims, each step's holder and token
+	// (ClaimsKey): the hook binary answers an agent who was told them.
+	ClaimKey string
+	Rules    Rules
 }
 
 // ToolCount is a number of something of one tool.
@@ -281,6 +284,7 @@ func (g *Glance) Encode() []byte {
 	line("findings", strconv.Itoa(g.Findings))
 	if g.Claims > 0 {
 		line("claims", strconv.Itoa(g.Claims))
+		line("claimkey", g.ClaimKey)
 	}
 	line("line", g.Line.Key, g.Line.Text)
 	for _, n := range g.Names {
@@ -467,6 +471,8 @@ func decodeGlance(s string) (g *Glance, ok bool) {
 			g.Findings, good = number(v[0])
 		case "claims":
 			g.Claims, good = number(v[0])
+		case "claimkey":
+			g.ClaimKey = v[0]
 		case "line":
 			g.Line = Part{Key: v[0], Text: v[1]}
 		case "name":
@@ -516,7 +522,7 @@ func decodeGlance(s string) (g *Glance, ok bool) {
 // 0 for a name a glance has no line of.
 func glanceValues(name string) int {
 	switch name {
-	case "key", "file", "landed", "rev", "sig", "failed", "findings", "claims", "name", "left", "off", "critical", "write", "view", "budget":
+	case "key", "file", "landed", "rev", "sig", "failed", "findings", "claims", "claimkey", "name", "left", "off", "critical", "write", "view", "budget":
 		return 1
 	case "cur", "line", "step", "open", "confirm":
 		return 2
