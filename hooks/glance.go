@@ -4,6 +4,7 @@ import (
 	"hash/fnv"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/plangit/plangit/hooks/hookwire"
 	"github.com/plangit/plangit/plan"
@@ -18,6 +19,10 @@ func newGlance(st *plan.State, key string, cfg repo.Config) *hookwire.Glance {
 	p := st.Plan
 	g := &hookwire.Glance{Key: key, Files: plan.SessionFiles, Status: string(p.Status), Unfinished: p.Status.Unfinished(), Complete: p.Complete(), Sig: stepSig(p), Failed: failedSig(p),
 		Findings: newestFinding(st.Findings), Rules: glanceRules(cfg), Claims: len(p.Claimed()), ClaimKey: claimKey(p.Claimed())}
+	for _, s := range p.Claimed() {
+		c := s.Claim
+		g.Leases = append(g.Leases, hookwire.Lease{Agent: c.Agent, Token: c.Token, Lease: int64(c.Lease / time.Second), Until: c.Until.Unix()})
+	}
 	g.Line = hookwire.Part{Text: render.StatusLine(st, hookwire.CLIMark)}
 	g.Line.Key = g.Line.Text
 	pp := postPlan(st)

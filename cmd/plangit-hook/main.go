@@ -183,6 +183,10 @@ type call struct {
 	root  string // the project root (disk.FindRoot)
 	dir   string // the session's directory
 	shell bool   // the agent's shell reaches the session (CLAUDE_CODE_SESSION_ID, CODEX_THREAD_ID)
+	// hostSession is the host's session id, whichever plan the event
+	// works on; getenv the hook's environment.
+	hostSession string
+	getenv      func(string) string
 }
 
 // answerOrNot is answer, with a crash handed to plangit: a hook that
@@ -245,8 +249,8 @@ func answer(event string, h *host, payload []byte, getenv func(string) string) (
 		return nil, false // .code-agent leads out of the project: plangit refuses it and says so
 	}
 	c := &call{event: event, host: h, p: p, root: root, dir: disk.SessionDir(root, p.SessionID),
-		shell: h.shellAlways || h.shellVar != "" && getenv(h.shellVar) == p.SessionID}
-	hostSession := p.SessionID
+		shell:       h.shellAlways || h.shellVar != "" && getenv(h.shellVar) == p.SessionID,
+		hostSession: p.SessionID, getenv: getenv}
 	if id := planFor(root, p.SessionID, getenv); id != "" {
 		// The host session works on another session's plan (PLANGIT_PLAN,
 		// plangit attach): its hooks answer from that plan.
@@ -300,7 +304,7 @@ func answer(event string, h *host, payload []byte, getenv func(string) string) (
 	if !good {
 		return nil, false
 	}
-	if g.Claims > 0 && (event != "PreToolUse" || !c.toldClaims(g, t, hostSession, getenv)) {
+	if g.Claims > 0 && (event != "PreToolUse" || !c.toldClaims(g, t)) {
 		return nil, false // a plan with claims: what an agent hears is its own, plangit's
 	}
 	shell := c.shell || t.Shell
@@ -334,16 +338,22 @@ func answer(event string, h *host, payload []byte, getenv func(string) string) (
 // is named as plangit names it (package hooks' agentName) where the
 // host's ids make a plain name (hookwire.PlainAgent) and PLANGIT_AGENT is
 // unset; otherwise the naming, and the answer, are plangit's.
-func (c *call) toldClaims(g *hookwire.Glance, t *hookwire.Turn, hostSession string, getenv func(string) string) bool {
-	if c.host != &claude || getenv("PLANGIT_AGENT") != "" {
-		return false
-	}
-	parts := []string{"claude", hostSession}
-	if c.p.AgentID != "" {
-		parts = []string{"claude", c.p.AgentType, c.p.AgentID}
-	}
-	me, ok := hookwire.PlainAgent(parts...)
+func (c *call) toldClaims(g *hookwire.Glance, t *hookwire.Turn) bool {
+	me, ok := c.agent()
 	return ok && t.Said(hookwire.SayKey(hookwire.ClaimsKey(me, g.ClaimKey)))
+}
+
+// agent is the name of the agent of a Claude Code event, as plangit
+// names it, where the hook binary can (toldClaims); ok is false
+// otherwise.
+func (c *call) agent() (string, bool) {
+	if c.host != &claude || c.getenv("PLANGIT_AGENT") != "" {
+		return "", false
+	}
+	if c.p.AgentID != "" {
+		return hookwire.PlainAgent("claude", c.p.AgentType, c.p.AgentID)
+	}
+	return hookwire.PlainAgent("claude", c.hostSession)
 }
 
 // event is plangit's name of the host's event, when the hook binary
@@ -400,6 +410,9 @@ func (c *call) postToolUse() ([]byte, bool) {
 	parts, due := h.tally.Count(g.PostPlan(), g.Rules, hookwire.Use{Tool: p.ToolName, Plangit: own, Drives: drives, Subagent: p.AgentID != "", CLI: cli})
 	if due != hookwire.DueNothing {
 		return nil, false // the step advances, or the plan pauses: a change
+	}
+	if g.Claims > 0 && !c.renew(g) {
+		return nil, false
 	}
 	if err := h.save(); err != nil {
 		return nil, false
@@ -525,9 +538,9 @@ func (c *call) hold() (h *held, ok bool) {
 	case slices.Contains(g.Rules.Off, c.event):
 		disk.Release(lock)
 		return nil, true
-	case g.Claims > 0:
+	case g.Claims > 0 && (c.event != "PostToolUse" || !c.heardClaims(g)):
 		disk.Release(lock)
-		return nil, false // a plan with claims: plangit renews its agent's leases and gates its stop on its own
+		return nil, false // a plan with claims: plangit tells the agent of them and gates its stop on its own
 	}
 	h = &held{lock: lock, private: private, path: disk.PrivatePath(c.dir, hookwire.TallyFile), g: g, rest: map[string][]byte{}}
 	b, err := disk.ReadFile(h.path)
@@ -540,6 +553,31 @@ func (c *call) hold() (h *held, ok bool) {
 		return nil, false
 	}
 	return h, false
+}
+
+// renew renews the leases of the claims the agent holds, as plangit's
+// hooks do at a tool use (package repo's RenewLeases): at most once a
+// minute a claim, by a line appended to the leases record. It reports
+// whether the record holds what is due.
+func (c *call) renew(g *hookwire.Glance) bool {
+	me, ok := c.agent()
+	if !ok {
+		return false
+	}
+	path := disk.PrivatePath(c.dir, disk.LeasesFile)
+	record, err := disk.ReadFile(path)
+	if err != nil && !os.IsNotExist(err) {
+		return false
+	}
+	due := hookwire.Renewals(g.Leases, record, me, time.Now().Unix())
+	return due == "" || disk.AppendFile(path, []byte(due)) == nil
+}
+
+// heardClaims reports whether the agent was told the claims as they
+// stand in this turn (toldClaims).
+func (c *call) heardClaims(g *hookwire.Glance) bool {
+	t, good := c.turn()
+	return good && c.toldClaims(g, t)
 }
 
 // release lets the lock go, once: an event lets it go as soon as its

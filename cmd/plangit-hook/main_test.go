@@ -16,6 +16,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/plangit/plangit/hooks/hookwire"
 	model "github.com/plangit/plangit/plan"
@@ -1172,5 +1173,53 @@ func TestAnswersToldClaims(t *testing.T) {
 	}
 	if handed, _ := ran(pre); !handed {
 		t.Errorf("a PreToolUse after the claims changed was answered without plangit")
+	}
+}
+
+// TestRenewsLeases: on a plan with claims whose agent was told them, the
+// hook binary answers its PostToolUse and renews its live claim's lease
+// as plangit would: one line in the leases record, at most once a minute.
+func TestRenewsLeases(t *testing.T) {
+	t.Parallel()
+	root := project(t, plan)
+	// The claim, five minutes old, in real time: the hook binary's clock.
+	c := exec.Command(filepath.Join(bin, "plangit"), "--session", session, "--agent", "claude:"+session, "step", "claim", "2", "--lease", "15m", "--force")
+	c.Dir = root
+	c.Env = append(os.Environ(), "PLANGIT_NOW="+time.Now().Add(-5*time.Minute).UTC().Format(time.RFC3339), "CLAUDE_CODE_SESSION_ID=", "PLANGIT_SESSION=", "PLANGIT_ACTOR=user")
+	if out, err := c.CombinedOutput(); err != nil {
+		t.Fatalf("step claim: %v\n%s", err, out)
+	}
+	dir := filepath.Join(root, ".code-agent", "plans", session, ".git", "plangit")
+	g, ok := hookwire.ReadGlance(filepath.Join(dir, hookwire.GlanceFile))
+	if !ok || len(g.Leases) != 1 || g.Leases[0].Lease != 900 {
+		t.Fatalf("the glance's leases: %v %+v", ok, g.Leases)
+	}
+	if err := disk.AppendFile(filepath.Join(dir, hookwire.TurnFile), []byte(hookwire.SaidLines(hookwire.ClaimsKey("claude:"+session, g.ClaimKey)))); err != nil {
+		t.Fatal(err)
+	}
+	log := filepath.Join(t.TempDir(), "calls")
+	hookBin := filepath.Join(spy, "plangit-hook")
+	post := readFixture(t, "", "post_tool_use_read")
+	for i := range 2 {
+		os.Remove(log)
+		before := time.Now().Unix()
+		hookRun(t, root, hookBin, []string{"PostToolUse"}, post, spyLog+"="+log, spyReal+"=")
+		if got, err := os.ReadFile(log); err == nil {
+			t.Fatalf("use %d: the told agent's PostToolUse went to plangit: %q", i+1, got)
+		}
+		record, _ := os.ReadFile(filepath.Join(dir, disk.LeasesFile))
+		lines := strings.Split(strings.TrimSpace(string(record)), "\n")
+		tok, until, _ := strings.Cut(lines[0], " ")
+		u, _ := strconv.ParseInt(until, 10, 64)
+		if len(lines) != 1 || tok != strconv.Itoa(g.Leases[0].Token) || u < before+900 || u > time.Now().Unix()+900 {
+			t.Errorf("use %d: the leases record is %q, want one renewal of token %d to 15m from now", i+1, record, g.Leases[0].Token)
+		}
+	}
+	// plangit reads the renewal.
+	st := exec.Command(filepath.Join(bin, "plangit"), "--session", session, "status")
+	st.Dir = root
+	out, err := st.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "lease 14m") && !strings.Contains(string(out), "lease 15m") {
+		t.Errorf("plangit status after the renewal: %v\n%s", err, out)
 	}
 }

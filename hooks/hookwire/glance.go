@@ -66,7 +66,10 @@ type Glance struct {
 	// ClaimKey names the plan's claims, each step's holder and token
 	// (ClaimsKey): the hook binary answers an agent who was told them.
 	ClaimKey string
-	Rules    Rules
+	// Leases are the claims' leases as committed, for the hook binary's
+	// renewals (Renewals).
+	Leases []Lease
+	Rules  Rules
 }
 
 // ToolCount is a number of something of one tool.
@@ -285,6 +288,9 @@ func (g *Glance) Encode() []byte {
 	if g.Claims > 0 {
 		line("claims", strconv.Itoa(g.Claims))
 		line("claimkey", g.ClaimKey)
+		for _, l := range g.Leases {
+			line("lease", l.Agent, strconv.Itoa(l.Token), strconv.FormatInt(l.Lease, 10), strconv.FormatInt(l.Until, 10))
+		}
 	}
 	line("line", g.Line.Key, g.Line.Text)
 	for _, n := range g.Names {
@@ -473,6 +479,14 @@ func decodeGlance(s string) (g *Glance, ok bool) {
 			g.Claims, good = number(v[0])
 		case "claimkey":
 			g.ClaimKey = v[0]
+		case "lease":
+			l := Lease{Agent: v[0]}
+			var err1, err2, err3 error
+			l.Token, err1 = strconv.Atoi(v[1])
+			l.Lease, err2 = strconv.ParseInt(v[2], 10, 64)
+			l.Until, err3 = strconv.ParseInt(v[3], 10, 64)
+			good = err1 == nil && err2 == nil && err3 == nil
+			g.Leases = append(g.Leases, l)
 		case "line":
 			g.Line = Part{Key: v[0], Text: v[1]}
 		case "name":
@@ -528,7 +542,7 @@ func glanceValues(name string) int {
 		return 2
 	case "status", "stop":
 		return 3
-	case "count":
+	case "count", "lease":
 		return 4
 	case "error":
 		return 5
