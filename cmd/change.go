@@ -39,22 +39,29 @@ type changeData struct {
 // it did: the change's summary and revision, and the step it concerns.
 // human, if set, prints more after the summary.
 func (f *Factory) applyChange(fn func(*plan.State) (plan.Change, error), human func(io.Writer, *plan.State)) error {
-	s, err := f.Session()
+	s, res, err := f.update(fn)
 	if err != nil {
 		return err
 	}
+	return f.printChange(s, res, human)
+}
+
+// update runs fn as one change of the current session, the plan given
+// the project's rules.
+func (f *Factory) update(fn func(*plan.State) (plan.Change, error)) (*repo.Session, *repo.Result, error) {
+	s, err := f.Session()
+	if err != nil {
+		return nil, nil, err
+	}
 	cfg, err := s.Project.Config()
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	res, err := s.Update(f.Options(), func(st *plan.State) (plan.Change, error) {
 		st.Plan.Rules = cfg.Rules()
 		return fn(st)
 	})
-	if err != nil {
-		return err
-	}
-	return f.printChange(s, res, human)
+	return s, res, err
 }
 
 func (f *Factory) printChange(s *repo.Session, res *repo.Result, human func(io.Writer, *plan.State)) error {

@@ -136,18 +136,7 @@ type published struct {
 // publishClaim makes the claim fn makes and pushes the session: it
 // succeeds only once the remote holds the claim (share.PublishClaim).
 func (f *Factory) publishClaim(r *share.Remote, agent string, fn func(*plan.State) (plan.Change, error), human func(io.Writer, *plan.State), claimed *string) error {
-	s, err := f.Session()
-	if err != nil {
-		return err
-	}
-	cfg, err := s.Project.Config()
-	if err != nil {
-		return err
-	}
-	res, err := s.Update(f.Options(), func(st *plan.State) (plan.Change, error) {
-		st.Plan.Rules = cfg.Rules()
-		return fn(st)
-	})
+	s, res, err := f.update(fn)
 	if err != nil {
 		return err
 	}

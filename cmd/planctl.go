@@ -104,18 +104,7 @@ func NewCmdReset(f *Factory) *cobra.Command {
 // stood reset already), as PlanManager's resetPlan answers (seed 002,
 // 3.4: {"message": "Plan reset successfully", "reset_tasks": 5}).
 func resetRun(f *Factory) error {
-	s, err := f.Session()
-	if err != nil {
-		return err
-	}
-	cfg, err := s.Project.Config()
-	if err != nil {
-		return err
-	}
-	res, err := s.Update(f.Options(), func(st *plan.State) (plan.Change, error) {
-		st.Plan.Rules = cfg.Rules()
-		return st.Plan.Reset(f.Now()), nil
-	})
+	s, res, err := f.update(func(st *plan.State) (plan.Change, error) { return st.Plan.Reset(f.Now()), nil })
 	if err != nil {
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/plangit/plangit/plan"
 	"github.com/plangit/plangit/repo"
 	"github.com/plangit/plangit/repo/disk"
+	"github.com/plangit/plangit/repo/repotest"
 )
 
 // TestEditsMeetTheGates: the seed's Plan-and-Execute flow asks the person
@@ -107,7 +108,7 @@ func (f *fixture) editGate(t *testing.T, what, pre, post, old, new string, done 
 	if edit.Actor != "agent" || edit.Tool != "Edit" || edit.Hook != PostToolUse {
 		t.Fatalf("the agent's edit is recorded as %+v", edit)
 	}
-	msg, err := exec.Command("git", "-C", filepath.Dir(path), "log", "-1", "--format=%B", edit.Hash).Output()
+	msg, err := exec.Command(repotest.RequireTool(t, "git"), "-C", filepath.Dir(path), "log", "-1", "--format=%B", edit.Hash).Output()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -104,8 +104,7 @@ func LinkedWorktree(top string) (w Worktree, ok bool) {
 //
 // separate is asked only in cases 2 and 3, once.
 func FindRoot(dir string, separate func(main string) bool) string {
-	dir = filepath.Clean(dir)
-	for d := dir; ; {
+	for d := filepath.Clean(dir); ; {
 		if w, ok := LinkedWorktree(d); ok && w.Shared() {
 			if !separate(w.Main) {
 				return w.Main // case 2

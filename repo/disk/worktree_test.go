@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/plangit/plangit/repo/repotest"
 )
 
 // gitRun runs git in dir, as the person would, with an identity of the
@@ -26,9 +28,7 @@ func gitRun(t *testing.T, dir string, args ...string) {
 // which is returned).
 func worktrees(t *testing.T, linked ...string) string {
 	t.Helper()
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Fatal("git is needed: the worktrees are git's own")
-	}
+	repotest.RequireTool(t, "git") // the worktrees are git's own
 	base, _ := filepath.EvalSymlinks(t.TempDir())
 	gitRun(t, base, "init", "-q", "-b", "main", "main")
 	gitRun(t, filepath.Join(base, "main"), "commit", "-q", "--allow-empty", "-m", "start")
