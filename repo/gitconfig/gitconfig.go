@@ -103,7 +103,7 @@ func findGitDir(dir string) (gitDir, common string) {
 func (c *configReader) set(key, value string) {
 	key = strings.ToLower(key)
 	switch key {
-	case "user.name", "user.email", "author.name", "author.email":
+	case "user.name", "user.email", "author.name", "author.email", "core.excludesfile", "core.filemode", "status.showuntrackedfiles":
 		c.vals[key] = value
 	}
 }

@@ -94,6 +94,17 @@ func Check(t testing.TB, sessionDir string) {
 	if out := Git(t, sessionDir, "status", "--porcelain"); out != "" {
 		t.Errorf("git status --porcelain in %s is not empty:\n%s", sessionDir, out)
 	}
+	// The session's code store (package repo/code), when it has one.
+	if code := filepath.Join(sessionDir, ".git", "code"); exists(filepath.Join(code, "HEAD")) {
+		if out := Git(t, code, FsckArgs(code, "--no-dangling")...); strings.TrimSpace(out) != "" {
+			t.Errorf("git fsck --strict in %s reports:\n%s", code, out)
+		}
+	}
+}
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }
 
 // CheckAll runs Check on every session under root/.code-agent/plans.
