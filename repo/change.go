@@ -393,7 +393,9 @@ func (c *change) attempt() error {
 	}
 	touches := plan.Touches(plan.DiffSteps(before, next.Plan))
 	issued := r.floor.Raise(plan.Issued{Steps: maxTouched(touches)}).Holding(next)
-	cm, _, err := commit(s, c.head, r.base, r.files, nextFiles, commitInfo{now: now, change: ch, meta: c.opts.Meta, counts: next.Plan.Counts(), touches: touches, issued: &issued, redact: next.Plan.Rules.Redact})
+	meta := c.opts.Meta
+	meta.Code = s.snapshot(before, next.Plan, ch, c.opts)
+	cm, _, err := commit(s, c.head, r.base, r.files, nextFiles, commitInfo{now: now, change: ch, meta: meta, counts: next.Plan.Counts(), touches: touches, issued: &issued, redact: next.Plan.Rules.Redact})
 	if err != nil {
 		return heldTooBig(err, r.files)
 	}

@@ -253,6 +253,7 @@ func message(ci commitInfo) string {
 	trailer(TrailerHost, ci.meta.Host)
 	trailer(TrailerHostSession, ci.meta.HostSession)
 	trailer(TrailerAgent, ci.meta.Agent)
+	trailer(store.TrailerCode, ci.meta.Code)
 	trailer(TrailerProgress, fmt.Sprintf("%d/%d", ci.counts.Done, ci.counts.Total))
 	return b.String()
 }

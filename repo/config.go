@@ -48,6 +48,10 @@ type Config struct {
 	RedactExtra      []string        `json:"redact_extra"`      // Go regular expressions of credentials redacted besides plangit's own table
 	ClaimLease       string          `json:"claim_lease"`       // how long a claim holds a step without a renewal (plan.ParseLease: 90s, 15m, 2h)
 	Worktree         string          `json:"worktree"`          // shared: linked git worktrees use this, the main worktree's, plans; separate: each keeps its own
+	CodeSnapshots    string          `json:"code_snapshots"`    // on: a snapshot of the project's work tree at every step boundary; off: none
+	// CodeSnapshotMaxFile is the size in bytes over which a file a
+	// snapshot would have to read is recorded by name and size only.
+	CodeSnapshotMaxFile int `json:"code_snapshot_max_file"`
 
 	redactor *redact.Redactor // RedactExtra compiled, with the table (validate)
 }
@@ -83,31 +87,33 @@ func DefaultConfig() Config {
 		hooks[e] = true
 	}
 	return Config{
-		RetentionDays:    7,
-		Hooks:            hooks,
-		StopMode:         "gate",
-		StopBlockCap:     3,
-		ActionThreshold:  2,
-		StrikeLimit:      3,
-		MaxIterations:    0,
-		CriticalTools:    []string{"Write", "Edit", "MultiEdit", "Bash"},
-		ViewTools:        []string{"Read", "Glob", "Grep", "LS", "WebFetch", "WebSearch"},
-		WriteTools:       []string{"Write", "Edit", "MultiEdit", "NotebookEdit"},
-		PlanConfirmation: false,
-		StepConfirmation: false,
-		ContextBudget:    2000,
-		AutoAdvance:      false,
-		AdvanceAfter:     10,
-		AutoCreatePlan:   true,
-		PushOn:           "off",
-		CleanupOn:        "off",
-		PushRemote:       "",
-		MaxRetries:       plan.DefaultMaxRetries,
-		AutoFinish:       false,
-		PhaseOrder:       string(plan.PhasesStrict),
-		RedactExtra:      []string{},
-		ClaimLease:       "15m",
-		Worktree:         "shared",
+		RetentionDays:       7,
+		Hooks:               hooks,
+		StopMode:            "gate",
+		StopBlockCap:        3,
+		ActionThreshold:     2,
+		StrikeLimit:         3,
+		MaxIterations:       0,
+		CriticalTools:       []string{"Write", "Edit", "MultiEdit", "Bash"},
+		ViewTools:           []string{"Read", "Glob", "Grep", "LS", "WebFetch", "WebSearch"},
+		WriteTools:          []string{"Write", "Edit", "MultiEdit", "NotebookEdit"},
+		PlanConfirmation:    false,
+		StepConfirmation:    false,
+		ContextBudget:       2000,
+		AutoAdvance:         false,
+		AdvanceAfter:        10,
+		AutoCreatePlan:      true,
+		PushOn:              "off",
+		CleanupOn:           "off",
+		PushRemote:          "",
+		MaxRetries:          plan.DefaultMaxRetries,
+		AutoFinish:          false,
+		PhaseOrder:          string(plan.PhasesStrict),
+		RedactExtra:         []string{},
+		ClaimLease:          "15m",
+		Worktree:            "shared",
+		CodeSnapshots:       "on",
+		CodeSnapshotMaxFile: 5 << 20,
 	}
 }
 
@@ -245,6 +251,12 @@ func (c *Config) validate() error {
 	if !slices.Contains(WorktreeModes, c.Worktree) {
 		return configError("worktree", "must be shared or separate, not %q", c.Worktree)
 	}
+	if c.CodeSnapshots != "on" && c.CodeSnapshots != "off" {
+		return configError("code_snapshots", "must be on or off, not %q", c.CodeSnapshots)
+	}
+	if c.CodeSnapshotMaxFile < 1 {
+		return configError("code_snapshot_max_file", "must be a size in bytes of at least 1, not %d", c.CodeSnapshotMaxFile)
+	}
 	r, err := redact.New(c.RedactExtra)
 	if err != nil {
 		return configError("redact_extra", "%v", err)
@@ -264,6 +276,7 @@ func configFields(c *Config) map[string]any {
 		"push_on": &c.PushOn, "push_remote": &c.PushRemote, "cleanup_on": &c.CleanupOn,
 		"max_retries": &c.MaxRetries, "auto_finish": &c.AutoFinish, "phase_order": &c.PhaseOrder,
 		"redact_extra": &c.RedactExtra, "claim_lease": &c.ClaimLease, "worktree": &c.Worktree,
+		"code_snapshots": &c.CodeSnapshots, "code_snapshot_max_file": &c.CodeSnapshotMaxFile,
 	}
 }
 

@@ -73,6 +73,7 @@ func (p Project) Create(id string, st *plan.State, change plan.Change, opts Opti
 	if opts.Meta.Actor == "" {
 		opts.Meta.Actor = "agent"
 	}
+	opts.Meta.Code = s.snapshot(nil, st.Plan, change, opts)
 	ci := commitInfo{now: opts.Time(), change: change, meta: opts.Meta, counts: st.Plan.Counts(), touches: plan.Touches(plan.DiffSteps(nil, st.Plan)), redact: st.Plan.Rules.Redact}
 	c, _, err := commit(s, plumbing.ZeroHash, nil, old, st.Files(), ci)
 	if err != nil {

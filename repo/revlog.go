@@ -36,7 +36,7 @@ type Person = store.Person
 // as the steps it touched, those plangit cannot read left out.
 func fromEntry(e store.Entry) revEntry {
 	r := revEntry{N: e.N, Hash: e.Hash, Parent: e.Parent, Parents: e.Parents, Time: e.Time, Author: e.Author,
-		Meta:   Meta{Actor: e.Actor, Hook: e.Hook, Tool: e.Tool, Host: e.Host, HostSession: e.HostSession, Agent: e.Agent},
+		Meta:   Meta{Actor: e.Actor, Hook: e.Hook, Tool: e.Tool, Host: e.Host, HostSession: e.HostSession, Agent: e.Agent, Code: e.Code},
 		Change: plan.Change{Op: e.Op, Summary: e.Summary}, Counts: plan.Counts{Done: e.Done, Total: e.Total}}
 	for _, step := range e.Steps {
 		if t, ok := plan.ParseTouch(step); ok {
@@ -62,7 +62,7 @@ func (e revEntry) entry() store.Entry {
 		steps[i] = t.String()
 	}
 	return store.Entry{N: e.N, Hash: e.Hash, Parent: e.Parent, Parents: e.Parents, Time: e.Time, Author: e.Author,
-		Actor: e.Meta.Actor, Hook: e.Meta.Hook, Tool: e.Meta.Tool, Host: e.Meta.Host, HostSession: e.Meta.HostSession, Agent: e.Meta.Agent,
+		Actor: e.Meta.Actor, Hook: e.Meta.Hook, Tool: e.Meta.Tool, Host: e.Meta.Host, HostSession: e.Meta.HostSession, Agent: e.Meta.Agent, Code: e.Meta.Code,
 		Op: e.Change.Op, Summary: e.Change.Summary, Steps: steps, Done: e.Counts.Done, Total: e.Counts.Total}
 }
 
@@ -344,7 +344,10 @@ type Revision struct {
 	HostSession string `json:"host_session,omitempty"`
 	// Agent names the agent that made the revision (its Plangit-Agent
 	// trailer); "" when none was named.
-	Agent   string       `json:"agent,omitempty"`
+	Agent string `json:"agent,omitempty"`
+	// Code is the code snapshot taken with the revision (package
+	// repo/code), when one was.
+	Code    string       `json:"code,omitempty"`
 	Hook    string       `json:"hook,omitempty"`
 	Tool    string       `json:"tool,omitempty"`
 	Op      string       `json:"op"`
@@ -425,7 +428,7 @@ func revisionsTo(s *Session, head plumbing.Hash) ([]Revision, error) {
 
 func (e revEntry) revision() Revision {
 	r := Revision{N: e.N, Hash: e.Hash.String(), Time: e.Time, Author: e.Author, Actor: e.Meta.Actor, Host: e.Meta.Host, HostSession: e.Meta.HostSession,
-		Agent: e.Meta.Agent, Hook: e.Meta.Hook, Tool: e.Meta.Tool, Op: e.Change.Op, Summary: e.Change.Summary, Touches: e.Touches, Done: e.Counts.Done, Total: e.Counts.Total}
+		Agent: e.Meta.Agent, Code: e.Meta.Code, Hook: e.Meta.Hook, Tool: e.Meta.Tool, Op: e.Change.Op, Summary: e.Change.Summary, Touches: e.Touches, Done: e.Counts.Done, Total: e.Counts.Total}
 	if !e.Parent.IsZero() {
 		r.Parent = e.Parent.String()
 	}

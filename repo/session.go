@@ -135,6 +135,10 @@ type Meta struct {
 	// claims go by it (plan.Fenced), and the commit names it in a
 	// Plangit-Agent trailer.
 	Agent string
+	// Code is the commit of the code snapshot the change took at a step
+	// boundary (code.Boundary), its Plangit-Code trailer; set by the
+	// change, not its caller.
+	Code string
 }
 
 // Options control one change.
@@ -160,6 +164,9 @@ type Options struct {
 	// (Edit, Write): a hand edit adopted then is the agent's, recorded as
 	// its and held to the gates (gate.go).
 	EditBy string
+	// WroteCode says the change wrote the project's files (a code revert or
+	// rollback): a step boundary whatever its plan change (code.Boundary).
+	WroteCode bool
 }
 
 // Time is the change's time: Now, or the current time when Now is zero,

@@ -317,7 +317,7 @@ func TestAgentTrailer(t *testing.T) {
 		t.Fatalf("agents from the commits %q, want %q", got, want)
 	}
 	line := mustLine(t, s, repotest.Git(t, s.Dir, "rev-parse", "HEAD~1")[:40])
-	if f := strings.Split(strings.TrimSuffix(line, "\n"), "\t"); len(f) != 16 || f[15] != "alpha" {
+	if f := strings.Split(strings.TrimSuffix(line, "\n"), "\t"); len(f) != 17 || f[15] != "alpha" {
 		t.Fatalf("log line: %q", line)
 	}
 	older := strings.Join(strings.Split(line, "\t")[:15], "\t")

@@ -44,11 +44,12 @@ type Entry struct {
 	Parents []plumbing.Hash // every parent, first first; more than one for a merge
 	Time    time.Time
 	Author  Person // who made it: the commit's author, when plangit knew them
-	// Actor, Hook, Tool, Host, HostSession and Agent are their trailers'.
-	Actor, Hook, Tool, Host, HostSession, Agent string
-	Op                                          string   // the Plangit-Op trailer
-	Summary                                     string   // the message's first line
-	Steps                                       []string // the Plangit-Step trailers, first first
+	// Actor, Hook, Tool, Host, HostSession, Agent and Code are their
+	// trailers'.
+	Actor, Hook, Tool, Host, HostSession, Agent, Code string
+	Op                                                string   // the Plangit-Op trailer
+	Summary                                           string   // the message's first line
+	Steps                                             []string // the Plangit-Step trailers, first first
 	// Done and Total are the Plangit-Progress trailer's "done/total".
 	Done, Total int
 }
@@ -75,6 +76,9 @@ const (
 	// TrailerAgent names the agent that made a change, as the claims know
 	// it (plan.ValidAgent).
 	TrailerAgent = "Plangit-Agent"
+	// TrailerCode names the code snapshot taken with a change: a commit
+	// of the session's code store (package repo/code).
+	TrailerCode = "Plangit-Code"
 )
 
 // RevlogPath is where the revision log of the repository whose .git
@@ -93,11 +97,12 @@ const touchSep = "; "
 // revlogFields is how many tab-separated fields a line has: n, hash,
 // parents (space-separated), time, actor, op, hook, tool, done/total,
 // touched steps, summary, author name, author email, host, host session,
-// agent. Lines of 15 fields are from before agents were named: the same,
-// with no agent. Lines of 11 fields are from before merges were
+// agent, code snapshot. Lines of 16 fields are from before code snapshots:
+// the same, with none; of 15 fields from before agents were named: the
+// same, with no agent. Lines of 11 fields are from before merges were
 // numbered: the same, with one parent and no author or host; a merge's
 // such line is rebuilt.
-const revlogFields = 16
+const revlogFields = 17
 
 // Line writes the entry as one tab-separated line of the log.
 func (e Entry) Line() string {
@@ -109,7 +114,7 @@ func (e Entry) Line() string {
 		strconv.Itoa(e.N), e.Hash.String(), strings.Join(parents, " "), strconv.FormatInt(e.Time.Unix(), 10),
 		field(e.Actor), field(e.Op), field(e.Hook), field(e.Tool),
 		strconv.Itoa(e.Done) + "/" + strconv.Itoa(e.Total), field(strings.Join(e.Steps, touchSep)), field(e.Summary),
-		field(e.Author.Name), field(e.Author.Email), field(e.Host), field(e.HostSession), field(e.Agent),
+		field(e.Author.Name), field(e.Author.Email), field(e.Host), field(e.HostSession), field(e.Agent), field(e.Code),
 	}, "\t") + "\n"
 }
 
@@ -168,7 +173,7 @@ func parseLineIn(line string, arena *[]plumbing.Hash) (Entry, bool) {
 		e.Steps = strings.Split(f[9], touchSep)
 	}
 	e.Author = Person{Name: f[11], Email: f[12]}
-	e.Host, e.HostSession, e.Agent = f[13], f[14], f[15]
+	e.Host, e.HostSession, e.Agent, e.Code = f[13], f[14], f[15], f[16]
 	return e, true
 }
 
@@ -516,6 +521,10 @@ func EntryFromCommit(st Store, h plumbing.Hash) (Entry, error) {
 			e.HostSession = v
 		case TrailerAgent:
 			e.Agent = v
+		case TrailerCode:
+			if plumbing.IsHash(v) {
+				e.Code = v
+			}
 		case TrailerProgress:
 			d, t, _ := strings.Cut(v, "/")
 			e.Done, _ = strconv.Atoi(d)
