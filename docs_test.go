@@ -322,6 +322,11 @@ func TestDocExamples(t *testing.T) {
 			if dir, err := filepath.EvalSymlinks(p.dir); err == nil {
 				p.dir = dir
 			}
+			if gitErr == nil {
+				// The project is a git repository, as a reader's is: its
+				// steps record code snapshots.
+				repotest.Git(t, p.dir, "init", "-q", "-b", "main")
+			}
 			ran, notRun := 0, 0
 			for _, b := range blocks {
 				if !docRunnable(b.lang) {

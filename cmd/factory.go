@@ -110,7 +110,8 @@ func (f *Factory) Project() (repo.Project, error) {
 	root, err := repo.FindRoot(explicit, wd)
 	// Every change writes the hooks' glance as it lands, so the hook
 	// binary answers from a fresh one.
-	return repo.Project{Root: root, Landed: hooks.WriteGlance}, err
+	warn := func(msg string) { fmt.Fprintln(f.IO.ErrOut, "plangit: warning:", render.Clean(msg)) }
+	return repo.Project{Root: root, Landed: hooks.WriteGlance, Warn: warn}, err
 }
 
 // noteWorktree says on ErrOut what a linked git worktree hides from p,

@@ -38,6 +38,10 @@ type Project struct {
 	// the session's lock, with the new state: plangit's hooks write the
 	// glance there, so that the hook binary finds it fresh.
 	Landed func(s *Session, st *plan.State)
+	// Warn, when set, is where the project's sessions report non-fatal
+	// problems until Session.OnWarning says otherwise: a session being
+	// created has no other place yet.
+	Warn func(msg string)
 	// memory, when set (by tests), keeps the sessions' git objects, branch
 	// and revision log in memory (store.NewMemory), one store a session.
 	memory *memoryStores

@@ -75,7 +75,7 @@ func newSession(p Project, id string) (*Session, error) {
 		return nil, err
 	}
 	git := filepath.Join(dir, ".git")
-	s := &Session{Project: p, ID: id, Dir: dir, gitDir: git, lk: sessionLock{dir: filepath.Join(git, privateDir), id: id}}
+	s := &Session{Project: p, ID: id, Dir: dir, gitDir: git, lk: sessionLock{dir: filepath.Join(git, privateDir), id: id}, warn: p.Warn}
 	if p.memory != nil {
 		s.store = p.memory.of(id) // the working files, lock and records stay on disk
 	} else {

@@ -32,7 +32,7 @@ func (s *Session) snapshot(before, after *plan.Plan, ch plan.Change, o Options) 
 	cs, err := s.Code()
 	if errors.Is(err, code.ErrNotGit) {
 		if _, err := os.Lstat(s.PrivatePath(noCodeFile)); err != nil {
-			s.warnf("the project is not a git repository, so steps record no code snapshots (code_snapshots: off says nothing)")
+			s.warnf("the project is not a git repository: steps record no code snapshots (said once; code_snapshots: off turns them off)")
 			s.WritePrivate(noCodeFile, nil)
 		}
 		return ""
