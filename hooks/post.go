@@ -51,8 +51,11 @@ func (e *engine) postToolUse() (*Output, error) {
 	out := &Output{}
 	var parts []hookwire.Part
 	var memo string
+	tasks := e.tasksEdited(s) // the agent's edit of the tracked tasks file (tracked.go)
+	var ticked *plan.Change
+	var untaken error
 	res, err := e.update(s, func(st *plan.State) (plan.Change, error) {
-		parts, memo, *out = nil, "", Output{} // fn may run again on a newer state
+		parts, memo, *out, ticked, untaken = nil, "", Output{}, nil, nil // fn may run again on a newer state
 		hs := e.state(s)
 		p := st.Plan
 		now := e.env.Now()
@@ -75,6 +78,14 @@ func (e *engine) postToolUse() (*Output, error) {
 				return plan.Change{}, err
 			}
 		}
+		if tasks != nil && tasks.bad == nil && change.Op == "" {
+			if untaken = p.Editable(); untaken == nil {
+				c, err := tasks.apply(st, "the agent's "+tool, e)
+				if untaken = err; err == nil && c.Op != "" {
+					change, ticked = c, &c
+				}
+			}
+		}
 		if key, _ := hookwire.ToolKey(e.in.ToolInput); key != "" && change.Op == "" {
 			if done := st.ResolveKey(tool, key, "the same call succeeded", now); len(done) > 0 {
 				change = resolvedChange(done)
@@ -89,8 +100,8 @@ func (e *engine) postToolUse() (*Output, error) {
 		cur := p.Current()
 		_, command := hookwire.ToolKey(e.in.ToolInput)
 		own, drives := hookwire.OwnUse(tool, command)
-		counted, due := hs.Count(postPlan(st), glanceRules(e.cfg), hookwire.Use{Tool: tool, Plangit: own, Drives: drives || sync,
-			OwnFile: e.ownFile(), Subagent: e.in.AgentID != "", Changed: change.Op != "", CLI: cli})
+		counted, due := hs.Count(postPlan(st), glanceRules(e.cfg), hookwire.Use{Tool: tool, Plangit: own, Drives: drives || sync || tasks != nil,
+			OwnFile: e.ownFile() || tasks != nil, Subagent: e.in.AgentID != "", Changed: change.Op != "", CLI: cli})
 		parts = append(parts, counted...)
 		if e.in.AgentID != "" {
 			started = append(started, startedBy(p, inputString(e.in.ToolInput, "command"))...)
@@ -150,10 +161,18 @@ func (e *engine) postToolUse() (*Output, error) {
 	if res != nil {
 		e.renew(s, res.State)
 	}
+	if tasks != nil {
+		tasks.record(e, s)
+	}
 	var notes []hookwire.Part
 	if started != "" {
 		notes = append(notes, hookwire.Part{Key: "started", Text: started})
 	}
+	rev := ""
+	if res.Commit != nil {
+		rev = res.Commit.Hash[:7]
+	}
+	notes = append(notes, tasksNotes(tasks, ticked, rev, untaken)...)
 	if res.Adopted != nil && e.ownFile() {
 		notes = append(notes, hookwire.Part{Text: "[plangit] Adopted your edit as revision " + res.Adopted.Hash[:7] + ":\n" + brief.Data(res.Adopted.Change.Summary)})
 	}
@@ -454,6 +473,9 @@ func (e *engine) stop() (*Output, error) {
 			return nil, e.startFromSteps(decl)
 		}
 		return nil, nil
+	}
+	if err := e.tasksAtStop(s); err != nil {
+		return nil, err
 	}
 	t := e.turn(s)
 	cli := e.cli(t)
