@@ -30,6 +30,9 @@ type changeData struct {
 	// source held that plangit did not keep.
 	Format  string            `json:"format,omitempty"`
 	Dropped []interop.Dropped `json:"dropped,omitzero"`
+	// Tracked is the tasks file the session tracks since the import: its
+	// ticked boxes are steps done (hooks.TrackTasks).
+	Tracked string `json:"tracked,omitempty"`
 	// ResetTasks is reset's: the steps put back to pending (PlanManager's
 	// resetPlan reset_tasks).
 	ResetTasks *int `json:"reset_tasks,omitempty"`

@@ -163,15 +163,17 @@ func initRun(o *initOptions) error {
 	o.Approval = o.Approval || cfg.PlanConfirmation
 	now := f.Now()
 	var (
-		p  *plan.Plan
-		st = &plan.State{}
-		in *interop.Imported
+		p    *plan.Plan
+		st   = &plan.State{}
+		in   *interop.Imported
+		from source
 	)
 	if o.From != "" {
-		src, err := f.readInput(o.From)
+		src, before, err := f.readSource(o.From)
 		if err != nil {
 			return err
 		}
+		from = source{o.From, before, src}
 		if in, err = interop.Import(inputName(o.From), src, o.Format, now); err != nil {
 			return err
 		}
@@ -230,7 +232,7 @@ func initRun(o *initOptions) error {
 	}
 	s, res, err := proj.Create(id, st, change, f.Options())
 	if errors.Is(err, repo.ErrExists) {
-		return takeOver(f, proj, id, p, in, err)
+		return takeOver(f, proj, id, p, in, from)
 	}
 	if err != nil {
 		return err
@@ -242,8 +244,12 @@ func initRun(o *initOptions) error {
 	}
 	rel := f.shownPath(s.Dir)
 	data := map[string]any{"session": id, "dir": s.Dir, "rev": res.Commit.Hash, "plan": p}
+	tracked := ""
 	if in != nil {
 		data["format"], data["findings"], data["errors"], data["dropped"] = in.Format, len(st.Findings), len(st.Errors), orNoDrops(in.Dropped)
+		if tracked = f.trackTasks(s, in, from); tracked != "" {
+			data["tracked"] = tracked
+		}
 	}
 	return f.print(data, func(w io.Writer) {
 		fmt.Fprintf(w, "started session %s: %s (%s)\n", id, p.Title, size)
@@ -251,6 +257,7 @@ func initRun(o *initOptions) error {
 		if in != nil {
 			render.ImportReport(w, st, in.Dropped)
 		}
+		f.printTracked(w, tracked)
 		if c.Total == 0 {
 			fmt.Fprintln(w, "next: plangit step add \"...\"")
 		} else if p.Status == plan.PlanPending {
@@ -332,7 +339,7 @@ func orErrors(l plan.ErrorLog) plan.ErrorLog {
 // lines) that nobody has worked on yet is the agent's to take over: its
 // title, goal and phases become init's, in one revision. Any other plan
 // stays; the error says what to do instead.
-func takeOver(f *Factory, proj repo.Project, id string, next *plan.Plan, in *interop.Imported, exists error) error {
+func takeOver(f *Factory, proj repo.Project, id string, next *plan.Plan, in *interop.Imported, from source) error {
 	s, err := proj.Open(id)
 	if err != nil {
 		return err
@@ -371,8 +378,12 @@ func takeOver(f *Factory, proj repo.Project, id string, next *plan.Plan, in *int
 	rel := f.shownPath(s.Dir)
 	size := render.Count(len(p.Phases), "phase") + ", " + render.Count(p.Counts().Total, "step")
 	data := map[string]any{"session": id, "dir": s.Dir, "rev": res.Commit.Hash, "plan": p, "took_over": true}
+	tracked := ""
 	if in != nil {
 		data["format"], data["dropped"] = in.Format, orNoDrops(dropped)
+		if tracked = f.trackTasks(s, in, from); tracked != "" {
+			data["tracked"] = tracked
+		}
 	}
 	return f.print(data, func(w io.Writer) {
 		fmt.Fprintf(w, "took over session %s: %s (%s), the plan the hooks started from the request\n", id, p.Title, size)
@@ -380,6 +391,7 @@ func takeOver(f *Factory, proj repo.Project, id string, next *plan.Plan, in *int
 		if in != nil {
 			render.ImportReport(w, res.State, dropped)
 		}
+		f.printTracked(w, tracked)
 		if p.Counts().Total == 0 {
 			fmt.Fprintln(w, "next: plangit step add \"...\"")
 		} else {

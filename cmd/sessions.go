@@ -3,6 +3,7 @@ package cmd
 import (
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strings"
 	"time"
@@ -10,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/plangit/plangit/history"
+	"github.com/plangit/plangit/hooks"
 	"github.com/plangit/plangit/plan"
 	"github.com/plangit/plangit/plan/interop"
 	"github.com/plangit/plangit/render"
@@ -78,7 +80,7 @@ func importRun(f *Factory, name, format string, dryRun, appendTo bool) error {
 	if _, err := proj.Open(id); plan.HasCode(err, plan.CodeSessionNotFound) && f.SessionFlag != "" {
 		return initRun(&initOptions{f: f, From: name, Format: format, DryRun: dryRun})
 	}
-	src, err := f.readInput(name)
+	src, before, err := f.readSource(name)
 	if err != nil {
 		return err
 	}
@@ -86,12 +88,45 @@ func importRun(f *Factory, name, format string, dryRun, appendTo bool) error {
 	if err != nil {
 		return err
 	}
-	return importInto(f, in, dryRun, appendTo)
+	return importInto(f, in, dryRun, appendTo, source{name, before, src})
+}
+
+// source is a file an import read: its name, what was seen of it before
+// it was read (nil for standard input), and its content.
+type source struct {
+	name   string
+	before os.FileInfo
+	src    []byte
+}
+
+// readSource reads a file argument (readInput), looked at first: a
+// tasks file the import tracks is known by how it stood before it was
+// read (trackTasks).
+func (f *Factory) readSource(name string) ([]byte, os.FileInfo, error) {
+	var before os.FileInfo
+	if name != "-" {
+		before, _ = os.Stat(name)
+	}
+	src, err := f.readInput(name)
+	return src, before, err
+}
+
+// trackTasks makes a spec-kit or OpenSpec tasks file an import read the
+// one the session tracks, whose ticked boxes the hooks apply
+// (hooks.TrackTasks); it returns the path as shown, "" when not tracked.
+// A record that cannot be written is a warning: the import stands.
+func (f *Factory) trackTasks(s *repo.Session, in *interop.Imported, from source) string {
+	path, err := hooks.TrackTasks(s, from.name, in.Format, from.before, from.src)
+	if err != nil {
+		fmt.Fprintln(f.IO.ErrOut, "plangit: warning: the hooks will not apply "+inputName(from.name)+" when it changes:", render.Clean(err.Error()))
+		return ""
+	}
+	return path
 }
 
 // importInto merges an import into the current session, or with dryRun
 // shows what merging would do.
-func importInto(f *Factory, in *interop.Imported, dryRun, appendTo bool) error {
+func importInto(f *Factory, in *interop.Imported, dryRun, appendTo bool, from source) error {
 	merge := interop.Update
 	if appendTo {
 		merge = interop.Append
@@ -134,17 +169,26 @@ func importInto(f *Factory, in *interop.Imported, dryRun, appendTo bool) error {
 	}
 	d := f.changeData(s, res)
 	d.Format, d.Dropped = in.Format, orNoDrops(dropped)
+	d.Tracked = f.trackTasks(s, in, from)
 	return f.print(d, func(w io.Writer) {
 		if res.Commit == nil && res.Adopted == nil {
 			if res.Stale != nil {
 				fmt.Fprintln(w, render.StaleLine(res.Stale))
 			}
 			fmt.Fprintln(w, "nothing changed: the plan holds what the file says")
-			return
+		} else {
+			f.printChangeText(w, d, res, nil)
+			render.ImportReport(w, in.State, dropped)
 		}
-		f.printChangeText(w, d, res, nil)
-		render.ImportReport(w, in.State, dropped)
+		f.printTracked(w, d.Tracked)
 	})
+}
+
+// printTracked says which tasks file the session tracks now.
+func (f *Factory) printTracked(w io.Writer, path string) {
+	if path != "" {
+		fmt.Fprintf(w, "tracking %s: the hooks record a box the agent ticks there as its step done\n", render.Clean(f.shownPath(path)))
+	}
 }
 
 // cloneErrors copies an error log deeply, for a trial change.
