@@ -374,12 +374,13 @@ func (c *call) encode(out *hookwire.Output) []byte {
 
 // postToolUse counts a tool use under the session lock, as plangit does,
 // when the use changes nothing in the plan: not a todo list, not a file of
-// the session's, not a call that succeeds where an open error failed, not
-// a step's advance or the plan's pause — those are plangit's, as is a
-// session another process holds.
+// the session's, not an edit of the tasks file the session tracks, not a
+// call that succeeds where an open error failed, not a step's advance or
+// the plan's pause — those are plangit's, as is a session another process
+// holds.
 func (c *call) postToolUse() ([]byte, bool) {
 	p := c.p
-	if hookwire.PlanningTool(p.ToolName) || hookwire.HostPlan(p.ToolName) || hookwire.WritesIn(p.ToolInput, p.Cwd, c.dir) {
+	if hookwire.PlanningTool(p.ToolName) || hookwire.HostPlan(p.ToolName) || hookwire.WritesIn(p.ToolInput, p.Cwd, c.dir) || c.editsTracked() {
 		return nil, false
 	}
 	key, command := hookwire.ToolKey(p.ToolInput)
@@ -423,14 +424,28 @@ func (c *call) postToolUse() ([]byte, bool) {
 	return c.encode(&hookwire.Output{Context: text}), true
 }
 
+// editsTracked reports whether the tool call is an edit tool's write of
+// the tasks file the session tracks (hookwire.TrackedFile): plangit reads
+// it again. The record is read only for an edit tool's call.
+func (c *call) editsTracked() bool {
+	if !hookwire.EditTool(c.p.ToolName) {
+		return false
+	}
+	t, ok := hookwire.ReadTracked(disk.PrivatePath(c.dir, hookwire.TrackedFile))
+	return ok && t.Writes(c.p.ToolName, c.p.ToolInput, c.p.Cwd)
+}
+
 // stop applies the Stop gate, as plangit does, to a main agent's stop
 // that changes nothing in the plan: no [Step] lines in its last message,
-// no step it advances — those are plangit's, as is a push on stop (the
+// no step it advances, no tracked tasks file changed — those are plangit's, as is a push on stop (the
 // config's push_on) and a session another process holds.
 func (c *call) stop() ([]byte, bool) {
 	p := c.p
 	if p.AgentID != "" || len(hookwire.StepDeclarations(p.LastAssistantMessage)) > 0 || declaredInTurn(p.TranscriptPath) {
 		return nil, false // [Step] lines in the turn: new steps, a change
+	}
+	if t, ok := hookwire.ReadTracked(disk.PrivatePath(c.dir, hookwire.TrackedFile)); ok && t.Moved() {
+		return nil, false // the tracked tasks file changed since it was read: plangit applies it
 	}
 	h, ok := c.hold()
 	if h == nil {

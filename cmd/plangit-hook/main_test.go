@@ -1223,3 +1223,70 @@ func TestRenewsLeases(t *testing.T) {
 		t.Errorf("plangit status after the renewal: %v\n%s", err, out)
 	}
 }
+
+// TestHandsOnTrackedTasks: an edit tool's write of the tasks file the
+// session tracks (plangit import of a spec-kit tasks.md) goes to
+// plangit, which applies it: the ticked box is the step done. An edit of
+// another file, and a stop with the file as plangit last read it, the
+// hook binary answers itself; a stop after the file changed on disk goes
+// to plangit.
+func TestHandsOnTrackedTasks(t *testing.T) {
+	t.Parallel()
+	const tasks = "# Tasks: Photo Albums\n\n## Phase 1: Setup\n\n- [X] T001 Create project structure\n- [ ] T002 Configure linting\n\n## Phase 2: Albums\n\n- [ ] T003 Create the Album model\n"
+	root := project(t, [][]string{{"write", "tasks.md", tasks}, {"import", "tasks.md"}, {"next"}})
+	log := filepath.Join(t.TempDir(), "calls")
+	hookBin := filepath.Join(spy, "plangit-hook")
+	noting := []string{spyLog + "=" + log, spyReal + "="}
+	edit := bytes.ReplaceAll(readFixture(t, "", "post_tool_use_edit_tasks"), []byte("specs/001-photo-albums/tasks.md"), []byte("tasks.md"))
+	path := filepath.Join(root, "tasks.md")
+	for _, c := range []struct {
+		event   string
+		payload []byte
+		handed  bool
+	}{
+		{"PostToolUse", edit, true},
+		{"PostToolUse", readFixture(t, "", "post_tool_use_edit"), !countsItself(root)},
+		{"Stop", readFixture(t, "", "stop"), !countsItself(root)},
+	} {
+		os.Remove(log)
+		hookRun(t, root, hookBin, []string{c.event}, c.payload, noting...)
+		if got, _ := os.ReadFile(log); (string(got) == "hook "+c.event+"\n") != c.handed {
+			t.Errorf("%s %.60s…: handed to plangit %v, want %v (%q)", c.event, c.payload, !c.handed, c.handed, got)
+		}
+	}
+
+	// The agent ticks T003 with its Edit tool: plangit, handed the event
+	// by the real hook binary, records step 3 done.
+	ticked := strings.Replace(tasks, "- [ ] T003", "- [X] T003", 1)
+	if err := os.WriteFile(path, []byte(ticked), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, _ := hookRun(t, root, filepath.Join(bin, "plangit-hook"), []string{"PostToolUse"}, edit)
+	if !strings.Contains(out, "Your edit of tasks.md is in the plan") {
+		t.Errorf("answer: %s", out)
+	}
+	s, err := repo.Project{Root: root}.Open(session)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := s.State()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if step, _, err := st.Plan.Step("3"); err != nil || step.Status != model.StepCompleted {
+		t.Errorf("step 3 after the tick: %+v, %v", step, err)
+	}
+
+	// A shell's edit (sed -i): the stop goes to plangit.
+	later := time.Now().Add(time.Minute)
+	if err := os.WriteFile(path, []byte(strings.Replace(ticked, "- [ ] T002", "- [X] T002", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	os.Chtimes(path, later, later)
+	os.Remove(log)
+	hookRun(t, root, hookBin, []string{"Stop"}, readFixture(t, "", "stop"), noting...)
+	if got, _ := os.ReadFile(log); string(got) != "hook Stop\n" {
+		t.Errorf("a stop after the tasks file changed on disk: plangit was run as %q", got)
+	}
+	repotest.CheckAll(t, root)
+}
