@@ -28,7 +28,7 @@ func (Claude) Decode(event string, payload []byte) (*Input, error) {
 	return &Input{Event: event, SessionID: p.SessionID, Cwd: p.Cwd, Source: p.Source, Prompt: p.Prompt,
 		ToolName: p.ToolName, ToolInput: p.ToolInput, ToolResponse: p.ToolResponse, Error: p.Error,
 		IsInterrupt: p.IsInterrupt, StopHookActive: p.StopHookActive, LastAssistantMessage: p.LastAssistantMessage,
-		Trigger: p.Trigger, AgentID: p.AgentID, AgentType: p.AgentType, TranscriptPath: p.TranscriptPath}, nil
+		Trigger: p.Trigger, AgentID: p.AgentID, AgentType: p.AgentType, TranscriptPath: p.TranscriptPath, PermissionMode: p.PermissionMode}, nil
 }
 
 // ReadEnv reads what Claude Code tells a hook through its environment:

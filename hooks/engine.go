@@ -868,6 +868,12 @@ func clipRunes(s string, n int) string {
 // before starting a step when steps need confirmation.
 func (e *engine) preToolUse() (*Output, error) {
 	c, ok := glanceRules(e.cfg).Tool(e.in.ToolName, e.in.ToolInput)
+	if c.GatePlan && e.claudePlanFile() {
+		// Claude Code writing its plan in plan mode: planning, which the
+		// person approves when the agent leaves plan mode.
+		c.GatePlan = false
+		ok = c.Critical || c.GateStep
+	}
 	edit := e.editGated()
 	if !ok && !edit {
 		return nil, nil // most tool calls end here, having read no plan

@@ -65,6 +65,7 @@ type Input struct {
 	MaybeCompact   bool
 	Compacted      string
 	TranscriptPath string // the host's transcript: what the agent said in the turn (hookwire.TurnMessages)
+	PermissionMode string // Claude Code's permission mode: "plan" in plan mode (claudePlanFile)
 	HostAsks       bool   // the host puts a PreToolUse "ask" to the person (Asker)
 
 	// AgentID is the subagent the event comes from (Claude Code:

@@ -35,6 +35,7 @@ type claudeInput struct {
 	AgentID              string          `json:"agent_id"`
 	AgentType            string          `json:"agent_type"`
 	TranscriptPath       string          `json:"transcript_path"`
+	PermissionMode       string          `json:"permission_mode"`
 }
 
 // checkDecode compares Claude.Decode with encoding/json on one payload.
@@ -59,7 +60,7 @@ func checkDecode(t *testing.T, payload []byte) {
 	want := &Input{Event: event, SessionID: c.SessionID, Cwd: c.Cwd, Source: c.Source, Prompt: c.Prompt,
 		ToolName: c.ToolName, ToolInput: c.ToolInput, ToolResponse: c.ToolResponse, Error: c.Error,
 		IsInterrupt: c.IsInterrupt, StopHookActive: c.StopHookActive,
-		LastAssistantMessage: c.LastAssistantMessage, Trigger: c.Trigger, AgentID: c.AgentID, AgentType: c.AgentType, TranscriptPath: c.TranscriptPath}
+		LastAssistantMessage: c.LastAssistantMessage, Trigger: c.Trigger, AgentID: c.AgentID, AgentType: c.AgentType, TranscriptPath: c.TranscriptPath, PermissionMode: c.PermissionMode}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("%q:\n got %+v\nwant %+v", payload, got, want)
 	}

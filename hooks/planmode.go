@@ -1,8 +1,10 @@
 package hooks
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/plangit/plangit/hooks/hookwire"
@@ -150,4 +152,69 @@ func (e *engine) startFromPlanMode(imp *interop.Imported) (*Output, bool, error)
 	e.proj.UnmarkShell(e.in.SessionID)
 	return &Output{Context: fmt.Sprintf("[plangit] Started a persistent plan from plan mode (revision %s, %s); %s next starts its first step.",
 		res.Commit.Hash[:7], render.Count(len(p.Steps()), "step"), e.cli(t))}, true, nil
+}
+
+// claudePlanFile reports whether the tool call is Claude Code writing its
+// own plan in plan mode: permission_mode "plan", an edit tool, and a file
+// in its plans directory — the plansDirectory of its settings (the
+// project's .claude/settings.local.json, then .claude/settings.json, then
+// the user's ~/.claude/settings.json; a relative one from the project
+// root), else ~/.claude/plans ($CLAUDE_CONFIG_DIR/plans where that is
+// set). That write is the planning the person approves when the agent
+// leaves plan mode (planMode), not a change plan_confirmation holds: the
+// hook asks nothing of it.
+func (e *engine) claudePlanFile() bool {
+	if e.in.PermissionMode != "plan" || !hookwire.EditTool(e.in.ToolName) {
+		return false
+	}
+	path := hookwire.FilePath(e.in.ToolInput)
+	if path == "" {
+		return false
+	}
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(e.in.Cwd, path)
+	}
+	dir := e.claudePlansDir()
+	return dir != "" && filepath.Dir(filepath.Clean(path)) == dir
+}
+
+// claudePlansDir is Claude Code's plans directory for the project
+// (claudePlanFile), clean; "" when it cannot be told.
+func (e *engine) claudePlansDir() string {
+	getenv := func(string) string { return "" }
+	if e.env.Getenv != nil {
+		getenv = e.env.Getenv
+	}
+	home, config := getenv("HOME"), getenv("CLAUDE_CONFIG_DIR")
+	if config == "" && home != "" {
+		config = filepath.Join(home, ".claude")
+	}
+	files := []string{filepath.Join(e.proj.Root, ".claude", "settings.local.json"), filepath.Join(e.proj.Root, ".claude", "settings.json")}
+	if config != "" {
+		files = append(files, filepath.Join(config, "settings.json"))
+	}
+	for _, name := range files {
+		b, err := disk.ReadFile(name)
+		if err != nil || len(b) > plan.MaxFile {
+			continue
+		}
+		var settings struct {
+			PlansDirectory string `json:"plansDirectory"`
+		}
+		if json.Unmarshal(b, &settings) != nil || settings.PlansDirectory == "" {
+			continue
+		}
+		dir := settings.PlansDirectory
+		if rest, ok := strings.CutPrefix(dir, "~/"); ok && home != "" {
+			dir = filepath.Join(home, rest)
+		}
+		if !filepath.IsAbs(dir) {
+			dir = filepath.Join(e.proj.Root, dir)
+		}
+		return filepath.Clean(dir)
+	}
+	if config == "" {
+		return ""
+	}
+	return filepath.Join(config, "plans")
 }

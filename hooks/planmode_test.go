@@ -1,6 +1,9 @@
 package hooks
 
 import (
+	"bytes"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -132,5 +135,53 @@ func TestPlanModeWithoutAPlan(t *testing.T) {
 	}
 	if _, err := f.proj().Open(sessionID); err == nil {
 		t.Error("a session was started from a plan with no step")
+	}
+}
+
+// TestPlanModeWriteIsNotAsked: with plan_confirmation on and the plan
+// awaiting approval, Claude Code's Write of its own plan file in plan
+// mode (~/.claude/plans, or the plansDirectory of its settings) is asked
+// nothing: it is the planning the person approves on leaving plan mode.
+// The same Write outside plan mode, and a Write elsewhere in plan mode,
+// are asked as before.
+func TestPlanModeWriteIsNotAsked(t *testing.T) {
+	t.Parallel()
+	asked := func(out string) bool { return strings.Contains(out, `"permissionDecision":"ask"`) }
+	f := newHostFixture(t)
+	f.environ["HOME"] = filepath.Join(f.realRun(), "home")
+	f.config(`{"plan_confirmation": true}`)
+	p, _ := plan.New(sessionID, "Plan caching", "", nil, t0, true)
+	p.AddStep(plan.StepSpec{Text: "Write the cache"}, t0)
+	if _, _, err := f.proj().Create(sessionID, &plan.State{Plan: p}, plan.Change{Op: "init", Summary: "init"}, repo.Options{Now: t0}); err != nil {
+		t.Fatal(err)
+	}
+	if out := f.real(Claude{}, planModeHost, "05-PreToolUse-Write"); asked(out) {
+		t.Errorf("the plan file's Write in plan mode was asked: %s", out)
+	}
+	b, err := os.ReadFile(filepath.Join("..", "testdata", "hooks", "real", planModeHost, "05-PreToolUse-Write.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	send := func(b []byte) string {
+		b = bytes.ReplaceAll(b, []byte("{{RUN}}"), inJSON(f.realRun()))
+		return f.sendTo(Claude{}, PreToolUse, b)
+	}
+	if out := send(bytes.Replace(b, []byte(`"permission_mode": "plan"`), []byte(`"permission_mode": "default"`), 1)); !asked(out) {
+		t.Errorf("the same Write outside plan mode was not asked: %s", out)
+	}
+	elsewhere := bytes.Replace(b, []byte("{{RUN}}/home/.claude/plans/"), []byte("{{CWD}}/"), 1)
+	if out := send(elsewhere); !asked(out) {
+		t.Errorf("a Write in the project in plan mode was not asked: %s", out)
+	}
+	// plansDirectory in the project's settings: a relative one is the
+	// project root's.
+	os.MkdirAll(filepath.Join(f.root, ".claude"), 0o755)
+	os.WriteFile(filepath.Join(f.root, ".claude", "settings.json"), []byte(`{"plansDirectory": "docs/plans"}`), 0o644)
+	inDocs := bytes.Replace(b, []byte("{{RUN}}/home/.claude/plans/"), []byte("{{CWD}}/docs/plans/"), 1)
+	if out := send(inDocs); asked(out) {
+		t.Errorf("the plan file's Write in plansDirectory was asked: %s", out)
+	}
+	if out := send(b); !asked(out) {
+		t.Errorf("with plansDirectory set, a Write in ~/.claude/plans was not asked: %s", out)
 	}
 }

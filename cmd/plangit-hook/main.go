@@ -296,6 +296,9 @@ func answer(event string, h *host, payload []byte, getenv func(string) string) (
 	if event == "PreToolUse" && (g.Rules.PlanConfirmation || g.Rules.StepConfirmation) && hookwire.WritesIn(p.ToolInput, p.Cwd, c.dir) {
 		return nil, false // an edit of the session's files under a gate: plangit reads what it does
 	}
+	if event == "PreToolUse" && g.Rules.PlanConfirmation && p.PermissionMode == "plan" && hookwire.EditTool(p.ToolName) {
+		return nil, false // perhaps Claude Code writing its plan in plan mode, which plangit asks nothing of
+	}
 	tc, gated := g.Rules.Tool(p.ToolName, p.ToolInput)
 	if event == "PreToolUse" && !gated {
 		return nil, true

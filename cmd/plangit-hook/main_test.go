@@ -1290,3 +1290,29 @@ func TestHandsOnTrackedTasks(t *testing.T) {
 	}
 	repotest.CheckAll(t, root)
 }
+
+// TestPlanModeWriteGoesToPlangit: under plan_confirmation, with the plan
+// awaiting approval, Claude Code's Write of its plan file in plan mode
+// goes to plangit, which asks nothing of it (its plans directory may be
+// the settings'); the same Write outside plan mode is asked, by the hook
+// binary itself.
+func TestPlanModeWriteGoesToPlangit(t *testing.T) {
+	t.Parallel()
+	root := project(t, [][]string{{"config", "set", "plan_confirmation", "true"}, {"init", "Add caching"}, {"step", "add", "Write the cache"}})
+	run := t.TempDir()
+	write := bytes.ReplaceAll(readFixture(t, "real/claude-planmode", "05-PreToolUse-Write"), []byte("{{RUN}}"), []byte(filepath.ToSlash(run)))
+	log := filepath.Join(t.TempDir(), "calls")
+	home := "HOME=" + filepath.Join(run, "home")
+	for _, c := range []struct {
+		mode         string
+		handed, asks bool
+	}{{"plan", true, false}, {"default", false, true}} {
+		os.Remove(log)
+		b := bytes.Replace(write, []byte(`"permission_mode": "plan"`), []byte(`"permission_mode": "`+c.mode+`"`), 1)
+		out, _ := hookRun(t, root, filepath.Join(spy, "plangit-hook"), []string{"PreToolUse"}, b, home, spyLog+"="+log)
+		got, _ := os.ReadFile(log)
+		if handed := string(got) == "hook PreToolUse\n"; handed != c.handed || strings.Contains(out, `"permissionDecision":"ask"`) != c.asks {
+			t.Errorf("permission_mode %s: handed to plangit %v, answered %s", c.mode, handed, out)
+		}
+	}
+}

@@ -20,12 +20,13 @@ type Payload struct {
 	AgentType                                               string // the subagent's type (Claude Code, Codex: agent_type)
 	TranscriptPath                                          string // the host's transcript (TurnMessages)
 	ToolUseID                                               string // the tool call's id (Codex: the model's call_id)
+	PermissionMode                                          string // Claude Code's permission mode: "plan" in plan mode
 }
 
 // DecodeClaude reads Claude Code's JSON: session_id, cwd, hook_event_name,
 // source, prompt, tool_name, tool_input, tool_response, error,
 // is_interrupt, stop_hook_active, last_assistant_message, trigger,
-// agent_id, agent_type, transcript_path and tool_use_id, as encoding/json would read them into a struct (names in any
+// agent_id, agent_type, transcript_path, tool_use_id and permission_mode, as encoding/json would read them into a struct (names in any
 // case, the last of a repeated name, a wrong type an error).
 func DecodeClaude(payload []byte) (*Payload, error) {
 	p := &Payload{}
@@ -37,7 +38,7 @@ func DecodeClaude(payload []byte) (*Payload, error) {
 		{"tool_response", &p.ToolResponse}, {"error", &p.Error}, {"is_interrupt", &p.IsInterrupt},
 		{"stop_hook_active", &p.StopHookActive}, {"last_assistant_message", &p.LastAssistantMessage},
 		{"trigger", &p.Trigger}, {"agent_id", &p.AgentID}, {"agent_type", &p.AgentType}, {"transcript_path", &p.TranscriptPath},
-		{"tool_use_id", &p.ToolUseID}}
+		{"tool_use_id", &p.ToolUseID}, {"permission_mode", &p.PermissionMode}}
 	err := members(payload, func(key, value []byte) error {
 		name := string(memberName(key)) // no copy: name stays here
 		for _, f := range fields {
