@@ -47,7 +47,11 @@ what moved, and nothing is duplicated. --append adds the file's phases and steps
 plan's, with fresh ids, as a plan of their own. Either way the plan keeps its title, goal and
 status, and at most one step is in progress. A findings.md or errors.md (plangit's, or a
 Manus-style one) brings its findings or errors. With no session chosen or active, import
-starts a new session, as init --from does.`,
+starts a new session, as init --from does.
+
+A spec-kit or OpenSpec tasks.md imported from a path becomes the session's tracked tasks
+file, in place of any other: when the agent's edit tool ticks a box there, the hooks record
+its step done (and a change made otherwise is applied at the agent's next stop).`,
 		Example: `  plangit import todos.json
   plangit import specs/001-photo-albums/tasks.md
   plangit import --format pwf ../other/task_plan.md --dry-run
