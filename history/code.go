@@ -113,43 +113,66 @@ func StepRange(s *repo.Session, id string) (*CodeDiff, error) {
 	if err != nil {
 		return nil, err
 	}
+	c, err := newCodeRuns(s)
+	if err != nil {
+		return nil, err
+	}
+	return c.rangeOf(cur)
+}
+
+// codeRuns are the latest run of every step, from one reading of the
+// history: the revisions that started and ended it (end -1: open), and
+// who started it.
+type codeRuns struct {
+	l      *lineage
+	runs   map[string]codeRun
+	agents map[string]string
+}
+
+type codeRun struct{ start, end int }
+
+func newCodeRuns(s *repo.Session) (*codeRuns, error) {
 	l, err := newLineage(s)
 	if err != nil {
 		return nil, err
 	}
-	type run struct{ start, end int } // end -1: open
-	runs := map[string]run{}
-	agents := map[string]string{}
+	c := &codeRuns{l: l, runs: map[string]codeRun{}, agents: map[string]string{}}
 	for _, x := range l.touches() {
 		t := x.t
 		if t.From == t.To || t.From == "" && t.To == "" {
 			continue
 		}
-		r, seen := runs[x.step]
+		r, seen := c.runs[x.step]
 		switch t.To {
 		case plan.StepInProgress:
-			runs[x.step] = run{start: x.rev, end: -1}
-			agents[x.step] = l.revs[x.rev].Who()
+			c.runs[x.step] = codeRun{start: x.rev, end: -1}
+			c.agents[x.step] = l.revs[x.rev].Who()
 		case plan.StepCompleted, plan.StepFailed, plan.StepSkipped:
 			if !seen || r.end >= 0 {
-				r = run{start: x.rev - 1, end: x.rev} // case 3: from the revision before
+				r = codeRun{start: x.rev - 1, end: x.rev} // case 3: from the revision before
 				if p, ok := l.index[l.revs[x.rev].Parent]; ok {
 					r.start = p
 				}
-				agents[x.step] = l.revs[x.rev].Who()
+				c.agents[x.step] = l.revs[x.rev].Who()
 			} else {
 				r.end = x.rev
 			}
-			runs[x.step] = r
+			c.runs[x.step] = r
 		case plan.StepPending, plan.StepBlocked:
-			delete(runs, x.step)
+			delete(c.runs, x.step)
 		}
 	}
-	r, ok := runs[cur.ID]
+	return c, nil
+}
+
+// rangeOf is StepRange of the plan's step cur.
+func (c *codeRuns) rangeOf(cur *plan.Step) (*CodeDiff, error) {
+	l := c.l
+	r, ok := c.runs[cur.ID]
 	if !ok || r.start < 0 {
 		return nil, plan.Errorf(plan.CodeInvalidStatus, "step %s has not run, so it has no code to show (it is %s)", cur.ID, cur.Status).With("step", cur.ID)
 	}
-	d := &CodeDiff{Step: cur.ID, Agent: agents[cur.ID]}
+	d := &CodeDiff{Step: cur.ID, Agent: c.agents[cur.ID]}
 	end := r.end
 	if end < 0 {
 		d.Open, end = true, len(l.revs)-1
@@ -157,10 +180,12 @@ func StepRange(s *repo.Session, id string) (*CodeDiff, error) {
 	from, ok1 := endpoint(l.revs, r.start)
 	to, ok2 := endpoint(l.revs, end)
 	if !ok1 || !ok2 {
-		return nil, plan.Errorf(plan.CodeInvalidStatus, "step %s ran before this session recorded code snapshots", cur.ID).With("step", cur.ID)
+		e := plan.Errorf(plan.CodeInvalidStatus, "step %s ran before this session recorded code snapshots", cur.ID).With("step", cur.ID)
+		e.Err = CodeNone
+		return nil, e
 	}
 	d.From, d.To = from, to
-	for other, o := range runs {
+	for other, o := range c.runs {
 		if other == cur.ID {
 			continue
 		}
@@ -169,7 +194,7 @@ func StepRange(s *repo.Session, id string) (*CodeDiff, error) {
 			oend = len(l.revs)
 		}
 		if o.start < end && oend > r.start {
-			d.Shared = append(d.Shared, SharedStep{Step: other, Agent: agents[other]})
+			d.Shared = append(d.Shared, SharedStep{Step: other, Agent: c.agents[other]})
 		}
 	}
 	slices.SortFunc(d.Shared, func(a, b SharedStep) int {
@@ -194,7 +219,9 @@ func RevisionRange(s *repo.Session, revA, revB string) (*CodeDiff, error) {
 				if e, ok := endpoint(revs, i); ok {
 					return e, nil
 				}
-				return CodeEndpoint{}, plan.Errorf(plan.CodeRevisionNotFound, "revision %s is older than the session's first code snapshot", rev).With("rev", rev)
+				e := plan.Errorf(plan.CodeRevisionNotFound, "revision %s is older than the session's first code snapshot", rev).With("rev", rev)
+				e.Err = CodeNone
+				return CodeEndpoint{}, e
 			}
 		}
 		return CodeEndpoint{}, plan.Errorf(plan.CodeRevisionNotFound, "no revision %q in session %s", rev, s.ID).With("rev", rev)
@@ -250,8 +277,14 @@ func (d *CodeDiff) Fill(cs *code.Store, patch bool) error {
 	return nil
 }
 
+// ErrCodeMissing is in the chain of an error for a snapshot a revision
+// names and the code store lacks: a session fetched without them.
+var ErrCodeMissing = errors.New("code snapshot not here")
+
 func codeMissing(err error) error {
-	return plan.WrapError(plan.CodeRevisionNotFound, err, "the code snapshot is not here: plangit fetch brings a pushed session's snapshots")
+	e := plan.Errorf(plan.CodeRevisionNotFound, "the session's code snapshots are not here").Hinted("plangit fetch brings a pushed session's snapshots with it")
+	e.Err = fmt.Errorf("%w: %w", ErrCodeMissing, err)
+	return e
 }
 
 // diffFiles compares two snapshots' listings: every path that differs,

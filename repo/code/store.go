@@ -175,8 +175,8 @@ type File struct {
 
 // Large is a file a snapshot left out for its size.
 type Large struct {
-	Path string
-	Size int64
+	Path string `json:"path"`
+	Size int64  `json:"size"`
 }
 
 // Snapshot is one snapshot: its commit, tree, time and the files it left
