@@ -18,7 +18,7 @@ import (
 func NewCmdLog(f *Factory) *cobra.Command {
 	var o history.LogOptions
 	var since string
-	var graph bool
+	var graph, withCode bool
 	c := &cobra.Command{
 		Use:   "log [REV]",
 		Short: "List revisions, newest first: hash, number, time, who, progress, summary",
@@ -27,11 +27,15 @@ identity, and the agent or hook that acted for them), progress and summary. A me
 another machine's revisions is listed with what each side brought and what conflicts, and
 the revisions it brought in are listed too, with the numbers this machine gave them: @N
 never changes once given, and the same revision has the same hash everywhere. --graph draws
-the lines of the history beside it.`,
+the lines of the history beside it.
+
+--code adds, under each revision that took a code snapshot of its own, what it changed in
+the project's files since the snapshot before it: files and lines added and deleted.`,
 		Example: `  plangit log -n 10
   plangit log --step 3          # only revisions that changed step 3
   plangit log --since 2h --json
   plangit log --graph           # the two lines of a merge, drawn
+  plangit log --code            # each snapshot's files and lines
   plangit log origin/main       # the remote's tip, kept beside a shared session`,
 		Args: rangeArgs(0, 1, "at most one revision"),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -56,10 +60,11 @@ the lines of the history beside it.`,
 			if graph && (o.Step != "" || since != "") {
 				return usagef("--graph draws every revision; --step and --since leave some out")
 			}
-			return logRun(f, o, graph)
+			return logRun(f, o, graph, withCode)
 		},
 	}
 	c.Flags().BoolVar(&graph, "graph", false, "draw the lines of the history: a merge and the two sides it joins")
+	c.Flags().BoolVar(&withCode, "code", false, "under each revision, what its code snapshot changed in the project's files")
 	c.Flags().IntVarP(&o.N, "max-count", "n", 0, "at most N revisions")
 	c.Flags().StringVar(&since, "since", "", "only revisions since an age (2h, 3d) or a date (2026-11-20)")
 	c.Flags().StringVar(&o.Step, "step", "", "only revisions that changed this step")
@@ -67,7 +72,7 @@ the lines of the history beside it.`,
 }
 
 // logRun lists revisions, newest first.
-func logRun(f *Factory, o history.LogOptions, graph bool) error {
+func logRun(f *Factory, o history.LogOptions, graph, withCode bool) error {
 	s, err := f.Session()
 	if err != nil {
 		return err
@@ -88,6 +93,9 @@ func logRun(f *Factory, o history.LogOptions, graph bool) error {
 	if unknown != nil && len(revs) == 0 {
 		return unknown
 	}
+	if withCode {
+		return codeLogRun(f, s, revs, graph)
+	}
 	return f.print(map[string]any{"session": s.ID, "revisions": revs}, func(w io.Writer) {
 		if graph {
 			render.LogGraph(w, revs, f.Style())
@@ -99,28 +107,48 @@ func logRun(f *Factory, o history.LogOptions, graph bool) error {
 
 // NewCmdDiff builds `plangit diff`.
 func NewCmdDiff(f *Factory) *cobra.Command {
-	var text, stat bool
+	var text, stat, withCode bool
 	c := &cobra.Command{
 		Use:   "diff [A [B]]",
-		Short: "Show what changed between two revisions (default: HEAD~1 and HEAD)",
+		Short: "Show what changed between two revisions (default: HEAD~1 and HEAD), or in the project (--code)",
 		Long: `diff compares two revisions: by default the last revision with the one before; with one
 revision, that one with HEAD. It prints the semantic changes — steps added, removed, renamed,
 moved, their status, needs and results, findings and errors — or, with --text, a unified diff
-of the files, or with --stat the lines changed per file.`,
+of the files, or with --stat the lines changed per file.
+
+--code diffs the work beside the plan: the code snapshots of the project's files taken at
+every step boundary. diff --code STEP is what the project's files gained and lost during the
+step's latest run, from the snapshot of its start to that of its end (a step in progress: to
+the newest one); when other steps ran at the same time it says so, since the snapshots cannot
+tell whose hand changed a file. diff --code A B compares two revisions' snapshots (one: A and
+HEAD). --stat gives the summary: each file's status and lines.`,
 		Example: `  plangit diff
   plangit diff @3
   plangit diff @3 @7 --text
-  plangit diff HEAD~5 --stat --json`,
+  plangit diff HEAD~5 --stat --json
+  plangit diff --code 3         # what step 3 changed in the project
+  plangit diff --code 3 --stat
+  plangit diff --code @3 @7     # the project's files between two revisions`,
 		Args: rangeArgs(0, 2, "at most two revisions"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if text && stat {
 				return usagef("--text and --stat are alternatives; give one")
+			}
+			if withCode {
+				if text {
+					return usagef("--code prints a unified diff of the project's files already; --text is for the plan's")
+				}
+				if len(args) == 0 {
+					return usagef("diff --code needs a STEP (plangit diff --code 3) or revisions (plangit diff --code @3 @7)")
+				}
+				return codeDiffRun(f, args, stat)
 			}
 			return diffRun(f, args, text, stat)
 		},
 	}
 	c.Flags().BoolVar(&text, "text", false, "a unified diff of the files")
 	c.Flags().BoolVar(&stat, "stat", false, "lines added and deleted per file")
+	c.Flags().BoolVar(&withCode, "code", false, "diff the project's files: a STEP's work, or two revisions' snapshots")
 	return c
 }
 
@@ -155,14 +183,37 @@ func diffRun(f *Factory, revs []string, text, stat bool) error {
 
 // NewCmdBlame builds `plangit blame`.
 func NewCmdBlame(f *Factory) *cobra.Command {
-	return &cobra.Command{
-		Use:   "blame",
+	var withCode bool
+	c := &cobra.Command{
+		Use:   "blame [--code FILE]",
 		Short: "For every step, the revision, time and actor that last changed it, and what changed",
-		Args:  exactArgs(0, "no arguments"),
+		Long: `blame lists, for every step, the revision that last changed it: when, by whom, and what
+changed.
+
+blame --code FILE reads a file of the project instead: for each line of it as the newest code
+snapshot holds it, the revision whose snapshot first held the line so and the step whose work
+that was (the steps in progress then, else the step whose status the revision changed). Lines
+unchanged since the session's first snapshot are marked as its. FILE is a path in the project,
+from the current directory or the work tree's top.`,
+		Example: `  plangit blame
+  plangit blame --code src/cache.go
+  plangit blame --code README.md --json`,
+		Args: rangeArgs(0, 1, "FILE, with --code"),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if withCode {
+				if len(args) == 0 {
+					return usagef("blame --code needs a FILE of the project: plangit blame --code src/main.go")
+				}
+				return codeBlameRun(f, args[0])
+			}
+			if len(args) > 0 {
+				return usagef("blame takes no arguments; blame --code FILE reads a file of the project")
+			}
 			return blameRun(f, "")
 		},
 	}
+	c.Flags().BoolVar(&withCode, "code", false, "for each line of FILE, the revision and step that last changed it")
+	return c
 }
 
 // blameRun prints, for every step (or the one step given), the revision

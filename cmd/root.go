@@ -140,7 +140,10 @@ func checkRevisions(c *cobra.Command, args []string, ifRev string) error {
 		revs = append(revs, fl.Value.String())
 	}
 	if revisionArgs[c.Name()] && c.Parent() == c.Root() {
-		revs = append(revs, args...)
+		// diff --code STEP: a step id, which diff --code checks itself.
+		if fl := c.Flags().Lookup("code"); fl == nil || !fl.Changed || len(args) != 1 || !isStepArg(args[0]) {
+			revs = append(revs, args...)
+		}
 	}
 	for _, r := range revs {
 		if err := repo.CheckRevName(r); err != nil {

@@ -96,6 +96,7 @@ func TestScripts(t *testing.T) {
 			"maxwidth": maxwidth,
 			"longonly": longonly,
 			"unescape": unescape,
+			"gitstate": gitstate,
 		},
 	})
 }
@@ -126,6 +127,48 @@ func shippedPlangit(t *testing.T) string {
 		}
 	}
 	return dir
+}
+
+// gitstate save|check [DIR]: what the project's git holds in DIR (the
+// current directory): git status --porcelain, git stash list, the refs,
+// HEAD and the bytes of .git/index. save records them; check fails,
+// naming each, when one differs from what save recorded: plangit never
+// changes the project's index, HEAD, branches or stash.
+func gitstate(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 1 || len(args) > 2 || args[0] != "save" && args[0] != "check" {
+		ts.Fatalf("usage: gitstate save|check [DIR]")
+	}
+	dir := ts.MkAbs(".")
+	if len(args) == 2 {
+		dir = ts.MkAbs(args[1])
+	}
+	env := append(os.Environ(), "HOME="+ts.Getenv("HOME"), "GIT_CONFIG_NOSYSTEM=1", "GIT_OPTIONAL_LOCKS=0")
+	var b strings.Builder
+	for _, c := range [][]string{{"status", "--porcelain", "--untracked-files=all"}, {"stash", "list"}, {"for-each-ref"}, {"symbolic-ref", "-q", "HEAD"}, {"rev-parse", "-q", "--verify", "HEAD"}} {
+		cmd := exec.Command("git", c...)
+		cmd.Dir, cmd.Env = dir, env
+		out, _ := cmd.Output()
+		fmt.Fprintf(&b, "$ git %s\n%s", strings.Join(c, " "), out)
+	}
+	index, err := os.ReadFile(filepath.Join(dir, ".git", "index"))
+	if err != nil && !os.IsNotExist(err) {
+		ts.Fatalf("%v", err)
+	}
+	fmt.Fprintf(&b, "$ .git/index\n%x\n", index)
+	file := filepath.Join(ts.Getenv("WORK"), ".gitstate")
+	if args[0] == "save" {
+		if err := os.WriteFile(file, []byte(b.String()), 0o644); err != nil {
+			ts.Fatalf("%v", err)
+		}
+		return
+	}
+	saved, err := os.ReadFile(file)
+	if err != nil {
+		ts.Fatalf("gitstate check with nothing saved: %v", err)
+	}
+	if string(saved) != b.String() {
+		ts.Fatalf("the project's git changed:\nsaved:\n%s\nnow:\n%s", saved, b.String())
+	}
 }
 
 // longonly: the script runs only in the long suites (PLANGIT_LONG=1, as

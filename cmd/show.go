@@ -34,7 +34,10 @@ func NewCmdShow(f *Factory) *cobra.Command {
 unless --all), the step in progress and the next ready one.
 
 show STEP prints one step with everything recorded about it and every revision that
-changed it: when, by whom, and from what status to what.
+changed it: when, by whom, and from what status to what. In a git project it adds what
+the step's latest run changed in the project's files (diff --code STEP prints the diff):
+each file with its lines added and deleted, who started the step, and the steps that ran
+at the same time, whose work the diff may hold too.
 
 --status keeps the steps in the given statuses (comma-separated: pending, in_progress,
 completed, failed, skipped, blocked), with --json as {"steps", "total", "filtered"}.`,
@@ -116,7 +119,7 @@ func showRun(o *showOptions) error {
 	}
 	p := st.Plan
 	if o.Step != "" {
-		return showStep(o.f, s, st, rev, o.Step)
+		return showStep(o.f, s, st, rev, o.Step, o.Rev == "")
 	}
 	if o.Statuses != nil {
 		steps := []*plan.Step{}
@@ -139,8 +142,10 @@ func showRun(o *showOptions) error {
 	})
 }
 
-// showStep prints one step with the revisions that changed it, up to rev.
-func showStep(f *Factory, s *repo.Session, st *plan.State, rev, id string) error {
+// showStep prints one step with the revisions that changed it, up to rev;
+// at the newest revision (newest), what its latest run changed in the
+// project's files too.
+func showStep(f *Factory, s *repo.Session, st *plan.State, rev, id string, newest bool) error {
 	step, ph, err := st.Plan.Step(id)
 	if err != nil {
 		if plan.HasCode(err, plan.CodeStepNotFound) {
@@ -159,7 +164,26 @@ func showStep(f *Factory, s *repo.Session, st *plan.State, rev, id string) error
 	}
 	data := map[string]any{"session": s.ID, "rev": rev, "step": step, "phase": map[string]string{"id": ph.ID, "title": ph.Title},
 		"open_needs": orEmptyIDs(st.Plan.OpenNeeds(step)), "history": events}
-	return f.print(data, func(w io.Writer) { render.StepDetail(w, st.Plan, step, ph, events, f.Style()) })
+	var code *history.CodeDiff
+	var codeNote string
+	if newest {
+		code, codeNote = stepCode(s, step.ID)
+	}
+	if code != nil {
+		data["code"] = code
+	}
+	if codeNote != "" {
+		data["code_note"] = codeNote
+	}
+	return f.print(data, func(w io.Writer) {
+		render.StepDetail(w, st.Plan, step, ph, events, f.Style())
+		switch {
+		case code != nil:
+			render.StepCode(w, code, f.Style())
+		case codeNote != "":
+			fmt.Fprintf(w, "\nCode: %s\n", render.Clean(codeNote))
+		}
+	})
 }
 
 // NewCmdStatus builds `plangit status`.

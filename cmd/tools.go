@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -219,6 +220,7 @@ var HistoryActions = []ActionSpec{
 	{"log", []string{"step", "since", "limit"}},
 	{"diff", []string{"from", "to"}},
 	{"blame", []string{"step"}},
+	{"code", []string{"step", "from", "to"}},
 }
 
 // RollbackInput rolls the session's files back to a revision.
@@ -479,6 +481,23 @@ func (t *Tools) History(in HistoryInput) (*ToolResult, error) {
 		return t.run(in.Session, "", func(f *Factory) error { return diffRun(f, revs, false, false) })
 	case "blame":
 		return t.run(in.Session, "", func(f *Factory) error { return blameRun(f, in.Step) })
+	case "code":
+		// A step's work in the project (diff --code STEP), or the
+		// project's files between two revisions (diff --code FROM TO).
+		args := []string{in.Step}
+		switch {
+		case in.Step != "" && (in.From != "" || in.To != ""):
+			return nil, toolArgf("history code takes a step, or from and to; not both")
+		case in.Step != "":
+			if err := plan.CheckStepRef(in.Step); err != nil {
+				return nil, err
+			}
+		case in.From != "":
+			args = []string{in.From, cmp.Or(in.To, "HEAD")}
+		default:
+			return nil, toolArgf("history code needs a step, or from (and to)")
+		}
+		return t.run(in.Session, "", func(f *Factory) error { return codeDiffRun(f, args, false) })
 	}
 	if in.Limit < 0 {
 		return nil, toolArgf("limit must be positive")
@@ -490,7 +509,7 @@ func (t *Tools) History(in HistoryInput) (*ToolResult, error) {
 			return nil, err
 		}
 	}
-	return t.run(in.Session, "", func(f *Factory) error { return logRun(f, o, false) })
+	return t.run(in.Session, "", func(f *Factory) error { return logRun(f, o, false, false) })
 }
 
 // Rollback makes a revision whose files equal rev's, or undoes the last

@@ -211,3 +211,15 @@ func StepsCode(s *repo.Session, st *plan.State) (diffs map[string]*CodeDiff, mis
 	}
 	return diffs, false, nil
 }
+
+// AddCode reads each step's code diff into a report of the session's
+// newest revision (StepsCode). A report of an older revision shows none:
+// a step's latest run may have ended after it.
+func (r *Report) AddCode(s *repo.Session) error {
+	head, err := s.Head()
+	if err != nil || head != r.Rev.Hash {
+		return err
+	}
+	r.Code, r.CodeMissing, err = StepsCode(s, r.State)
+	return err
+}

@@ -18,6 +18,10 @@ type Report struct {
 	// the most recently active first (Agents).
 	Agents    []Agent   `json:"agents,omitempty"`
 	Generated time.Time `json:"generated"`
+	// Code is each step's code diff, by step id, when AddCode read them;
+	// CodeMissing says the session's snapshots are not here.
+	Code        map[string]*CodeDiff `json:"-"`
+	CodeMissing bool                 `json:"-"`
 }
 
 // Revision is one revision in a report.

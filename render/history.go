@@ -19,14 +19,25 @@ const shortTime = "2006-01-02 15:04"
 // Log writes revisions one per line: hash, number, time, who, progress,
 // summary; under a merge, what each side brought and what conflicts.
 func Log(w io.Writer, revs []repo.Revision, s Style) {
-	logLines(w, revs, s, nil)
+	logLines(w, revs, s, nil, nil)
 }
 
 // LogGraph is Log with the history's lines drawn on the left, as git log
 // --graph draws them: a merge opens a line for its second parent, which
 // joins the first's where the two sides met.
 func LogGraph(w io.Writer, revs []repo.Revision, s Style) {
-	logLines(w, revs, s, &graph{})
+	logLines(w, revs, s, &graph{}, nil)
+}
+
+// LogCode is Log (LogGraph with graph) with, under each revision that
+// took a code snapshot of its own, what it changed in the project's
+// files (log --code).
+func LogCode(w io.Writer, revs []repo.Revision, code map[string]*history.CodeStat, graphed bool, s Style) {
+	var g *graph
+	if graphed {
+		g = &graph{}
+	}
+	logLines(w, revs, s, g, code)
 }
 
 // revNumber is a revision's @N, or blanks for a revision this machine has
@@ -38,7 +49,7 @@ func revNumber(n int) string {
 	return fmt.Sprintf("@%-3d", n)
 }
 
-func logLines(w io.Writer, revs []repo.Revision, s Style, g *graph) {
+func logLines(w io.Writer, revs []repo.Revision, s Style, g *graph, code map[string]*history.CodeStat) {
 	if len(revs) == 0 {
 		fmt.Fprintln(w, "no revisions match")
 		return
@@ -91,6 +102,13 @@ func logLines(w io.Writer, revs []repo.Revision, s Style, g *graph) {
 				}
 				fmt.Fprintf(w, "%s        %s\n", rest, line)
 			}
+		}
+		if st := code[r.Hash]; st != nil {
+			line := codeStatLine(st)
+			if s.Width > 0 {
+				line = fitText(line, max(8, s.Width-Columns(rest)-8))
+			}
+			fmt.Fprintf(w, "%s        %s\n", rest, s.paint(cyan, line))
 		}
 	}
 }

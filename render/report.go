@@ -83,7 +83,13 @@ footer{margin-top:40px;color:var(--muted);font-size:12px}
 .tag.ready{color:var(--green);font-weight:600}
 pre.deliverable{white-space:pre-wrap;font:14px/1.5 inherit;background:var(--soft);border:1px solid var(--line);border-radius:8px;padding:12px 14px}
 tr.resolved td{color:var(--muted)}
+details.code{margin:4px 0 0 2.1em} .codemeta{font-size:13px;color:var(--muted);margin:4px 0}
 `
+
+// reportCSP forbids the page any script, any fetch and any style but its
+// own inline one: were a text from the project's files (a file name, a
+// line of a diff) ever to reach the page unescaped, it could not run.
+const reportCSP = `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">`
 
 // h escapes text for HTML. A control character is shown as Clean shows
 // it; a bidirectional control is kept, as a character reference.
@@ -98,7 +104,7 @@ func HTMLReport(w io.Writer, r *history.Report) {
 	p := r.State.Plan
 	c := p.Counts()
 	b := &strings.Builder{}
-	fmt.Fprintf(b, "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">\n")
+	fmt.Fprintf(b, "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">\n%s\n", reportCSP)
 	fmt.Fprintf(b, "<title>%s — plangit report</title>\n<style>%s</style>\n</head>\n<body>\n<main>\n", h(p.Title), reportCSS)
 
 	fmt.Fprintf(b, "<header>\n<h1 id=\"title\">%s</h1>\n", h(p.Title))
@@ -127,7 +133,7 @@ func HTMLReport(w io.Writer, r *history.Report) {
 	fmt.Fprintf(b, "</header>\n<nav><a href=\"#plan\">Plan</a>%s<a href=\"#graph\">Dependencies</a><a href=\"#progress\">Progress</a>%s<a href=\"#history\">History (%d)</a><a href=\"#findings\">Findings (%d)</a><a href=\"#errors\">Errors (%d)</a></nav>\n",
 		deliverable, agents, len(r.Revisions), len(r.State.Findings), len(r.State.Errors))
 
-	reportPlan(b, p)
+	reportPlan(b, p, r)
 	if len(r.State.Deliverable) > 0 {
 		fmt.Fprintf(b, "<section id=\"deliverable\">\n<h2>Deliverable</h2>\n<pre class=\"deliverable\">%s</pre>\n</section>\n", h(string(r.State.Deliverable)))
 	}
@@ -146,8 +152,11 @@ func HTMLReport(w io.Writer, r *history.Report) {
 	io.WriteString(w, b.String())
 }
 
-func reportPlan(b *strings.Builder, p *plan.Plan) {
+func reportPlan(b *strings.Builder, p *plan.Plan, r *history.Report) {
 	fmt.Fprintf(b, "<section id=\"plan\">\n<h2>Plan</h2>\n")
+	if r.CodeMissing {
+		fmt.Fprintf(b, "<p class=\"notes\">The session's code snapshots are not here: plangit fetch brings them, and the steps' code diffs with them.</p>\n")
+	}
 	if len(p.Phases) == 0 {
 		fmt.Fprintf(b, "<p>No steps yet.</p>\n")
 	}
@@ -200,6 +209,9 @@ func reportPlan(b *strings.Builder, p *plan.Plan) {
 					t += " · completed " + s.Completed.UTC().Format(shortTime)
 				}
 				fmt.Fprintf(b, "<div class=\"detail\">%s</div>", strings.TrimPrefix(t, " · "))
+			}
+			if d := r.Code[s.ID]; d != nil {
+				reportCode(b, d)
 			}
 			fmt.Fprintf(b, "</li>\n")
 		}
@@ -320,23 +332,7 @@ func reportRevision(b *strings.Builder, r history.Revision) {
 	if len(r.Files) > 0 {
 		fmt.Fprintf(b, "<details><summary>text diff</summary><pre class=\"diff\">")
 		for _, f := range r.Files {
-			for _, line := range strings.Split(strings.TrimSuffix(f.Unified, "\n"), "\n") {
-				class := ""
-				switch {
-				case strings.HasPrefix(line, "+++"), strings.HasPrefix(line, "---"):
-				case strings.HasPrefix(line, "+"):
-					class = "a"
-				case strings.HasPrefix(line, "-"):
-					class = "d"
-				case strings.HasPrefix(line, "@@"):
-					class = "h"
-				}
-				if class != "" {
-					fmt.Fprintf(b, "<span class=\"%s\">%s</span>\n", class, h(line))
-				} else {
-					fmt.Fprintf(b, "%s\n", h(line))
-				}
-			}
+			diffLines(b, f.Unified)
 		}
 		fmt.Fprintf(b, "</pre></details>\n")
 	}
@@ -429,4 +425,78 @@ func revisionChanges(r history.Revision) []history.Change {
 		}
 	}
 	return out
+}
+
+// maxReportCode is how many bytes of unified diff the report shows of
+// one step; the rest is left to plangit diff --code.
+const maxReportCode = 256 << 10
+
+// reportCode is a step's code diff, folded: the summary opens it.
+func reportCode(b *strings.Builder, d *history.CodeDiff) {
+	fmt.Fprintf(b, "<details class=\"code\" id=\"code-%s\"><summary>code: %s, +%d −%d (@%d → @%d)</summary>",
+		h(d.Step), Count(len(d.Files), "file"), d.Added, d.Deleted, d.From.N, d.To.N)
+	var meta []string
+	if d.Open {
+		meta = append(meta, "in progress: up to the newest snapshot")
+	}
+	if d.Agent != "" {
+		meta = append(meta, "started by "+d.Agent)
+	}
+	if len(d.Shared) > 0 {
+		meta = append(meta, "shared: "+sharedList(d)+" ran at the same time, and the snapshots cannot tell whose hand changed a file")
+	}
+	for _, l := range d.Large {
+		meta = append(meta, fmt.Sprintf("left out for its size: %s (%s)", l.Path, Bytes(l.Size)))
+	}
+	for _, m := range meta {
+		fmt.Fprintf(b, "<div class=\"codemeta\">%s</div>", h(m))
+	}
+	if len(d.Files) == 0 {
+		fmt.Fprintf(b, "<div class=\"codemeta\">no change to the project's files</div></details>")
+		return
+	}
+	fmt.Fprintf(b, "<pre class=\"diff\">")
+	shown := 0
+	for i, f := range d.Files {
+		if shown > maxReportCode {
+			fmt.Fprintf(b, "%s\n", h(fmt.Sprintf("… %s more: plangit diff --code %s prints them", Count(len(d.Files)-i, "file"), d.Step)))
+			break
+		}
+		fmt.Fprintf(b, "<span class=\"h\">%s</span>\n", h(fmt.Sprintf("diff --code %s (%s)", codeName(f), f.Status)))
+		if f.OldMode != "" && f.NewMode != "" {
+			fmt.Fprintf(b, "%s\n", h("mode "+f.OldMode+" → "+f.NewMode))
+		}
+		if f.Binary {
+			fmt.Fprintf(b, "binary file, or over 1 MB: no lines shown\n")
+			continue
+		}
+		shown += len(f.Unified)
+		diffLines(b, f.Unified)
+	}
+	fmt.Fprintf(b, "</pre></details>")
+}
+
+// diffLines writes a unified diff's lines into a <pre>, each escaped,
+// added and deleted lines and hunk heads marked.
+func diffLines(b *strings.Builder, unified string) {
+	for _, line := range strings.Split(strings.TrimSuffix(unified, "\n"), "\n") {
+		if line == "" {
+			continue
+		}
+		class := ""
+		switch {
+		case strings.HasPrefix(line, "+++"), strings.HasPrefix(line, "---"):
+		case strings.HasPrefix(line, "+"):
+			class = "a"
+		case strings.HasPrefix(line, "-"):
+			class = "d"
+		case strings.HasPrefix(line, "@@"):
+			class = "h"
+		}
+		if class != "" {
+			fmt.Fprintf(b, "<span class=\"%s\">%s</span>\n", class, h(line))
+		} else {
+			fmt.Fprintf(b, "%s\n", h(line))
+		}
+	}
 }
