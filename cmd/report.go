@@ -22,7 +22,9 @@ func NewCmdReport(f *Factory) *cobra.Command {
 		Short: "Write the plan and its whole history as one HTML page (--html) or as markdown (--md)",
 		Long: `report writes everything about a session in one document: the plan as it stands, its
 dependency graph, progress over time, every revision with its semantic diff (and its text
-diff, folded), the findings by category and the error log.
+diff, folded), the findings by category and the error log. In a git project, each step
+that ran carries its code diff (what diff --code STEP prints), folded under the step; a
+report of an older revision (--rev) leaves them out.
 
 --html FILE writes one self-contained page: inline CSS and SVG, no script, nothing fetched
 from the network, so it opens offline and can be attached anywhere. Revisions past the
@@ -50,6 +52,9 @@ and the chart are Mermaid blocks, the newest 50 revisions carry their text diffs
 			r, err := history.Collect(s, rev, f.Now())
 			if err == nil {
 				err = f.applyRules(s, r.State)
+			}
+			if err == nil {
+				err = r.AddCode(s)
 			}
 			if err != nil {
 				return err

@@ -455,7 +455,7 @@ func reportCode(b *strings.Builder, d *history.CodeDiff) {
 		fmt.Fprintf(b, "<div class=\"codemeta\">no change to the project's files</div></details>")
 		return
 	}
-	fmt.Fprintf(b, "<pre class=\"diff\">")
+	fmt.Fprintf(b, "<pre class=\"diff\" id=\"code-%s-diff\">", h(d.Step))
 	shown := 0
 	for i, f := range d.Files {
 		if shown > maxReportCode {

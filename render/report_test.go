@@ -388,6 +388,7 @@ func chromium(t *testing.T, page, screenshot string, flags ...string) (dom strin
 func TestReportInBrowser(t *testing.T) {
 	t.Parallel()
 	r := recorded(t)
+	r.Code = map[string]*history.CodeDiff{"1": hostileCode()}
 	dir := t.TempDir()
 	page := filepath.Join(dir, "report.html")
 	var b bytes.Buffer
@@ -435,6 +436,17 @@ func TestReportInBrowser(t *testing.T) {
 	}
 	if n := strings.Count(dom, `class="rev"`); n != len(r.Revisions) {
 		t.Errorf("history shows %d revisions, want %d", n, len(r.Revisions))
+	}
+
+	// A step's code diff is folded, and opens when followed to: a link to
+	// its lines opens the fold, as a click on its summary does. Its hostile
+	// lines are text in the DOM, no element.
+	if !strings.Contains(dom, `<details class="code" id="code-1"><summary>`) || strings.Contains(dom, "<script") {
+		t.Errorf("the code diff is not folded, or its lines made elements")
+	}
+	opened, _ := chromium(t, page+"#code-1-diff", "")
+	if !regexp.MustCompile(`<details class="code" id="code-1" open(="")?>`).MatchString(opened) {
+		t.Errorf("following a link to the code diff did not open it")
 	}
 
 	// A history naming agents: a lane each along the time axis.
