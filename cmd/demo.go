@@ -75,11 +75,65 @@ func demoDir(dir string) error {
 }
 
 // demoStep is one thing the demo does: a plangit command, or a narrated
-// action on the files.
+// action on the files (shown: the command line it prints). A step marked
+// code plays only in a git project, where steps record code snapshots.
 type demoStep struct {
-	say  string
-	args []string
-	do   func(sessionDir string) error
+	say   string
+	args  []string
+	shown string
+	do    func(root, sessionDir string) error
+	code  bool
+}
+
+// demoFiles are the project the demo's agent works in, committed before
+// it starts when git is at hand.
+var demoFiles = map[string]string{
+	"go.mod": "module example.com/users\n\ngo 1.26\n",
+	"internal/user/service.go": `package user
+
+// Service reads users.
+type Service struct{ db DB }
+
+// GetUser reads one user.
+func (s *Service) GetUser(id string) (User, error) {
+	return s.db.QueryUser(id)
+}
+`,
+}
+
+// demoGit makes dir a git project holding demoFiles, committed; false when
+// git is not installed (the demo then plays without code snapshots).
+func demoGit(w io.Writer, dir string) bool {
+	if _, err := exec.LookPath("git"); err != nil {
+		return false
+	}
+	for name, text := range demoFiles {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if os.MkdirAll(filepath.Dir(p), 0o755) != nil || os.WriteFile(p, []byte(text), 0o644) != nil {
+			return false
+		}
+	}
+	const line = "git init -q && git add -A && git commit -q -m 'UserService, no cache yet'"
+	git := exec.Command("sh", "-c", line)
+	git.Dir = dir
+	git.Env = append(os.Environ(), "GIT_AUTHOR_NAME=Demo", "GIT_AUTHOR_EMAIL=demo@example.com",
+		"GIT_COMMITTER_NAME=Demo", "GIT_COMMITTER_EMAIL=demo@example.com")
+	if git.Run() != nil {
+		return false
+	}
+	fmt.Fprintf(w, "\n# The project is a git repository: every step boundary records its files too.\n$ %s\n", line)
+	return true
+}
+
+// demoWrite is a demo step's edit of a project file.
+func demoWrite(name, text string) func(root, sessionDir string) error {
+	return func(root, _ string) error {
+		p := filepath.Join(root, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return err
+		}
+		return os.WriteFile(p, []byte(text), 0o644)
+	}
 }
 
 func demoScript() []demoStep {
@@ -98,13 +152,27 @@ func demoScript() []demoStep {
 		{args: []string{"next"}},
 		{args: []string{"step", "done", "2", "--result", "an LRU keyed by user id, entries expire after 5 minutes"}},
 		{args: []string{"next"}},
+		{code: true, shown: "$EDITOR internal/user/cache.go", do: demoWrite("internal/user/cache.go", `package user
+
+import "time"
+
+// cache keeps users for five minutes.
+type cache struct {
+	entries map[string]entry
+}
+
+type entry struct {
+	user    User
+	expires time.Time
+}
+`)},
 		{say: "A test fails twice the same way; the error log counts it instead of adding rows.",
 			args: []string{"error", "add", "--tool", "Bash", "go test ./...: TestCache timed out after 30s"}},
 		{args: []string{"error", "add", "--tool", "Bash", "go test ./...: TestCache timed out after 45s"}},
 		{args: []string{"step", "progress", "3", "4/5"}},
 		{say: "It marks step 4 done by mistake, then reopens it; history keeps both.", args: []string{"step", "done", "4", "--force"}},
 		{args: []string{"step", "reopen", "4"}},
-		{say: "A person adds a step by editing task_plan.md by hand.", do: func(dir string) error {
+		{say: "A person adds a step by editing task_plan.md by hand.", shown: "$EDITOR .code-agent/plans/demo/" + plan.PlanFile, do: func(_, dir string) error {
 			path := filepath.Join(dir, plan.PlanFile)
 			b, err := os.ReadFile(path)
 			if err != nil {
@@ -114,6 +182,7 @@ func demoScript() []demoStep {
 			return os.WriteFile(path, edited, 0o644)
 		}},
 		{say: "The next command adopts the edit as its own revision first.", args: []string{"step", "done", "3", "--result", "cache.go with Get/Set and TTL eviction; tests pass"}},
+		{say: "What step 3 did to the project, from the snapshots at its start and end.", code: true, args: []string{"diff", "--code", "3", "--stat"}},
 		{args: []string{"show", "--all"}},
 		{args: []string{"status"}},
 	}
@@ -133,14 +202,18 @@ func demoRun(f *Factory, dir string, temporary bool) error {
 			return ""
 		}}
 	sessionDir := filepath.Join(dir, ".code-agent", "plans", demoSession)
+	withGit := demoGit(w, dir)
 	for _, st := range demoScript() {
+		if st.code && !withGit {
+			continue
+		}
 		if st.say != "" {
 			fmt.Fprintf(w, "\n# %s\n", st.say)
 		}
 		if st.do != nil {
-			fmt.Fprintf(w, "$ $EDITOR %s\n", filepath.Join(".code-agent", "plans", demoSession, plan.PlanFile))
-			if err := st.do(sessionDir); err != nil {
-				return plan.WrapError(plan.CodeIOError, err, "demo: cannot edit the plan")
+			fmt.Fprintf(w, "$ %s\n", st.shown)
+			if err := st.do(dir, sessionDir); err != nil {
+				return plan.WrapError(plan.CodeIOError, err, "demo: cannot edit %s", st.shown)
 			}
 			continue
 		}
