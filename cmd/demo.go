@@ -114,12 +114,14 @@ func demoGit(w io.Writer, dir string) bool {
 		}
 	}
 	const line = "git init -q && git add -A && git commit -q -m 'UserService, no cache yet'"
-	git := exec.Command("sh", "-c", line)
-	git.Dir = dir
-	git.Env = append(os.Environ(), "GIT_AUTHOR_NAME=Demo", "GIT_AUTHOR_EMAIL=demo@example.com",
-		"GIT_COMMITTER_NAME=Demo", "GIT_COMMITTER_EMAIL=demo@example.com")
-	if git.Run() != nil {
-		return false
+	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"commit", "-q", "-m", "UserService, no cache yet"}} {
+		git := exec.Command("git", args...)
+		git.Dir = dir
+		git.Env = append(os.Environ(), "GIT_AUTHOR_NAME=Demo", "GIT_AUTHOR_EMAIL=demo@example.com",
+			"GIT_COMMITTER_NAME=Demo", "GIT_COMMITTER_EMAIL=demo@example.com")
+		if git.Run() != nil {
+			return false
+		}
 	}
 	fmt.Fprintf(w, "\n# The project is a git repository: every step boundary records its files too.\n$ %s\n", line)
 	return true
