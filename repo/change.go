@@ -107,6 +107,10 @@ type change struct {
 	// stale says the working files were saved with nothing of their own:
 	// they go back to the branch's, by the commit or by restoreWorking.
 	stale bool
+	// code is what Options.Code wrote to the project, once: a retry
+	// commits it, a change that fails in the end puts it back.
+	code      *wrote
+	codeAsked bool
 }
 
 // run makes one change: begin, then attempts until one lands.
@@ -123,13 +127,28 @@ func (s *Session) run(opts Options, fn changeFn) (*Result, error) {
 		unlock()
 		s.CatchUp()
 	}()
+	if err := c.attempts(&unlock); err != nil {
+		if c.code != nil {
+			if uerr := c.code.undo(); uerr != nil {
+				s.warnf("the change did not land, and the project's files it wrote could not all be put back (%v): code snapshot %s holds them as they were", uerr, short(c.code.pre))
+			}
+		}
+		return nil, err
+	}
+	return &c.res, nil
+}
+
+// attempts makes attempts until one lands (c.res) or one fails for good.
+func (c *change) attempts(unlock *func()) error {
+	s, opts := c.s, c.opts
+	var err error
 	for attempt := 1; ; attempt++ {
 		err = c.attempt()
 		if err == nil {
 			if c.res.State != nil && (c.res.Commit != nil || c.res.Adopted != nil) && s.Project.Landed != nil {
 				s.Project.Landed(s, c.res.State)
 			}
-			return &c.res, nil
+			return nil
 		}
 		if attempt == maxAttempts {
 			break
@@ -139,32 +158,32 @@ func (s *Session) run(opts Options, fn changeFn) (*Result, error) {
 			continue
 		case errors.Is(err, errMoved) && opts.IfRev == "":
 			if c.head, err = s.readRef(); err != nil {
-				return nil, err
+				return err
 			}
 			continue
 		case errors.Is(err, errLockLost):
-			unlock()
-			if unlock, err = c.begin(false); err != nil {
-				unlock = func() {}
-				return nil, err
+			(*unlock)()
+			if *unlock, err = c.begin(false); err != nil {
+				*unlock = func() {}
+				return err
 			}
 			continue
 		}
-		return nil, err
+		return err
 	}
 	switch {
 	case errors.Is(err, errRetry):
-		return nil, plan.Errorf(plan.CodeConflict, "the session's files kept changing while plangit wrote them (%d tries); nothing more was changed, try again", maxAttempts)
+		return plan.Errorf(plan.CodeConflict, "the session's files kept changing while plangit wrote them (%d tries); nothing more was changed, try again", maxAttempts)
 	case errors.Is(err, errMoved):
 		cur, _ := s.readRef()
-		return nil, plan.Errorf(plan.CodeConflict, "the branch moved from %s to %s during the change; read the plan again (plangit show) and retry", short(c.head), short(cur)).
+		return plan.Errorf(plan.CodeConflict, "the branch moved from %s to %s during the change; read the plan again (plangit show) and retry", short(c.head), short(cur)).
 			With("head", cur.String())
 	case errors.Is(err, errLockLost):
-		return nil, plan.Errorf(plan.CodeLockTimeout, "the .git directory of session %s kept being replaced; nothing more was changed, try again", s.ID)
+		return plan.Errorf(plan.CodeLockTimeout, "the .git directory of session %s kept being replaced; nothing more was changed, try again", s.ID)
 	case errors.Is(err, errRecordLost):
-		return nil, plan.Errorf(plan.CodeIOError, "%s kept being removed while plangit wrote the change (%d tries); nothing more was changed: leave it in place and try again", filepath.Join(s.gitDir, privateDir), maxAttempts)
+		return plan.Errorf(plan.CodeIOError, "%s kept being removed while plangit wrote the change (%d tries); nothing more was changed: leave it in place and try again", filepath.Join(s.gitDir, privateDir), maxAttempts)
 	}
-	return nil, err
+	return err
 }
 
 // begin is step 1: it returns the lock's release.
@@ -382,7 +401,13 @@ func (c *change) attempt() error {
 		nextFiles = next.Files()
 	}
 	c.res.State = next
-	if ch.Op == "" || (sameFiles(nextFiles, r.base) && !ch.Marker) {
+	if ch.Op != "" && c.opts.Code != nil && c.code == nil && !c.codeAsked {
+		c.codeAsked = true
+		if c.code, err = s.writeCode(ch, c.opts); err != nil {
+			return err
+		}
+	}
+	if ch.Op == "" || (sameFiles(nextFiles, r.base) && !ch.Marker && c.code == nil) {
 		if c.stale {
 			return s.work.restoreWorking(c.head, r.files, r.base)
 		}
@@ -394,7 +419,12 @@ func (c *change) attempt() error {
 	touches := plan.Touches(plan.DiffSteps(before, next.Plan))
 	issued := r.floor.Raise(plan.Issued{Steps: maxTouched(touches)}).Holding(next)
 	meta := c.opts.Meta
-	meta.Code = s.snapshot(before, next.Plan, ch, c.opts)
+	if c.code != nil {
+		meta.Code, meta.CodeBefore = c.code.post.String(), c.code.pre.String()
+		ch.Summary += c.code.note
+	} else {
+		meta.Code = s.snapshot(before, next.Plan, ch, c.opts)
+	}
 	cm, _, err := commit(s, c.head, r.base, r.files, nextFiles, commitInfo{now: now, change: ch, meta: meta, counts: next.Plan.Counts(), touches: touches, issued: &issued, redact: next.Plan.Rules.Redact})
 	if err != nil {
 		return heldTooBig(err, r.files)

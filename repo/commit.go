@@ -9,6 +9,7 @@ import (
 
 	"github.com/plangit/plangit/plan"
 	"github.com/plangit/plangit/plan/redact"
+	"github.com/plangit/plangit/repo/code"
 	"github.com/plangit/plangit/repo/store"
 )
 
@@ -254,6 +255,7 @@ func message(ci commitInfo) string {
 	trailer(TrailerHostSession, ci.meta.HostSession)
 	trailer(TrailerAgent, ci.meta.Agent)
 	trailer(store.TrailerCode, ci.meta.Code)
+	trailer(code.TrailerBefore, ci.meta.CodeBefore)
 	trailer(TrailerProgress, fmt.Sprintf("%d/%d", ci.counts.Done, ci.counts.Total))
 	return b.String()
 }

@@ -139,6 +139,10 @@ type Meta struct {
 	// boundary (code.Boundary), its Plangit-Code trailer; set by the
 	// change, not its caller.
 	Code string
+	// CodeBefore is, for a change that wrote the project's files
+	// (Options.Code), the snapshot taken just before the write, its
+	// Plangit-Code-Before trailer; set by the change.
+	CodeBefore string
 }
 
 // Options control one change.
@@ -167,6 +171,12 @@ type Options struct {
 	// WroteCode says the change wrote the project's files (a code revert or
 	// rollback): a step boundary whatever its plan change (code.Boundary).
 	WroteCode bool
+	// Code, when set, says what the change writes to the project's files
+	// (a code revert, rollback or undo): it is asked once, under the lock,
+	// after the change's function and checks passed, and the writes are
+	// made before the commit, with snapshots before and after
+	// (Session.writeCode). An error from it fails the change.
+	Code CodeWrites
 }
 
 // Time is the change's time: Now, or the current time when Now is zero,
