@@ -24,9 +24,26 @@ func Rollback(s *repo.Session, rev string, opts repo.Options) (*repo.Result, err
 // its parent's. A hand edit of the files not yet recorded is the most
 // recent: it is adopted first, as every change adopts it, and then it is
 // what is undone (history keeps it), never the revision under it with the
-// edit lost.
+// edit lost. A revision that wrote the project's files (a code revert,
+// rollback or undo) has them put back as well (UndoCode).
 func Undo(s *repo.Session, opts repo.Options) (*repo.Result, error) {
-	return s.Restore(opts, func(_ *plan.State, on repo.Base) (map[string][]byte, plan.Change, error) {
+	res, _, err := UndoCode(s, opts)
+	return res, err
+}
+
+// UndoCode is Undo, and what it did to the project's files: a revision
+// that wrote them has its write merged back (rewind_code.go).
+func UndoCode(s *repo.Session, opts repo.Options) (*repo.Result, *CodeWrite, error) {
+	out := &CodeWrite{Files: []CodeWritten{}}
+	var target repo.Revision
+	var before string
+	if last, err := s.Last(); err == nil && last.Code != "" {
+		if b, err := codeBefore(s, last.Hash); err == nil && b != "" {
+			opts.Code = undoCode(&target, &before, out)
+		}
+	}
+	res, err := s.Restore(opts, func(_ *plan.State, on repo.Base) (map[string][]byte, plan.Change, error) {
+		target, before = repo.Revision{}, ""
 		last, err := on.Last()
 		if err != nil {
 			return nil, plan.Change{}, err
@@ -42,12 +59,23 @@ func Undo(s *repo.Session, opts repo.Options) (*repo.Result, error) {
 		if last.Parent == "" {
 			return nil, plan.Change{}, plan.Errorf(plan.CodeRevisionNotFound, "nothing to undo: the session has only its first revision")
 		}
+		if last.Code != "" {
+			b, err := codeBefore(s, last.Hash)
+			if err != nil {
+				return nil, plan.Change{}, err
+			}
+			if b != "" && opts.Code == nil {
+				return nil, plan.Change{}, plan.Errorf(plan.CodeConflict, "the plan changed while undo began; nothing was changed, try again")
+			}
+			target, before = last, b
+		}
 		files, _, err := s.FilesAt(last.Parent)
 		if err != nil {
 			return nil, plan.Change{}, err
 		}
 		return files, plan.Change{Op: "undo", Summary: fmt.Sprintf("undo @%d (%s)", last.N, last.Summary)}, nil
 	})
+	return res, out, err
 }
 
 // RevertStep undoes the latest status change of one step — a mistaken
