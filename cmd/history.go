@@ -243,16 +243,30 @@ func blameRun(f *Factory, step string) error {
 
 // NewCmdRollback builds `plangit rollback`.
 func NewCmdRollback(f *Factory) *cobra.Command {
-	return withClaimForce(f, &cobra.Command{
-		Use:   "rollback REV",
+	var withCode bool
+	c := withClaimForce(f, &cobra.Command{
+		Use:   "rollback REV [--code [--force]]",
 		Short: "Make a new revision whose files equal REV's (history is kept; undo reverses it)",
+		Long: `Make a new revision whose files equal REV's (history is kept; undo reverses it).
+
+With --code the project's work tree is brought back to REV's code snapshot too:
+every file the snapshots hold becomes REV's (files recorded by size only are left
+as they are). The work tree as it stands is snapshotted first, so undo puts it back;
+changes in it that no snapshot holds yet are refused unless --force.`,
 		Example: `  plangit rollback @3
-  plangit rollback HEAD~4`,
+  plangit rollback HEAD~4
+  plangit rollback @3 --code`,
 		Args: exactArgs(1, "a revision"),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if withCode {
+				return rollbackCodeRun(f, args[0])
+			}
 			return rollbackRun(f, args[0])
 		},
 	})
+	c.Flags().BoolVar(&withCode, "code", false, "bring the project's work tree back to REV's code snapshot too")
+	c.Flags().Lookup("force").Usage = "even though another agent holds a step it changes; with --code, even though the work tree has changes no snapshot holds (they are snapshotted first)"
+	return c
 }
 
 // NewCmdUndo builds `plangit undo`.
@@ -260,7 +274,10 @@ func NewCmdUndo(f *Factory) *cobra.Command {
 	return withClaimForce(f, &cobra.Command{
 		Use:   "undo",
 		Short: "Roll back the most recent revision (as a new revision)",
-		Args:  exactArgs(0, "no arguments"),
+		Long: `Roll back the most recent revision (as a new revision). When that revision wrote
+the project's files (step revert --code, rollback --code, or an undo of one), they are
+put back too, by the same three-way merge: later edits in other lines stay.`,
+		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return rollbackRun(f, "")
 		},
@@ -268,15 +285,30 @@ func NewCmdUndo(f *Factory) *cobra.Command {
 }
 
 func newCmdStepRevert(f *Factory) *cobra.Command {
-	return withClaimForce(f, &cobra.Command{
-		Use:     "revert ID",
-		Short:   "Undo the latest status change of a step (a mistaken completion); later changes to other steps stay",
-		Example: `  plangit step revert 3`,
-		Args:    stepArgs(1, "a step ID"),
+	var withCode bool
+	c := withClaimForce(f, &cobra.Command{
+		Use:   "revert ID [--code]",
+		Short: "Undo the latest status change of a step (a mistaken completion); later changes to other steps stay",
+		Long: `Undo the latest status change of a step (a mistaken completion); later changes to
+other steps stay.
+
+With --code the step's work is taken out of the project's work tree as well: what the
+step changed between the code snapshots of its latest run is merged out, three-way as
+git revert does, so that later work in other lines stays. Where later work changed the
+same lines, nothing at all is changed and the files and lines are listed (CONFLICT).
+The work tree is snapshotted before the write; plangit undo puts the work back.`,
+		Example: `  plangit step revert 3
+  plangit step revert 3 --code`,
+		Args: stepArgs(1, "a step ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if withCode {
+				return stepRevertCodeRun(f, args[0])
+			}
 			return stepRevertRun(f, args[0])
 		},
 	})
+	c.Flags().BoolVar(&withCode, "code", false, "take the step's work out of the project's files too")
+	return c
 }
 
 // withClaimForce gives c --force: its change may change steps another
@@ -287,22 +319,41 @@ func withClaimForce(f *Factory, c *cobra.Command) *cobra.Command {
 }
 
 // rollbackRun makes a new revision whose files equal rev's, or with no
-// rev rolls back the last revision (undo).
+// rev rolls back the last revision (undo), with the project's files it
+// wrote.
 func rollbackRun(f *Factory, rev string) error {
 	s, err := f.Session()
 	if err != nil {
 		return err
 	}
-	var res *repo.Result
 	if rev == "" {
-		res, err = history.Undo(s, f.Options())
-	} else {
-		res, err = history.Rollback(s, rev, f.Options())
+		res, w, err := history.UndoCode(s, f.Options())
+		if err != nil {
+			return err
+		}
+		if w.Before == "" && len(w.Kept) == 0 {
+			w = nil // it wrote none of the project's files
+		}
+		return f.printCodeChange(s, res, w)
 	}
+	res, err := history.Rollback(s, rev, f.Options())
 	if err != nil {
 		return err
 	}
 	return f.printChange(s, res, nil)
+}
+
+// rollbackCodeRun is rollback --code.
+func rollbackCodeRun(f *Factory, rev string) error {
+	s, err := f.Session()
+	if err != nil {
+		return err
+	}
+	res, w, err := history.RollbackCode(s, rev, f.Force, f.Options())
+	if err != nil {
+		return err
+	}
+	return f.printCodeChange(s, res, w)
 }
 
 // stepRevertRun undoes the latest status change of one step.
@@ -316,6 +367,41 @@ func stepRevertRun(f *Factory, id string) error {
 		return err
 	}
 	return f.printChange(s, res, nil)
+}
+
+// stepRevertCodeRun is step revert --code.
+func stepRevertCodeRun(f *Factory, id string) error {
+	s, err := f.Session()
+	if err != nil {
+		return err
+	}
+	res, w, err := history.RevertStepCode(s, id, f.Options())
+	if err != nil {
+		return err
+	}
+	return f.printCodeChange(s, res, w)
+}
+
+// printCodeChange prints a change and what it wrote to the project's
+// files: under "code" in JSON, a line a file for a person.
+func (f *Factory) printCodeChange(s *repo.Session, res *repo.Result, w *history.CodeWrite) error {
+	d := f.changeData(s, res)
+	data := struct {
+		changeData
+		Code *history.CodeWrite `json:"code,omitempty"`
+	}{d, w}
+	return f.print(data, func(out io.Writer) {
+		f.printChangeText(out, d, res, nil)
+		if w == nil {
+			return
+		}
+		for _, x := range w.Files {
+			fmt.Fprintf(out, "  %s %s\n", x.Action, x.Path)
+		}
+		for _, k := range w.Kept {
+			fmt.Fprintf(out, "  left %s: %s\n", k.Path, k.Why)
+		}
+	})
 }
 
 // NewCmdTimeline builds `plangit timeline`.
