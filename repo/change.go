@@ -129,8 +129,8 @@ func (s *Session) run(opts Options, fn changeFn) (*Result, error) {
 	}()
 	if err := c.attempts(&unlock); err != nil {
 		if c.code != nil {
-			if uerr := c.code.undo(); uerr != nil {
-				s.warnf("the change did not land, and the project's files it wrote could not all be put back (%v): code snapshot %s holds them as they were", uerr, short(c.code.pre))
+			if uerr := c.code.Undo(); uerr != nil {
+				s.warnf("the change did not land, and the project's files it wrote could not all be put back (%v): code snapshot %s holds them as they were", uerr, short(c.code.Pre))
 			}
 		}
 		return nil, err
@@ -420,7 +420,7 @@ func (c *change) attempt() error {
 	issued := r.floor.Raise(plan.Issued{Steps: maxTouched(touches)}).Holding(next)
 	meta := c.opts.Meta
 	if c.code != nil {
-		meta.Code, meta.CodeBefore = c.code.post.String(), c.code.pre.String()
+		meta.Code, meta.CodeBefore = c.code.Post.String(), c.code.Pre.String()
 		ch.Summary += c.code.note
 	} else {
 		meta.Code = s.snapshot(before, next.Plan, ch, c.opts)

@@ -2,7 +2,6 @@ package repo
 
 import (
 	"errors"
-	"fmt"
 	"os"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -57,31 +56,18 @@ func (s *Session) snapshot(before, after *plan.Plan, ch plan.Change, o Options) 
 // snapshot: the writes, and a note the change's summary ends with.
 type CodeWrites func(cs *code.Store, now *code.Snapshot, head plumbing.Hash) ([]code.Write, string, error)
 
-// wrote is what writeCode wrote: the snapshots before and after.
+// wrote is what writeCode wrote, and the note for the summary.
 type wrote struct {
-	cs        *code.Store
-	head      plumbing.Hash // the store's head before the change
-	pre, post plumbing.Hash
-	writes    []code.Write
-	note      string
+	*code.Rewrite
+	note string
 }
 
 // writeCode writes the project's files for a change with Options.Code,
 // once, under the session lock, after the change's checks (fence, gates)
-// passed and just before its commit:
-//
-//  1. the work tree is snapshotted (pre), so that nothing in it is lost;
-//  2. o.Code says what to write, from pre; when it refuses (a conflict,
-//     changes no snapshot held) or has nothing to write, the store's head
-//     goes back to where it was and the change fails or goes on without
-//     writing;
-//  3. the writes are made (code.Store.Apply: all or none);
-//  4. the work tree is snapshotted again (post) and must hold every write:
-//     a file the project's ignore rules now hide, say, would leave undo
-//     nothing to go by, so the writes are undone and the change refused.
-//
-// The revision names post (Plangit-Code) and pre (Plangit-Code-Before):
-// undo merges post back to pre. nil when nothing was written.
+// passed and just before its commit, between two snapshots
+// (code.Store.Rewrite). The revision names the one after (Plangit-Code)
+// and the one before (Plangit-Code-Before): undo merges the write back.
+// nil when there was nothing to write.
 func (s *Session) writeCode(ch plan.Change, o Options) (*wrote, error) {
 	if s.Project.memory != nil {
 		return nil, plan.Errorf(plan.CodeInvalidArgument, "this project has no work tree to write")
@@ -100,64 +86,22 @@ func (s *Session) writeCode(ch plan.Change, o Options) (*wrote, error) {
 	if err != nil {
 		return nil, plan.WrapError(plan.CodeIOError, err, "cannot open the code store")
 	}
-	head, err := cs.Head()
-	if err != nil {
-		return nil, plan.WrapError(plan.CodeIOError, err, "cannot read the code store")
-	}
-	opt := code.Options{MaxFile: int64(cfg.CodeSnapshotMaxFile), Now: o.Time(), Message: "before: " + ch.Summary}
-	pre, err := cs.Capture(opt)
-	if err != nil {
-		return nil, plan.WrapError(plan.CodeIOError, err, "cannot snapshot the project's files before writing them")
-	}
-	w := &wrote{cs: cs, head: head, pre: pre.Commit}
-	w.writes, w.note, err = o.Code(cs, pre, head)
-	if err != nil || len(w.writes) == 0 {
-		if uerr := cs.Unwind(pre.Commit, head); uerr != nil && err == nil {
-			err = plan.WrapError(plan.CodeIOError, uerr, "cannot write the code store")
-		}
+	w := &wrote{}
+	w.Rewrite, err = cs.Rewrite(code.Options{MaxFile: int64(cfg.CodeSnapshotMaxFile), Now: o.Time(), Message: ch.Summary},
+		func(now *code.Snapshot, head plumbing.Hash) (ws []code.Write, err error) {
+			ws, w.note, err = o.Code(cs, now, head)
+			return ws, err
+		})
+	var pe *plan.Error
+	switch {
+	case errors.As(err, &pe):
 		return nil, err
-	}
-	if err := cs.Apply(w.writes); err != nil {
-		cs.Unwind(pre.Commit, head)
+	case err != nil:
 		return nil, codeWriteError(err)
+	case w.Rewrite == nil:
+		return nil, nil
 	}
-	opt.Message = ch.Summary
-	post, err := cs.Capture(opt)
-	if err == nil {
-		err = shows(cs, post.Commit, w.writes)
-	}
-	if err != nil {
-		w.undo()
-		return nil, codeWriteError(err)
-	}
-	w.post = post.Commit
 	return w, nil
-}
-
-// shows says whether snapshot h holds every write.
-func shows(cs *code.Store, h plumbing.Hash, ws []code.Write) error {
-	files, err := cs.Files(h)
-	if err != nil {
-		return err
-	}
-	for _, w := range ws {
-		f, ok := files[w.Path]
-		if w.To == nil && ok || w.To != nil && (!ok || f != *w.To) {
-			return fmt.Errorf("%s as written is not what a snapshot records (the project's ignore rules, or core.fileMode): %w", w.Path, code.ErrUnsafe)
-		}
-	}
-	return nil
-}
-
-// undo puts back what w wrote, for a change that did not land.
-func (w *wrote) undo() error {
-	if err := w.cs.Apply(code.Reverse(w.writes)); err != nil {
-		return err
-	}
-	if !w.post.IsZero() {
-		return w.cs.Unwind(w.post, w.head)
-	}
-	return w.cs.Unwind(w.pre, w.head)
 }
 
 func codeWriteError(err error) error {

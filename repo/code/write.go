@@ -91,7 +91,7 @@ func (s *Store) Apply(ws []Write) error {
 		if err := s.checkPath(w, removed); err != nil {
 			return err
 		}
-		if err := s.holds(w.Path, w.From, execOK); err != nil {
+		if err := s.holds(w.Path, w.From, execOK, removed); err != nil {
 			return err
 		}
 	}
@@ -163,8 +163,9 @@ func (s *Store) checkPath(w Write, removed map[string]bool) error {
 	return nil
 }
 
-// holds is Apply's case 2: path holds f (nil: nothing).
-func (s *Store) holds(p string, f *File, execOK bool) error {
+// holds is Apply's case 2: path holds f (nil: nothing, or a directory
+// whose files the writes remove).
+func (s *Store) holds(p string, f *File, execOK bool, removed map[string]bool) error {
 	changed := func(why string) error { return fmt.Errorf("%s %s: %w", p, why, ErrChanged) }
 	fi, err := os.Lstat(s.abs(p))
 	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
@@ -177,6 +178,13 @@ func (s *Store) holds(p string, f *File, execOK bool) error {
 		return fmt.Errorf("cannot read %s: %w", p, err)
 	}
 	if f == nil {
+		if fi.IsDir() {
+			for r := range removed {
+				if strings.HasPrefix(r, p+"/") {
+					return nil // emptied first; what else it holds fails the write
+				}
+			}
+		}
 		return changed("exists")
 	}
 	var data []byte
@@ -279,4 +287,87 @@ func (s *Store) Unwind(from, to plumbing.Hash) error {
 		return os.Remove(filepath.Join(s.dir, filepath.FromSlash(HeadRef)))
 	}
 	return s.setRef(HeadRef, to)
+}
+
+// Rewrite is a write of the project's files between two snapshots.
+type Rewrite struct {
+	s         *Store
+	Head      plumbing.Hash // the store's head before
+	Pre, Post plumbing.Hash // the snapshots before and after the write
+	Writes    []Write
+}
+
+// Rewrite writes the project's files between two snapshots, under the
+// session lock:
+//
+//  1. the work tree is snapshotted (Pre), so that nothing in it is lost;
+//  2. ask says what to write, given Pre and the store's head before it;
+//     when it fails or has nothing to write, the head goes back to where
+//     it was (Unwind) and Rewrite returns its error, or nil and no write;
+//  3. the writes are made (Apply: all or none);
+//  4. the work tree is snapshotted again (Post) and must show every write:
+//     a file the project's ignore rules hide, say, would leave an undo
+//     nothing to go by, so the writes are undone and ErrUnsafe returned.
+func (s *Store) Rewrite(o Options, ask func(now *Snapshot, head plumbing.Hash) ([]Write, error)) (*Rewrite, error) {
+	head, err := s.Head()
+	if err != nil {
+		return nil, err
+	}
+	before := o
+	before.Message = "before: " + o.Message
+	pre, err := s.Capture(before)
+	if err != nil {
+		return nil, fmt.Errorf("cannot snapshot the project's files before writing them: %w", err)
+	}
+	r := &Rewrite{s: s, Head: head, Pre: pre.Commit}
+	r.Writes, err = ask(pre, head)
+	if err != nil || len(r.Writes) == 0 {
+		if uerr := s.Unwind(pre.Commit, head); uerr != nil && err == nil {
+			err = uerr
+		}
+		return nil, err
+	}
+	if err := s.Apply(r.Writes); err != nil {
+		s.Unwind(pre.Commit, head)
+		return nil, err
+	}
+	post, err := s.Capture(o)
+	if err == nil {
+		r.Post = post.Commit
+		err = s.shows(post.Commit, r.Writes)
+	}
+	if err != nil {
+		if uerr := r.Undo(); uerr != nil {
+			return nil, fmt.Errorf("%w; and the files written could not all be put back (%v): snapshot %s holds them as they were", err, uerr, short(pre.Commit))
+		}
+		return nil, err
+	}
+	return r, nil
+}
+
+// shows says whether snapshot h holds every write.
+func (s *Store) shows(h plumbing.Hash, ws []Write) error {
+	files, err := s.Files(h)
+	if err != nil {
+		return err
+	}
+	for _, w := range ws {
+		f, ok := files[w.Path]
+		if w.To == nil && ok || w.To != nil && (!ok || f != *w.To) {
+			return fmt.Errorf("%s as written is not what a snapshot records (the project's ignore rules, or core.fileMode): %w", w.Path, ErrUnsafe)
+		}
+	}
+	return nil
+}
+
+// Undo puts back what r wrote, for a change that did not land, and the
+// store's head where it was.
+func (r *Rewrite) Undo() error {
+	if err := r.s.Apply(Reverse(r.Writes)); err != nil {
+		return err
+	}
+	if !r.Post.IsZero() {
+		return r.s.Unwind(r.Post, r.Head)
+	}
+	return r.s.Unwind(r.Pre, r.Head)
 }

@@ -119,3 +119,41 @@ func TestApplyRefusesHostilePaths(t *testing.T) {
 		t.Error(".git/config was written")
 	}
 }
+
+// A file where a directory was, and a directory where a file was: the
+// removals go first.
+func TestApplyFileAndDirectory(t *testing.T) {
+	root, gitDir := newProject(t)
+	s, err := Open(gitDir, root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap, err := s.Capture(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, _ := s.Files(snap.Commit)
+	main, old := files["src/main.go"], files["old.txt"]
+	ws := []Write{
+		{Path: "src/main.go", From: &main},
+		{Path: "src/util.go", From: ptr(files["src/util.go"])},
+		{Path: "src", To: &main},
+		{Path: "old.txt", From: &old},
+		{Path: "old.txt/inside.txt", To: &old},
+	}
+	if err := s.Apply(ws); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(filepath.Join(root, "old.txt", "inside.txt")); err != nil || string(b) != "to be renamed\n" {
+		t.Errorf("old.txt/inside.txt: %q %v", b, err)
+	}
+	if fi, err := os.Lstat(filepath.Join(root, "src")); err != nil || !fi.Mode().IsRegular() {
+		t.Errorf("src: %v %v", fi, err)
+	}
+	if err := s.Apply(Reverse(ws)); err != nil {
+		t.Fatal(err)
+	}
+	if back, _ := s.Capture(Options{}); back.Commit != snap.Commit {
+		t.Error("the reversed write did not bring the work tree back")
+	}
+}
