@@ -181,3 +181,21 @@ func TestRollbackCode(t *testing.T) {
 		t.Error("the project's HEAD, index, stash or branches changed")
 	}
 }
+
+// Undo of a code revert merges too: edits made since in other lines stay
+// (lines next to a line the write changed conflict, as git has them).
+func TestUndoCodeKeepsLaterEdits(t *testing.T) {
+	s, root := twoSteps(t, func(root string) { put(t, root, "a.txt", "ONE\ntwo\nTHREE\n") })
+	if _, _, err := RevertStepCode(s.Session, "1", s.opts()); err != nil {
+		t.Fatal(err)
+	}
+	put(t, root, "a.txt", "one\ntwo\nTHREE!\n")
+	put(t, root, "c.txt", "later\n")
+	if _, _, err := UndoCode(s.Session, s.opts()); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"a.txt": "ONE\ntwo\nTHREE!\n", "b.txt": "", "new.txt": "new\n", "c.txt": "later\n"}
+	if got := tree(t, root, names...); !reflect.DeepEqual(got, want) {
+		t.Errorf("after undo: %q, want %q", got, want)
+	}
+}
