@@ -96,6 +96,9 @@ func (r *Remote) fetchOne(id string, o SyncOptions, res *SyncResult) {
 	if err != nil && res.err == nil {
 		res.fail(err)
 	}
+	if res.err == nil || res.Status == "merged" {
+		r.fetchSnapshots(s, o, res)
+	}
 	if res.err != nil && created {
 		disk.RemoveAll(s.Dir) // nothing was adopted; the remote still has it all
 	}

@@ -56,6 +56,12 @@ type quarantine struct {
 // newQuarantine makes a fetch's quarantine: its git directory, and an
 // empty object store whose alternates are the session's objects.
 func newQuarantine(s *repo.Session) (*quarantine, error) {
+	return newQuarantineOf(s, []string{s.DiskStore().ObjectsDir()})
+}
+
+// newQuarantineOf makes a quarantine beside the session whose object
+// store borrows from alternates.
+func newQuarantineOf(s *repo.Session, alternates []string) (*quarantine, error) {
 	dir, err := newScratch(incomingPrefix())
 	if err != nil {
 		return nil, plan.WrapError(plan.CodeIOError, err, "cannot make a place to fetch session %s into", s.ID)
@@ -68,7 +74,7 @@ func newQuarantine(s *repo.Session) (*quarantine, error) {
 	})
 	if err == nil {
 		if objects, err = filepath.Abs(objects); err == nil {
-			err = layoutObjects(filepath.Join(objects, "objects"), []string{s.DiskStore().ObjectsDir()})
+			err = layoutObjects(filepath.Join(objects, "objects"), alternates)
 		}
 	}
 	if err != nil {
@@ -346,7 +352,10 @@ func checkSessionTree(data []byte) (files []store.TreeEntry, why string) {
 // objects first, then packs, each pack's index last (a pack is found by
 // its index; one killed before it is indexed by the next gc or repair).
 // An object the session has already is dropped.
-func (q *quarantine) install(s *repo.Session) error {
+func (q *quarantine) install(s *repo.Session) error { return q.installInto(s.DiskStore()) }
+
+// installInto is install into the object store dst.
+func (q *quarantine) installInto(dst *store.Disk) error {
 	src := q.objs.ObjectsDir()
 	dirs, err := os.ReadDir(src)
 	if err != nil {
@@ -361,7 +370,7 @@ func (q *quarantine) install(s *repo.Session) error {
 			return err
 		}
 		for _, n := range names {
-			from, to := filepath.Join(src, d.Name(), n.Name()), filepath.Join(s.DiskStore().ObjectsDir(), d.Name(), n.Name())
+			from, to := filepath.Join(src, d.Name(), n.Name()), filepath.Join(dst.ObjectsDir(), d.Name(), n.Name())
 			if _, err := os.Lstat(to); err == nil {
 				continue
 			}
@@ -380,7 +389,7 @@ func (q *quarantine) install(s *repo.Session) error {
 	q.objs.ClosePacks()
 	for _, p := range packs {
 		base := strings.TrimSuffix(filepath.Base(p), ".pack")
-		if _, err := os.Lstat(filepath.Join(s.DiskStore().PackDir(), base+".idx")); err == nil {
+		if _, err := os.Lstat(filepath.Join(dst.PackDir(), base+".idx")); err == nil {
 			continue // the same pack, installed by another fetch
 		}
 		for _, ext := range []string{".pack", ".rev", ".idx"} {
@@ -388,12 +397,12 @@ func (q *quarantine) install(s *repo.Session) error {
 			if _, err := os.Lstat(from); errors.Is(err, fs.ErrNotExist) && ext == ".rev" {
 				continue
 			}
-			if err := os.Rename(from, filepath.Join(s.DiskStore().PackDir(), base+ext)); err != nil {
+			if err := os.Rename(from, filepath.Join(dst.PackDir(), base+ext)); err != nil {
 				return err
 			}
 		}
 	}
-	s.DiskStore().ClosePacks() // listed again on the next read
+	dst.ClosePacks() // listed again on the next read
 	return nil
 }
 

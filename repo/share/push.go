@@ -16,6 +16,7 @@ import (
 
 	"github.com/plangit/plangit/plan"
 	"github.com/plangit/plangit/repo"
+	"github.com/plangit/plangit/repo/code"
 	"github.com/plangit/plangit/repo/disk"
 )
 
@@ -48,6 +49,10 @@ type SyncResult struct {
 	Published bool           `json:"published,omitempty"` // push: the merge is on the remote
 	Message   string         `json:"message,omitempty"`
 	Code      plan.Code      `json:"code,omitempty"` // the error's code when Status is failed, behind or diverged
+	// Snapshots is the head of the session's code snapshots (package
+	// repo/code) the remote now holds (push) or this machine (fetch);
+	// empty when the session has none.
+	Snapshots string `json:"snapshots,omitempty"`
 	err       error
 }
 
@@ -100,13 +105,16 @@ func SyncError(results []SyncResult) error {
 const pushBatch = 64
 
 // Push publishes sessions to the remote, fast-forward only: each session's
-// branch goes to refs/plangit/sessions/<id>. One git push carries many
-// sessions (their object directories lent to it as alternates), so a
-// person is asked for credentials once. A session whose remote tip has
-// revisions it lacks is not pushed: the remote's tip is fetched beside it
-// (origin/main) and the result is a CONFLICT naming both. The returned
-// results say what happened to each; SyncError(results) is the command's
-// error.
+// branch goes to refs/plangit/sessions/<id>, and its code snapshots' head
+// to refs/plangit/code/<id> in the same git push (code.go). One git push
+// carries many sessions (their object directories lent to it as
+// alternates), so a person is asked for credentials once. A session whose
+// remote tip has revisions it lacks is not pushed: the remote's tip is
+// fetched beside it (origin/main) and the result is a CONFLICT naming
+// both; one whose history diverged is merged with it and the merge
+// pushed. Snapshots another machine pushed are fetched and joined, never
+// forced away. The returned results say what happened to each;
+// SyncError(results) is the command's error.
 func (r *Remote) Push(ids []string, o SyncOptions) []SyncResult {
 	results := make([]SyncResult, len(ids))
 	sessions := make([]*repo.Session, len(ids))
@@ -127,7 +135,7 @@ func (r *Remote) Push(ids []string, o SyncOptions) []SyncResult {
 	// Pushes of one session take turns on this machine; the head is read
 	// once this one's turn has come.
 	defer r.lockPushes(sessions, results)()
-	var items []pushItem
+	var items []*pushItem
 	for i, s := range sessions {
 		if s == nil || results[i].err != nil {
 			continue
@@ -142,60 +150,77 @@ func (r *Remote) Push(ids []string, o SyncOptions) []SyncResult {
 		if err == nil && head.IsZero() {
 			err = plan.Errorf(plan.CodePlanNotFound, "session %s has no revision to push", s.ID).With("session", s.ID)
 		}
+		var snaps plumbing.Hash
+		if err == nil {
+			snaps, err = codeHead(s)
+		}
 		if err != nil {
 			results[i].fail(err)
 			continue
 		}
-		items = append(items, pushItem{s, head, &results[i]})
+		items = append(items, &pushItem{s: s, head: head, res: &results[i], code: snaps, sendPlan: true, sendCode: !snaps.IsZero()})
 	}
 	r.pushAll(items)
 	// A session that diverged from the remote's copy is merged with it
-	// here, and the merge pushed. Another machine's push may land between
-	// the merge and its push: then the merge is merged again with that,
+	// here, and the merge pushed; snapshots another machine pushed are
+	// fetched and joined, and the join pushed. Another machine's push may
+	// land between the merge or join and its push: then it is done again,
 	// a few times, as a person would fetch and push again.
-	diverged := make([]int, 0, len(items))
-	for i, it := range items {
-		if it.res.Status == "diverged" {
-			diverged = append(diverged, i)
-		}
-	}
-	for round := 0; round < pushMergeRounds && len(diverged) > 0; round++ {
-		var again []int
-		for _, i := range diverged {
-			it := items[i]
-			m, err := r.mergeDiverged(it.s, o)
-			if err != nil {
-				it.res.fail(err)
+	for round := 0; round < pushMergeRounds; round++ {
+		var batch []*pushItem
+		for _, it := range items {
+			diverged := it.res.Status == "diverged"
+			if !diverged && (!it.codeBehind || it.res.err != nil) {
 				continue
 			}
-			*it.res = SyncResult{Session: it.s.ID, Remote: r.Name, Merge: m}
-			items[i].head = plumbing.NewHash(m.Commit.Hash)
-			again = append(again, i)
+			if it.codeBehind {
+				h, err := r.joinCode(it.s, o)
+				if err != nil {
+					it.res.fail(err)
+					continue
+				}
+				it.code, it.codeBehind, it.sendCode = h, false, true
+			}
+			if diverged {
+				m, err := r.mergeDiverged(it.s, o)
+				if err != nil {
+					it.res.fail(err)
+					continue
+				}
+				*it.res = SyncResult{Session: it.s.ID, Remote: r.Name, Merge: m}
+				it.head, it.sendPlan, it.merged = plumbing.NewHash(m.Commit.Hash), true, true
+				if h, err := codeHead(it.s); err == nil && h != it.code { // the merge took a snapshot
+					it.code, it.sendCode = h, true
+				}
+			}
+			batch = append(batch, it)
 		}
-		batch := make([]pushItem, len(again))
-		for k, i := range again {
-			batch[k] = items[i]
+		if len(batch) == 0 {
+			break
 		}
 		r.pushAll(batch)
-		diverged = diverged[:0]
-		for _, i := range again {
-			switch it := items[i]; it.res.Status {
-			case "pushed":
-				it.res.Status, it.res.Published = "merged", true
+		for _, it := range batch {
+			if it.merged && it.res.Status == "pushed" {
+				it.res.Status, it.res.Published, it.merged = "merged", true, false
 				r.conflicted(it.s, it.res)
-			case "diverged":
-				diverged = append(diverged, i) // overtaken: the next round
 			}
 		}
 	}
 	for _, it := range items {
+		if it.codeBehind && it.res.err == nil {
+			it.res.fail(plan.Errorf(plan.CodeConflict, "session %s is on %s, but its code snapshots are not: another machine pushed snapshots of it while this one joined them, %d times; push again", it.s.ID, r.Name, pushMergeRounds).With("session", it.s.ID))
+		}
+		if !it.pushedCode.IsZero() {
+			it.res.Snapshots = it.pushedCode.String()
+		}
 		r.recordPush(it.s, it.head, it.res, o)
 	}
 	return results
 }
 
 // pushMergeRounds is how many times a push merges with the remote's copy
-// and pushes the merge before it leaves the race to the person.
+// (or joins its snapshots) and pushes again before it leaves the race to
+// the person.
 const pushMergeRounds = 3
 
 // pushItem is one session a push carries.
@@ -203,10 +228,18 @@ type pushItem struct {
 	s    *repo.Session
 	head plumbing.Hash
 	res  *SyncResult
+	// code is the head of the session's code snapshots, zero when it has
+	// none; pushedCode the one the remote was found to hold.
+	code, pushedCode plumbing.Hash
+	// sendPlan and sendCode say which of its refs the next git push
+	// carries.
+	sendPlan, sendCode bool
+	codeBehind         bool // the remote's snapshots have some this machine lacks
+	merged             bool // its head is a merge with the remote's tip
 }
 
 // pushAll pushes the items' heads, many sessions to one git push.
-func (r *Remote) pushAll(items []pushItem) {
+func (r *Remote) pushAll(items []*pushItem) {
 	for start := 0; start < len(items); start += pushBatch {
 		r.pushBatch(items[start:min(start+pushBatch, len(items))])
 	}
@@ -226,16 +259,25 @@ const (
 // another receive-pack held its lock, or moved it meanwhile) is success
 // when the remote's ref is now what was pushed, and is otherwise pushed
 // again; a lock that stays is named.
-func (r *Remote) pushBatch(batch []pushItem) {
+func (r *Remote) pushBatch(batch []*pushItem) {
 	if len(batch) == 0 {
 		return
 	}
 	// git pushes from a repository of plangit's own, lent every session's
 	// objects, never from a session's: nothing the session's .git/config
-	// names is read.
-	stores := make([]string, len(batch))
-	for i, it := range batch {
-		stores[i] = it.s.DiskStore().ObjectsDir()
+	// names is read. Snapshots borrow the code stores' objects, and the
+	// project's, so that what the remote's branches hold is not sent.
+	stores := make([]string, 0, 2*len(batch)+1)
+	for _, it := range batch {
+		stores = append(stores, it.s.DiskStore().ObjectsDir())
+	}
+	for _, it := range batch {
+		if it.sendCode {
+			stores = append(stores, filepath.Join(it.s.GitDir(), code.StoreDir, "objects"))
+		}
+	}
+	if len(stores) > len(batch) {
+		stores = append(stores, r.projectObjects())
 	}
 	env, err := objectsEnv(stores)
 	var dir string
@@ -249,46 +291,37 @@ func (r *Remote) pushBatch(batch []pushItem) {
 		return
 	}
 	defer disk.RemoveAll(dir)
+	if len(stores) > len(batch) { // snapshots: what the remote's branches hold stays (code.go)
+		if err := os.WriteFile(filepath.Join(dir, "shallow"), []byte(notShallow), 0o644); err != nil {
+			for _, it := range batch {
+				it.res.fail(plan.WrapError(plan.CodeIOError, err, "cannot make a place to push session %s from", it.s.ID).With("session", it.s.ID))
+			}
+			return
+		}
+	}
 	for attempt := 0; len(batch) > 0; attempt++ {
-		specs := make([]string, len(batch))
-		for i, it := range batch {
-			specs[i] = it.head.String() + ":" + RemoteRef(it.s.ID)
+		var specs []string
+		for _, it := range batch {
+			if it.sendPlan {
+				specs = append(specs, it.head.String()+":"+RemoteRef(it.s.ID))
+			}
+			if it.sendCode {
+				specs = append(specs, it.code.String()+":"+CodeRef(it.s.ID))
+			}
 		}
 		args := r.scratchArgs(dir, append([]string{"push", "--porcelain", "--no-verify", r.arg}, specs...)...)
 		out, err := r.git.run(dir, env, args...)
-		status := parsePorcelain(out)
-		var stderr string
+		p := pushReply{status: parsePorcelain(out), err: err, attempt: attempt}
 		if ge, ok := err.(*gitError); ok {
-			stderr = ge.stderr
+			p.locks = refLocks(ge.stderr)
 		}
-		locks := refLocks(stderr)
-		var again []pushItem
+		var again []*pushItem
 		for _, it := range batch {
-			ref := RemoteRef(it.s.ID)
-			st, ok := status[ref]
-			switch {
-			case !ok && err != nil:
-				it.res.fail(r.netError(err, "cannot push session %s to %s", it.s.ID, r.Name).With("session", it.s.ID))
-			case !ok:
-				it.res.fail(plan.Errorf(plan.CodeIOError, "git push said nothing of session %s", it.s.ID))
-			case st.flag == '!' && refNotUpdated(st.summary):
-				if tip, err := r.remoteTip(ref); err == nil && tip == it.head {
-					// Another push put this very revision there first.
-					it.res.Status, it.res.From, it.res.To = "up-to-date", it.head.String(), it.head.String()
-					continue
-				}
-				if attempt < refRetries {
-					again = append(again, it)
-					continue
-				}
-				if lock := locks[ref]; lock != "" {
-					it.res.fail(plan.Errorf(plan.CodeIOError, "%s could not update session %s: its ref is locked by %s, which stayed through %d tries — most likely left by a push that was cut off; once no push to %s runs, remove that file on the remote's side (rm '%s') and push again",
-						r.Name, it.s.ID, lock, refRetries+1, r.Name, lock).With("session", it.s.ID).With("lock", lock))
-					continue
-				}
-				r.pushed(it.s, it.head, st, it.res)
-			default:
-				r.pushed(it.s, it.head, st, it.res)
+			retryPlan := it.sendPlan && r.pushedPlan(it, p)
+			retryCode := it.sendCode && r.pushedCode(it, p)
+			it.sendPlan, it.sendCode = retryPlan, retryCode
+			if retryPlan || retryCode {
+				again = append(again, it)
 			}
 		}
 		if len(again) > 0 {
@@ -296,6 +329,80 @@ func (r *Remote) pushBatch(batch []pushItem) {
 		}
 		batch = again
 	}
+}
+
+// pushReply is what one git push said.
+type pushReply struct {
+	status  map[string]refStatus
+	err     error
+	locks   map[string]string
+	attempt int
+}
+
+// pushedPlan reads what git push did with a session's branch, and reports
+// whether to push it again.
+func (r *Remote) pushedPlan(it *pushItem, p pushReply) bool {
+	ref := RemoteRef(it.s.ID)
+	st, ok := p.status[ref]
+	switch {
+	case !ok && p.err != nil:
+		it.res.fail(r.netError(p.err, "cannot push session %s to %s", it.s.ID, r.Name).With("session", it.s.ID))
+	case !ok:
+		it.res.fail(plan.Errorf(plan.CodeIOError, "git push said nothing of session %s", it.s.ID))
+	case st.flag == '!' && refNotUpdated(st.summary):
+		if tip, err := r.remoteTip(ref); err == nil && tip == it.head {
+			// Another push put this very revision there first.
+			it.res.Status, it.res.From, it.res.To = "up-to-date", it.head.String(), it.head.String()
+			return false
+		}
+		if p.attempt < refRetries {
+			return true
+		}
+		if lock := p.locks[ref]; lock != "" {
+			it.res.fail(plan.Errorf(plan.CodeIOError, "%s could not update session %s: its ref is locked by %s, which stayed through %d tries — most likely left by a push that was cut off; once no push to %s runs, remove that file on the remote's side (rm '%s') and push again",
+				r.Name, it.s.ID, lock, refRetries+1, r.Name, lock).With("session", it.s.ID).With("lock", lock))
+			return false
+		}
+		r.pushed(it.s, it.head, st, it.res)
+	default:
+		r.pushed(it.s, it.head, st, it.res)
+	}
+	return false
+}
+
+// pushedCode reads what git push did with a session's code snapshots, and
+// reports whether to push them again. Snapshots the remote holds and
+// this machine lacks (non-fast-forward) are for Push to join.
+func (r *Remote) pushedCode(it *pushItem, p pushReply) bool {
+	ref := CodeRef(it.s.ID)
+	st, ok := p.status[ref]
+	fail := func(err error) {
+		if it.res.err == nil { // a failure of the branch says it first
+			it.res.fail(err)
+		}
+	}
+	switch {
+	case !ok && p.err != nil:
+		fail(r.netError(p.err, "cannot push the code snapshots of session %s to %s", it.s.ID, r.Name).With("session", it.s.ID))
+	case !ok:
+		fail(plan.Errorf(plan.CodeIOError, "git push said nothing of the code snapshots of session %s", it.s.ID))
+	case st.flag == '!' && refNotUpdated(st.summary):
+		if tip, err := r.remoteTip(ref); err == nil && tip == it.code {
+			it.pushedCode = it.code
+			return false
+		}
+		if p.attempt < refRetries {
+			return true
+		}
+		fail(plan.Errorf(plan.CodeIOError, "%s could not update the code snapshots of session %s (%s), %d tries over", r.Name, it.s.ID, strings.Trim(st.summary, " "), refRetries+1).With("session", it.s.ID))
+	case st.flag == '!' && (strings.Contains(st.summary, "non-fast-forward") || strings.Contains(st.summary, "fetch first")):
+		it.codeBehind = true
+	case st.flag == '!':
+		fail(plan.Errorf(plan.CodeIOError, "%s refused the code snapshots of session %s: %s", r.Name, it.s.ID, strings.Trim(st.summary, " ")).With("session", it.s.ID))
+	default:
+		it.pushedCode = it.code
+	}
+	return false
 }
 
 // refNotUpdated reports whether a rejection says the remote could not
@@ -683,7 +790,7 @@ func (r *Remote) Prune(o SyncOptions) ([]SyncResult, error) {
 		if len(mine) == 0 {
 			return list, nil
 		}
-		tips, _, err := r.lsRemote()
+		tips, _, codes, err := r.lsSessions(true)
 		if err != nil {
 			return nil, err
 		}
@@ -707,13 +814,21 @@ func (r *Remote) Prune(o SyncOptions) ([]SyncResult, error) {
 		if len(del) == 0 {
 			return rest, nil
 		}
+		// A session's code snapshots go with it, each only while the
+		// remote holds the head just listed.
 		args := []string{"-c", "core.hooksPath=" + os.DevNull, "push", "--porcelain", "--no-verify"}
 		for _, e := range del {
 			args = append(args, "--force-with-lease="+RemoteRef(e.Session)+":"+e.Tip)
+			if c := codes[e.Session]; c != "" {
+				args = append(args, "--force-with-lease="+CodeRef(e.Session)+":"+c)
+			}
 		}
 		args = append(args, r.arg)
 		for _, e := range del {
 			args = append(args, ":"+RemoteRef(e.Session))
+			if codes[e.Session] != "" {
+				args = append(args, ":"+CodeRef(e.Session))
+			}
 		}
 		out, gerr := r.git.run(r.top, nil, args...)
 		status := parsePorcelain(out)
@@ -723,6 +838,9 @@ func (r *Remote) Prune(o SyncOptions) ([]SyncResult, error) {
 			switch {
 			case ok && st.flag == '-':
 				res.Status = "pruned"
+				if cst, ok := status[CodeRef(e.Session)]; codes[e.Session] != "" && (!ok || cst.flag != '-') {
+					res.Message = "its code snapshots, changed on " + r.Name + " since, are kept there"
+				}
 			case ok && strings.Contains(st.summary, "stale info"):
 				res.Status, res.Message = "kept", "changed on "+r.Name+" since this machine last saw it"
 			case gerr != nil:

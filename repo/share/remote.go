@@ -253,15 +253,31 @@ func sessionRefError(id string, err error) error {
 // lsRemote lists the sessions on the remote: id → tip. Refs under the
 // namespace whose names are not session ids are skipped: their names.
 func (r *Remote) lsRemote() (map[string]string, []string, error) {
-	out, err := r.git.run(r.top, nil, "-c", "core.hooksPath="+os.DevNull, "ls-remote", r.arg, SessionRefPrefix+"*")
-	if err != nil {
-		return nil, nil, r.netError(err, "cannot list the sessions on %s", r.Name)
+	tips, skipped, _, err := r.lsSessions(false)
+	return tips, skipped, err
+}
+
+// lsSessions is lsRemote, and with withCode the heads of the sessions'
+// code snapshots too (id → head), in the same git ls-remote.
+func (r *Remote) lsSessions(withCode bool) (tips map[string]string, skipped []string, codes map[string]string, err error) {
+	args := []string{"-c", "core.hooksPath=" + os.DevNull, "ls-remote", r.arg, SessionRefPrefix + "*"}
+	if withCode {
+		args = append(args, CodeRefPrefix+"*")
 	}
-	tips := map[string]string{}
-	var skipped []string
+	out, err := r.git.run(r.top, nil, args...)
+	if err != nil {
+		return nil, nil, nil, r.netError(err, "cannot list the sessions on %s", r.Name)
+	}
+	tips, codes = map[string]string{}, map[string]string{}
 	for _, line := range strings.Split(string(bytes.TrimSpace(out)), "\n") {
 		hash, ref, ok := strings.Cut(line, "\t")
 		if !ok {
+			continue
+		}
+		if id, ok := strings.CutPrefix(ref, CodeRefPrefix); ok {
+			if len(hash) == 40 {
+				codes[id] = hash
+			}
 			continue
 		}
 		id, ok := strings.CutPrefix(ref, SessionRefPrefix)
@@ -274,7 +290,7 @@ func (r *Remote) lsRemote() (map[string]string, []string, error) {
 		}
 		tips[id] = hash
 	}
-	return tips, skipped, nil
+	return tips, skipped, codes, nil
 }
 
 // netError is an IO_ERROR for a git command that failed talking to the

@@ -939,7 +939,8 @@ func TestCleanupAndPrune(t *testing.T) {
 		t.Errorf("moved: %+v", res[0])
 	}
 	refs := gitIn(t, w.bare, "for-each-ref", "--format=%(refname)", "refs/plangit")
-	if refs != "refs/plangit/sessions/colleague\nrefs/plangit/sessions/moved\n" {
+	// The pruned session's code snapshots go with it.
+	if refs != "refs/plangit/code/colleague\nrefs/plangit/code/moved\nrefs/plangit/sessions/colleague\nrefs/plangit/sessions/moved\n" {
 		t.Errorf("after prune the remote holds:\n%s", refs)
 	}
 	// The list is used up: a second prune does nothing.
