@@ -27,10 +27,13 @@ type Objects interface {
 // machine's project holds already (the project's history is the fetch's
 // alternate), so each object tip reaches is, in order:
 //
-//  1. in the store already: a snapshot commit the store holds reaches
-//     only objects it holds (a snapshot's objects are all written or
-//     borrowed before its commit, a fetch's before its pack moves in), so
-//     a tree entry equal to its first parent's entry is not looked at;
+//  1. reached by the store's head: a snapshot the head reaches reaches
+//     only objects the store holds (a snapshot's objects are all written
+//     or borrowed before its commit, a fetch's before its pack moves in
+//     and the head joins it), so a tree entry equal to its first parent's
+//     entry is not looked at. Any other object the store holds (a pack of
+//     the project's it linked may hold snapshots fetched into the project)
+//     is looked at as one of incoming's;
 //  2. in incoming: read there, and its tree walked;
 //  3. in the project's object database: borrowed, by a hard link, as a
 //     snapshot borrows (doc case 3);
@@ -47,7 +50,24 @@ func (s *Store) Adopt(tip plumbing.Hash, incoming Objects) error {
 	if err := s.create(); err != nil {
 		return err
 	}
-	a := &adoption{s: s, in: incoming, done: map[plumbing.Hash]bool{}}
+	a := &adoption{s: s, in: incoming, done: map[plumbing.Hash]bool{}, whole: map[plumbing.Hash]bool{}}
+	head, err := s.Head()
+	if err != nil {
+		return err
+	}
+	for todo := []plumbing.Hash{head}; len(todo) > 0; {
+		h := todo[len(todo)-1]
+		todo = todo[:len(todo)-1]
+		if h.IsZero() || a.whole[h] {
+			continue
+		}
+		a.whole[h] = true
+		c, err := a.commit(h)
+		if err != nil {
+			return fmt.Errorf("the store's own snapshot %s: %w", short(h), err)
+		}
+		todo = append(todo, c.parents...)
+	}
 	commits, err := a.newCommits(tip)
 	if err != nil {
 		return err
@@ -68,9 +88,10 @@ func (s *Store) Adopt(tip plumbing.Hash, incoming Objects) error {
 
 // adoption is one Adopt under way.
 type adoption struct {
-	s    *Store
-	in   Objects
-	done map[plumbing.Hash]bool // trees and blobs found whole
+	s     *Store
+	in    Objects
+	done  map[plumbing.Hash]bool // trees and blobs found whole
+	whole map[plumbing.Hash]bool // the snapshots the store's head reaches
 }
 
 type snapCommit struct {
@@ -78,8 +99,8 @@ type snapCommit struct {
 	parents    []plumbing.Hash
 }
 
-// newCommits lists the commits of tip's history the store lacks, each
-// after its parents.
+// newCommits lists the commits of tip's history the store's head does
+// not reach, each after its parents.
 func (a *adoption) newCommits(tip plumbing.Hash) ([]snapCommit, error) {
 	var out []snapCommit
 	seen := map[plumbing.Hash]bool{}
@@ -89,16 +110,13 @@ func (a *adoption) newCommits(tip plumbing.Hash) ([]snapCommit, error) {
 	}
 	var stack []frame
 	push := func(h plumbing.Hash) error {
-		if seen[h] || a.s.Has(h) {
+		if seen[h] || a.whole[h] {
 			return nil
 		}
 		seen[h] = true
-		if !a.in.Has(h) {
-			return fmt.Errorf("snapshot %s is missing", short(h))
-		}
 		c, err := a.commit(h)
 		if err != nil {
-			return err
+			return fmt.Errorf("snapshot %s: %w", short(h), err)
 		}
 		stack = append(stack, frame{c: c})
 		return nil

@@ -260,9 +260,11 @@ func TestCodeSnapshotsTravel(t *testing.T) {
 		gitIn(t, w.bare, "ls-tree", "-r", h.String())
 		snapshotFiles(t, codeStore(t, r1), h)
 	}
-	// A third clone fetches them from the remote gc packed.
+	// A third clone fetches them from the remote gc packed. It is a local
+	// clone, whose objects are the remote's, linked: the snapshots are in
+	// the project already, and the code store borrows them all.
 	third := repo.Project{Root: filepath.Join(filepath.Dir(w.bare), "third")}
-	w.git(filepath.Dir(w.bare), "clone", "-q", w.url, third.Root)
+	w.git(filepath.Dir(w.bare), "clone", "-q", w.bare, third.Root)
 	statuses(t, w.remote(third).Fetch([]string{"s1"}, w.opts()), "s1:new")
 	t1 := w.open(third, "s1")
 	for rev, h := range agentSnaps {
