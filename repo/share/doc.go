@@ -8,6 +8,7 @@
 // never brings them:
 //
 //	refs/plangit/sessions/<id>            on the remote: a session's branch
+//	refs/plangit/code/<id>                on the remote: its code snapshots (code.go)
 //	refs/plangit/remote/<remote>/main     in a session: the remote's tip as last seen
 //
 // git itself moves the objects, run in a bare repository plangit makes for
