@@ -1,8 +1,7 @@
 package code
 
 import (
-	"bufio"
-	"bytes"
+	"encoding/binary"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -34,7 +33,11 @@ type cached struct {
 	ino   uint64
 }
 
-const cacheHeader = "plangit code cache 1"
+// The cache file: a header line, then records, binary: 'T', the tree's
+// hash, the directory's length (uvarint) and name; 'F', the mode
+// (uvarint), the blob's hash, size and modification time (varints), inode
+// (uvarint), the path's length and path.
+const cacheHeader = "plangit code cache 2"
 
 func (s *Store) loadCache() *statCache {
 	c := &statCache{files: map[string]cached{}, trees: map[string]plumbing.Hash{}}
@@ -42,42 +45,92 @@ func (s *Store) loadCache() *statCache {
 	if err != nil {
 		return c
 	}
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	sc.Buffer(nil, 1<<20)
-	if !sc.Scan() {
+	str := string(b) // one copy: paths are slices of it
+	line, rest, ok := strings.Cut(str, "\n")
+	head, start, _ := strings.Cut(line, "\t")
+	n, err := strconv.ParseInt(start, 10, 64)
+	if !ok || head != cacheHeader || err != nil {
 		return c
 	}
-	head, start, ok := strings.Cut(sc.Text(), "\t")
-	if n, err := strconv.ParseInt(start, 10, 64); !ok || head != cacheHeader || err != nil {
-		return c
-	} else {
-		c.start = n
+	c.start = n
+	// The records are rest, read as bytes from off; bad once one is cut
+	// short.
+	data := b[len(b)-len(rest):]
+	files := make(map[string]cached, len(data)/64)
+	trees := map[string]plumbing.Hash{}
+	off := 0
+	bad := false
+	uvarint := func() uint64 {
+		v, k := binary.Uvarint(data[off:])
+		if k <= 0 {
+			bad = true
+			return 0
+		}
+		off += k
+		return v
 	}
-	for sc.Scan() {
-		f := strings.Split(sc.Text(), "\t")
-		switch {
-		case len(f) == 3 && f[0] == "T" && plumbing.IsHash(f[1]):
-			c.trees[f[2]] = plumbing.NewHash(f[1])
-		case len(f) == 7 && f[0] == "F" && plumbing.IsHash(f[2]):
-			mode, err1 := strconv.ParseUint(f[1], 8, 32)
-			size, err2 := strconv.ParseInt(f[3], 10, 64)
-			mtime, err3 := strconv.ParseInt(f[4], 10, 64)
-			ino, err4 := strconv.ParseUint(f[5], 10, 64)
-			if err1 == nil && err2 == nil && err3 == nil && err4 == nil {
-				c.files[f[6]] = cached{mode: filemode.FileMode(mode), hash: plumbing.NewHash(f[2]), size: size, mtime: mtime, ino: ino}
+	varint := func() int64 {
+		v, k := binary.Varint(data[off:])
+		if k <= 0 {
+			bad = true
+			return 0
+		}
+		off += k
+		return v
+	}
+	hash := func() (h plumbing.Hash) {
+		if off+len(h) > len(data) {
+			bad = true
+			return h
+		}
+		copy(h[:], data[off:])
+		off += len(h)
+		return h
+	}
+	name := func() string {
+		l := uvarint()
+		if bad || l > uint64(len(data)-off) {
+			bad = true
+			return ""
+		}
+		base := len(str) - len(rest) + off
+		off += int(l)
+		return str[base : base+int(l)]
+	}
+	for off < len(data) && !bad {
+		kind := data[off]
+		off++
+		switch kind {
+		case 'T':
+			h := hash()
+			if dir := name(); !bad {
+				trees[dir] = h
 			}
+		case 'F':
+			var e cached
+			e.mode = filemode.FileMode(uvarint())
+			e.hash = hash()
+			e.size, e.mtime, e.ino = varint(), varint(), uvarint()
+			if path := name(); !bad {
+				files[path] = e
+			}
+		default:
+			bad = true
 		}
 	}
+	if bad {
+		return c
+	}
+	c.files, c.trees = files, trees
 	return c
 }
 
 // fresh returns the cached blob of a file plangit read before, if its
 // stat data is the same and it was not changed within the clock's grain
 // of that read.
-func (c *statCache) fresh(path string, mode filemode.FileMode, fi os.FileInfo) (plumbing.Hash, bool) {
+func (c *statCache) fresh(path string, mode filemode.FileMode, size, mt int64, ino uint64) (plumbing.Hash, bool) {
 	e, ok := c.files[path]
-	mt := fi.ModTime().UnixNano()
-	if !ok || e.mtime == 0 || e.mode != mode || e.size != fi.Size() || e.mtime != mt || e.ino != inode(fi) || mt >= c.start {
+	if !ok || e.mtime == 0 || e.mode != mode || e.size != size || e.mtime != mt || e.ino != ino || mt >= c.start {
 		return plumbing.ZeroHash, false
 	}
 	return e.hash, true
@@ -89,22 +142,57 @@ func (c *statCache) holds(path string, h plumbing.Hash) bool {
 	return ok && e.hash == h
 }
 
-func (s *Store) saveCache(c *statCache) error {
-	var b bytes.Buffer
-	b.WriteString(cacheHeader + "\t" + strconv.FormatInt(c.start, 10) + "\n")
-	for dir, h := range c.trees {
-		if plainPath(dir) {
-			b.WriteString("T\t" + h.String() + "\t" + dir + "\n")
+// same says whether next knows what c knows, so that it need not be
+// written: its files and trees are c's (the start of c still holds for
+// them: each was read, and found fresh or not, against it).
+func (c *statCache) same(next *statCache) bool {
+	if len(c.files) != len(next.files) || len(c.trees) != len(next.trees) {
+		return false
+	}
+	for p, e := range next.files {
+		if c.files[p] != e {
+			return false
 		}
 	}
-	for path, e := range c.files {
-		if plainPath(path) {
-			b.WriteString("F\t" + strconv.FormatUint(uint64(e.mode), 8) + "\t" + e.hash.String() + "\t" + strconv.FormatInt(e.size, 10) + "\t" +
-				strconv.FormatInt(e.mtime, 10) + "\t" + strconv.FormatUint(e.ino, 10) + "\t" + path + "\n")
+	for d, h := range next.trees {
+		if old, ok := c.trees[d]; !ok || old != h {
+			return false
 		}
 	}
-	return disk.WriteAtomic(filepath.Join(s.dir, cacheFile), b.Bytes(), 0o644, false)
+	return true
 }
 
-// plainPath says whether a path can be a line of the cache.
-func plainPath(p string) bool { return !strings.ContainsAny(p, "\t\n\r") }
+// saveCache writes next, unless it is what the loaded cache old was.
+func (s *Store) saveCache(old, next *statCache) error {
+	if old.same(next) {
+		return nil
+	}
+	size := 64
+	for p := range next.files {
+		size += len(p) + 50
+	}
+	for d := range next.trees {
+		size += len(d) + 25
+	}
+	b := make([]byte, 0, size)
+	b = append(b, cacheHeader+"\t"...)
+	b = strconv.AppendInt(b, next.start, 10)
+	b = append(b, '\n')
+	for d, h := range next.trees {
+		b = append(b, 'T')
+		b = append(b, h[:]...)
+		b = binary.AppendUvarint(b, uint64(len(d)))
+		b = append(b, d...)
+	}
+	for p, e := range next.files {
+		b = append(b, 'F')
+		b = binary.AppendUvarint(b, uint64(e.mode))
+		b = append(b, e.hash[:]...)
+		b = binary.AppendVarint(b, e.size)
+		b = binary.AppendVarint(b, e.mtime)
+		b = binary.AppendUvarint(b, e.ino)
+		b = binary.AppendUvarint(b, uint64(len(p)))
+		b = append(b, p...)
+	}
+	return disk.WriteAtomic(filepath.Join(s.dir, cacheFile), b, 0o644, false)
+}

@@ -1,7 +1,6 @@
 package code
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -18,7 +17,6 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
-	"github.com/go-git/go-git/v5/plumbing/format/index"
 )
 
 // DefaultMaxFile is the size over which a file plangit would have to read
@@ -38,11 +36,17 @@ type capture struct {
 	o       Options
 	cache   *statCache
 	next    *statCache
-	files   map[string]File
+	files   []snapFile
 	large   []Large
 	execOK  bool
 	tracked map[string]bool // index paths
 	dirs    map[string]bool // directories holding an index path
+}
+
+// snapFile is one file of the snapshot being taken.
+type snapFile struct {
+	path string
+	File
 }
 
 // Capture takes a snapshot of the project's work tree (see the package
@@ -62,10 +66,9 @@ func (s *Store) Capture(o Options) (*Snapshot, error) {
 		return nil, fmt.Errorf("cannot make the code store: %w", err)
 	}
 	conf := readConf(s.proj.top)
-	c := &capture{s: s, o: o, cache: s.loadCache(), files: map[string]File{},
-		next:    &statCache{start: time.Now().UnixNano(), files: map[string]cached{}, trees: map[string]plumbing.Hash{}},
-		execOK:  execBits && !strings.EqualFold(conf["core.filemode"], "false"),
-		tracked: map[string]bool{}, dirs: map[string]bool{}}
+	c := &capture{s: s, o: o, cache: s.loadCache(),
+		next:   &statCache{start: time.Now().UnixNano(), trees: map[string]plumbing.Hash{}},
+		execOK: execBits && !strings.EqualFold(conf["core.filemode"], "false")}
 	if err := c.index(); err != nil {
 		return nil, err
 	}
@@ -87,7 +90,7 @@ func (s *Store) Capture(o Options) (*Snapshot, error) {
 	}
 	if !head.IsZero() {
 		if h, err := s.Snapshot(head); err == nil && h.Tree == tree && slices.Equal(h.Large, c.large) {
-			return h, s.saveCache(c.next)
+			return h, s.saveCache(c.cache, c.next)
 		}
 	}
 	var msg strings.Builder
@@ -109,7 +112,7 @@ func (s *Store) Capture(o Options) (*Snapshot, error) {
 	if err := s.setRef(HeadRef, commit); err != nil {
 		return nil, err
 	}
-	if err := s.saveCache(c.next); err != nil {
+	if err := s.saveCache(c.cache, c.next); err != nil {
 		return nil, err
 	}
 	return &Snapshot{Commit: commit, Tree: tree, Time: o.Now, Large: c.large}, nil
@@ -119,10 +122,10 @@ func (s *Store) Capture(o Options) (*Snapshot, error) {
 // differ from the work tree.
 func (c *capture) index() error {
 	idxPath := filepath.Join(c.s.proj.gitDir, "index")
-	var idx index.Index
 	fi, err := os.Stat(idxPath)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
+		c.alloc(0)
 		return nil // nothing tracked yet
 	case err != nil:
 		return fmt.Errorf("cannot read the project's index: %w", err)
@@ -131,11 +134,12 @@ func (c *capture) index() error {
 	if err != nil {
 		return fmt.Errorf("cannot read the project's index: %w", err)
 	}
-	if err := index.NewDecoder(bytes.NewReader(b)).Decode(&idx); err != nil {
+	entries, err := readIndex(b)
+	if err != nil {
 		return fmt.Errorf("cannot read the project's index (%s): %w", idxPath, err)
 	}
+	c.alloc(len(entries))
 	idxTime := fi.ModTime()
-	entries := idx.Entries
 	stats := make([]os.FileInfo, len(entries))
 	errs := make([]error, len(entries))
 	var wg sync.WaitGroup
@@ -145,54 +149,67 @@ func (c *capture) index() error {
 		go func() {
 			defer wg.Done()
 			for i := w; i < len(entries); i += workers {
-				e := entries[i]
-				if e.SkipWorktree || e.Mode == filemode.Submodule || e.Mode == filemode.Dir {
+				e := &entries[i]
+				if e.skipWorktree || e.mode == filemode.Submodule || e.mode == filemode.Dir {
 					continue
 				}
-				stats[i], errs[i] = os.Lstat(filepath.Join(c.s.proj.top, filepath.FromSlash(e.Name)))
+				stats[i], errs[i] = os.Lstat(filepath.Join(c.s.proj.top, filepath.FromSlash(e.name)))
 			}
 		}()
 	}
 	wg.Wait()
-	for i, e := range entries {
-		if c.tracked[e.Name] {
+	lastDir := ""
+	for i := range entries {
+		e := &entries[i]
+		if c.tracked[e.name] {
 			continue // a path in conflict: its stages after the first
 		}
-		c.tracked[e.Name] = true
-		for d := path.Dir(e.Name); d != "." && !c.dirs[d]; d = path.Dir(d) {
-			c.dirs[d] = true
+		c.tracked[e.name] = true
+		if slash := strings.LastIndexByte(e.name, '/'); slash > 0 && e.name[:slash] != lastDir {
+			lastDir = e.name[:slash]
+			for d := lastDir; d != "." && !c.dirs[d]; d = path.Dir(d) {
+				c.dirs[d] = true
+			}
 		}
 		switch {
-		case e.SkipWorktree || e.Mode == filemode.Submodule || e.Mode == filemode.Dir:
-			if err := c.borrowed(e.Name, e.Mode, e.Hash, nil); err != nil {
+		case e.skipWorktree || e.mode == filemode.Submodule || e.mode == filemode.Dir:
+			if err := c.borrowed(strings.TrimSuffix(e.name, "/"), e.mode, e.hash, nil); err != nil {
 				return err
 			}
 			continue
 		case errs[i] != nil && errors.Is(errs[i], fs.ErrNotExist):
 			continue // deleted
 		case errs[i] != nil:
-			return fmt.Errorf("cannot read %s: %w", e.Name, errs[i])
+			return fmt.Errorf("cannot read %s: %w", e.name, errs[i])
 		}
 		fi := stats[i]
 		if fi.IsDir() {
-			delete(c.tracked, e.Name) // a file made a directory: its files are untracked
+			delete(c.tracked, e.name) // a file made a directory: its files are untracked
 			continue
 		}
-		mode, ok := c.mode(fi, e.Mode)
+		mode, ok := c.mode(fi, e.mode)
 		if !ok {
 			continue
 		}
 		if c.clean(e, fi, mode, idxTime) {
-			if err := c.borrowed(e.Name, mode, e.Hash, fi); err != nil {
+			if err := c.borrowed(e.name, mode, e.hash, fi); err != nil {
 				return err
 			}
 			continue
 		}
-		if err := c.read(e.Name, mode, fi); err != nil {
+		if err := c.read(e.name, mode, fi); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// alloc makes the capture's maps for an index of n entries.
+func (c *capture) alloc(n int) {
+	c.files = make([]snapFile, 0, n+16)
+	c.next.files = make(map[string]cached, n+16)
+	c.tracked = make(map[string]bool, n)
+	c.dirs = make(map[string]bool, n/8+1)
 }
 
 // mode is a work tree file's git mode; false for what git does not track
@@ -218,15 +235,15 @@ func (c *capture) mode(fi os.FileInfo, indexed filemode.FileMode) (filemode.File
 // stat data git keeps, as git decides it: same mode, size, modification
 // time and inode, and modified before the index was written (a file
 // changed within the index's own clock grain is racily clean: read).
-func (c *capture) clean(e *index.Entry, fi os.FileInfo, mode filemode.FileMode, idxTime time.Time) bool {
-	if e.IntentToAdd || e.Stage != 0 || mode != e.Mode || int64(e.Size) != fi.Size()&0xffffffff {
+func (c *capture) clean(e *entry, fi os.FileInfo, mode filemode.FileMode, idxTime time.Time) bool {
+	if e.intentToAdd || e.stage != 0 || mode != e.mode || int64(e.size) != fi.Size()&0xffffffff {
 		return false
 	}
 	mt := fi.ModTime()
-	if mt.Unix() != e.ModifiedAt.Unix() || (e.ModifiedAt.Nanosecond() != 0 && mt.Nanosecond() != e.ModifiedAt.Nanosecond()) {
+	if uint32(mt.Unix()) != e.mtimeSec || (e.mtimeNsec != 0 && uint32(mt.Nanosecond()) != e.mtimeNsec) {
 		return false
 	}
-	if ino := inode(fi); e.Inode != 0 && ino != 0 && uint32(ino) != e.Inode {
+	if ino := inode(fi); e.ino != 0 && ino != 0 && uint32(ino) != e.ino {
 		return false
 	}
 	return mt.Before(idxTime)
@@ -236,7 +253,7 @@ func (c *capture) clean(e *index.Entry, fi os.FileInfo, mode filemode.FileMode, 
 // store has it, or borrows it from the project; a blob the project lacks
 // is read from the work tree instead, when there is one.
 func (c *capture) borrowed(name string, mode filemode.FileMode, h plumbing.Hash, fi os.FileInfo) error {
-	if mode == filemode.Submodule || c.cache.holds(name, h) || c.s.Has(h) {
+	if mode == filemode.Submodule || c.cache.holds(name, h) || c.s.has(h) {
 		c.keep(name, mode, h, nil)
 		return nil
 	}
@@ -257,7 +274,7 @@ func (c *capture) borrowed(name string, mode filemode.FileMode, h plumbing.Hash,
 // keep puts a file in the snapshot and in the next cache; fi, for a file
 // plangit read, its stat data.
 func (c *capture) keep(name string, mode filemode.FileMode, h plumbing.Hash, fi os.FileInfo) {
-	c.files[name] = File{Mode: mode, Hash: h}
+	c.files = append(c.files, snapFile{name, File{Mode: mode, Hash: h}})
 	e := cached{mode: mode, hash: h}
 	if fi != nil {
 		e.size, e.mtime, e.ino = fi.Size(), fi.ModTime().UnixNano(), inode(fi)
@@ -268,7 +285,7 @@ func (c *capture) keep(name string, mode filemode.FileMode, h plumbing.Hash, fi 
 // read is doc cases 2 and 4: a file's blob from the cache, or read,
 // hashed and written to the store.
 func (c *capture) read(name string, mode filemode.FileMode, fi os.FileInfo) error {
-	if h, ok := c.cache.fresh(name, mode, fi); ok {
+	if h, ok := c.cache.fresh(name, mode, fi.Size(), fi.ModTime().UnixNano(), inode(fi)); ok {
 		c.keep(name, mode, h, fi)
 		return nil
 	}
@@ -371,67 +388,59 @@ func (c *capture) walk(abs string, parts []string, ig *ignores) error {
 	return nil
 }
 
-// node is one directory of the snapshot's tree, being built.
-type node struct {
-	files map[string]File
-	dirs  map[string]*node
-}
-
 // tree is doc case 5: the tree of c.files, written where the store lacks
-// it.
+// it. Sorted by path, the files are in the order of git's trees (a
+// directory sorts as its name and a slash), each directory's files
+// together.
 func (c *capture) tree() (plumbing.Hash, error) {
-	root := &node{files: map[string]File{}, dirs: map[string]*node{}}
-	for p, f := range c.files {
-		n := root
-		parts := strings.Split(p, "/")
-		for _, d := range parts[:len(parts)-1] {
-			child := n.dirs[d]
-			if child == nil {
-				child = &node{files: map[string]File{}, dirs: map[string]*node{}}
-				n.dirs[d] = child
-			}
-			n = child
-		}
-		n.files[parts[len(parts)-1]] = f
-	}
-	return c.writeTree(root, "")
+	slices.SortFunc(c.files, func(a, b snapFile) int { return strings.Compare(a.key(), b.key()) })
+	h, _, err := c.writeTree(0, "")
+	return h, err
 }
 
-func (c *capture) writeTree(n *node, dir string) (plumbing.Hash, error) {
-	type entry struct {
-		name string
-		mode filemode.FileMode
-		hash plumbing.Hash
+// key is a file's place in the tree's order: a directory (a sparse index
+// entry) sorts with a slash after its name.
+func (f *snapFile) key() string {
+	if f.Mode == filemode.Dir {
+		return f.path + "/"
 	}
-	var es []entry
-	for name, f := range n.files {
-		es = append(es, entry{name, f.Mode, f.Hash})
-	}
-	for name, child := range n.dirs {
-		h, err := c.writeTree(child, path.Join(dir, name))
-		if err != nil {
-			return h, err
+	return f.path
+}
+
+// writeTree makes the tree of the files from c.files[i] on that are under
+// dir (its path and a slash; "" the top), and returns its hash and the
+// index of the first file after them.
+func (c *capture) writeTree(i int, dir string) (plumbing.Hash, int, error) {
+	var b []byte
+	for i < len(c.files) && strings.HasPrefix(c.files[i].path, dir) {
+		f := &c.files[i]
+		rest := f.path[len(dir):]
+		if slash := strings.IndexByte(rest, '/'); slash >= 0 {
+			name := rest[:slash]
+			h, next, err := c.writeTree(i, dir+name+"/")
+			if err != nil {
+				return h, next, err
+			}
+			b = append(b, "40000 "...)
+			b = append(b, name...)
+			b = append(b, 0)
+			b = append(b, h[:]...)
+			i = next
+			continue
 		}
-		es = append(es, entry{name, filemode.Dir, h})
+		b = strconv.AppendUint(b, uint64(f.Mode), 8)
+		b = append(b, ' ')
+		b = append(b, rest...)
+		b = append(b, 0)
+		b = append(b, f.Hash[:]...)
+		i++
 	}
-	key := func(e entry) string {
-		if e.mode == filemode.Dir {
-			return e.name + "/"
-		}
-		return e.name
-	}
-	slices.SortFunc(es, func(a, b entry) int { return strings.Compare(key(a), key(b)) })
-	var b bytes.Buffer
-	for _, e := range es {
-		b.WriteString(strconv.FormatUint(uint64(e.mode), 8) + " " + e.name + "\x00")
-		b.Write(e.hash[:])
-	}
-	h := plumbing.ComputeHash(plumbing.TreeObject, b.Bytes())
+	h := objectHash(plumbing.TreeObject, b)
 	if c.cache.trees[dir] != h {
-		if _, err := c.s.write(plumbing.TreeObject, b.Bytes()); err != nil {
-			return h, fmt.Errorf("cannot write a tree: %w", err)
+		if _, err := c.s.write(plumbing.TreeObject, b); err != nil {
+			return h, i, fmt.Errorf("cannot write a tree: %w", err)
 		}
 	}
 	c.next.trees[dir] = h
-	return h, nil
+	return h, i, nil
 }

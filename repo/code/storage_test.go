@@ -57,7 +57,7 @@ func looseTypes(t *testing.T, s *Store, files map[string]os.FileInfo) map[string
 // and one commit, and nothing else.
 func TestCaptureStorage(t *testing.T) {
 	root := t.TempDir()
-	tracked := genProject(t, root, 200)
+	tracked := repotest.CodeProject(t, root, 200)
 	gitDir := filepath.Join(root, ".code-agent", "plans", "s", ".git")
 	s, err := Open(gitDir, root)
 	if err != nil {

@@ -36,13 +36,14 @@ type Store struct {
 	// packs are the project's pack indexes, read on first need.
 	packs  []projectPack
 	listed bool
+	// own are the store's pack indexes, read on first need (has).
+	own       []rawIdx
+	ownListed bool
 }
 
 type projectPack struct {
 	base string // path without .idx/.pack
-	idx  interface {
-		Contains(plumbing.Hash) (bool, error)
-	}
+	idx  rawIdx
 }
 
 // Open opens the code store of the session whose .git directory is
@@ -138,8 +139,8 @@ func (s *Store) Has(h plumbing.Hash) bool {
 
 // write stores an object unless the store has it.
 func (s *Store) write(t plumbing.ObjectType, data []byte) (plumbing.Hash, error) {
-	h := plumbing.ComputeHash(t, data)
-	if s.Has(h) {
+	h := objectHash(t, data)
+	if s.has(h) {
 		return h, nil
 	}
 	_, _, err := s.st.Write(t, data)
