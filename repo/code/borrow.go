@@ -78,12 +78,10 @@ func (s *Store) listPacks() error {
 }
 
 // has says whether the store holds object h, as Has does, but reading
-// its packs' indexes once and as they are on disk: a snapshot asks it of
-// every tree and object it writes.
+// its packs' indexes once and as they are on disk, and looking in them
+// first: a snapshot asks it of every blob it borrows (most of them in a
+// linked pack) and every object it writes.
 func (s *Store) has(h plumbing.Hash) bool {
-	if _, err := os.Lstat(s.st.LoosePath(h)); err == nil {
-		return true
-	}
 	if !s.ownListed {
 		s.ownListed = true
 		names, _ := filepath.Glob(filepath.Join(s.ObjectsDir(), "pack", "pack-*.idx"))
@@ -98,7 +96,8 @@ func (s *Store) has(h plumbing.Hash) bool {
 			return true
 		}
 	}
-	return false
+	_, err := os.Lstat(s.st.LoosePath(h))
+	return err == nil
 }
 
 // objectHash is the hash git gives an object of type t.

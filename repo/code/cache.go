@@ -13,10 +13,11 @@ import (
 	"github.com/plangit/plangit/repo/disk"
 )
 
-// statCache is what the store's last snapshot knew of each file: its
-// mode and blob, and, for a file plangit read, the stat data it was read
-// with; and each directory's tree. Every blob and tree it names is in the
-// store. A file whose modification time is not before the snapshot began
+// statCache is what the store's last snapshot knew of each file plangit
+// read: its mode, its blob, and the stat data it was read with; and each
+// directory's tree. Every blob and tree it names is in the store. (A file
+// the index holds is not in it: the index has its stat data, and the
+// store finds its blob in the pack it borrowed.) A file whose modification time is not before the snapshot began
 // (start) is never taken from the cache: it may have changed after it was
 // read, within the clock's grain.
 type statCache struct {
@@ -29,7 +30,7 @@ type cached struct {
 	mode  filemode.FileMode
 	hash  plumbing.Hash
 	size  int64
-	mtime int64 // Unix nanoseconds; 0 when the blob was the index's
+	mtime int64 // Unix nanoseconds
 	ino   uint64
 }
 
@@ -56,7 +57,7 @@ func (s *Store) loadCache() *statCache {
 	// The records are rest, read as bytes from off; bad once one is cut
 	// short.
 	data := b[len(b)-len(rest):]
-	files := make(map[string]cached, len(data)/64)
+	files := map[string]cached{}
 	trees := map[string]plumbing.Hash{}
 	off := 0
 	bad := false
@@ -130,16 +131,10 @@ func (s *Store) loadCache() *statCache {
 // of that read.
 func (c *statCache) fresh(path string, mode filemode.FileMode, size, mt int64, ino uint64) (plumbing.Hash, bool) {
 	e, ok := c.files[path]
-	if !ok || e.mtime == 0 || e.mode != mode || e.size != size || e.mtime != mt || e.ino != ino || mt >= c.start {
+	if !ok || e.mode != mode || e.size != size || e.mtime != mt || e.ino != ino || mt >= c.start {
 		return plumbing.ZeroHash, false
 	}
 	return e.hash, true
-}
-
-// holds says whether the cache names blob h at path: the store has it.
-func (c *statCache) holds(path string, h plumbing.Hash) bool {
-	e, ok := c.files[path]
-	return ok && e.hash == h
 }
 
 // same says whether next knows what c knows, so that it need not be

@@ -41,6 +41,15 @@ type capture struct {
 	execOK  bool
 	tracked map[string]bool // index paths
 	dirs    map[string]bool // directories holding an index path
+	// untracked are the files the walk found, to be read.
+	untracked []found
+}
+
+// found is an untracked file the walk found.
+type found struct {
+	path string
+	mode filemode.FileMode
+	fi   os.FileInfo
 }
 
 // snapFile is one file of the snapshot being taken.
@@ -69,13 +78,14 @@ func (s *Store) Capture(o Options) (*Snapshot, error) {
 	c := &capture{s: s, o: o, cache: s.loadCache(),
 		next:   &statCache{start: time.Now().UnixNano(), trees: map[string]plumbing.Hash{}},
 		execOK: execBits && !strings.EqualFold(conf["core.filemode"], "false")}
-	if err := c.index(); err != nil {
-		return nil, err
-	}
 	// A repository that shows no untracked files (status.showUntrackedFiles
 	// no: a home directory's, say) gets none in its snapshots either.
-	if !strings.EqualFold(conf["status.showuntrackedfiles"], "no") {
-		if err := c.walk(s.proj.top, nil, baseIgnores(s.proj, conf).in(s.proj.top, nil)); err != nil {
+	untracked := !strings.EqualFold(conf["status.showuntrackedfiles"], "no")
+	if err := c.index(untracked, conf); err != nil {
+		return nil, err
+	}
+	for _, u := range c.untracked {
+		if err := c.read(u.path, u.mode, u.fi); err != nil {
 			return nil, err
 		}
 	}
@@ -119,13 +129,17 @@ func (s *Store) Capture(o Options) (*Snapshot, error) {
 }
 
 // index is doc case 1 for every index entry, and case 2 for those that
-// differ from the work tree.
-func (c *capture) index() error {
+// differ from the work tree; and, when untracked, the walk for the
+// untracked files, in parallel with the stat of the index's files.
+func (c *capture) index(untracked bool, conf map[string]string) error {
 	idxPath := filepath.Join(c.s.proj.gitDir, "index")
 	fi, err := os.Stat(idxPath)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		c.alloc(0)
+		if untracked {
+			return c.walk(c.s.proj.top, nil, baseIgnores(c.s.proj, conf).in(c.s.proj.top, nil))
+		}
 		return nil // nothing tracked yet
 	case err != nil:
 		return fmt.Errorf("cannot read the project's index: %w", err)
@@ -140,9 +154,38 @@ func (c *capture) index() error {
 	}
 	c.alloc(len(entries))
 	idxTime := fi.ModTime()
-	stats := make([]os.FileInfo, len(entries))
-	errs := make([]error, len(entries))
+	// The index's paths and their directories, for the walk.
+	lastDir := ""
+	for i := range entries {
+		name := entries[i].name
+		c.tracked[name] = true
+		if slash := strings.LastIndexByte(name, '/'); slash > 0 && name[:slash] != lastDir {
+			lastDir = name[:slash]
+			for d := lastDir; d != "." && !c.dirs[d]; d = path.Dir(d) {
+				c.dirs[d] = true
+			}
+		}
+	}
+	var walkErr error
 	var wg sync.WaitGroup
+	if untracked {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			walkErr = c.walk(c.s.proj.top, nil, baseIgnores(c.s.proj, conf).in(c.s.proj.top, nil))
+		}()
+	}
+	// Each entry's file, stated in parallel: what the loop below needs of
+	// it (a clean file's stat data is not kept).
+	type stated struct {
+		err   error
+		fi    os.FileInfo // nil when clean
+		mode  filemode.FileMode
+		ok    bool // a file git tracks (not a socket, a device)
+		dir   bool
+		clean bool
+	}
+	stats := make([]stated, len(entries))
 	workers := min(runtime.GOMAXPROCS(0), 8, len(entries)/256+1)
 	for w := range workers {
 		wg.Add(1)
@@ -153,51 +196,52 @@ func (c *capture) index() error {
 				if e.skipWorktree || e.mode == filemode.Submodule || e.mode == filemode.Dir {
 					continue
 				}
-				stats[i], errs[i] = os.Lstat(filepath.Join(c.s.proj.top, filepath.FromSlash(e.name)))
+				st := &stats[i]
+				fi, err := os.Lstat(filepath.Join(c.s.proj.top, filepath.FromSlash(e.name)))
+				if err != nil {
+					st.err = err
+					continue
+				}
+				st.dir = fi.IsDir()
+				st.mode, st.ok = c.mode(fi, e.mode)
+				st.clean = !st.dir && st.ok && c.clean(e, fi, st.mode, idxTime)
+				if !st.clean {
+					st.fi = fi
+				}
 			}
 		}()
 	}
 	wg.Wait()
-	lastDir := ""
+	if walkErr != nil {
+		return walkErr
+	}
 	for i := range entries {
 		e := &entries[i]
-		if c.tracked[e.name] {
+		if i > 0 && entries[i-1].name == e.name {
 			continue // a path in conflict: its stages after the first
 		}
-		c.tracked[e.name] = true
-		if slash := strings.LastIndexByte(e.name, '/'); slash > 0 && e.name[:slash] != lastDir {
-			lastDir = e.name[:slash]
-			for d := lastDir; d != "." && !c.dirs[d]; d = path.Dir(d) {
-				c.dirs[d] = true
-			}
-		}
+		st := &stats[i]
 		switch {
 		case e.skipWorktree || e.mode == filemode.Submodule || e.mode == filemode.Dir:
-			if err := c.borrowed(strings.TrimSuffix(e.name, "/"), e.mode, e.hash, nil); err != nil {
+			if err := c.borrowed(strings.TrimSuffix(e.name, "/"), e.mode, e.hash, ""); err != nil {
 				return err
 			}
 			continue
-		case errs[i] != nil && errors.Is(errs[i], fs.ErrNotExist):
+		case st.err != nil && errors.Is(st.err, fs.ErrNotExist):
 			continue // deleted
-		case errs[i] != nil:
-			return fmt.Errorf("cannot read %s: %w", e.name, errs[i])
-		}
-		fi := stats[i]
-		if fi.IsDir() {
-			delete(c.tracked, e.name) // a file made a directory: its files are untracked
+		case st.err != nil:
+			return fmt.Errorf("cannot read %s: %w", e.name, st.err)
+		case st.dir:
+			continue // a file made a directory: its files are untracked (walk)
+		case !st.ok:
 			continue
-		}
-		mode, ok := c.mode(fi, e.mode)
-		if !ok {
-			continue
-		}
-		if c.clean(e, fi, mode, idxTime) {
-			if err := c.borrowed(e.name, mode, e.hash, fi); err != nil {
+		case st.clean:
+			if err := c.borrowed(e.name, st.mode, e.hash, e.name); err != nil {
 				return err
 			}
 			continue
 		}
-		if err := c.read(e.name, mode, fi); err != nil {
+		if err := c.read(e.name, st.mode, st.fi); err != nil {
 			return err
 		}
 	}
@@ -207,7 +251,7 @@ func (c *capture) index() error {
 // alloc makes the capture's maps for an index of n entries.
 func (c *capture) alloc(n int) {
 	c.files = make([]snapFile, 0, n+16)
-	c.next.files = make(map[string]cached, n+16)
+	c.next.files = make(map[string]cached, len(c.cache.files)+16)
 	c.tracked = make(map[string]bool, n)
 	c.dirs = make(map[string]bool, n/8+1)
 }
@@ -251,9 +295,10 @@ func (c *capture) clean(e *entry, fi os.FileInfo, mode filemode.FileMode, idxTim
 
 // borrowed records the index's blob for a file (doc cases 1 and 3): the
 // store has it, or borrows it from the project; a blob the project lacks
-// is read from the work tree instead, when there is one.
-func (c *capture) borrowed(name string, mode filemode.FileMode, h plumbing.Hash, fi os.FileInfo) error {
-	if mode == filemode.Submodule || c.cache.holds(name, h) || c.s.has(h) {
+// is read from the work tree instead, when there is one (work, the file's
+// path; "" for none).
+func (c *capture) borrowed(name string, mode filemode.FileMode, h plumbing.Hash, work string) error {
+	if mode == filemode.Submodule || c.s.has(h) {
 		c.keep(name, mode, h, nil)
 		return nil
 	}
@@ -265,21 +310,23 @@ func (c *capture) borrowed(name string, mode filemode.FileMode, h plumbing.Hash,
 		c.keep(name, mode, h, nil)
 		return nil
 	}
-	if fi == nil {
+	var fi os.FileInfo
+	if work != "" {
+		fi, err = os.Lstat(filepath.Join(c.s.proj.top, filepath.FromSlash(work)))
+	}
+	if work == "" || err != nil {
 		return fmt.Errorf("the project's index names %s (%s), which its object database lacks", name, short(h))
 	}
 	return c.read(name, mode, fi)
 }
 
-// keep puts a file in the snapshot and in the next cache; fi, for a file
-// plangit read, its stat data.
+// keep puts a file in the snapshot and, for a file plangit read (fi its
+// stat data), in the next cache.
 func (c *capture) keep(name string, mode filemode.FileMode, h plumbing.Hash, fi os.FileInfo) {
 	c.files = append(c.files, snapFile{name, File{Mode: mode, Hash: h}})
-	e := cached{mode: mode, hash: h}
 	if fi != nil {
-		e.size, e.mtime, e.ino = fi.Size(), fi.ModTime().UnixNano(), inode(fi)
+		c.next.files[name] = cached{mode: mode, hash: h, size: fi.Size(), mtime: fi.ModTime().UnixNano(), ino: inode(fi)}
 	}
-	c.next.files[name] = e
 }
 
 // read is doc cases 2 and 4: a file's blob from the cache, or read,
@@ -334,7 +381,9 @@ func readAtMost(path string, max int64) ([]byte, error) {
 	return b, err
 }
 
-// walk finds the untracked files git's ignore rules do not exclude.
+// walk finds the untracked files git's ignore rules do not exclude (doc
+// case 2), for Capture to read. It reads c.tracked and c.dirs, and
+// writes only c.untracked.
 func (c *capture) walk(abs string, parts []string, ig *ignores) error {
 	ents, err := os.ReadDir(abs)
 	if err != nil {
@@ -377,12 +426,8 @@ func (c *capture) walk(abs string, parts []string, ig *ignores) error {
 		if err != nil {
 			continue // removed meanwhile
 		}
-		mode, ok := c.mode(fi, filemode.Regular)
-		if !ok {
-			continue
-		}
-		if err := c.read(rel, mode, fi); err != nil {
-			return err
+		if mode, ok := c.mode(fi, filemode.Regular); ok {
+			c.untracked = append(c.untracked, found{rel, mode, fi})
 		}
 	}
 	return nil
