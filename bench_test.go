@@ -107,7 +107,8 @@ type row struct {
 	note           string
 	sizeA, sizeB   int64
 	isSize, hasRSS bool
-	grossAt        float64 // the ratio that fails the run, when not twice the budget
+	grossAt        float64       // the ratio that fails the run, when not twice the budget
+	limit          time.Duration // a budget of plangit's median itself, not of the ratio
 }
 
 // run starts one process and times it to its exit.
@@ -181,6 +182,16 @@ func (b *bench) record(r row) {
 		gross = r.grossAt
 	}
 	switch {
+	case r.limit > 0 && r.ta.median() > 2*r.limit:
+		r.note = "GROSS REGRESSION"
+		b.failed = true
+	case r.limit > 0 && r.ta.median() >= r.limit:
+		r.note = "over budget"
+		if os.Getenv("PLANGIT_BENCH_STRICT") != "" {
+			b.failed = true
+		}
+	case r.limit > 0:
+		r.note = "ok"
 	case r.ratio > gross:
 		r.note = "GROSS REGRESSION"
 		b.failed = true
@@ -506,6 +517,7 @@ func TestBench(t *testing.T) {
 	}
 	b.planSizes(runs, work, planSteps)
 	b.claims(runs, work)
+	b.snapshots(runs, work, []int{200, 20000})
 
 	// log against git log --oneline, both at the largest session.
 	bigDir := filepath.Join(roots[big], repo.DirName, "plans", "s")
@@ -578,6 +590,21 @@ func TestBenchClaims(t *testing.T) {
 	b := newBench(t, work)
 	runs := envInt("PLANGIT_BENCH_RUNS", 41)
 	b.claims(runs, work)
+	b.report(runs)
+	if b.failed {
+		t.Fail()
+	}
+}
+
+// TestBenchSnapshots runs only the rows of a step change's code snapshot:
+//
+//	go test -tags bench -run '^TestBenchSnapshots$' -v .
+func TestBenchSnapshots(t *testing.T) {
+	t.Parallel()
+	work := benchWork(t)
+	b := newBench(t, work)
+	runs := envInt("PLANGIT_BENCH_RUNS", 41)
+	b.snapshots(runs, work, []int{200, 20000})
 	b.report(runs)
 	if b.failed {
 		t.Fail()
@@ -675,6 +702,125 @@ func (b *bench) claims(runs int, work string) {
 		t.Fatalf("after the runs the plan has %d claims (%d of bench's), want the %d it started with", len(st.Plan.Claimed()), live, claimLive)
 	}
 	repotest.Check(t, dir)
+}
+
+// snapshots times what a code snapshot adds to a step change, on git
+// projects of each number of files (repotest.CodeProject: nested
+// directories, ignored build output, three modified and three untracked
+// files, committed and packed), beside git stash create on the same tree.
+// A round runs three processes, in an order that turns each round, all
+// without a shell: plangit step done N with code_snapshots on, the same
+// with it off, and git stash create. Before each, untimed, one tracked
+// file changes — a different one each time — and for the two step
+// changes a step reopen puts the step back (under the same setting, so
+// that the snapshot timed is of that one change). The snapshot's cost is
+// each round's on minus its off; its budget is 1.2× git stash create at
+// 20,000 files, and 50 ms at 200, where starting git is most of git's
+// time.
+func (b *bench) snapshots(runs int, work string, sizes []int) {
+	t := b.t
+	now := time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC)
+	for _, n := range sizes {
+		root := filepath.Join(work, fmt.Sprintf("code%d", n))
+		start := time.Now()
+		tracked := repotest.CodeProject(t, root, n)
+		if _, _, err := (repo.Project{Root: root}).Create("s", benchPlan(t, now), plan.Change{Op: "init", Summary: "init"}, repo.Options{Now: now}); err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(root, repo.DirName, "active"), []byte("s\n"), 0o644)
+		setting := func(on bool) {
+			conf := `{"phase_order": "free", "code_snapshots": "off"}`
+			if on {
+				conf = `{"phase_order": "free", "code_snapshots": "on"}`
+			}
+			os.WriteFile(filepath.Join(root, repo.DirName, "config.json"), []byte(conf+"\n"), 0o644)
+		}
+		exec.Command("sync").Run()
+		t.Logf("prepared a git project of %d files in %s", n, time.Since(start).Round(time.Millisecond))
+		edits := 0
+		change := func() {
+			edits++
+			p := filepath.Join(root, filepath.FromSlash(tracked[edits*31%len(tracked)]))
+			data, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			os.WriteFile(p, fmt.Appendf(data, "// edit %d\n", edits), 0o644)
+		}
+		free := strconv.Itoa(benchSteps + 1)
+		completed := false
+		commits := 0
+		done := func(on bool) func(int) (time.Duration, int64) {
+			return func(int) (time.Duration, int64) {
+				wrap := b.wrap
+				b.wrap = false
+				setting(on)
+				if completed {
+					b.run(root, nil, b.bin, "step", "reopen", free)
+				}
+				// A session packs itself every 64 revisions: an untimed gc
+				// keeps the packs out of the timed runs.
+				if commits += 2; commits >= 60 {
+					b.run(root, nil, b.bin, "gc")
+					commits = 0
+				}
+				change()
+				b.wrap = wrap
+				completed = true
+				return b.run(root, nil, b.bin, "step", "done", free, "--result", "checked")
+			}
+		}
+		stash := func(int) (time.Duration, int64) {
+			change()
+			return b.run(root, nil, "git", "stash", "create")
+		}
+		on, off, peer := b.triple(runs, done(true), done(false), stash)
+		b.peak(on, done(true))
+		cost := &timing{}
+		for i := range on.times {
+			cost.times = append(cost.times, on.times[i]-off.times[i])
+		}
+		r := row{name: fmt.Sprintf("code snapshot of a step change, %d files (all without a shell)", n),
+			a: "step done N, code_snapshots on minus off", b: "git stash create", ta: cost, tb: peer, hasRSS: true}
+		cost.maxRSS = on.maxRSS
+		if n >= 20000 {
+			r.budget = 1.2
+		} else {
+			r.limit = 50 * time.Millisecond
+		}
+		b.record(r)
+		b.record(row{name: fmt.Sprintf("step change in a git project of %d files, code_snapshots on against off (all without a shell)", n),
+			a: "step done N, on", b: "step done N, off", ta: on, tb: off, grossAt: 100})
+		// Every run with code_snapshots on took a snapshot of its change.
+		store := filepath.Join(root, repo.DirName, "plans", "s", ".git", "code")
+		if out, err := exec.Command("git", "-C", store, "rev-list", "--count", "refs/heads/snapshots").Output(); err != nil {
+			t.Fatalf("the code store: %v", err)
+		} else if got, _ := strconv.Atoi(strings.TrimSpace(string(out))); got < runs {
+			t.Fatalf("the code store holds %d snapshots after %d runs with code_snapshots on", got, runs)
+		}
+		if out, err := exec.Command("git", "-C", root, "stash", "list").Output(); err != nil || len(out) > 0 {
+			t.Fatalf("the project's stash is not empty: %q %v", out, err)
+		}
+		repotest.Check(t, filepath.Join(root, repo.DirName, "plans", "s"))
+	}
+}
+
+// triple times a, c and d in rounds of one run each, their order turning
+// each round, after one untimed run of each.
+func (b *bench) triple(runs int, a, c, d func(i int) (time.Duration, int64)) (*timing, *timing, *timing) {
+	fs := []func(int) (time.Duration, int64){a, c, d}
+	ts := []*timing{{}, {}, {}}
+	for _, f := range fs {
+		f(-1)
+	}
+	for i := range runs {
+		for k := range 3 {
+			j := (i + k) % 3
+			dur, _ := fs[j](i)
+			ts[j].times = append(ts[j].times, dur)
+		}
+	}
+	return ts[0], ts[1], ts[2]
 }
 
 // planSizes times a step change — step done of the plan's last step,
@@ -1133,6 +1279,8 @@ func (b *bench) report(runs int) {
 			budget = fmt.Sprintf("≤ %.1f×", r.budget)
 		}
 		switch {
+		case r.limit > 0:
+			budget = fmt.Sprintf("< %d ms", r.limit.Milliseconds())
 		case r.budget == 0:
 			budget = "none"
 		case strings.HasPrefix(r.name, "step change ("):
