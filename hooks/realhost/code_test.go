@@ -17,7 +17,8 @@ import (
 // that, during step 1, edits one file through Claude Code's Edit tool and
 // another through a shell command (its Bash tool), then completes the
 // step: the code snapshots of the revisions that started and completed
-// step 1 differ in exactly those two files.
+// step 1 differ in exactly those two files, read from the code store
+// and through plangit diff --code.
 func TestClaudeCodeSnapshots(t *testing.T) {
 	dir := hostDir(t, "claude", "claude")
 	s := newSession(t, "claude")
@@ -117,6 +118,16 @@ func TestClaudeCodeSnapshots(t *testing.T) {
 	slices.Sort(changed)
 	if !slices.Equal(changed, []string{"README.md", "service.go"}) {
 		t.Errorf("step 1's code changed %v, want README.md (the Edit tool) and service.go (a shell command)", changed)
+	}
+	// And as plangit shows it: diff --code of step 1.
+	stat := s.plangit("diff", "--session", ids[0], "--code", "1", "--stat")
+	for _, name := range []string{"README.md", "service.go"} {
+		if !strings.Contains(stat, name) {
+			t.Errorf("diff --code 1 --stat does not name %s:\n%s", name, stat)
+		}
+	}
+	if strings.Contains(stat, "untouched.go") {
+		t.Errorf("diff --code 1 --stat names a file step 1 did not change:\n%s", stat)
 	}
 	blob, err := cs.Blob(after["service.go"].Hash, 0)
 	if err != nil || !strings.Contains(string(blob), `"v2"`) {

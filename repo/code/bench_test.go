@@ -78,3 +78,18 @@ func BenchmarkCapture(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkOpenNotGit is what a step change in a project outside git
+// pays for code snapshots: finding that there is no git work tree.
+func BenchmarkOpenNotGit(b *testing.B) {
+	root := filepath.Join(b.TempDir(), "a", "b", "project")
+	gitDir := filepath.Join(root, ".code-agent", "plans", "s", ".git")
+	if err := os.MkdirAll(gitDir, 0o755); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if _, err := Open(gitDir, root); err != ErrNotGit {
+			b.Fatalf("Open outside git: %v", err)
+		}
+	}
+}
