@@ -8,8 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-git/go-git/v5/plumbing"
-
 	"github.com/plangit/plangit/repo/repotest"
 )
 
@@ -210,5 +208,4 @@ func TestCaptureLargeAndNotGit(t *testing.T) {
 	if _, err := Open(gitDir, t.TempDir()); err != ErrNotGit {
 		t.Errorf("a directory outside git: %v", err)
 	}
-	_ = plumbing.ZeroHash
 }
